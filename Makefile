@@ -1,0 +1,141 @@
+# progmux — build, test, run.
+#
+#   make            build build/progmux and build/progmux-reaper
+#   make test       install what is missing, build, run every test
+#   make run        install what is missing, build, start the server on stdio
+#   make SAN=1 ...  the same with AddressSanitizer and UndefinedBehaviorSanitizer
+#
+# Every common/*.c goes into build/libcommon.a; every server/*.c and
+# reaper/*.c into its binary; every tests/unit/test_*.c becomes its own
+# cmocka test binary linked with libcommon.a and the server's objects
+# (all but server/main.c), so unit tests reach any module.
+
+CC      ?= cc
+PKGS     = msgpack cmocka
+CSTD     = -std=gnu11
+WARN     = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes
+OPT     ?= -O2 -g
+CPPFLAGS = -Icommon -Ibuild/gen -D_GNU_SOURCE -DJSMN_STRICT -DJSMN_PARENT_LINKS
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs msgpack 2>/dev/null || echo -lmsgpackc)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+ifeq ($(SAN),1)
+OPT     = -O1 -g -fno-omit-frame-pointer
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+B       ?= build/san
+else
+B       ?= build
+endif
+
+CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SANFLAGS) $(PKG_CFLAGS)
+LDFLAGS += $(SANFLAGS)
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+CPPFLAGS += -DPROGMUX_VERSION='"$(VERSION)"'
+
+COMMON_SRC = $(wildcard common/*.c)
+SERVER_SRC = $(wildcard server/*.c)
+REAPER_SRC = $(wildcard reaper/*.c)
+UNIT_SRC   = $(wildcard tests/unit/test_*.c)
+SCHEMAS    = $(sort $(wildcard schemas/*.json))
+
+COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
+SERVER_OBJ = $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schemas.o
+SERVER_LIB_OBJ = $(filter-out $(B)/obj/server/main.o,$(SERVER_OBJ))
+REAPER_OBJ = $(REAPER_SRC:%.c=$(B)/obj/%.o)
+UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+ITEST_SRC  = $(wildcard tests/integration/test_*.c)
+ITEST_BIN  = $(ITEST_SRC:tests/integration/%.c=$(B)/itests/%)
+FUZZ_SRC   = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN   = $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+BENCH_SRC  = $(wildcard tests/bench/bench_*.c)
+BENCH_BIN  = $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
+
+all: $(B)/progmux $(B)/progmux-reaper
+ifneq ($(B),build)
+	@mkdir -p build && ln -sf $(abspath $(B)/progmux) build/progmux && ln -sf $(abspath $(B)/progmux-reaper) build/progmux-reaper
+endif
+
+$(B)/libcommon.a: $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/progmux: $(SERVER_OBJ) $(B)/libcommon.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/progmux-reaper: $(REAPER_OBJ) $(B)/libcommon.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/obj/%.o: %.c $(wildcard common/*.h server/*.h reaper/*.h) $(B)/gen/schemas.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(B)/gen $(CFLAGS) -c -o $@ $<
+
+# Schemas are embedded byte for byte: tools/list serves what schemas/ holds.
+$(B)/gen/schemas.c $(B)/gen/schemas.h &: $(SCHEMAS) scripts/embed-schemas.sh
+	@mkdir -p $(B)/gen
+	sh scripts/embed-schemas.sh $(B)/gen $(SCHEMAS)
+
+$(B)/obj/gen/schemas.o: $(B)/gen/schemas.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(B)/gen $(CFLAGS) -c -o $@ $<
+
+# Unit tests: tests/unit/test_server_*.c also link the server's modules.
+$(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ) $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(B)/gen -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+
+$(B)/tests/%: tests/unit/%.c $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+
+unit: $(UNIT_BIN) $(ITEST_BIN)
+
+# Integration tests drive build/progmux through tests/client.c.
+$(B)/itests/%: tests/integration/%.c tests/client.c tests/client.h $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+
+# Fuzz targets (libFuzzer, clang): tests/fuzz/fuzz_NAME.c defines
+# LLVMFuzzerTestOneInput over common/. `make fuzz` runs each briefly on
+# its corpus tests/fuzz/NAME/ (FUZZ_SECONDS each, default 10).
+FUZZ_SECONDS ?= 10
+build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(wildcard common/*.h)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(COMMON_SRC) $(PKG_LIBS)
+
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do n=$${f#build/fuzz/fuzz_}; \
+	  mkdir -p tests/fuzz/$$n build/fuzz/new-$$n; \
+	  echo "fuzz: $$f for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build/fuzz/new-$$n tests/fuzz/$$n 2>build/fuzz/$$n.log \
+	    || { tail -50 build/fuzz/$$n.log; exit 1; }; \
+	  grep -h stat::number_of_executed_runs build/fuzz/$$n.log; done
+
+# Benchmarks print figures; they never fail on a slow machine.
+$(B)/bench/%: tests/bench/%.c tests/client.c $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(B)/libcommon.a $(PKG_LIBS) -lm
+
+bench: all $(BENCH_BIN)
+	sh scripts/bench.sh $(B)
+
+bench-smoke: all $(BENCH_BIN)
+	BENCH_SMOKE=1 sh scripts/bench.sh $(B)
+
+# Installs missing Debian packages, builds, runs every test.
+test:
+	sh scripts/deps.sh
+	$(MAKE) all unit
+	sh scripts/test.sh $(B)
+
+run:
+	sh scripts/deps.sh
+	$(MAKE) all
+	exec ./build/progmux
+
+clean:
+	rm -rf build
+
+.PHONY: all unit test run clean fuzz bench bench-smoke
+.SECONDARY:

@@ -1,0 +1,106 @@
+/*
+ * fdutil.c — descriptor chores (see fdutil.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "fdutil.h"
+
+int
+fd_nonblock(int fd, int on)
+{
+	int	fl;
+
+	if ((fl = fcntl(fd, F_GETFL)) == -1)
+		return (-1);
+	fl = on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
+	return (fcntl(fd, F_SETFL, fl));
+}
+
+int
+fd_cloexec(int fd, int on)
+{
+	int	fl;
+
+	if ((fl = fcntl(fd, F_GETFD)) == -1)
+		return (-1);
+	fl = on ? (fl | FD_CLOEXEC) : (fl & ~FD_CLOEXEC);
+	return (fcntl(fd, F_SETFD, fl));
+}
+
+ssize_t
+fd_read_into(int fd, struct buf *b, size_t max)
+{
+	ssize_t	n;
+
+	buf_reserve(b, max);
+	do
+		n = read(fd, b->data + b->len, max);
+	while (n == -1 && errno == EINTR);
+	if (n > 0)
+		b->len += (size_t)n;
+	return (n);
+}
+
+int
+fd_flush(int fd, struct buf *b)
+{
+	ssize_t	n;
+
+	while (b->len > 0) {
+		n = write(fd, b->data, b->len);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return (0);
+			return (-1);
+		}
+		buf_drain(b, (size_t)n);
+	}
+	return (0);
+}
+
+int
+fd_write_all(int fd, const void *p, size_t len)
+{
+	const char	*c = p;
+	ssize_t		 n;
+
+	while (len > 0) {
+		n = write(fd, c, len);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return (-1);
+		}
+		c += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}
+
+void
+fd_closefrom(int lowfd, int keep)
+{
+	int	fd, max;
+
+	if (keep < lowfd) {
+		if (syscall(SYS_close_range, lowfd, ~0U, 0) == 0)
+			return;
+	} else {
+		if ((keep == lowfd ||
+		    syscall(SYS_close_range, lowfd, keep - 1, 0) == 0) &&
+		    syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
+			return;
+	}
+	max = (int)sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (fd = lowfd; fd < max; fd++)
+		if (fd != keep)
+			close(fd);
+}

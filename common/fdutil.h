@@ -1,0 +1,25 @@
+/*
+ * fdutil.h — descriptor chores shared by every process.
+ */
+#ifndef PROGMUX_FDUTIL_H
+#define PROGMUX_FDUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+int	fd_nonblock(int, int on);
+int	fd_cloexec(int, int on);
+/* Read what is there (up to max bytes) and append it to b. Returns bytes
+ * read, 0 at EOF, -1 with errno (EAGAIN when nothing was there). */
+ssize_t	fd_read_into(int, struct buf *, size_t max);
+/* Write as much of b as the descriptor takes and drain it. Returns 0 when
+ * all or part went (or EAGAIN), -1 on a real error (EPIPE...). */
+int	fd_flush(int, struct buf *);
+/* Write all of p, blocking if need be (EINTR retried). */
+int	fd_write_all(int, const void *, size_t);
+/* Close every descriptor from lowfd up, except keep (or -1). */
+void	fd_closefrom(int lowfd, int keep);
+
+#endif

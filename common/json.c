@@ -1,0 +1,1457 @@
+/*
+ * json.c — JSON reader (jsmn plus our own checks) and writer (see json.h).
+ *
+ * json_parse() makes these passes over the input, each linear in its size:
+ *  1. utf8_find_invalid: the whole input must be valid UTF-8.
+ *  2. json_scan: a byte scanner that sees strings and primitives exactly as
+ *     jsmn does. It checks string contents (escapes, control characters),
+ *     stray bytes and the nesting depth before jsmn runs (jsmn's search for
+ *     an open bracket walks up the token tree, so unbounded nesting would
+ *     make it quadratic), and finds where the top-level value ends.
+ *  3. jsmn tokenizes that value: once to count the tokens, once to fill an
+ *     array of exactly that size. A top-level primitive (strict jsmn wants
+ *     a delimiter after it) is made into a token by hand.
+ *  4. json_walk checks what jsmn lets through (missing or doubled commas and
+ *     colons, non-string keys, the number and literal grammar) and counts
+ *     each container's children, so that
+ *  5. json_build can lay each container's children out contiguously in one
+ *     node array: one allocation for nodes, one for the unescaped strings,
+ *     one for a copy of the input that the raw spans point into.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JSMN_STATIC
+#include <jsmn.h>
+
+#include "json.h"
+#include "xmalloc.h"
+
+/* Inputs this long or longer are refused: jsmn counts in int. */
+#define JSON_MAX_INPUT	((size_t)INT_MAX / 2)
+
+#define JSON_F_TRUE	0x1	/* a true boolean */
+#define JSON_F_INT	0x2	/* an integer token that fits int64_t */
+#define JSON_F_INTEGRAL	0x4	/* a finite number with no fractional part */
+
+struct json {
+	enum json_type	 type;
+	int		 flags;
+	const char	*raw;
+	size_t		 rawlen;
+	union {
+		struct {
+			double		 d;
+			int64_t		 i;
+		} num;
+		struct {
+			const char	*s;
+			size_t		 len;
+		} str;
+		struct {
+			struct json	*kids;	/* objects: key, value, key... */
+			size_t		 n;
+		} c;
+	} u;
+};
+
+struct json_doc {
+	char		*text;	/* copy of the input, NUL-terminated */
+	char		*strs;	/* unescaped strings, each NUL-terminated */
+	struct json	*nodes;	/* nodes[0] is the root */
+	size_t		 nnodes;
+};
+
+/* Where json_walk stands inside an open array or object. */
+enum json_wstate {
+	JSON_W_EMPTY,		/* just after the opening bracket */
+	JSON_W_VALUE,		/* after a value */
+	JSON_W_KEY		/* after an object key */
+};
+
+struct json_frame {
+	int		 tok;
+	enum json_wstate state;
+};
+
+/* Byte classes for the string escaper: 0 copies as is. */
+static const unsigned char json_esc_class[256] = {
+	[0x00 ... 0x1f] = 1,
+	['"'] = 1,
+	['\\'] = 1,
+	[0x80 ... 0xff] = 2
+};
+
+/* The "C" locale, so that strtod and printf use a '.' whatever the caller
+ * set with setlocale. */
+static locale_t
+json_c_locale(void)
+{
+	static locale_t	 c;
+
+	if (c == (locale_t)0)
+		c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	return (c);
+}
+
+/* Switch this thread to the "C" locale; returns the one to restore. */
+static locale_t
+json_locale_enter(void)
+{
+	locale_t	 c;
+
+	if ((c = json_c_locale()) == (locale_t)0)
+		return ((locale_t)0);
+	return (uselocale(c));
+}
+
+/* Undo json_locale_enter. */
+static void
+json_locale_leave(locale_t old)
+{
+	if (old != (locale_t)0)
+		uselocale(old);
+}
+
+/*
+ * Check one UTF-8 sequence at s (n > 0 bytes available). Returns true if
+ * valid, with its length in *used; otherwise false, with the length of the
+ * maximal subpart (the bytes to replace by one U+FFFD) in *used.
+ */
+static bool
+utf8_next(const unsigned char *s, size_t n, size_t *used)
+{
+	unsigned char	c = s[0], lo = 0x80, hi = 0xbf;
+	size_t		need, i;
+
+	if (c < 0x80) {
+		*used = 1;
+		return (true);
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		need = 1;
+	else if (c >= 0xe0 && c <= 0xef) {
+		need = 2;
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;	/* no surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3;
+		if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+	} else {
+		*used = 1;
+		return (false);
+	}
+	if (n < 2 || s[1] < lo || s[1] > hi) {
+		*used = 1;
+		return (false);
+	}
+	for (i = 2; i <= need; i++) {
+		if (i >= n || (s[i] & 0xc0) != 0x80) {
+			*used = i;
+			return (false);
+		}
+	}
+	*used = need + 1;
+	return (true);
+}
+
+/* Offset of the first invalid UTF-8 byte in s, or n if there is none. */
+static size_t
+utf8_find_invalid(const char *s, size_t n)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i = 0, used;
+	uint64_t		 w;
+
+	while (i < n) {
+		if (n - i >= 8) {
+			memcpy(&w, p + i, 8);
+			if ((w & 0x8080808080808080ULL) == 0) {
+				i += 8;
+				continue;
+			}
+		}
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (!utf8_next(p + i, n - i, &used))
+			return (i);
+		i += used;
+	}
+	return (n);
+}
+
+bool
+utf8_valid(const char *s, size_t n)
+{
+	return (utf8_find_invalid(s, n) == n);
+}
+
+/* Is c JSON whitespace? */
+static int
+json_is_ws(int c)
+{
+	return (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+}
+
+/* Value of four hex digits at s, or -1. */
+static long
+json_hex4(const char *s)
+{
+	long	v = 0;
+	int	i, c;
+
+	for (i = 0; i < 4; i++) {
+		c = (unsigned char)s[i];
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v = v * 16 + (c - 'A' + 10);
+		else
+			return (-1);
+	}
+	return (v);
+}
+
+/* Set *cause to "what at byte N". */
+static void
+json_fail(char **cause, size_t at, const char *what)
+{
+	if (cause != NULL)
+		xasprintf(cause, "%s at byte %zu", what, at);
+}
+
+/* Set *cause for an unexpected byte c at offset at. */
+static void
+json_fail_char(char **cause, size_t at, int c, const char *expected)
+{
+	char	what[96];
+
+	if (c > 0x20 && c < 0x7f)
+		snprintf(what, sizeof what, "unexpected '%c'%s%s", c,
+		    expected != NULL ? ", expected " : "",
+		    expected != NULL ? expected : "");
+	else
+		snprintf(what, sizeof what, "unexpected byte 0x%02x%s%s", c,
+		    expected != NULL ? ", expected " : "",
+		    expected != NULL ? expected : "");
+	json_fail(cause, at, what);
+}
+
+/*
+ * Check the string whose opening quote is at t[i]; return the offset just
+ * after its closing quote, or 0 with *cause set.
+ */
+static size_t
+json_scan_string(const char *t, size_t len, size_t i, char **cause)
+{
+	const unsigned char	*p = (const unsigned char *)t;
+	size_t			 j = i + 1;
+	char			 what[64];
+
+	for (;;) {
+		while (j < len && p[j] >= 0x20 && p[j] != '"' && p[j] != '\\')
+			j++;
+		if (j >= len) {
+			json_fail(cause, i, "unterminated string starting");
+			return (0);
+		}
+		if (p[j] == '"')
+			return (j + 1);
+		if (p[j] < 0x20) {
+			snprintf(what, sizeof what,
+			    "control character U+%04X in string", p[j]);
+			json_fail(cause, j, what);
+			return (0);
+		}
+		/* A backslash. */
+		if (j + 1 >= len) {
+			json_fail(cause, i, "unterminated string starting");
+			return (0);
+		}
+		switch (p[j + 1]) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n':
+		case 'r': case 't':
+			j += 2;
+			break;
+		case 'u':
+			if (len - j < 6) {
+				json_fail(cause, i,
+				    "unterminated string starting");
+				return (0);
+			}
+			if (json_hex4(t + j + 2) < 0) {
+				json_fail(cause, j,
+				    "invalid \\u escape (four hex digits "
+				    "needed) in string");
+				return (0);
+			}
+			j += 6;
+			break;
+		default:
+			if (p[j + 1] > 0x20 && p[j + 1] < 0x7f)
+				snprintf(what, sizeof what,
+				    "invalid escape \\%c in string", p[j + 1]);
+			else
+				snprintf(what, sizeof what,
+				    "invalid escape \\ and byte 0x%02x in "
+				    "string", p[j + 1]);
+			json_fail(cause, j, what);
+			return (0);
+		}
+	}
+}
+
+/*
+ * Scan the input as jsmn will see it: check strings, stray bytes and depth,
+ * and find where the top-level value ends (*root_end) and whether it is a
+ * primitive (*prim, starting at *root_start).
+ */
+static int
+json_scan(const char *t, size_t len, size_t *root_start, size_t *root_end,
+    bool *prim, char **cause)
+{
+	const unsigned char	*p = (const unsigned char *)t;
+	size_t			 i = 0, j, end = 0;
+	int			 depth = 0, c;
+	char			 what[64];
+
+	*prim = false;
+	while (i < len && json_is_ws(p[i]))
+		i++;
+	if (i == len) {
+		if (cause != NULL)
+			*cause = xstrdup(len == 0 ? "empty input" :
+			    "no value, only whitespace");
+		return (-1);
+	}
+	*root_start = i;
+	while (i < len && end == 0) {
+		c = p[i];
+		switch (c) {
+		case ' ': case '\t': case '\n': case '\r':
+			i++;
+			break;
+		case '"':
+			if ((i = json_scan_string(t, len, i, cause)) == 0)
+				return (-1);
+			if (depth == 0)
+				end = i;
+			break;
+		case '[': case '{':
+			if (++depth > JSON_MAX_DEPTH) {
+				snprintf(what, sizeof what,
+				    "nesting deeper than %d levels",
+				    JSON_MAX_DEPTH);
+				json_fail(cause, i, what);
+				return (-1);
+			}
+			i++;
+			break;
+		case ']': case '}':
+			if (depth == 0) {
+				json_fail_char(cause, i, c, NULL);
+				return (-1);
+			}
+			if (--depth == 0)
+				end = i + 1;
+			i++;
+			break;
+		case ',': case ':':
+			if (depth == 0) {
+				json_fail_char(cause, i, c, "a value");
+				return (-1);
+			}
+			i++;
+			break;
+		case '-': case '0': case '1': case '2': case '3': case '4':
+		case '5': case '6': case '7': case '8': case '9':
+		case 't': case 'f': case 'n':
+			/* As jsmn's strict primitive: up to a delimiter. */
+			for (j = i; j < len; j++) {
+				if (json_is_ws(p[j]) || p[j] == ',' ||
+				    p[j] == ']' || p[j] == '}')
+					break;
+				if (p[j] < 0x20 || p[j] >= 0x7f) {
+					json_fail_char(cause, j, p[j], NULL);
+					return (-1);
+				}
+			}
+			if (depth == 0) {
+				*prim = true;
+				end = j;
+			}
+			i = j;
+			break;
+		default:
+			json_fail_char(cause, i, c, NULL);
+			return (-1);
+		}
+	}
+	if (end == 0) {
+		json_fail(cause, len, "unexpected end of input");
+		return (-1);
+	}
+	for (i = end; i < len; i++) {
+		if (!json_is_ws(p[i])) {
+			json_fail(cause, i, "unexpected data after the value");
+			return (-1);
+		}
+	}
+	*root_end = end;
+	return (0);
+}
+
+/* Is s (n bytes) a number as RFC 8259 writes them? */
+static bool
+json_number_ok(const char *s, size_t n)
+{
+	size_t	i = 0;
+
+#define JSON_DIGIT(k) ((k) < n && s[k] >= '0' && s[k] <= '9')
+	if (i < n && s[i] == '-')
+		i++;
+	if (i < n && s[i] == '0')
+		i++;
+	else if (i < n && s[i] >= '1' && s[i] <= '9') {
+		while (JSON_DIGIT(i))
+			i++;
+	} else
+		return (false);
+	if (i < n && s[i] == '.') {
+		i++;
+		if (!JSON_DIGIT(i))
+			return (false);
+		while (JSON_DIGIT(i))
+			i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (!JSON_DIGIT(i))
+			return (false);
+		while (JSON_DIGIT(i))
+			i++;
+	}
+#undef JSON_DIGIT
+	return (i == n);
+}
+
+/* Check a primitive token: a literal or a number. */
+static int
+json_check_primitive(const char *s, size_t n, size_t at, char **cause)
+{
+	if (s[0] == 't' || s[0] == 'f' || s[0] == 'n') {
+		if ((n == 4 && memcmp(s, "true", 4) == 0) ||
+		    (n == 5 && memcmp(s, "false", 5) == 0) ||
+		    (n == 4 && memcmp(s, "null", 4) == 0))
+			return (0);
+		json_fail(cause, at, "invalid literal (true, false or null "
+		    "expected)");
+		return (-1);
+	}
+	if (!json_number_ok(s, n)) {
+		json_fail(cause, at, "invalid number");
+		return (-1);
+	}
+	return (0);
+}
+
+/* Start and end of a token in the text (a string's with its quotes). */
+static size_t
+json_tok_start(const jsmntok_t *t)
+{
+	return (t->type == JSMN_STRING ? (size_t)t->start - 1 :
+	    (size_t)t->start);
+}
+
+/* End of a token in the text (just past its last byte). */
+static size_t
+json_tok_end(const jsmntok_t *t)
+{
+	return (t->type == JSMN_STRING ? (size_t)t->end + 1 : (size_t)t->end);
+}
+
+/* Offset of the first non-whitespace byte at or after i (up to end). */
+static size_t
+json_skip_ws(const char *t, size_t i, size_t end)
+{
+	while (i < end && json_is_ws((unsigned char)t[i]))
+		i++;
+	return (i);
+}
+
+/* Close the innermost open container, checking what precedes its bracket. */
+static int
+json_walk_close(const char *t, const jsmntok_t *tk, struct json_frame *f,
+    size_t *pos, char **cause)
+{
+	const jsmntok_t	*c = &tk[f->tok];
+	size_t		 end = (size_t)c->end, i, k;
+	int		 obj = (c->type == JSMN_OBJECT);
+
+	i = json_skip_ws(t, *pos, end);
+	if (f->state == JSON_W_KEY) {
+		json_fail_char(cause, i, (unsigned char)t[i], "':'");
+		return (-1);
+	}
+	if (i != end - 1) {
+		if (t[i] == ',') {
+			k = json_skip_ws(t, i + 1, end);
+			if (k == end - 1) {
+				json_fail(cause, i, "trailing comma");
+				return (-1);
+			}
+		}
+		json_fail_char(cause, i, (unsigned char)t[i],
+		    obj ? "',' or '}'" : "',' or ']'");
+		return (-1);
+	}
+	if (t[i] != (obj ? '}' : ']')) {
+		json_fail_char(cause, i, (unsigned char)t[i], NULL);
+		return (-1);
+	}
+	*pos = end;
+	return (0);
+}
+
+/*
+ * Check the token stream against the JSON grammar, using positions only
+ * (not jsmn's sizes or parent links, which are unreliable on bad input).
+ * Leaves in each token's parent our parent and in a container's size its
+ * number of child tokens (keys and values); adds to *strbytes the room the
+ * unescaped strings need.
+ */
+static int
+json_walk(const char *t, jsmntok_t *tk, int n, size_t root_end,
+    size_t *strbytes, char **cause)
+{
+	struct json_frame	 fr[JSON_MAX_DEPTH + 1], *f;
+	int			 sp = 0, i, obj;
+	size_t			 pos = 0, s, e;
+
+	*strbytes = 0;
+	for (i = 0; i < n; i++) {
+		s = json_tok_start(&tk[i]);
+		e = json_tok_end(&tk[i]);
+		while (sp > 0 && (size_t)tk[fr[sp - 1].tok].end <= s) {
+			if (json_walk_close(t, tk, &fr[sp - 1], &pos,
+			    cause) != 0)
+				return (-1);
+			sp--;
+		}
+		if (sp == 0 && i != 0) {
+			json_fail(cause, s, "unexpected data after the value");
+			return (-1);
+		}
+		pos = json_skip_ws(t, pos, s);
+		if (sp == 0) {
+			tk[i].parent = -1;
+			if (pos != s) {
+				json_fail_char(cause, pos,
+				    (unsigned char)t[pos], NULL);
+				return (-1);
+			}
+		} else {
+			f = &fr[sp - 1];
+			obj = (tk[f->tok].type == JSMN_OBJECT);
+			if (f->state != JSON_W_EMPTY) {
+				if (t[pos] != (f->state == JSON_W_KEY ?
+				    ':' : ',')) {
+					json_fail_char(cause, pos,
+					    (unsigned char)t[pos],
+					    f->state == JSON_W_KEY ? "':'" :
+					    obj ? "',' or '}'" : "',' or ']'");
+					return (-1);
+				}
+				pos = json_skip_ws(t, pos + 1, s);
+			}
+			if (pos != s) {
+				json_fail_char(cause, pos,
+				    (unsigned char)t[pos], "a value");
+				return (-1);
+			}
+			if (obj && f->state != JSON_W_KEY &&
+			    tk[i].type != JSMN_STRING) {
+				json_fail(cause, s,
+				    "object key is not a string");
+				return (-1);
+			}
+			if (e > (size_t)tk[f->tok].end - 1) {
+				json_fail(cause, s, "malformed value");
+				return (-1);
+			}
+			tk[i].parent = f->tok;
+			tk[f->tok].size++;
+			if (obj && f->state != JSON_W_KEY)
+				f->state = JSON_W_KEY;
+			else
+				f->state = JSON_W_VALUE;
+		}
+		switch (tk[i].type) {
+		case JSMN_OBJECT:
+		case JSMN_ARRAY:
+			if (sp == JSON_MAX_DEPTH) {
+				json_fail(cause, s, "nesting too deep");
+				return (-1);
+			}
+			if (tk[i].end < 0 || (size_t)tk[i].end <= s) {
+				json_fail(cause, s, "malformed value");
+				return (-1);
+			}
+			tk[i].size = 0;
+			fr[sp].tok = i;
+			fr[sp].state = JSON_W_EMPTY;
+			sp++;
+			pos = s + 1;
+			break;
+		case JSMN_STRING:
+			*strbytes += (size_t)(tk[i].end - tk[i].start) + 1;
+			pos = e;
+			break;
+		case JSMN_PRIMITIVE:
+			if (json_check_primitive(t + s, e - s, s, cause) != 0)
+				return (-1);
+			pos = e;
+			break;
+		default:
+			json_fail(cause, s, "malformed value");
+			return (-1);
+		}
+	}
+	while (sp > 0) {
+		if (json_walk_close(t, tk, &fr[sp - 1], &pos, cause) != 0)
+			return (-1);
+		sp--;
+	}
+	if (n == 0 || json_skip_ws(t, pos, root_end) != root_end) {
+		json_fail(cause, pos, "malformed value");
+		return (-1);
+	}
+	return (0);
+}
+
+/* Append code point cp as UTF-8 at out; returns the bytes written. */
+static size_t
+json_put_utf8(char *out, unsigned long cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return (1);
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return (2);
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return (3);
+	}
+	out[0] = (char)(0xf0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return (4);
+}
+
+/*
+ * Unescape the n bytes of a string's contents (already checked) into out,
+ * which has room for n bytes; returns the length written. Surrogate pairs
+ * are combined; a lone surrogate becomes U+FFFD.
+ */
+static size_t
+json_unescape(const char *s, size_t n, char *out)
+{
+	const char	*bs;
+	size_t		 i = 0, o = 0, run;
+	long		 cp, lo;
+
+	while (i < n) {
+		if ((bs = memchr(s + i, '\\', n - i)) == NULL)
+			run = n - i;
+		else
+			run = (size_t)(bs - (s + i));
+		memcpy(out + o, s + i, run);
+		o += run;
+		i += run;
+		if (i + 1 >= n)
+			break;
+		switch (s[i + 1]) {
+		case 'b': out[o++] = '\b'; i += 2; continue;
+		case 'f': out[o++] = '\f'; i += 2; continue;
+		case 'n': out[o++] = '\n'; i += 2; continue;
+		case 'r': out[o++] = '\r'; i += 2; continue;
+		case 't': out[o++] = '\t'; i += 2; continue;
+		case 'u': break;
+		default: out[o++] = s[i + 1]; i += 2; continue;
+		}
+		if (n - i < 6 || (cp = json_hex4(s + i + 2)) < 0) {
+			i = n;	/* cannot happen: json_scan checked */
+			break;
+		}
+		i += 6;
+		if (cp >= 0xd800 && cp <= 0xdbff) {
+			if (n - i >= 6 && s[i] == '\\' && s[i + 1] == 'u' &&
+			    (lo = json_hex4(s + i + 2)) >= 0xdc00 &&
+			    lo <= 0xdfff) {
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				    (lo - 0xdc00);
+				i += 6;
+			} else
+				cp = 0xfffd;
+		} else if (cp >= 0xdc00 && cp <= 0xdfff)
+			cp = 0xfffd;
+		o += json_put_utf8(out + o, (unsigned long)cp);
+	}
+	return (o);
+}
+
+/*
+ * Is the number written as s (valid grammar) an integer in value? Decided
+ * exactly from the digits, not from the double: 1.0, 1e3 and 100e-2 are,
+ * 1.5 and 1e-400 are not.
+ */
+static bool
+json_number_integral(const char *s, size_t n)
+{
+	size_t		 i = 0, nfrac = 0, zeros = 0;
+	long long	 exp = 0, scale;
+	bool		 nonzero = false, eneg = false;
+
+	if (s[i] == '-')
+		i++;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (s[i] == '0')
+			zeros++;
+		else {
+			zeros = 0;
+			nonzero = true;
+		}
+	}
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+			nfrac++;
+			if (s[i] == '0')
+				zeros++;
+			else {
+				zeros = 0;
+				nonzero = true;
+			}
+		}
+	}
+	if (!nonzero)
+		return (true);	/* zero */
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (s[i] == '+' || s[i] == '-')
+			eneg = (s[i++] == '-');
+		for (; i < n; i++) {
+			if (exp < (1LL << 40))
+				exp = exp * 10 + (s[i] - '0');
+		}
+		if (eneg)
+			exp = -exp;
+	}
+	/* digits * 10^(exp - nfrac), trailing zeros of digits moved over */
+	scale = exp - (long long)nfrac + (long long)zeros;
+	return (scale >= 0);
+}
+
+/* Fill a number node from its token. */
+static void
+json_build_number(struct json *j, const char *s, size_t n)
+{
+	char		*end;
+	long long	 ll;
+
+	j->type = JSON_NUMBER;
+	j->u.num.d = strtod(s, &end);
+	if (isfinite(j->u.num.d) && json_number_integral(s, n))
+		j->flags |= JSON_F_INTEGRAL;
+	if (memchr(s, '.', n) == NULL && memchr(s, 'e', n) == NULL &&
+	    memchr(s, 'E', n) == NULL) {
+		errno = 0;
+		ll = strtoll(s, &end, 10);
+		if (errno == 0 && end == s + n) {
+			j->flags |= JSON_F_INT;
+			j->u.num.i = ll;
+			return;
+		}
+	}
+	/* Not an int64 token: keep a truncated, clamped value. */
+	if (!isfinite(j->u.num.d) || j->u.num.d >= 9223372036854775808.0)
+		j->u.num.i = j->u.num.d < 0 ? INT64_MIN : INT64_MAX;
+	else if (j->u.num.d < -9223372036854775808.0)
+		j->u.num.i = INT64_MIN;
+	else
+		j->u.num.i = (int64_t)j->u.num.d;
+}
+
+/* Build the node tree from the checked tokens. */
+static void
+json_build(struct json_doc *d, jsmntok_t *tk, int n, size_t strbytes)
+{
+	struct json	*j;
+	char		*out;
+	const char	*t = d->text;
+	size_t		 next = 1, s, e, kids;
+	int		 i;
+
+	d->nodes = xcalloc((size_t)n, sizeof *d->nodes);
+	d->nnodes = (size_t)n;
+	d->strs = xmalloc(strbytes == 0 ? 1 : strbytes);
+	out = d->strs;
+	for (i = 0; i < n; i++) {
+		/* A parent's size now holds the slot of its next child. */
+		if (i == 0)
+			j = &d->nodes[0];
+		else
+			j = &d->nodes[tk[tk[i].parent].size++];
+		s = json_tok_start(&tk[i]);
+		e = json_tok_end(&tk[i]);
+		j->raw = t + s;
+		j->rawlen = e - s;
+		switch (tk[i].type) {
+		case JSMN_OBJECT:
+		case JSMN_ARRAY:
+			j->type = tk[i].type == JSMN_OBJECT ? JSON_OBJECT :
+			    JSON_ARRAY;
+			kids = (size_t)tk[i].size;
+			j->u.c.kids = kids != 0 ? &d->nodes[next] : NULL;
+			j->u.c.n = kids;
+			tk[i].size = (int)next;
+			next += kids;
+			break;
+		case JSMN_STRING:
+			j->type = JSON_STRING;
+			j->u.str.s = out;
+			j->u.str.len = json_unescape(t + tk[i].start,
+			    (size_t)(tk[i].end - tk[i].start), out);
+			out[j->u.str.len] = '\0';
+			out += j->u.str.len + 1;
+			break;
+		default:
+			if (t[s] == 'n')
+				j->type = JSON_NULL;
+			else if (t[s] == 't') {
+				j->type = JSON_BOOL;
+				j->flags = JSON_F_TRUE;
+			} else if (t[s] == 'f')
+				j->type = JSON_BOOL;
+			else
+				json_build_number(j, t + s, e - s);
+			break;
+		}
+	}
+}
+
+/* Turn a jsmn error into a message. */
+static void
+json_fail_jsmn(char **cause, const char *t, size_t len, int r,
+    const jsmn_parser *p)
+{
+	size_t	at = p->pos < len ? p->pos : len;
+
+	if (r == JSMN_ERROR_PART)
+		json_fail(cause, len, "unexpected end of input");
+	else if (r == JSMN_ERROR_INVAL && at < len)
+		json_fail_char(cause, at, (unsigned char)t[at], NULL);
+	else
+		json_fail(cause, at, "malformed JSON");
+}
+
+struct json_doc *
+json_parse(const char *text, size_t len, char **cause)
+{
+	struct json_doc	*d;
+	jsmntok_t	*tk = NULL;
+	jsmn_parser	 p;
+	size_t		 bad, rstart, rend, strbytes;
+	int		 r, n;
+	bool		 prim;
+	locale_t	 old;
+
+	if (cause != NULL)
+		*cause = NULL;
+	if (len >= JSON_MAX_INPUT) {
+		if (cause != NULL)
+			xasprintf(cause, "input too large (%zu bytes)", len);
+		return (NULL);
+	}
+	if (text == NULL)
+		text = "";
+	if ((bad = utf8_find_invalid(text, len)) != len) {
+		json_fail(cause, bad, "invalid UTF-8");
+		return (NULL);
+	}
+	if (json_scan(text, len, &rstart, &rend, &prim, cause) != 0)
+		return (NULL);
+
+	d = xcalloc(1, sizeof *d);
+	d->text = xmalloc(len + 1);
+	memcpy(d->text, text, len);
+	d->text[len] = '\0';
+
+	if (prim) {
+		n = 1;
+		tk = xcalloc(1, sizeof *tk);
+		tk[0].type = JSMN_PRIMITIVE;
+		tk[0].start = (int)rstart;
+		tk[0].end = (int)rend;
+		tk[0].parent = -1;
+	} else {
+		jsmn_init(&p);
+		r = jsmn_parse(&p, d->text, rend, NULL, 0);
+		if (r <= 0) {
+			json_fail_jsmn(cause, d->text, rend, r, &p);
+			goto fail;
+		}
+		tk = xreallocarray(NULL, (size_t)r, sizeof *tk);
+		jsmn_init(&p);
+		n = jsmn_parse(&p, d->text, rend, tk, (unsigned int)r);
+		if (n <= 0) {
+			json_fail_jsmn(cause, d->text, rend, n, &p);
+			goto fail;
+		}
+		n = (int)p.toknext;
+	}
+	if (json_walk(d->text, tk, n, rend, &strbytes, cause) != 0)
+		goto fail;
+	old = json_locale_enter();
+	json_build(d, tk, n, strbytes);
+	json_locale_leave(old);
+	free(tk);
+	return (d);
+
+fail:
+	free(tk);
+	json_doc_free(d);
+	return (NULL);
+}
+
+void
+json_doc_free(struct json_doc *d)
+{
+	if (d == NULL)
+		return;
+	free(d->nodes);
+	free(d->strs);
+	free(d->text);
+	free(d);
+}
+
+const struct json *
+json_root(const struct json_doc *d)
+{
+	if (d == NULL || d->nnodes == 0)
+		return (NULL);
+	return (&d->nodes[0]);
+}
+
+/* A NULL node reads as null throughout the accessors. */
+enum json_type
+json_type(const struct json *j)
+{
+	return (j == NULL ? JSON_NULL : j->type);
+}
+
+const char *
+json_type_name(enum json_type t)
+{
+	switch (t) {
+	case JSON_NULL:
+		return ("null");
+	case JSON_BOOL:
+		return ("boolean");
+	case JSON_NUMBER:
+		return ("number");
+	case JSON_STRING:
+		return ("string");
+	case JSON_ARRAY:
+		return ("array");
+	case JSON_OBJECT:
+		return ("object");
+	}
+	return ("unknown");
+}
+
+const char *
+json_raw(const struct json *j, size_t *len)
+{
+	if (j == NULL) {
+		if (len != NULL)
+			*len = 4;
+		return ("null");
+	}
+	if (len != NULL)
+		*len = j->rawlen;
+	return (j->raw);
+}
+
+bool
+json_bool(const struct json *j)
+{
+	return (j != NULL && j->type == JSON_BOOL && (j->flags & JSON_F_TRUE));
+}
+
+const char *
+json_str(const struct json *j, size_t *len)
+{
+	if (j == NULL || j->type != JSON_STRING) {
+		if (len != NULL)
+			*len = 0;
+		return (NULL);
+	}
+	if (len != NULL)
+		*len = j->u.str.len;
+	return (j->u.str.s);
+}
+
+/* The double nearest the number (+-HUGE_VAL past the double range). */
+double
+json_num(const struct json *j)
+{
+	if (j == NULL || j->type != JSON_NUMBER)
+		return (0);
+	return (j->u.num.d);
+}
+
+bool
+json_is_int(const struct json *j)
+{
+	return (j != NULL && j->type == JSON_NUMBER &&
+	    (j->flags & JSON_F_INT));
+}
+
+/* The int64_t value; for a number that is not json_is_int, the double
+ * truncated toward zero and clamped to the int64_t range. */
+int64_t
+json_int(const struct json *j)
+{
+	if (j == NULL || j->type != JSON_NUMBER)
+		return (0);
+	return (j->u.num.i);
+}
+
+bool
+json_is_integral(const struct json *j)
+{
+	return (j != NULL && j->type == JSON_NUMBER &&
+	    (j->flags & JSON_F_INTEGRAL));
+}
+
+size_t
+json_len(const struct json *j)
+{
+	if (j == NULL)
+		return (0);
+	if (j->type == JSON_ARRAY)
+		return (j->u.c.n);
+	if (j->type == JSON_OBJECT)
+		return (j->u.c.n / 2);
+	return (0);
+}
+
+const struct json *
+json_at(const struct json *j, size_t i)
+{
+	if (i >= json_len(j))
+		return (NULL);
+	if (j->type == JSON_OBJECT)
+		return (&j->u.c.kids[2 * i + 1]);
+	return (&j->u.c.kids[i]);
+}
+
+const char *
+json_key_at(const struct json *j, size_t i, size_t *len)
+{
+	if (j == NULL || j->type != JSON_OBJECT || i >= json_len(j)) {
+		if (len != NULL)
+			*len = 0;
+		return (NULL);
+	}
+	return (json_str(&j->u.c.kids[2 * i], len));
+}
+
+const struct json *
+json_getn(const struct json *j, const char *key, size_t klen)
+{
+	const struct json	*k;
+	size_t			 i;
+
+	if (j == NULL || j->type != JSON_OBJECT)
+		return (NULL);
+	for (i = json_len(j); i > 0; i--) {
+		k = &j->u.c.kids[2 * (i - 1)];
+		if (k->u.str.len == klen && memcmp(k->u.str.s, key, klen) == 0)
+			return (&j->u.c.kids[2 * (i - 1) + 1]);
+	}
+	return (NULL);
+}
+
+const struct json *
+json_get(const struct json *j, const char *key)
+{
+	return (json_getn(j, key, strlen(key)));
+}
+
+int
+json_num_cmp(const struct json *a, const struct json *b)
+{
+	long double	x, y;
+
+	if (json_is_int(a) && json_is_int(b)) {
+		if (a->u.num.i != b->u.num.i)
+			return (a->u.num.i < b->u.num.i ? -1 : 1);
+		return (0);
+	}
+	x = json_is_int(a) ? (long double)a->u.num.i : json_num(a);
+	y = json_is_int(b) ? (long double)b->u.num.i : json_num(b);
+	if (x != y)
+		return (x < y ? -1 : 1);
+	return (0);
+}
+
+/* Do two objects have the same members (last duplicate wins)? */
+static bool
+json_equal_obj(const struct json *a, const struct json *b)
+{
+	const struct json	*ka, *kb, *v;
+	size_t			 i, n = a->u.c.n;
+
+	/* The usual case: same keys in the same order. */
+	if (n == b->u.c.n) {
+		for (i = 0; i < n; i++) {
+			if (!json_equal(&a->u.c.kids[i], &b->u.c.kids[i]))
+				break;
+		}
+		if (i == n)
+			return (true);
+	}
+	for (i = 0; i < json_len(a); i++) {
+		ka = &a->u.c.kids[2 * i];
+		v = json_getn(b, ka->u.str.s, ka->u.str.len);
+		if (v == NULL || !json_equal(json_getn(a, ka->u.str.s,
+		    ka->u.str.len), v))
+			return (false);
+	}
+	for (i = 0; i < json_len(b); i++) {
+		kb = &b->u.c.kids[2 * i];
+		if (json_getn(a, kb->u.str.s, kb->u.str.len) == NULL)
+			return (false);
+	}
+	return (true);
+}
+
+bool
+json_equal(const struct json *a, const struct json *b)
+{
+	size_t	i;
+
+	if (a == NULL || b == NULL)
+		return (a == b);
+	if (a->type != b->type)
+		return (false);
+	switch (a->type) {
+	case JSON_NULL:
+		return (true);
+	case JSON_BOOL:
+		return (json_bool(a) == json_bool(b));
+	case JSON_NUMBER:
+		return (json_num_cmp(a, b) == 0);
+	case JSON_STRING:
+		return (a->u.str.len == b->u.str.len &&
+		    memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0);
+	case JSON_ARRAY:
+		if (a->u.c.n != b->u.c.n)
+			return (false);
+		for (i = 0; i < a->u.c.n; i++) {
+			if (!json_equal(&a->u.c.kids[i], &b->u.c.kids[i]))
+				return (false);
+		}
+		return (true);
+	case JSON_OBJECT:
+		return (json_equal_obj(a, b));
+	}
+	return (false);
+}
+
+void
+json_put_string(struct buf *b, const char *str, size_t n)
+{
+	const unsigned char	*s = (const unsigned char *)str;
+	size_t			 i = 0, start, used;
+	static const char	 hex[] = "0123456789abcdef";
+	char			 u[6] = { '\\', 'u', '0', '0', 0, 0 };
+
+	buf_reserve(b, n + 2);
+	buf_addc(b, '"');
+	while (i < n) {
+		/* Copy the longest run that needs no change in one go. */
+		start = i;
+		for (;;) {
+			while (i < n && json_esc_class[s[i]] == 0)
+				i++;
+			if (i < n && s[i] >= 0x80 &&
+			    utf8_next(s + i, n - i, &used) &&
+			    !(used == 3 && s[i] == 0xe2 && s[i + 1] == 0x80 &&
+			    (s[i + 2] == 0xa8 || s[i + 2] == 0xa9))) {
+				i += used;
+				continue;
+			}
+			break;
+		}
+		if (i > start)
+			buf_add(b, s + start, i - start);
+		if (i >= n)
+			break;
+		switch (s[i]) {
+		case '"':  buf_add(b, "\\\"", 2); i++; continue;
+		case '\\': buf_add(b, "\\\\", 2); i++; continue;
+		case '\n': buf_add(b, "\\n", 2); i++; continue;
+		case '\r': buf_add(b, "\\r", 2); i++; continue;
+		case '\t': buf_add(b, "\\t", 2); i++; continue;
+		case '\b': buf_add(b, "\\b", 2); i++; continue;
+		case '\f': buf_add(b, "\\f", 2); i++; continue;
+		}
+		if (s[i] < 0x20) {
+			u[4] = hex[s[i] >> 4];
+			u[5] = hex[s[i] & 0xf];
+			buf_add(b, u, 6);
+			i++;
+		} else if (utf8_next(s + i, n - i, &used)) {
+			/* U+2028 or U+2029: escaped for JavaScript. */
+			buf_adds(b, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029");
+			i += used;
+		} else {
+			buf_add(b, "\xef\xbf\xbd", 3);
+			i += used;
+		}
+	}
+	buf_addc(b, '"');
+}
+
+void
+jw_init(struct jw *w, struct buf *b)
+{
+	memset(w, 0, sizeof *w);
+	w->b = b;
+}
+
+/* Write the comma a value or key needs here, if any. */
+static void
+jw_prefix(struct jw *w)
+{
+	char	last;
+
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (w->depth <= 0)
+		return;
+	if (w->depth <= JSON_MAX_DEPTH) {
+		if (w->need_comma[w->depth])
+			buf_addc(w->b, ',');
+		w->need_comma[w->depth] = true;
+		return;
+	}
+	/* Deeper than the table: only we have written here, so look back. */
+	last = w->b->len > 0 ? w->b->data[w->b->len - 1] : '[';
+	if (last != '[' && last != '{' && last != ':')
+		buf_addc(w->b, ',');
+}
+
+/* Open an object or array. */
+static void
+jw_open(struct jw *w, char c)
+{
+	jw_prefix(w);
+	buf_addc(w->b, c);
+	w->depth++;
+	if (w->depth <= JSON_MAX_DEPTH)
+		w->need_comma[w->depth] = false;
+}
+
+/* Close an object or array. */
+static void
+jw_close(struct jw *w, char c)
+{
+	if (w->depth > 0)
+		w->depth--;
+	w->after_key = false;
+	buf_addc(w->b, c);
+}
+
+void
+jw_obj_begin(struct jw *w)
+{
+	jw_open(w, '{');
+}
+
+void
+jw_obj_end(struct jw *w)
+{
+	jw_close(w, '}');
+}
+
+void
+jw_arr_begin(struct jw *w)
+{
+	jw_open(w, '[');
+}
+
+void
+jw_arr_end(struct jw *w)
+{
+	jw_close(w, ']');
+}
+
+void
+jw_keyn(struct jw *w, const char *k, size_t n)
+{
+	jw_prefix(w);
+	json_put_string(w->b, k, n);
+	buf_addc(w->b, ':');
+	w->after_key = true;
+}
+
+void
+jw_key(struct jw *w, const char *k)
+{
+	jw_keyn(w, k, strlen(k));
+}
+
+void
+jw_strn(struct jw *w, const char *s, size_t n)
+{
+	jw_prefix(w);
+	json_put_string(w->b, s, n);
+}
+
+void
+jw_str(struct jw *w, const char *s)
+{
+	if (s == NULL)
+		jw_null(w);
+	else
+		jw_strn(w, s, strlen(s));
+}
+
+void
+jw_int(struct jw *w, int64_t v)
+{
+	jw_prefix(w);
+	buf_printf(w->b, "%lld", (long long)v);
+}
+
+void
+jw_uint(struct jw *w, uint64_t v)
+{
+	jw_prefix(w);
+	buf_printf(w->b, "%llu", (unsigned long long)v);
+}
+
+/* Finite values in the fewest digits (15 to 17) that read back the same;
+ * NaN and infinities, which JSON cannot hold, as null. */
+void
+jw_double(struct jw *w, double v)
+{
+	char		 s[64];
+	int		 prec;
+	locale_t	 old;
+
+	if (!isfinite(v)) {
+		jw_null(w);
+		return;
+	}
+	old = json_locale_enter();
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(s, sizeof s, "%.*g", prec, v);
+		if (strtod(s, NULL) == v)
+			break;
+	}
+	if (prec == 17)
+		snprintf(s, sizeof s, "%.17g", v);
+	json_locale_leave(old);
+	jw_prefix(w);
+	buf_adds(w->b, s);
+}
+
+void
+jw_bool(struct jw *w, bool v)
+{
+	jw_prefix(w);
+	buf_adds(w->b, v ? "true" : "false");
+}
+
+void
+jw_null(struct jw *w)
+{
+	jw_prefix(w);
+	buf_add(w->b, "null", 4);
+}
+
+void
+jw_raw(struct jw *w, const char *s, size_t n)
+{
+	jw_prefix(w);
+	buf_add(w->b, s, n);
+}
+
+void
+jw_value(struct jw *w, const struct json *j)
+{
+	size_t	i, klen;
+	const char *k;
+
+	switch (json_type(j)) {
+	case JSON_NULL:
+		jw_null(w);
+		break;
+	case JSON_BOOL:
+		jw_bool(w, json_bool(j));
+		break;
+	case JSON_NUMBER:
+		/* The token as written: exact, big integers included. */
+		jw_raw(w, j->raw, j->rawlen);
+		break;
+	case JSON_STRING:
+		jw_strn(w, j->u.str.s, j->u.str.len);
+		break;
+	case JSON_ARRAY:
+		jw_arr_begin(w);
+		for (i = 0; i < j->u.c.n; i++)
+			jw_value(w, &j->u.c.kids[i]);
+		jw_arr_end(w);
+		break;
+	case JSON_OBJECT:
+		jw_obj_begin(w);
+		for (i = 0; i < json_len(j); i++) {
+			k = json_key_at(j, i, &klen);
+			jw_keyn(w, k, klen);
+			jw_value(w, json_at(j, i));
+		}
+		jw_obj_end(w);
+		break;
+	}
+}

@@ -1,0 +1,74 @@
+/*
+ * proto.h — what the front and a reaper say to each other, and what a
+ * reaper says to its launcher.
+ *
+ * Transport: one SOCK_STREAM socketpair per program (the reaper's end is
+ * its fd 3). Each frame is a 4-byte big-endian length followed by one
+ * msgpack map; key "t" names the message, the other keys are its fields.
+ * The reaper's first frame is "hello" with the protocol version; a peer
+ * that sends a bad frame or an unknown version is dropped, and "peer
+ * gone" (EOF) is an event of its own on both sides.
+ *
+ * The life of a program:
+ *
+ *   front                         reaper                      launcher (pane)
+ *   fork+exec reaper   ------->
+ *                      <-------  hello {v, pid}
+ *   start {...}        ------->  mkfifo out, ctl
+ *                      <-------  ready {ctl}
+ *   tmux new-window -- progmux-reaper --launch CTL   ----->  opens CTL, waits
+ *   tmux pipe-pane -O 'exec cat >OUT'
+ *   pane {pane, pid}   ------->  writes spec to CTL  ----->  forks the program
+ *                      <-------  text {b} ...        <-----  (pane output via
+ *                                                              pipe-pane, FIFO)
+ *                                                    <-----  end marker on the
+ *                                                              terminal (nonce)
+ *                      <-------  end {how, status, signal, ...}
+ *                                exit to launcher    ----->  exits (pane closes)
+ *
+ * The end marker is an OSC sequence carrying a per-program random nonce,
+ * written by the launcher to the terminal after the program and all its
+ * descendants are gone: it travels the same path as the output, so when
+ * the reaper sees it, every byte before it has been read.
+ */
+#ifndef PROGMUX_PROTO_H
+#define PROGMUX_PROTO_H
+
+#define PROTO_VERSION		1
+#define PROTO_FRAME_MAX		(16u * 1024 * 1024)
+#define PROTO_TEXT_CHUNK	(64u * 1024)	/* text per "text" frame */
+#define PROTO_REAPER_FD		3
+
+/* front -> reaper */
+#define MSG_START	"start"	/* id argv dir width height lifetime_ms
+				   keep_pane max_text rundir tmux[] */
+#define MSG_PANE	"pane"	/* pane pid: pipe-pane is attached, go */
+#define MSG_STOP	"stop"	/* grace_ms: end the program (stop_program) */
+#define MSG_QUIT	"quit"	/* forget it: end what runs, exit, no report */
+
+/* reaper -> front */
+#define MSG_HELLO	"hello"	/* v pid */
+#define MSG_READY	"ready"	/* ctl out: FIFOs exist, start the pane */
+#define MSG_TEXT	"text"	/* b: clean text */
+#define MSG_END		"end"	/* how status signal lost_end cut dropped */
+#define MSG_FAIL	"fail"	/* why: this program cannot go on */
+
+/* reaper -> launcher, over the ctl FIFO, same framing */
+#define MSG_SPEC	"spec"	/* argv dir nonce width height keep */
+#define MSG_TERM	"term"	/* grace_ms: SIGTERM the program, then SIGKILL */
+#define MSG_KILL	"kill"	/* SIGKILL the program now */
+#define MSG_EXIT	"exit"	/* the end was read: leave (the pane closes) */
+
+/* How a program ended ("how" in MSG_END); the front's outcomes. */
+#define END_COMPLETED	"completed"
+#define END_NOT_STARTED	"not_started"
+#define END_EXPIRED	"expired"
+#define END_STOPPED	"stopped"
+#define END_GONE	"gone"
+
+/* The end marker: ESC ] 5522 ; <nonce> ; <kind> ; <value> BEL */
+#define MARKER_PREFIX	"\033]5522;"
+#define MARKER_NONCE_LEN 32	/* hex digits */
+#define MARKER_MAX	96
+
+#endif

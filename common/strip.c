@@ -1,0 +1,373 @@
+/*
+ * strip.c — turn a terminal's byte stream into clean text (see strip.h).
+ *
+ * Two stages run on every byte. A UTF-8 decoder turns bytes into code
+ * points, and a parser in the manner of the DEC/ECMA-48 one (as in tmux's
+ * input.c) turns code points into text, dropping every sequence and control.
+ * The decoder runs in every state, so a sequence split across chunks, or a
+ * multi-byte character inside an OSC title, costs nothing special.
+ *
+ * Decisions, each pinned by tests/unit/test_strip.c:
+ *
+ * - UTF-8 follows the Unicode "maximal subpart" practice: overlongs (C0 80,
+ *   E0 80 80), surrogates (ED A0 80) and code points past U+10FFFF
+ *   (F4 90 80 80) are invalid; each maximal invalid subpart becomes one
+ *   U+FFFD. A sequence cut short by a byte that cannot continue it becomes
+ *   U+FFFD, then that byte is read afresh. A sequence still open at
+ *   strip_finish() becomes U+FFFD.
+ * - 8-bit C1 controls: in a UTF-8 stream they are the code points
+ *   U+0080..U+009F, encoded C2 80..C2 9F, and are controls in every state:
+ *   U+009B CSI, U+009D OSC, U+0090 DCS, U+0098 SOS, U+009E PM and U+009F APC
+ *   start a sequence, U+009C ST ends one, and the others are removed (and
+ *   abort an open sequence, as the DEC parser's "anywhere" rule says). A raw
+ *   byte 0x80..0x9F where a character should start is invalid UTF-8 and
+ *   becomes U+FFFD, like any other stray continuation byte.
+ * - Strings: OSC, APC and tmux's ESC k (window name) end at BEL or ST; DCS,
+ *   SOS and PM end at ST only (ESC \ or U+009C). CAN and SUB abort any
+ *   sequence; ESC inside one starts a new one (which is how ESC \ ends a
+ *   string). Inside a string every other control is part of it.
+ * - Inside ESC and CSI sequences, C0 controls act as in ground, as a
+ *   terminal executes them there: TAB and LF are kept, CR counts, the rest
+ *   are removed, and the sequence goes on.
+ * - Line rule: a CR starts a held run of CRs. The first code point after it
+ *   that gives text (or TAB), or an LF, decides: an LF makes the run and
+ *   itself one line break; text makes the run one line break before it.
+ *   Escape sequences and removed controls in between do not decide, so
+ *   "50%\r\033[K60%\r\n" reads "50%\n60%\n" and "a\r\033[K\n" reads "a\n".
+ *   A run held at strip_finish() becomes one line break. But a CR run at
+ *   the start of a line (nothing but sequences and removed controls since
+ *   the last line break, or since the stream began) gives nothing, as a
+ *   CR there moves nothing on a screen: "\rx" reads "x", and the
+ *   "\r\033[2K" redraws of progress bars, bash's "\r\n\033[?2004l\r" and
+ *   less's opening "\r" add no empty lines. "a\n\r\n" still reads
+ *   "a\n\n": an LF is always a line break.
+ * - A sequence still open after STRIP_SEQ_MAX bytes is abandoned and the
+ *   next byte is ground again. A CSI or ESC sequence needs no smaller
+ *   bound: any letter ends it, so it can swallow only digits, punctuation
+ *   and spaces.
+ * - DEL and VT/FF/NUL/BS/BEL and the other C0 controls are removed.
+ *
+ * Ground text is copied eight bytes at a time while every byte is printable
+ * ASCII, which is what most output is.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "strip.h"
+
+/* Parser states. */
+#define STRIP_GROUND	0
+#define STRIP_ESC	1	/* after ESC */
+#define STRIP_ESC_INT	2	/* ESC and intermediates (ESC ( B) */
+#define STRIP_CSI	3	/* CSI parameters and intermediates */
+#define STRIP_STR_BEL	4	/* OSC, APC, ESC k: ends at BEL or ST */
+#define STRIP_STR_ST	5	/* DCS, SOS, PM: ends at ST */
+
+#define STRIP_ONES	0x0101010101010101ULL
+#define STRIP_HIGHS	0x8080808080808080ULL
+
+/* Start a sequence in state st, its introducer n bytes long. */
+static inline void
+strip_enter(struct strip *sp, int st, uint32_t n)
+{
+	sp->state = st;
+	sp->seqlen = n;
+}
+
+/* Text follows: write the line break a held CR run stands for, if any. */
+static inline char *
+strip_flush_cr(struct strip *sp, char *o)
+{
+	if (sp->pending_cr && !sp->bol)
+		*o++ = '\n';
+	sp->pending_cr = 0;
+	sp->bol = 0;
+	return (o);
+}
+
+/* A C0 control in ground, ESC or CSI state: executed as a terminal would. */
+static char *
+strip_c0(struct strip *sp, uint32_t c, char *o)
+{
+	switch (c) {
+	case '\n':
+		sp->pending_cr = 0;
+		sp->bol = 1;
+		*o++ = '\n';
+		break;
+	case '\t':
+		o = strip_flush_cr(sp, o);
+		*o++ = '\t';
+		break;
+	case '\r':
+		sp->pending_cr = 1;
+		break;
+	case 0x1b:
+		strip_enter(sp, STRIP_ESC, 1);
+		break;
+	case 0x18:
+	case 0x1a:
+		sp->state = STRIP_GROUND;
+		break;
+	}
+	return (o);
+}
+
+/* A C0 control inside a string: only BEL, CAN, SUB and ESC matter. */
+static void
+strip_c0_string(struct strip *sp, uint32_t c)
+{
+	switch (c) {
+	case 0x07:
+		if (sp->state == STRIP_STR_BEL)
+			sp->state = STRIP_GROUND;
+		break;
+	case 0x1b:
+		strip_enter(sp, STRIP_ESC, 1);
+		break;
+	case 0x18:
+	case 0x1a:
+		sp->state = STRIP_GROUND;
+		break;
+	}
+}
+
+/* A C1 control (U+0080..U+009F): the same in every state. */
+static void
+strip_c1(struct strip *sp, uint32_t c, uint32_t n)
+{
+	switch (c) {
+	case 0x9b:
+		strip_enter(sp, STRIP_CSI, n);
+		break;
+	case 0x9d:
+	case 0x9f:
+		strip_enter(sp, STRIP_STR_BEL, n);
+		break;
+	case 0x90:
+	case 0x98:
+	case 0x9e:
+		strip_enter(sp, STRIP_STR_ST, n);
+		break;
+	default:
+		sp->state = STRIP_GROUND;
+		break;
+	}
+}
+
+/* The byte after ESC (not a control): what kind of sequence this is. */
+static void
+strip_esc(struct strip *sp, uint32_t c)
+{
+	if (c >= 0x20 && c <= 0x2f) {
+		sp->state = STRIP_ESC_INT;
+		return;
+	}
+	switch (c) {
+	case '[':
+		sp->state = STRIP_CSI;
+		break;
+	case ']':
+	case '_':
+	case 'k':
+		sp->state = STRIP_STR_BEL;
+		break;
+	case 'P':
+	case 'X':
+	case '^':
+		sp->state = STRIP_STR_ST;
+		break;
+	default:
+		/* A final byte ends it; DEL and non-ASCII are ignored. */
+		if (c >= 0x30 && c <= 0x7e)
+			sp->state = STRIP_GROUND;
+		break;
+	}
+}
+
+/* Append code point c (valid, >= 0x80) as UTF-8. */
+static inline char *
+strip_put_utf8(uint32_t c, char *o)
+{
+	if (c < 0x800) {
+		*o++ = 0xc0 | (c >> 6);
+		*o++ = 0x80 | (c & 0x3f);
+	} else if (c < 0x10000) {
+		*o++ = 0xe0 | (c >> 12);
+		*o++ = 0x80 | ((c >> 6) & 0x3f);
+		*o++ = 0x80 | (c & 0x3f);
+	} else {
+		*o++ = 0xf0 | (c >> 18);
+		*o++ = 0x80 | ((c >> 12) & 0x3f);
+		*o++ = 0x80 | ((c >> 6) & 0x3f);
+		*o++ = 0x80 | (c & 0x3f);
+	}
+	return (o);
+}
+
+/* One code point c, n bytes long in the input, through the parser. */
+static char *
+strip_cp(struct strip *sp, uint32_t c, uint32_t n, char *o)
+{
+	if (sp->state == STRIP_GROUND) {
+		if (c < 0x20)
+			return (strip_c0(sp, c, o));
+		if (c < 0x7f) {
+			o = strip_flush_cr(sp, o);
+			*o++ = c;
+			return (o);
+		}
+		if (c == 0x7f)
+			return (o);
+		if (c < 0xa0) {
+			strip_c1(sp, c, n);
+			return (o);
+		}
+		o = strip_flush_cr(sp, o);
+		return (strip_put_utf8(c, o));
+	}
+
+	sp->seqlen += n;
+	if (c >= 0x80 && c < 0xa0)
+		strip_c1(sp, c, n);
+	else if (sp->state >= STRIP_STR_BEL) {
+		if (c < 0x20)
+			strip_c0_string(sp, c);
+	} else if (c < 0x20)
+		o = strip_c0(sp, c, o);
+	else if (sp->state == STRIP_ESC)
+		strip_esc(sp, c);
+	else if (c <= 0x7e && c >= (sp->state == STRIP_CSI ? 0x40U : 0x30U))
+		sp->state = STRIP_GROUND;
+
+	if (sp->state != STRIP_GROUND && sp->seqlen >= STRIP_SEQ_MAX)
+		sp->state = STRIP_GROUND;
+	return (o);
+}
+
+/* Start a UTF-8 sequence with lead byte c, or reject c as invalid. */
+static char *
+strip_lead(struct strip *sp, uint8_t c, char *o)
+{
+	if (c < 0xc2 || c > 0xf4)
+		return (strip_cp(sp, 0xfffd, 1, o));
+	sp->u8len = 1;
+	sp->u8min = 0x80;
+	sp->u8max = 0xbf;
+	if (c < 0xe0) {
+		sp->u8need = 1;
+		sp->u8cp = c & 0x1f;
+	} else if (c < 0xf0) {
+		sp->u8need = 2;
+		sp->u8cp = c & 0x0f;
+		if (c == 0xe0)
+			sp->u8min = 0xa0;	/* no overlongs */
+		else if (c == 0xed)
+			sp->u8max = 0x9f;	/* no surrogates */
+	} else {
+		sp->u8need = 3;
+		sp->u8cp = c & 0x07;
+		if (c == 0xf0)
+			sp->u8min = 0x90;	/* no overlongs */
+		else if (c == 0xf4)
+			sp->u8max = 0x8f;	/* nothing past U+10FFFF */
+	}
+	return (o);
+}
+
+/* A byte that is not plain ASCII text, or any byte mid-sequence. */
+static char *
+strip_byte(struct strip *sp, uint8_t c, char *o)
+{
+	uint32_t	n;
+
+	if (sp->u8len != 0) {
+		if (c >= sp->u8min && c <= sp->u8max) {
+			sp->u8cp = (sp->u8cp << 6) | (c & 0x3f);
+			sp->u8len++;
+			sp->u8min = 0x80;
+			sp->u8max = 0xbf;
+			if (--sp->u8need != 0)
+				return (o);
+			n = sp->u8len;
+			sp->u8len = 0;
+			return (strip_cp(sp, sp->u8cp, n, o));
+		}
+		/* Cut short: the bytes held are one maximal subpart. */
+		n = sp->u8len;
+		sp->u8len = sp->u8need = 0;
+		o = strip_cp(sp, 0xfffd, n, o);
+	}
+	if (c < 0x80)
+		return (strip_cp(sp, c, 1, o));
+	return (strip_lead(sp, c, o));
+}
+
+/* Length of the run of printable ASCII at p, copied to o as it is found. */
+static inline size_t
+strip_run(const uint8_t *p, const uint8_t *end, char *o)
+{
+	const uint8_t	*q = p;
+	uint64_t	 w;
+
+	while (end - q >= 8) {
+		memcpy(&w, q, 8);
+		/* A byte below 0x20, or at or above 0x7f, sets its high bit. */
+		if ((((w - STRIP_ONES * 0x20) & ~w) | (w + STRIP_ONES) | w) &
+		    STRIP_HIGHS)
+			break;
+		memcpy(o, q, 8);
+		o += 8;
+		q += 8;
+	}
+	while (q < end && *q >= 0x20 && *q < 0x7f)
+		*o++ = *q++;
+	return (q - p);
+}
+
+void
+strip_init(struct strip *sp)
+{
+	memset(sp, 0, sizeof *sp);
+	sp->state = STRIP_GROUND;
+	sp->bol = 1;
+}
+
+size_t
+strip_feed(struct strip *sp, const void *in, size_t len, char *out)
+{
+	const uint8_t	*p = in, *end = p + len;
+	char		*o = out;
+	size_t		 n;
+	uint8_t		 c;
+
+	while (p < end) {
+		if (sp->state == STRIP_GROUND && sp->u8len == 0 &&
+		    *p >= 0x20 && *p < 0x7f) {
+			o = strip_flush_cr(sp, o);
+			n = strip_run(p, end, o);
+			o += n;
+			p += n;
+			continue;
+		}
+		c = *p++;
+		if (sp->u8len == 0 && c < 0x80)
+			o = strip_cp(sp, c, 1, o);
+		else
+			o = strip_byte(sp, c, o);
+	}
+	return (o - out);
+}
+
+size_t
+strip_finish(struct strip *sp, char *out)
+{
+	char	*o = out;
+
+	if (sp->u8len != 0)
+		o = strip_cp(sp, 0xfffd, sp->u8len, o);
+	if (sp->pending_cr && !sp->bol)
+		*o++ = '\n';
+	strip_init(sp);
+	return (o - out);
+}

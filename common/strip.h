@@ -1,0 +1,60 @@
+/*
+ * strip.h — turn a terminal's byte stream into clean text, as it arrives.
+ *
+ * A streaming state machine in the manner of the DEC/ECMA-48 parser
+ * (ground, escape, CSI, OSC, DCS/SOS/PM/APC strings; 7-bit and 8-bit C1
+ * forms) that removes every escape and control sequence and every C0
+ * control except TAB and LF. Line breaks: a run of CRs followed by LF is one
+ * LF (a pane turns a program's CR LF into CR CR LF); a run of CRs not
+ * followed by LF is one LF too (each state of a progress bar is a line),
+ * except at the start of a line, where a CR moves nothing and gives nothing.
+ * CRs at the end of a chunk are held until the next byte decides, and
+ * become a line break at strip_finish(). Valid UTF-8 passes through; an
+ * invalid or truncated sequence becomes U+FFFD; a sequence split across
+ * chunks is joined. However the input is split into chunks, the text is
+ * the same. No allocation: the state is this fixed-size struct, and a
+ * sequence that never ends (an endless OSC string, a CSI with a million
+ * parameters) is swallowed in constant memory until it ends or a bounded
+ * length cuts it off, after which text resumes.
+ */
+#ifndef PROGMUX_STRIP_H
+#define PROGMUX_STRIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bytes of output that strip_feed() may write for len bytes of input. */
+#define STRIP_MAX_OUT(len)	((len) * 3 + 16)
+
+/*
+ * A sequence (escape, CSI, OSC, DCS, SOS, PM, APC, ESC k) still open after
+ * this many bytes, its introducer included, is abandoned: the parser goes
+ * back to ground and the next byte is text again. Large enough that no real
+ * sequence (an OSC 52 clipboard, a sixel image) nor a pathological one that
+ * ends after megabytes leaks its payload as text; small enough that a string
+ * that never ends does not swallow a program's output forever.
+ */
+#define STRIP_SEQ_MAX		(16U * 1024 * 1024)
+
+struct strip {
+	/* Opaque to callers: the parser's state. */
+	uint8_t		state;
+	uint8_t		pending_cr;	/* a run of CRs is held */
+	uint8_t		bol;		/* no text since the last line break */
+	uint8_t		u8need;		/* continuation bytes still expected */
+	uint8_t		u8len;		/* bytes of the held sequence */
+	uint8_t		u8min;		/* lowest valid next byte */
+	uint8_t		u8max;		/* highest valid next byte */
+	uint32_t	u8cp;		/* code point decoded so far */
+	uint32_t	seqlen;		/* bytes into the current sequence */
+};
+
+void	strip_init(struct strip *);
+/* Feed len bytes; writes text to out (room for STRIP_MAX_OUT(len) bytes
+ * needed) and returns the number of bytes written. */
+size_t	strip_feed(struct strip *, const void *in, size_t len, char *out);
+/* The stream ended: flush held CRs and a truncated UTF-8 sequence. Writes at
+ * most 16 bytes to out; returns the count. */
+size_t	strip_finish(struct strip *, char *out);
+
+#endif

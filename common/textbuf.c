@@ -1,0 +1,227 @@
+/*
+ * textbuf.c — a program's text and the pages it is read in (see textbuf.h).
+ *
+ * The text only grows, so a cursor (a byte offset) names the same place
+ * for ever. Storage grows geometrically up to the ceiling and never beyond
+ * it, so memory follows the text kept.
+ *
+ * Counting: a character is a code point, LF included, so a page's chars is
+ * utf8_count() of its bytes. A line is its characters up to and including
+ * its LF. A line longer than max_chars is cut after max_chars characters;
+ * a line whose LF has not arrived is cut as soon as it holds max_chars
+ * characters, since it can only grow past max_chars, so a page read early
+ * is the same as one read later. The rest of a cut line (perhaps only its
+ * LF) starts the next page: pages laid end to end give the text exactly.
+ *
+ * Once the ceiling has cut the text, nothing later is kept, not even a
+ * character that would still fit: the text kept is a prefix of the text
+ * offered.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "textbuf.h"
+#include "xmalloc.h"
+
+#define TEXTBUF_MIN_CAP	4096
+
+/* Is byte c a UTF-8 continuation byte? */
+static inline bool
+textbuf_is_cont(char c)
+{
+	return (((unsigned char)c & 0xc0) == 0x80);
+}
+
+void
+textbuf_init(struct textbuf *tb, size_t max)
+{
+	tb->data = NULL;
+	tb->len = tb->cap = 0;
+	tb->max = max;
+	tb->cut = false;
+	tb->dropped = 0;
+}
+
+void
+textbuf_free(struct textbuf *tb)
+{
+	free(tb->data);
+	textbuf_init(tb, tb->max);
+}
+
+/* Make room for need bytes in all (need <= max): double, capped at max. */
+static void
+textbuf_grow(struct textbuf *tb, size_t need)
+{
+	size_t	cap;
+
+	if (need <= tb->cap)
+		return;
+	cap = tb->cap < TEXTBUF_MIN_CAP ? TEXTBUF_MIN_CAP : tb->cap;
+	while (cap < need && cap <= SIZE_MAX / 2)
+		cap *= 2;
+	if (cap < need)
+		cap = need;
+	if (cap > tb->max)
+		cap = tb->max;
+	tb->data = xrealloc(tb->data, cap);
+	tb->cap = cap;
+}
+
+void
+textbuf_append(struct textbuf *tb, const char *s, size_t n)
+{
+	size_t	keep;
+
+	if (n == 0)
+		return;
+	if (tb->cut) {
+		tb->dropped += n;
+		return;
+	}
+	keep = n;
+	if (n > tb->max - tb->len) {
+		/* Back off to the start of the character that does not fit. */
+		keep = tb->max - tb->len;
+		while (keep > 0 && textbuf_is_cont(s[keep]))
+			keep--;
+		tb->cut = true;
+		tb->dropped += n - keep;
+	}
+	if (keep == 0)
+		return;
+	textbuf_grow(tb, tb->len + keep);
+	memcpy(tb->data + tb->len, s, keep);
+	tb->len += keep;
+}
+
+size_t
+utf8_count(const char *s, size_t len)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < len; i++)
+		n += !textbuf_is_cont(s[i]);
+	return (n);
+}
+
+/*
+ * Scan the line at pos, counting characters, but give up once more than
+ * budget are seen. Returns the offset after its LF (*lf set), or where the
+ * text ends or the budget ran out (*lf clear); *chars is what was counted.
+ */
+static size_t
+textbuf_scan(const struct textbuf *tb, size_t pos, size_t budget,
+    size_t *chars, bool *lf)
+{
+	const char	*d = tb->data;
+	size_t		 n = 0;
+
+	*lf = false;
+	for (; pos < tb->len; pos++) {
+		if (!textbuf_is_cont(d[pos]) && ++n > budget) {
+			n--;
+			break;
+		}
+		if (d[pos] == '\n') {
+			*lf = true;
+			pos++;
+			break;
+		}
+	}
+	*chars = n;
+	return (pos);
+}
+
+int
+textbuf_page(const struct textbuf *tb, size_t cursor, size_t max_lines,
+    size_t max_chars, bool ended, struct page *pg, char **cause)
+{
+	size_t	pos, next, chars, lines = 0, total = 0;
+	bool	lf;
+
+	if (cursor > tb->len) {
+		xasprintf(cause, "cursor %zu is past the end of the text (%zu "
+		    "bytes); pass the cursor the last read_program returned",
+		    cursor, tb->len);
+		return (-1);
+	}
+	while (cursor < tb->len && textbuf_is_cont(tb->data[cursor]))
+		cursor++;
+
+	pos = cursor;
+	while (lines < max_lines && pos < tb->len) {
+		next = textbuf_scan(tb, pos, max_chars - total, &chars, &lf);
+		if (lf || (ended && next == tb->len)) {
+			/* A whole line (or the final one) that fits. */
+			pos = next;
+			total += chars;
+			lines++;
+			continue;
+		}
+		/*
+		 * It does not fit, or has not ended: cut it only if it alone
+		 * fills a page (it can only grow), else leave it for later.
+		 */
+		if (lines == 0 && total + chars == max_chars && chars > 0) {
+			pos = next;
+			total += chars;
+			lines++;
+		}
+		break;
+	}
+	pg->start = cursor;
+	pg->end = pos;
+	pg->lines = lines;
+	pg->chars = total;
+	return (0);
+}
+
+void
+textbuf_tail(const struct textbuf *tb, size_t max_lines, size_t max_chars,
+    struct page *pg)
+{
+	const char	*d = tb->data;
+	size_t		 pos = tb->len, i, chars, lines = 0, total = 0;
+	bool		 whole;
+
+	while (lines < max_lines && pos > 0 && total < max_chars) {
+		/* Count the line ending at pos backwards, within the budget. */
+		i = pos;
+		chars = 0;
+		whole = false;
+		for (;;) {
+			if (i == 0 || (i < pos && d[i - 1] == '\n')) {
+				whole = true;
+				break;
+			}
+			if (!textbuf_is_cont(d[i - 1])) {
+				if (chars == max_chars - total)
+					break;
+				chars++;
+			}
+			i--;
+		}
+		if (!whole) {
+			/* Only a last line alone may be cut: keep its end. */
+			if (lines == 0) {
+				while (i < pos && textbuf_is_cont(d[i]))
+					i++;
+				pos = i;
+				total = chars;
+				lines = 1;
+			}
+			break;
+		}
+		pos = i;
+		total += chars;
+		lines++;
+	}
+	pg->start = pos;
+	pg->end = tb->len;
+	pg->lines = lines;
+	pg->chars = total;
+}

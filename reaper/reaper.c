@@ -1,0 +1,645 @@
+/*
+ * reaper.c — watch one program for the front.
+ *
+ * The reaper owns what must outlive any single request: the pane's output
+ * FIFO (fed by `tmux pipe-pane -O`), the program's lifetime deadline, and
+ * the launcher's control FIFO. It turns the pane's bytes into text as they
+ * come (strip.c) and streams them to the front in "text" frames, watches
+ * the bytes for the launcher's end marker (proto.h), and reports how the
+ * program ended in one "end" frame after the last text.
+ *
+ * It is a small state machine driven by one poll loop: events are frames
+ * from the front, FIFO data or EOF, the deadline, and signals. If the front
+ * goes away (EOF on fd 3), the reaper ends its program and removes its pane
+ * at once and exits: nothing outlives the front.
+ *
+ * Memory is bounded whatever the output: fixed read and strip buffers, a
+ * send queue that stops FIFO reads while it is full (tmux then holds the
+ * rest), and past the text ceiling bytes are read, counted and dropped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+
+#include "fdutil.h"
+#include "frame.h"
+#include "log.h"
+#include "proto.h"
+#include "reaper.h"
+#include "strip.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+#define REAPER_READ_CHUNK	(32u * 1024)
+#define REAPER_QUEUE_MAX	(256u * 1024)	/* stop reading the FIFO past it */
+#define REAPER_FALLBACK_MS	3000		/* after grace, give up waiting */
+
+enum reaper_state {
+	R_INIT,		/* waiting for "start" */
+	R_WAIT_PANE,	/* FIFOs made, waiting for "pane" */
+	R_RUNNING,	/* the program runs */
+	R_ENDING,	/* asked to end (lifetime or stop); waiting for marker */
+	R_HELD,		/* ended, reported; pane kept until lifetime or quit */
+	R_DONE
+};
+
+static struct {
+	enum reaper_state state;
+	const char	*end_reason;	/* END_EXPIRED or END_STOPPED */
+
+	int		 sock;
+	struct buf	 sock_in;
+	struct buf	 sock_out;
+	int		 sigfd;
+
+	char		*id;
+	char		**argv;
+	size_t		 argc;
+	char		*dir;
+	int64_t		 width, height;
+	bool		 keep_pane;
+	int64_t		 max_text;
+	char		**tmux;		/* tmux binary and socket arguments */
+	char		*out_path;
+	char		*ctl_path;
+	char		*pane;
+	pid_t		 pane_pid;
+
+	int		 out_fd;	/* the FIFO pipe-pane writes */
+	int		 ctl_fd;	/* the launcher's control FIFO */
+	struct buf	 ctl_out;
+
+	int64_t		 lifetime_deadline;
+	int64_t		 fallback_deadline;
+
+	char		 nonce[MARKER_NONCE_LEN + 1];
+	char		 prefix[sizeof MARKER_PREFIX + MARKER_NONCE_LEN + 2];
+	size_t		 prefix_len;
+	size_t		 mpos;		/* bytes of the marker matched */
+	char		 mbody[MARKER_MAX];
+	size_t		 mbody_len;
+	bool		 in_body;
+
+	struct strip	 strip;
+	int64_t		 text_sent;
+	bool		 cut;
+	int64_t		 dropped;
+} r;
+
+static char	read_buf[REAPER_READ_CHUNK];
+static char	strip_buf[STRIP_MAX_OUT(REAPER_READ_CHUNK)];
+
+static void	reaper_cleanup_exit(bool front_gone) __attribute__((noreturn));
+
+/* Queue clean text for the front, counting what the ceiling drops. */
+static void
+reaper_send_text(const char *p, size_t len)
+{
+	struct msg_out	m;
+	size_t		n;
+
+	if (len == 0)
+		return;
+	if (r.text_sent >= r.max_text) {
+		r.cut = true;
+		r.dropped += (int64_t)len;
+		return;
+	}
+	while (len > 0) {
+		n = len > PROTO_TEXT_CHUNK ? PROTO_TEXT_CHUNK : len;
+		msg_begin(&m, MSG_TEXT, 1);
+		msg_bin(&m, "b", p, n);
+		msg_end(&m, &r.sock_out);
+		r.text_sent += (int64_t)n;
+		p += n;
+		len -= n;
+	}
+}
+
+/* Strip raw pane bytes into text and queue it. */
+static void
+reaper_feed(const char *p, size_t len)
+{
+	size_t	n;
+
+	if (len == 0)
+		return;
+	n = strip_feed(&r.strip, p, len, strip_buf);
+	reaper_send_text(strip_buf, n);
+}
+
+static void
+reaper_send_ctl(const char *type, int64_t grace)
+{
+	struct msg_out	m;
+
+	if (r.ctl_fd == -1)
+		return;
+	if (strcmp(type, MSG_TERM) == 0) {
+		msg_begin(&m, type, 1);
+		msg_int(&m, "grace_ms", grace);
+	} else
+		msg_begin(&m, type, 0);
+	msg_end(&m, &r.ctl_out);
+	if (fd_flush(r.ctl_fd, &r.ctl_out) == -1)
+		buf_reset(&r.ctl_out);
+}
+
+/* Report the end to the front, after the last text. */
+static void
+reaper_send_end(const char *how, int64_t status, int64_t sig, bool lost_end,
+    const char *why)
+{
+	struct msg_out	m;
+	char		tail[16];
+	size_t		n;
+
+	n = strip_finish(&r.strip, tail);
+	reaper_send_text(tail, n);
+
+	msg_begin(&m, MSG_END, 7);
+	msg_str(&m, "how", how);
+	if (status >= 0)
+		msg_int(&m, "status", status);
+	else
+		msg_nil(&m, "status");
+	if (sig > 0)
+		msg_int(&m, "signal", sig);
+	else
+		msg_nil(&m, "signal");
+	msg_bool(&m, "lost_end", lost_end);
+	msg_bool(&m, "cut", r.cut);
+	msg_int(&m, "dropped", r.dropped);
+	msg_str(&m, "why", why);
+	msg_end(&m, &r.sock_out);
+	log_debug("%s: %s status %lld signal %lld", r.id, how,
+	    (long long)status, (long long)sig);
+}
+
+/* The marker's body is "kind;value": the program's end, all read. */
+static void
+reaper_marker(void)
+{
+	const char	*how = END_COMPLETED;
+	int64_t		 status = -1, sig = -1;
+	char		*semi, *end;
+	long		 v;
+
+	r.mbody[r.mbody_len] = '\0';
+	if ((semi = strchr(r.mbody, ';')) != NULL) {
+		*semi = '\0';
+		v = strtol(semi + 1, &end, 10);
+		if (strcmp(r.mbody, "exit") == 0)
+			status = v;
+		else if (strcmp(r.mbody, "signal") == 0)
+			sig = v;
+		else if (strcmp(r.mbody, "noexec") == 0) {
+			status = v;
+			how = END_NOT_STARTED;
+		}
+	}
+	if (r.state == R_ENDING && strcmp(how, END_NOT_STARTED) != 0)
+		how = r.end_reason;
+	reaper_send_end(how, status, sig, false, NULL);
+	if (r.keep_pane && r.lifetime_deadline > now_ms()) {
+		r.state = R_HELD;
+		r.fallback_deadline = DEADLINE_NONE;
+		return;
+	}
+	reaper_send_ctl(MSG_EXIT, 0);
+	r.state = R_DONE;
+}
+
+/*
+ * Scan raw bytes for the end marker; everything else is text. The marker
+ * starts with ESC, which appears nowhere else in it, so a failed partial
+ * match only needs its held bytes replayed as text.
+ */
+static void
+reaper_scan(const char *p, size_t len)
+{
+	const char	*esc;
+	size_t		 i = 0, run;
+	char		 c;
+
+	while (i < len && r.state != R_HELD && r.state != R_DONE) {
+		if (r.in_body) {
+			c = p[i++];
+			if (c == '\007') {
+				r.in_body = false;
+				reaper_marker();
+			} else if (r.mbody_len < sizeof r.mbody - 1)
+				r.mbody[r.mbody_len++] = c;
+			continue;
+		}
+		if (r.mpos == 0) {
+			esc = memchr(p + i, '\033', len - i);
+			run = esc == NULL ? len - i : (size_t)(esc - (p + i));
+			reaper_feed(p + i, run);
+			i += run;
+			if (esc == NULL)
+				break;
+		}
+		c = p[i];
+		if (c == r.prefix[r.mpos]) {
+			i++;
+			if (++r.mpos == r.prefix_len) {
+				r.mpos = 0;
+				r.in_body = true;
+				r.mbody_len = 0;
+			}
+			continue;
+		}
+		/* Not the marker: replay what was held, retry this byte. */
+		reaper_feed(r.prefix, r.mpos);
+		r.mpos = 0;
+		if (c != '\033') {
+			reaper_feed(&c, 1);
+			i++;
+		}
+	}
+}
+
+/* Drain the FIFO (bounded per wakeup); EOF means the pane is gone. */
+static void
+reaper_read_fifo(void)
+{
+	ssize_t	n;
+	int	rounds = 0;
+
+	while (r.out_fd != -1 && rounds++ < 8 &&
+	    r.sock_out.len < REAPER_QUEUE_MAX) {
+		n = read(r.out_fd, read_buf, sizeof read_buf);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return;
+			log_warn("%s: reading %s: %s", r.id, r.out_path,
+			    strerror(errno));
+			n = 0;
+		}
+		if (n == 0) {
+			close(r.out_fd);
+			r.out_fd = -1;
+			if (r.state == R_RUNNING || r.state == R_ENDING) {
+				/* The pane went before the end marker came. */
+				if (r.mpos > 0)
+					reaper_feed(r.prefix, r.mpos);
+				r.mpos = 0;
+				reaper_send_end(r.state == R_ENDING ?
+				    r.end_reason : END_GONE, -1, -1, true,
+				    "the pane was closed before the program's "
+				    "end was read");
+				r.state = R_DONE;
+			} else if (r.state == R_HELD)
+				r.state = R_DONE;	/* kept pane removed */
+			return;
+		}
+		log_debug("%s: %zd bytes from the pane", r.id, n);
+		if (r.state == R_RUNNING || r.state == R_ENDING)
+			reaper_scan(read_buf, (size_t)n);
+	}
+}
+
+/* Make a FIFO at path, mode 0600. */
+static int
+reaper_mkfifo(const char *path, char **cause)
+{
+	unlink(path);
+	if (mkfifo(path, 0600) == -1) {
+		xasprintf(cause, "cannot make FIFO %s: %s", path,
+		    strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+static void
+reaper_fail(const char *why)
+{
+	struct msg_out	m;
+
+	msg_begin(&m, MSG_FAIL, 1);
+	msg_str(&m, "why", why);
+	msg_end(&m, &r.sock_out);
+	r.state = R_DONE;
+}
+
+/* "start": keep the program's particulars, make the FIFOs, say ready. */
+static void
+reaper_on_start(struct msg *m)
+{
+	struct msg_out	 m2;
+	unsigned char	 rnd[MARKER_NONCE_LEN / 2];
+	char		*rundir, *cause = NULL;
+	int64_t		 lifetime = 0;
+	size_t		 i;
+
+	r.id = msg_dup_str(m, "id");
+	r.argv = msg_dup_strv(m, "argv", &r.argc);
+	r.dir = msg_dup_str(m, "dir");
+	r.tmux = msg_dup_strv(m, "tmux", NULL);
+	rundir = msg_dup_str(m, "rundir");
+	if (!msg_get_int(m, "width", &r.width))
+		r.width = 0;
+	if (!msg_get_int(m, "height", &r.height))
+		r.height = 0;
+	if (!msg_get_int(m, "max_text", &r.max_text))
+		r.max_text = INT64_MAX;
+	msg_get_int(m, "lifetime_ms", &lifetime);
+	r.keep_pane = msg_get_bool(m, "keep_pane");
+	if (r.id == NULL || r.argv == NULL || r.argc == 0 || rundir == NULL ||
+	    r.tmux == NULL || lifetime <= 0) {
+		free(rundir);
+		reaper_fail("start frame lacks a field");
+		return;
+	}
+	r.lifetime_deadline = now_ms() + lifetime;
+
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+		free(rundir);
+		reaper_fail("getrandom failed");
+		return;
+	}
+	for (i = 0; i < sizeof rnd; i++)
+		snprintf(r.nonce + 2 * i, 3, "%02x", rnd[i]);
+	r.prefix_len = (size_t)snprintf(r.prefix, sizeof r.prefix, "%s%s;",
+	    MARKER_PREFIX, r.nonce);
+
+	xasprintf(&r.out_path, "%s/%s.out", rundir, r.id);
+	xasprintf(&r.ctl_path, "%s/%s.ctl", rundir, r.id);
+	free(rundir);
+	if (reaper_mkfifo(r.out_path, &cause) == -1 ||
+	    reaper_mkfifo(r.ctl_path, &cause) == -1) {
+		reaper_fail(cause);
+		free(cause);
+		return;
+	}
+	/*
+	 * Our own read end of the output FIFO; pipe-pane's writer arrives
+	 * later. The control FIFO is opened read-write so the launcher's
+	 * open never blocks and its reads see EOF only when we are gone.
+	 */
+	r.out_fd = open(r.out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	r.ctl_fd = open(r.ctl_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (r.out_fd == -1 || r.ctl_fd == -1) {
+		xasprintf(&cause, "cannot open FIFOs in the runtime "
+		    "directory: %s", strerror(errno));
+		reaper_fail(cause);
+		free(cause);
+		return;
+	}
+	msg_begin(&m2, MSG_READY, 2);
+	msg_str(&m2, "ctl", r.ctl_path);
+	msg_str(&m2, "out", r.out_path);
+	msg_end(&m2, &r.sock_out);
+	r.state = R_WAIT_PANE;
+}
+
+/* "pane": pipe-pane is attached; open the gate with the spec. */
+static void
+reaper_on_pane(struct msg *m)
+{
+	struct msg_out	m2;
+	int64_t		pid = 0;
+
+	free(r.pane);
+	r.pane = msg_dup_str(m, "pane");
+	msg_get_int(m, "pid", &pid);
+	r.pane_pid = (pid_t)pid;
+
+	msg_begin(&m2, MSG_SPEC, 6);
+	msg_strv(&m2, "argv", r.argv, r.argc);
+	msg_str(&m2, "dir", r.dir);
+	msg_str(&m2, "nonce", r.nonce);
+	msg_int(&m2, "width", r.width);
+	msg_int(&m2, "height", r.height);
+	msg_bool(&m2, "keep", r.keep_pane);
+	msg_end(&m2, &r.ctl_out);
+	if (fd_flush(r.ctl_fd, &r.ctl_out) == -1) {
+		reaper_fail("cannot write to the launcher's control FIFO");
+		return;
+	}
+	r.state = R_RUNNING;
+}
+
+/* Ask the launcher to end the program: SIGTERM, SIGKILL after grace. */
+static void
+reaper_end_program(const char *reason, int64_t grace)
+{
+	if (r.state == R_HELD) {
+		reaper_send_ctl(MSG_EXIT, 0);
+		r.state = R_DONE;
+		return;
+	}
+	if (r.state != R_RUNNING)
+		return;
+	r.end_reason = reason;
+	r.state = R_ENDING;
+	reaper_send_ctl(MSG_TERM, grace);
+	r.fallback_deadline = now_ms() + grace + REAPER_FALLBACK_MS;
+}
+
+static void
+reaper_on_frame(struct msg *m)
+{
+	int64_t	grace = 2000;
+
+	if (msg_is(m, MSG_START) && r.state == R_INIT)
+		reaper_on_start(m);
+	else if (msg_is(m, MSG_PANE) && r.state == R_WAIT_PANE)
+		reaper_on_pane(m);
+	else if (msg_is(m, MSG_STOP)) {
+		msg_get_int(m, "grace_ms", &grace);
+		if (r.state == R_WAIT_PANE || r.state == R_INIT) {
+			reaper_send_end(END_STOPPED, -1, -1, false, NULL);
+			r.state = R_DONE;
+		} else
+			reaper_end_program(END_STOPPED, grace);
+	} else if (msg_is(m, MSG_QUIT))
+		reaper_cleanup_exit(false);
+	else
+		log_warn("%s: unexpected frame \"%s\"", r.id ? r.id : "?",
+		    m->type);
+}
+
+/*
+ * The end of the reaper. With the front gone nobody else will remove the
+ * pane, so the reaper replaces itself with `tmux kill-pane`; closing the
+ * control FIFO (by exiting) makes the launcher end the program first.
+ */
+static void
+reaper_cleanup_exit(bool front_gone)
+{
+	char	**argv;
+	size_t	  n, i;
+
+	if (r.ctl_fd != -1 && (r.state == R_RUNNING || r.state == R_ENDING))
+		reaper_send_ctl(MSG_KILL, 0);
+	if (r.out_path != NULL)
+		unlink(r.out_path);
+	if (r.ctl_path != NULL)
+		unlink(r.ctl_path);
+	if (!front_gone || r.pane == NULL || r.tmux == NULL)
+		_exit(0);
+	if (r.ctl_fd != -1)
+		close(r.ctl_fd);
+	for (n = 0; r.tmux[n] != NULL; n++)
+		;
+	argv = xcalloc(n + 4, sizeof *argv);
+	for (i = 0; i < n; i++)
+		argv[i] = r.tmux[i];
+	argv[n] = (char *)"kill-pane";
+	argv[n + 1] = (char *)"-t";
+	argv[n + 2] = r.pane;
+	execvp(argv[0], argv);
+	_exit(0);
+}
+
+static void
+reaper_read_sock(void)
+{
+	struct msg	 m;
+	char		*cause = NULL;
+	ssize_t		 n;
+	int		 ret;
+
+	n = fd_read_into(r.sock, &r.sock_in, 64 * 1024);
+	if (n == 0 || (n == -1 && errno != EAGAIN))
+		reaper_cleanup_exit(true);
+	while ((ret = frame_take(&r.sock_in, &m, &cause)) == 1) {
+		reaper_on_frame(&m);
+		msg_free(&m);
+	}
+	if (ret == -1) {
+		log_warn("bad frame from the front: %s", cause);
+		free(cause);
+		reaper_cleanup_exit(true);
+	}
+}
+
+static void
+reaper_on_deadline(void)
+{
+	int64_t	now = now_ms();
+
+	if (now >= r.lifetime_deadline &&
+	    (r.state == R_RUNNING || r.state == R_HELD))
+		reaper_end_program(END_EXPIRED, 2000);
+	else if (now >= r.lifetime_deadline && r.state == R_WAIT_PANE) {
+		reaper_send_end(END_EXPIRED, -1, -1, false, NULL);
+		r.state = R_DONE;
+	}
+	if (r.state == R_ENDING && now >= r.fallback_deadline) {
+		/* The launcher did not answer: kill its pane's process. */
+		if (r.pane_pid > 0)
+			kill(r.pane_pid, SIGKILL);
+		reaper_send_end(r.end_reason, -1, SIGKILL, true,
+		    "the launcher did not report the program's end");
+		r.state = R_DONE;
+	}
+}
+
+static int64_t
+reaper_deadline(void)
+{
+	int64_t	d = DEADLINE_NONE;
+
+	if (r.state == R_RUNNING || r.state == R_HELD ||
+	    r.state == R_WAIT_PANE)
+		d = r.lifetime_deadline;
+	if (r.state == R_ENDING)
+		d = r.fallback_deadline;
+	return (d);
+}
+
+static int
+reaper_setup(void)
+{
+	sigset_t	set;
+	struct stat	st;
+
+	memset(&r, 0, sizeof r);
+	r.sock = PROTO_REAPER_FD;
+	r.out_fd = r.ctl_fd = -1;
+	r.fallback_deadline = r.lifetime_deadline = DEADLINE_NONE;
+	if (fstat(r.sock, &st) == -1 || !S_ISSOCK(st.st_mode)) {
+		log_warn("fd %d is not a socket: this program is started by "
+		    "progmux", r.sock);
+		return (-1);
+	}
+	fd_cloexec(r.sock, 1);
+	fd_nonblock(r.sock, 1);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	r.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	strip_init(&r.strip);
+	return (0);
+}
+
+int
+reaper_main(void)
+{
+	struct msg_out	m;
+	struct pollfd	pfd[4];
+	int		n, i_sock, i_out, i_ctl, i_sig;
+
+	if (reaper_setup() == -1)
+		return (2);
+	msg_begin(&m, MSG_HELLO, 2);
+	msg_int(&m, "v", PROTO_VERSION);
+	msg_int(&m, "pid", getpid());
+	msg_end(&m, &r.sock_out);
+
+	for (;;) {
+		if (fd_flush(r.sock, &r.sock_out) == -1)
+			reaper_cleanup_exit(true);
+		if (r.state == R_DONE && r.sock_out.len == 0)
+			reaper_cleanup_exit(false);
+		if (r.ctl_fd != -1 && r.ctl_out.len > 0 &&
+		    fd_flush(r.ctl_fd, &r.ctl_out) == -1)
+			buf_reset(&r.ctl_out);
+
+		n = 0;
+		i_out = i_ctl = -1;
+		pfd[i_sock = n++] = (struct pollfd){ r.sock, POLLIN |
+		    (r.sock_out.len ? POLLOUT : 0), 0 };
+		pfd[i_sig = n++] = (struct pollfd){ r.sigfd, POLLIN, 0 };
+		if (r.out_fd != -1 && r.sock_out.len < REAPER_QUEUE_MAX &&
+		    r.state != R_WAIT_PANE && r.state != R_INIT)
+			pfd[i_out = n++] = (struct pollfd){ r.out_fd, POLLIN,
+			    0 };
+		if (r.ctl_fd != -1 && r.ctl_out.len > 0)
+			pfd[i_ctl = n++] = (struct pollfd){ r.ctl_fd, POLLOUT,
+			    0 };
+		if (poll(pfd, n, poll_timeout(reaper_deadline())) == -1) {
+			if (errno == EINTR)
+				continue;
+			log_warn("poll: %s", strerror(errno));
+			reaper_cleanup_exit(true);
+		}
+		if (pfd[i_sig].revents & POLLIN) {
+			/* Told to go by someone other than the front. */
+			reaper_cleanup_exit(true);
+		}
+		if (pfd[i_sock].revents & (POLLIN | POLLHUP | POLLERR))
+			reaper_read_sock();
+		if (i_out != -1 && pfd[i_out].revents)
+			reaper_read_fifo();
+		reaper_on_deadline();
+	}
+}

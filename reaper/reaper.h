@@ -1,0 +1,14 @@
+/*
+ * reaper.h — the per-program child of the front, and the in-pane launcher.
+ *
+ * One executable, two modes: `progmux-reaper` (fd 3 is the socket to the
+ * front) watches one program; `progmux-reaper --launch CTL` is what runs
+ * in the program's pane and starts the program itself (launch.c).
+ */
+#ifndef PROGMUX_REAPER_H
+#define PROGMUX_REAPER_H
+
+int	reaper_main(void);
+int	launch_main(const char *ctl_path);
+
+#endif

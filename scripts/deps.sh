@@ -1,0 +1,27 @@
+#!/bin/sh
+# deps.sh — install what building and testing progmux needs, if missing.
+# Debian 12 (bookworm) packages; run as root, or with sudo available.
+# Node.js and npm are used only by the end-to-end test with the official
+# MCP SDK client; the server itself needs none of it.
+set -eu
+
+need=""
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+for pkg in build-essential pkg-config libmsgpack-dev libjsmn-dev \
+    libcmocka-dev tmux clang nodejs npm; do
+	# A node and npm from elsewhere (nvm, /usr/local) will do.
+	case $pkg in
+	nodejs) command -v node >/dev/null 2>&1 && continue ;;
+	npm) command -v npm >/dev/null 2>&1 && continue ;;
+	esac
+	have_pkg "$pkg" || need="$need $pkg"
+done
+[ -z "$need" ] && exit 0
+
+echo "deps.sh: installing:$need" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >&2 || true
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $need >&2

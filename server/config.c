@@ -1,0 +1,279 @@
+/*
+ * config.c — settings from the environment, then flags.
+ *
+ * An MCP client gives a server only its environment and argv, so every
+ * setting is an environment variable first; each flag mirrors one and wins
+ * over it. libtmux's variables are honoured too, so a configuration
+ * written for libtmux's server works unchanged.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server.h"
+#include "xmalloc.h"
+
+struct config cfg;
+
+struct setting {
+	const char	*flag;		/* --flag */
+	const char	*env;		/* its variable */
+	const char	*alt_env;	/* libtmux's variable, if any */
+	int		 kind;		/* 's' string, 'i' integer, 'b' bool */
+	void		*where;
+	int64_t		 min, max;
+	const char	*dflt;
+	const char	*help;
+};
+
+static const struct setting settings[] = {
+	{ "socket-name", "PROGMUX_SOCKET_NAME", "LIBTMUX_SOCKET_NAME", 's',
+	  &cfg.socket_name, 0, 0, NULL,
+	  "tmux socket name (tmux -L); default: tmux's own default" },
+	{ "socket-path", "PROGMUX_SOCKET_PATH", "LIBTMUX_SOCKET_PATH", 's',
+	  &cfg.socket_path, 0, 0, NULL,
+	  "tmux socket path (tmux -S); wins over socket-name" },
+	{ "tmux-bin", "PROGMUX_TMUX_BIN", "LIBTMUX_TMUX_BIN", 's',
+	  &cfg.tmux_bin, 0, 0, "tmux", "the tmux binary" },
+	{ "session", "PROGMUX_SESSION", NULL, 's', &cfg.session, 0, 0,
+	  "progmux", "session that holds programs started without "
+	  "fromPaneId" },
+	{ "robust", "PROGMUX_ROBUST", NULL, 'b', &cfg.robust, 0, 1, "0",
+	  "robust mode: a private tmux server that dies with progmux" },
+	{ "wait-max-ms", "PROGMUX_WAIT_MAX_MS", NULL, 'i', &cfg.wait_max_ms,
+	  0, 3600000, "30000", "ceiling on any wait (read_program, "
+	  "run_program)" },
+	{ "output-max-bytes", "PROGMUX_OUTPUT_MAX_BYTES", NULL, 'i',
+	  &cfg.output_max_bytes, 1024, (int64_t)1 << 32, "8388608",
+	  "text kept per program; beyond it outputCut" },
+	{ "keep-ended", "PROGMUX_KEEP_ENDED", NULL, 'i', &cfg.keep_ended, 0,
+	  100000, "32", "ended programs kept readable" },
+	{ "max-programs", "PROGMUX_MAX_PROGRAMS", NULL, 'i',
+	  &cfg.max_programs, 1, 100000, "64", "programs alive at once" },
+	{ "lifetime-max-ms", "PROGMUX_LIFETIME_MAX_MS", NULL, 'i',
+	  &cfg.lifetime_max_ms, 1000, 86400000, "3600000",
+	  "ceiling on lifetimeMs" },
+};
+#define NSETTINGS (sizeof settings / sizeof settings[0])
+
+/* Set one setting from text; -1 with *cause when the value is bad. */
+static int
+config_set(const struct setting *s, const char *from, const char *v,
+    char **cause)
+{
+	char		*end;
+	long long	 n;
+
+	switch (s->kind) {
+	case 's':
+		free(*(char **)s->where);
+		*(char **)s->where = (v == NULL || *v == '\0') ? NULL :
+		    xstrdup(v);
+		return (0);
+	case 'b':
+		if (v == NULL || strcmp(v, "1") == 0 || strcmp(v, "true") == 0 ||
+		    strcmp(v, "yes") == 0 || strcmp(v, "on") == 0)
+			*(bool *)s->where = true;
+		else if (*v == '\0' || strcmp(v, "0") == 0 ||
+		    strcmp(v, "false") == 0 || strcmp(v, "no") == 0 ||
+		    strcmp(v, "off") == 0)
+			*(bool *)s->where = false;
+		else {
+			xasprintf(cause, "%s: \"%s\" is not a boolean (use 1 "
+			    "or 0)", from, v);
+			return (-1);
+		}
+		return (0);
+	default:
+		errno = 0;
+		n = v == NULL ? 0 : strtoll(v, &end, 10);
+		if (v == NULL || *v == '\0' || *end != '\0' || errno != 0 ||
+		    n < s->min || n > s->max) {
+			xasprintf(cause, "%s: \"%s\" is not a whole number "
+			    "from %lld to %lld", from, v ? v : "",
+			    (long long)s->min, (long long)s->max);
+			return (-1);
+		}
+		*(int64_t *)s->where = n;
+		return (0);
+	}
+}
+
+void
+config_usage(void)
+{
+	size_t	i;
+
+	printf("usage: progmux [--flag=value ...]\n"
+	    "An MCP server on stdio that runs programs in tmux panes.\n\n"
+	    "Each flag mirrors an environment variable; the flag wins.\n");
+	for (i = 0; i < NSETTINGS; i++) {
+		const struct setting *s = &settings[i];
+
+		printf("  --%-18s %-26s %s%s%s%s\n", s->flag, s->env, s->help,
+		    s->dflt ? " (default " : "", s->dflt ? s->dflt : "",
+		    s->dflt ? ")" : "");
+		if (s->alt_env)
+			printf("  %-20s %-26s also read, as libtmux does\n",
+			    "", s->alt_env);
+	}
+	printf("  --%-18s %-26s %s\n", "help", "", "this text");
+	printf("  --%-18s %-26s %s\n", "version", "", "print the version");
+}
+
+/* Runtime directory: private, 0700, under XDG_RUNTIME_DIR or TMPDIR. */
+static int
+config_rundir(char **cause)
+{
+	const char	*base;
+	char		*tmpl;
+
+	base = getenv("XDG_RUNTIME_DIR");
+	if (base == NULL || *base == '\0' || access(base, W_OK) != 0)
+		base = getenv("TMPDIR");
+	if (base == NULL || *base == '\0' || access(base, W_OK) != 0)
+		base = "/tmp";
+	xasprintf(&tmpl, "%s/progmux-XXXXXX", base);
+	if (mkdtemp(tmpl) == NULL) {
+		xasprintf(cause, "cannot make a runtime directory under %s: "
+		    "%s (set TMPDIR to a writable directory)", base,
+		    strerror(errno));
+		free(tmpl);
+		return (-1);
+	}
+	/* The path reaches tmux and sh -c (pipe-pane): keep it plain. */
+	if (strspn(tmpl, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789/._-") != strlen(tmpl)) {
+		xasprintf(cause, "runtime directory %s has characters other "
+		    "than letters, digits and /._- (set TMPDIR to a plain "
+		    "path)", tmpl);
+		rmdir(tmpl);
+		free(tmpl);
+		return (-1);
+	}
+	cfg.rundir = tmpl;
+	return (0);
+}
+
+/* progmux-reaper lives beside progmux. */
+static int
+config_reaper(char **cause)
+{
+	char	 self[PATH_MAX];
+	ssize_t	 n;
+	char	*slash;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) == -1) {
+		xasprintf(cause, "cannot find my own path: %s",
+		    strerror(errno));
+		return (-1);
+	}
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) != NULL)
+		*slash = '\0';
+	xasprintf(&cfg.reaper_path, "%s/progmux-reaper", self);
+	if (access(cfg.reaper_path, X_OK) != 0) {
+		xasprintf(cause, "%s is missing or not executable: install "
+		    "it beside progmux", cfg.reaper_path);
+		return (-1);
+	}
+	if (strpbrk(cfg.reaper_path, "'#;\"\\$\n") != NULL) {
+		xasprintf(cause, "%s: install progmux in a directory whose "
+		    "path has no quote, #, ;, $ or backslash",
+		    cfg.reaper_path);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Load settings: defaults, environment, then flags. Returns 0, 1 when a
+ * flag like --help was handled and the program should exit 0, or -1 with
+ * *cause for a bad value (exit 2).
+ */
+int
+config_load(int argc, char **argv, char **cause)
+{
+	const struct setting	*s;
+	const char		*v, *eq;
+	char			*name, *from;
+	size_t			 i;
+	int			 a;
+
+	memset(&cfg, 0, sizeof cfg);
+	for (i = 0; i < NSETTINGS; i++) {
+		s = &settings[i];
+		if (s->dflt && config_set(s, "default", s->dflt, cause) == -1)
+			return (-1);
+		if (s->alt_env && (v = getenv(s->alt_env)) != NULL &&
+		    *v != '\0' && config_set(s, s->alt_env, v, cause) == -1)
+			return (-1);
+		if ((v = getenv(s->env)) != NULL && *v != '\0' &&
+		    config_set(s, s->env, v, cause) == -1)
+			return (-1);
+	}
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--help") == 0 ||
+		    strcmp(argv[a], "-h") == 0) {
+			config_usage();
+			return (1);
+		}
+		if (strcmp(argv[a], "--version") == 0 ||
+		    strcmp(argv[a], "-V") == 0) {
+			printf("progmux %s\n", PROGMUX_VERSION);
+			return (1);
+		}
+		if (strncmp(argv[a], "--", 2) != 0) {
+			xasprintf(cause, "unknown argument \"%s\" (see "
+			    "progmux --help)", argv[a]);
+			return (-1);
+		}
+		eq = strchr(argv[a] + 2, '=');
+		name = eq ? xstrndup(argv[a] + 2, (size_t)(eq - argv[a] - 2)) :
+		    xstrdup(argv[a] + 2);
+		for (i = 0; i < NSETTINGS; i++)
+			if (strcmp(settings[i].flag, name) == 0)
+				break;
+		if (i == NSETTINGS) {
+			xasprintf(cause, "unknown flag --%s (see progmux "
+			    "--help)", name);
+			free(name);
+			return (-1);
+		}
+		s = &settings[i];
+		v = eq ? eq + 1 : NULL;
+		if (v == NULL && s->kind != 'b') {
+			if (a + 1 >= argc) {
+				xasprintf(cause, "--%s needs a value", name);
+				free(name);
+				return (-1);
+			}
+			v = argv[++a];
+		}
+		xasprintf(&from, "--%s", name);
+		free(name);
+		if (config_set(s, from, v, cause) == -1) {
+			free(from);
+			return (-1);
+		}
+		free(from);
+	}
+	if (cfg.socket_path != NULL) {
+		free(cfg.socket_name);
+		cfg.socket_name = NULL;
+	}
+	if (config_reaper(cause) == -1 || config_rundir(cause) == -1)
+		return (-1);
+	if (cfg.robust) {
+		/* A private server in the runtime directory, never the
+		 * person's own. */
+		free(cfg.socket_name);
+		free(cfg.socket_path);
+		cfg.socket_name = NULL;
+		xasprintf(&cfg.socket_path, "%s/tmux", cfg.rundir);
+	}
+	return (0);
+}

@@ -1,0 +1,234 @@
+/*
+ * main.c — progmux, the front: settings, start-up, and the poll loop.
+ *
+ * One loop serves everything: stdin (JSON-RPC requests), stdout (only
+ * while replies are queued), the tmux control client, every reaper's
+ * socket, and a signalfd for SIGCHLD, SIGTERM, SIGINT and SIGHUP. The
+ * poll timeout is the earliest deadline of a waiting request. Nothing in
+ * the loop blocks: a read that waits 30 s is a parked request, not a
+ * blocked call.
+ *
+ * stdin EOF or a terminating signal ends every program, removes the panes
+ * (and in robust mode the private tmux server), flushes stdout and exits 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+
+#include "fdutil.h"
+#include "log.h"
+#include "server.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+#define MAIN_EXIT_FLUSH_MS	2000	/* at most this long to say goodbye */
+
+static int	main_sigfd = -1;
+static bool	main_quit;
+
+/* Signals become readable events. */
+static void
+main_signals(void)
+{
+	sigset_t	set;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if ((main_sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) ==
+	    -1)
+		fatalx("signalfd: %s", strerror(errno));
+}
+
+static void
+main_on_signal(void)
+{
+	struct signalfd_siginfo	si;
+
+	while (read(main_sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (si.ssi_signo == SIGCHLD)
+			program_reap_children();
+		else {
+			log_debug("signal %u: exiting", si.ssi_signo);
+			main_quit = true;
+		}
+	}
+}
+
+static void
+main_read_stdin(bool *eof)
+{
+	char	buf[64 * 1024];
+	ssize_t	n;
+	int	rounds = 0;
+
+	while (rounds++ < 16) {
+		n = read(STDIN_FILENO, buf, sizeof buf);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				*eof = true;
+			return;
+		}
+		if (n == 0) {
+			*eof = true;
+			return;
+		}
+		mcp_input(buf, (size_t)n);
+	}
+}
+
+/* Say goodbye: end programs, flush what is queued, within a bound. */
+static void
+main_shutdown(void)
+{
+	struct pollfd	pfd[2];
+	int64_t		deadline = now_ms() + MAIN_EXIT_FLUSH_MS;
+	int		n;
+
+	programs_shutdown();
+	if (cfg.robust && tmux_alive())
+		tmux_command("kill-server", NULL, NULL);
+	while (now_ms() < deadline &&
+	    (mcp_output_pending() || tmux_fd_out() != -1)) {
+		n = 0;
+		if (mcp_output_pending())
+			pfd[n++] = (struct pollfd){ STDOUT_FILENO, POLLOUT, 0 };
+		if (tmux_fd_out() != -1)
+			pfd[n++] = (struct pollfd){ tmux_fd_out(), POLLOUT, 0 };
+		if (poll(pfd, n, poll_timeout(deadline)) <= 0)
+			break;
+		if (mcp_output_pending() && mcp_flush(STDOUT_FILENO) == -1)
+			break;
+		if (tmux_fd_out() != -1)
+			tmux_on_writable();
+	}
+	tmux_stop();
+	if (cfg.rundir != NULL) {
+		char	*sock;
+
+		xasprintf(&sock, "%s/tmux", cfg.rundir);
+		unlink(sock);
+		free(sock);
+		rmdir(cfg.rundir);	/* reapers remove their FIFOs */
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct pollfd	*pfd = NULL;
+	struct program	**pp = NULL, *p;
+	size_t		 cap = 0, n, i, first_prog;
+	char		*cause = NULL;
+	bool		 eof = false;
+	int		 ret, i_in, i_out, i_tin, i_tout, i_sig;
+
+	log_init("progmux");
+	/* stdout is the protocol: nothing else may write to it. */
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if ((ret = config_load(argc, argv, &cause)) != 0) {
+		if (ret == 1)
+			return (0);
+		fprintf(stderr, "progmux: %s\n", cause);
+		return (2);
+	}
+	main_signals();
+	mcp_init();
+	programs_init();
+	if (tools_init(&cause) == -1)
+		fatalx("%s", cause);
+	if (tmux_start(&cause) == -1) {
+		log_warn("%s; tools will say so until it is fixed", cause);
+		free(cause);
+		cause = NULL;
+	}
+	log_info("progmux %s on tmux %s, socket %s, %s mode, session %s, "
+	    "wait max %lld ms, output max %lld bytes, max programs %lld, "
+	    "keep ended %lld", PROGMUX_VERSION, tmux_version()[0] ?
+	    tmux_version() : "(not found)", cfg.socket_path ? cfg.socket_path :
+	    cfg.socket_name ? cfg.socket_name : "(tmux default)",
+	    cfg.robust ? "robust" : "desktop", cfg.session,
+	    (long long)cfg.wait_max_ms, (long long)cfg.output_max_bytes,
+	    (long long)cfg.max_programs, (long long)cfg.keep_ended);
+	fd_nonblock(STDIN_FILENO, 1);
+	fd_nonblock(STDOUT_FILENO, 1);
+
+	while (!main_quit && !eof) {
+		n = 5;
+		for (p = program_first(); p != NULL; p = p->next)
+			n++;
+		if (n > cap) {
+			cap = n * 2;
+			pfd = xreallocarray(pfd, cap, sizeof *pfd);
+			pp = xreallocarray(pp, cap, sizeof *pp);
+		}
+		n = 0;
+		i_tin = i_tout = -1;
+		pfd[i_sig = n++] = (struct pollfd){ main_sigfd, POLLIN, 0 };
+		pfd[i_in = n++] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
+		pfd[i_out = n++] = (struct pollfd){ STDOUT_FILENO,
+		    mcp_output_pending() ? POLLOUT : 0, 0 };
+		if (tmux_fd_in() != -1)
+			pfd[i_tin = n++] = (struct pollfd){ tmux_fd_in(),
+			    POLLIN, 0 };
+		if (tmux_fd_out() != -1)
+			pfd[i_tout = n++] = (struct pollfd){ tmux_fd_out(),
+			    POLLOUT, 0 };
+		first_prog = n;
+		for (p = program_first(); p != NULL; p = p->next) {
+			if (p->sock == -1)
+				continue;
+			pp[n] = p;
+			pfd[n++] = (struct pollfd){ p->sock, POLLIN |
+			    (p->sock_out.len ? POLLOUT : 0), 0 };
+		}
+		if (poll(pfd, n, poll_timeout(mcp_next_deadline())) == -1) {
+			if (errno == EINTR)
+				continue;
+			fatalx("poll: %s", strerror(errno));
+		}
+		if (pfd[i_sig].revents & POLLIN)
+			main_on_signal();
+		if (i_tin != -1 && pfd[i_tin].revents)
+			tmux_on_readable();
+		if (i_tout != -1 && pfd[i_tout].revents)
+			tmux_on_writable();
+		/* Reapers may be forgotten while we go: look each one up. */
+		for (i = first_prog; i < n; i++) {
+			for (p = program_first(); p != NULL; p = p->next)
+				if (p == pp[i])
+					break;
+			if (p == NULL || p->sock != pfd[i].fd)
+				continue;
+			if (pfd[i].revents & POLLOUT)
+				program_on_writable(p);
+			if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))
+				program_on_readable(p);
+		}
+		if (pfd[i_in].revents)
+			main_read_stdin(&eof);
+		mcp_run_timers();
+		if (mcp_output_pending() && mcp_flush(STDOUT_FILENO) == -1) {
+			log_debug("stdout: %s", strerror(errno));
+			break;	/* the client is gone */
+		}
+	}
+	if (eof)
+		mcp_input_eof();
+	main_shutdown();
+	free(pfd);
+	free(pp);
+	return (0);
+}

@@ -1,0 +1,591 @@
+/*
+ * mcp.c — JSON-RPC 2.0 over stdio, and the MCP methods.
+ *
+ * Input arrives in pieces from a non-blocking stdin; it is split on LF into
+ * messages (a trailing CR is dropped), each parsed with json.c. Replies go
+ * to a queue that main.c flushes when stdout is writable, so a slow client
+ * never blocks the loop. A request that cannot be answered at once (a read
+ * that waits) is parked in a list with its deadline and answered later, or
+ * dropped without a reply if the client cancels it.
+ *
+ * Errors: unparsable JSON -32700 (no id, as the id cannot be read); not a
+ * request object -32600; unknown method -32601; bad params, unknown tool
+ * or unknown pagination cursor -32602. A tool's own failures, argument
+ * validation included, are results with isError (tools.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fdutil.h"
+#include "log.h"
+#include "server.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+#define MCP_LINE_MAX	(16u * 1024 * 1024)	/* one message, in bytes */
+#define MCP_LATEST	"2025-11-25"
+
+static const char *mcp_versions[] = {
+	"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
+};
+
+/* A batch (2025-03-26 only) answers once all its requests are answered. */
+struct batch {
+	int		 outstanding;
+	struct buf	 parts;
+	bool		 any;
+};
+
+static struct {
+	struct buf	 in;
+	bool		 skipping;	/* dropping an over-long line */
+	struct buf	 out;
+	struct req	*pending;
+	char		 version[16];	/* negotiated */
+	bool		 initialized;
+	struct batch	*batch;		/* the batch being read, if any */
+} mcp;
+
+void
+mcp_init(void)
+{
+	memset(&mcp, 0, sizeof mcp);
+	strcpy(mcp.version, MCP_LATEST);
+}
+
+/* Queue one message (a JSON text without newline) for stdout. */
+void
+mcp_write_line(struct buf *b)
+{
+	buf_add(&mcp.out, b->data, b->len);
+	buf_addc(&mcp.out, '\n');
+}
+
+bool
+mcp_output_pending(void)
+{
+	return (mcp.out.len > 0);
+}
+
+int
+mcp_flush(int fd)
+{
+	return (fd_flush(fd, &mcp.out));
+}
+
+/* A reply for req goes out now, or into its batch. */
+static void
+mcp_emit(struct req *req, struct buf *msg)
+{
+	struct batch	*bt = (struct batch *)req->batch;
+
+	if (bt == NULL) {
+		mcp_write_line(msg);
+		return;
+	}
+	buf_addc(&bt->parts, bt->any ? ',' : '[');
+	buf_add(&bt->parts, msg->data, msg->len);
+	bt->any = true;
+}
+
+/* One fewer request outstanding in a batch; send it when complete. */
+static void
+mcp_batch_release(struct batch *bt)
+{
+	if (bt == NULL || --bt->outstanding > 0)
+		return;
+	if (bt->any) {
+		buf_addc(&bt->parts, ']');
+		mcp_write_line(&bt->parts);
+	}
+	buf_free(&bt->parts);
+	free(bt);
+}
+
+static struct req *
+mcp_req_new(const char *id, const char *method)
+{
+	struct req	*req;
+
+	req = xcalloc(1, sizeof *req);
+	req->id = id ? xstrdup(id) : NULL;
+	req->method = xstrdup(method);
+	req->deadline = DEADLINE_NONE;
+	if (mcp.batch != NULL) {
+		req->batch = mcp.batch;
+		mcp.batch->outstanding++;
+	}
+	return (req);
+}
+
+static void
+mcp_req_free(struct req *req)
+{
+	mcp_batch_release((struct batch *)req->batch);
+	free(req->id);
+	free(req->idkey);
+	free(req->method);
+	free(req);
+}
+
+void
+mcp_req_park(struct req *req)
+{
+	req->parked = true;
+	req->next = mcp.pending;
+	mcp.pending = req;
+}
+
+struct req *
+mcp_pending_first(void)
+{
+	return (mcp.pending);
+}
+
+/* The request is answered (or dropped): unlink and free it. */
+void
+mcp_req_done(struct req *req)
+{
+	struct req	**pp;
+
+	if (req->parked) {
+		for (pp = &mcp.pending; *pp != NULL; pp = &(*pp)->next)
+			if (*pp == req) {
+				*pp = req->next;
+				break;
+			}
+	}
+	mcp_req_free(req);
+}
+
+/* Send {"jsonrpc":"2.0","id":ID,"result":RESULT} for req. */
+void
+mcp_reply_result(struct req *req, const char *result, size_t len)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	buf_adds(&b, req->id);
+	buf_adds(&b, ",\"result\":");
+	buf_add(&b, result, len);
+	buf_addc(&b, '}');
+	mcp_emit(req, &b);
+	buf_free(&b);
+}
+
+static void
+mcp_error_msg(struct buf *b, const char *id, int code, const char *msg)
+{
+	struct jw	w;
+
+	jw_init(&w, b);
+	jw_obj_begin(&w);
+	jw_key(&w, "jsonrpc");
+	jw_str(&w, "2.0");
+	if (id != NULL) {
+		jw_key(&w, "id");
+		jw_raw(&w, id, strlen(id));
+	}
+	jw_key(&w, "error");
+	jw_obj_begin(&w);
+	jw_key(&w, "code");
+	jw_int(&w, code);
+	jw_key(&w, "message");
+	jw_str(&w, msg);
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+}
+
+/* An error reply not tied to a request object (parse errors). */
+void
+mcp_reply_error(const char *id, int code, const char *msg)
+{
+	struct buf	b = BUF_INIT;
+
+	mcp_error_msg(&b, id, code, msg);
+	if (mcp.batch != NULL) {
+		buf_addc(&mcp.batch->parts, mcp.batch->any ? ',' : '[');
+		buf_add(&mcp.batch->parts, b.data, b.len);
+		mcp.batch->any = true;
+	} else
+		mcp_write_line(&b);
+	buf_free(&b);
+}
+
+void
+mcp_req_error(struct req *req, int code, const char *msg)
+{
+	struct buf	b = BUF_INIT;
+
+	mcp_error_msg(&b, req->id, code, msg);
+	mcp_emit(req, &b);
+	buf_free(&b);
+}
+
+/* initialize: agree on a version, say what we offer. */
+static void
+mcp_initialize(struct req *req, const struct json *params)
+{
+	const struct json	*pv;
+	const char		*v = NULL;
+	struct buf		 b = BUF_INIT;
+	struct jw		 w;
+	size_t			 i;
+
+	pv = params ? json_get(params, "protocolVersion") : NULL;
+	if (pv != NULL && json_type(pv) == JSON_STRING) {
+		for (i = 0; i < sizeof mcp_versions / sizeof *mcp_versions; i++)
+			if (strcmp(json_str(pv, NULL), mcp_versions[i]) == 0)
+				v = mcp_versions[i];
+	}
+	snprintf(mcp.version, sizeof mcp.version, "%s", v ? v : MCP_LATEST);
+
+	jw_init(&w, &b);
+	jw_obj_begin(&w);
+	jw_key(&w, "protocolVersion");
+	jw_str(&w, mcp.version);
+	jw_key(&w, "capabilities");
+	jw_obj_begin(&w);
+	jw_key(&w, "tools");
+	jw_obj_begin(&w);
+	jw_key(&w, "listChanged");
+	jw_bool(&w, false);
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+	jw_key(&w, "serverInfo");
+	jw_obj_begin(&w);
+	jw_key(&w, "name");
+	jw_str(&w, "progmux");
+	jw_key(&w, "title");
+	jw_str(&w, "progmux — programs in tmux panes");
+	jw_key(&w, "version");
+	jw_str(&w, PROGMUX_VERSION);
+	jw_obj_end(&w);
+	jw_key(&w, "instructions");
+	jw_str(&w, "progmux runs programs in tmux panes and returns what they "
+	    "print as clean text. Use start_program for anything that runs "
+	    "longer than one wait (a build, a server, a test suite) and "
+	    "read_program with the returned cursor to follow its output and "
+	    "learn how it ended. argv is never parsed by a shell.");
+	jw_obj_end(&w);
+	mcp_reply_result(req, b.data, b.len);
+	buf_free(&b);
+}
+
+static void
+mcp_tools_list(struct req *req, const struct json *params)
+{
+	struct buf	 b = BUF_INIT;
+	struct jw	 w;
+
+	if (params != NULL && json_get(params, "cursor") != NULL) {
+		const struct json *c = json_get(params, "cursor");
+
+		if (json_type(c) != JSON_NULL) {
+			mcp_req_error(req, -32602, "unknown cursor: tools/list "
+			    "returns every tool in one page, so no cursor is "
+			    "valid");
+			return;
+		}
+	}
+	jw_init(&w, &b);
+	jw_obj_begin(&w);
+	jw_key(&w, "tools");
+	jw_arr_begin(&w);
+	tools_list(&w);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	mcp_reply_result(req, b.data, b.len);
+	buf_free(&b);
+}
+
+/* tools/call: check the envelope; the tool checks its arguments. */
+static void
+mcp_tools_call(struct req *req, const struct json *params)
+{
+	const struct json	*name, *args;
+
+	if (params == NULL || json_type(params) != JSON_OBJECT) {
+		mcp_req_error(req, -32602, "tools/call needs params with a "
+		    "tool name");
+		return;
+	}
+	name = json_get(params, "name");
+	args = json_get(params, "arguments");
+	if (name == NULL || json_type(name) != JSON_STRING) {
+		mcp_req_error(req, -32602, "tools/call: params.name must be "
+		    "the tool's name, a string");
+		return;
+	}
+	if (args != NULL && json_type(args) != JSON_OBJECT &&
+	    json_type(args) != JSON_NULL) {
+		mcp_req_error(req, -32602, "tools/call: params.arguments must "
+		    "be an object");
+		return;
+	}
+	if (args != NULL && json_type(args) == JSON_NULL)
+		args = NULL;
+	if (tools_call(req, json_str(name, NULL), args) == -1) {
+		struct buf	b = BUF_INIT;
+
+		buf_printf(&b, "unknown tool \"%s\": tools/list names the "
+		    "tools there are", json_str(name, NULL));
+		mcp_req_error(req, -32602, buf_cstr(&b));
+		buf_free(&b);
+		mcp_req_done(req);
+	}
+}
+
+/* A key to match a cancellation's requestId against ids, by value. */
+static char *
+mcp_id_key(const struct json *id)
+{
+	struct buf	b = BUF_INIT;
+	struct jw	w;
+
+	jw_init(&w, &b);
+	if (json_type(id) == JSON_NUMBER && json_is_integral(id))
+		buf_printf(&b, "n%.17g", json_num(id));
+	else
+		jw_value(&w, id);
+	buf_cstr(&b);
+	return (b.data);
+}
+
+static void
+mcp_cancelled(const struct json *params)
+{
+	const struct json	*rid;
+	struct req		*req;
+	char			*key;
+
+	if (params == NULL || (rid = json_get(params, "requestId")) == NULL)
+		return;
+	if (json_type(rid) != JSON_STRING && json_type(rid) != JSON_NUMBER)
+		return;
+	key = mcp_id_key(rid);
+	for (req = mcp.pending; req != NULL; req = req->next) {
+		if (req->idkey != NULL && strcmp(req->idkey, key) == 0) {
+			log_debug("request %s cancelled", req->id);
+			req->cancelled = true;
+			tools_cancel(req);
+			mcp_req_done(req);
+			break;
+		}
+	}
+	free(key);
+}
+
+/* One message: a request, a notification, or a response to ignore. */
+static void
+mcp_message(const struct json *msg)
+{
+	const struct json	*jv, *id, *method, *params;
+	const char		*m;
+	char			*idraw = NULL;
+	size_t			 len;
+	struct req		*req;
+
+	if (json_type(msg) != JSON_OBJECT) {
+		mcp_reply_error(NULL, -32600, "invalid request: a message is "
+		    "a JSON object");
+		return;
+	}
+	id = json_get(msg, "id");
+	if (id != NULL && (json_type(id) == JSON_STRING ||
+	    (json_type(id) == JSON_NUMBER))) {
+		const char *raw = json_raw(id, &len);
+
+		idraw = xstrndup(raw, len);
+	}
+	jv = json_get(msg, "jsonrpc");
+	method = json_get(msg, "method");
+	if (jv == NULL || json_type(jv) != JSON_STRING ||
+	    strcmp(json_str(jv, NULL), "2.0") != 0) {
+		mcp_reply_error(idraw, -32600, "invalid request: \"jsonrpc\" "
+		    "must be \"2.0\"");
+		free(idraw);
+		return;
+	}
+	if (method == NULL && (json_get(msg, "result") != NULL ||
+	    json_get(msg, "error") != NULL)) {
+		free(idraw);	/* a response; we send no requests */
+		return;
+	}
+	if (method == NULL || json_type(method) != JSON_STRING ||
+	    (id != NULL && idraw == NULL)) {
+		mcp_reply_error(idraw, -32600, method == NULL ||
+		    json_type(method) != JSON_STRING ?
+		    "invalid request: \"method\" must be a string" :
+		    "invalid request: \"id\" must be a string or a number");
+		free(idraw);
+		return;
+	}
+	m = json_str(method, NULL);
+	params = json_get(msg, "params");
+	if (params != NULL && json_type(params) != JSON_OBJECT &&
+	    json_type(params) != JSON_ARRAY)
+		params = NULL;
+
+	if (id == NULL) {
+		/* Notifications are never answered. */
+		if (strcmp(m, "notifications/initialized") == 0)
+			mcp.initialized = true;
+		else if (strcmp(m, "notifications/cancelled") == 0)
+			mcp_cancelled(params);
+		return;
+	}
+
+	req = mcp_req_new(idraw, m);
+	req->idkey = mcp_id_key(id);
+	free(idraw);
+	if (params != NULL && json_type(params) != JSON_OBJECT) {
+		mcp_req_error(req, -32602, "params must be an object");
+		mcp_req_done(req);
+		return;
+	}
+	if (strcmp(m, "initialize") == 0)
+		mcp_initialize(req, params);
+	else if (strcmp(m, "ping") == 0)
+		mcp_reply_result(req, "{}", 2);
+	else if (strcmp(m, "tools/list") == 0)
+		mcp_tools_list(req, params);
+	else if (strcmp(m, "tools/call") == 0) {
+		mcp_tools_call(req, params);
+		return;		/* tools own req from here */
+	} else {
+		struct buf	b = BUF_INIT;
+
+		buf_printf(&b, "method not found: %s", m);
+		mcp_req_error(req, -32601, buf_cstr(&b));
+		buf_free(&b);
+	}
+	mcp_req_done(req);
+}
+
+/* One line of input. */
+static void
+mcp_line(const char *p, size_t len)
+{
+	struct json_doc		*doc;
+	const struct json	*root;
+	char			*cause = NULL, msg[512];
+	size_t			 i, n;
+
+	while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' ||
+	    p[len - 1] == '\t'))
+		len--;
+	while (len > 0 && (*p == ' ' || *p == '\t' || *p == '\r')) {
+		p++;
+		len--;
+	}
+	if (len == 0)
+		return;
+	if ((doc = json_parse(p, len, &cause)) == NULL) {
+		snprintf(msg, sizeof msg, "parse error: %s", cause);
+		free(cause);
+		mcp_reply_error(NULL, -32700, msg);
+		return;
+	}
+	root = json_root(doc);
+	if (json_type(root) != JSON_ARRAY) {
+		mcp_message(root);
+		json_doc_free(doc);
+		return;
+	}
+	n = json_len(root);
+	if (strcmp(mcp.version, "2025-03-26") != 0 || n == 0) {
+		mcp_reply_error(NULL, -32600, n == 0 ? "invalid request: "
+		    "empty batch" : "invalid request: batches are only "
+		    "allowed with protocol version 2025-03-26");
+		json_doc_free(doc);
+		return;
+	}
+	mcp.batch = xcalloc(1, sizeof *mcp.batch);
+	mcp.batch->outstanding = 1;	/* held until every item is read */
+	for (i = 0; i < n; i++)
+		mcp_message(json_at(root, i));
+	{
+		struct batch *bt = mcp.batch;
+
+		mcp.batch = NULL;
+		mcp_batch_release(bt);
+	}
+	json_doc_free(doc);
+}
+
+/* Bytes from stdin: split into lines. */
+void
+mcp_input(const char *p, size_t len)
+{
+	const char	*nl;
+	size_t		 n;
+
+	while (len > 0) {
+		nl = memchr(p, '\n', len);
+		n = nl ? (size_t)(nl - p) : len;
+		if (mcp.skipping) {
+			if (nl != NULL)
+				mcp.skipping = false;
+		} else if (mcp.in.len + n > MCP_LINE_MAX) {
+			buf_reset(&mcp.in);
+			mcp.skipping = (nl == NULL);
+			mcp_reply_error(NULL, -32700, "message too large: a "
+			    "message may be at most 16 MiB");
+		} else if (nl == NULL)
+			buf_add(&mcp.in, p, n);
+		else if (mcp.in.len == 0)
+			mcp_line(p, n);
+		else {
+			buf_add(&mcp.in, p, n);
+			mcp_line(mcp.in.data, mcp.in.len);
+			buf_reset(&mcp.in);
+		}
+		if (nl == NULL)
+			break;
+		p += n + 1;
+		len -= n + 1;
+	}
+}
+
+/* EOF: a last line without LF still counts. */
+void
+mcp_input_eof(void)
+{
+	if (mcp.in.len > 0 && !mcp.skipping)
+		mcp_line(mcp.in.data, mcp.in.len);
+	buf_reset(&mcp.in);
+}
+
+int64_t
+mcp_next_deadline(void)
+{
+	struct req	*req;
+	int64_t		 d = DEADLINE_NONE;
+
+	for (req = mcp.pending; req != NULL; req = req->next)
+		if (req->deadline < d)
+			d = req->deadline;
+	return (d);
+}
+
+/* Answer every waiting request whose deadline has passed. */
+void
+mcp_run_timers(void)
+{
+	struct req	*req, *next;
+	int64_t		 now = now_ms();
+
+	for (req = mcp.pending; req != NULL; req = next) {
+		next = req->next;
+		if (req->deadline <= now)
+			tools_timeout(req);
+	}
+}
+
+const char *
+mcp_protocol_version(void)
+{
+	return (mcp.version);
+}

@@ -1,0 +1,497 @@
+/*
+ * program.c — the table of programs, and the front's side of each reaper.
+ *
+ * A program is created by start_program, gets a reaper (fork+exec of
+ * progmux-reaper with one end of a socketpair as its fd 3), a pane (made
+ * over the tmux control client once the reaper's FIFOs exist), and keeps
+ * its text here (textbuf.c) as the reaper streams it. It ends when the
+ * reaper reports "end", or is gone when its reaper dies first. Ended
+ * programs stay readable until stop_program, or until keep_ended later
+ * programs have ended; then they are evicted.
+ *
+ * Reapers are reaped on SIGCHLD in a loop until none is left to wait for.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "fdutil.h"
+#include "frame.h"
+#include "log.h"
+#include "proto.h"
+#include "server.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+static struct {
+	struct program	*list;
+	uint64_t	 seq;
+	uint64_t	 ended_seq;
+} pt;
+
+void
+programs_init(void)
+{
+	memset(&pt, 0, sizeof pt);
+}
+
+struct program *
+program_first(void)
+{
+	return (pt.list);
+}
+
+struct program *
+program_find(const char *id)
+{
+	struct program	*p;
+
+	for (p = pt.list; p != NULL; p = p->next)
+		if (strcmp(p->id, id) == 0)
+			return (p);
+	return (NULL);
+}
+
+/* Programs not yet ended: the ones the max-programs ceiling counts. */
+size_t
+programs_alive(void)
+{
+	struct program	*p;
+	size_t		 n = 0;
+
+	for (p = pt.list; p != NULL; p = p->next)
+		if (p->state != P_ENDED)
+			n++;
+	return (n);
+}
+
+/* A new program, at the end of the table. */
+struct program *
+program_new(void)
+{
+	struct program	*p, **pp;
+
+	p = xcalloc(1, sizeof *p);
+	p->seq = ++pt.seq;
+	xasprintf(&p->id, "p%llu", (unsigned long long)p->seq);
+	p->sock = -1;
+	p->reaper_pid = -1;
+	p->exit_status = -1;
+	p->started_ms = now_ms();
+	p->started_real = realtime_ms();
+	textbuf_init(&p->text, (size_t)cfg.output_max_bytes);
+	for (pp = &pt.list; *pp != NULL; pp = &(*pp)->next)
+		;
+	*pp = p;
+	return (p);
+}
+
+/* Send a frame with no fields but its type. */
+static void
+program_send(struct program *p, const char *type)
+{
+	struct msg_out	m;
+
+	if (p->sock == -1)
+		return;
+	msg_begin(&m, type, 0);
+	msg_end(&m, &p->sock_out);
+	program_on_writable(p);
+}
+
+/* Fork+exec the reaper and send it the program's particulars. */
+int
+program_spawn_reaper(struct program *p, char **cause)
+{
+	struct msg_out	 m;
+	sigset_t	 all, old;
+	int		 sv[2], null, sig;
+	pid_t		 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
+		xasprintf(cause, "socketpair: %s", strerror(errno));
+		return (-1);
+	}
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = fork();
+	if (pid == 0) {
+		for (sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		if ((null = open("/dev/null", O_RDWR)) != -1) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+		}
+		if (dup2(sv[1], PROTO_REAPER_FD) == -1)
+			_exit(127);
+		fd_closefrom(PROTO_REAPER_FD + 1, -1);
+		execl(cfg.reaper_path, "progmux-reaper", (char *)NULL);
+		_exit(127);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(sv[1]);
+	if (pid == -1) {
+		close(sv[0]);
+		xasprintf(cause, "cannot fork a reaper: %s", strerror(errno));
+		return (-1);
+	}
+	p->reaper_pid = pid;
+	p->sock = sv[0];
+	fd_nonblock(p->sock, 1);
+
+	msg_begin(&m, MSG_START, 10);
+	msg_str(&m, "id", p->id);
+	msg_strv(&m, "argv", p->argv, p->argc);
+	msg_str(&m, "dir", p->dir);
+	msg_int(&m, "width", p->width);
+	msg_int(&m, "height", p->height);
+	msg_int(&m, "lifetime_ms", p->lifetime_ms);
+	msg_bool(&m, "keep_pane", p->from_pane != NULL);
+	msg_int(&m, "max_text", cfg.output_max_bytes);
+	msg_str(&m, "rundir", cfg.rundir);
+	{
+		char	**tv = tmux_client_argv();
+		size_t	  n = 0;
+
+		while (tv != NULL && tv[n] != NULL)
+			n++;
+		msg_strv(&m, "tmux", tv, n);
+	}
+	msg_end(&m, &p->sock_out);
+	program_on_writable(p);
+	return (0);
+}
+
+/* Remove the pane over the control client (errors do not matter). */
+static void
+program_kill_pane(struct program *p)
+{
+	struct buf	b = BUF_INIT;
+
+	if (p->pane == NULL || p->pane_killed || !tmux_alive())
+		return;
+	p->pane_killed = true;
+	buf_adds(&b, "kill-pane -t ");
+	tmux_quote(&b, p->pane);
+	tmux_command(buf_cstr(&b), NULL, NULL);
+	buf_free(&b);
+}
+
+/* Evict the oldest ended programs past the keep_ended ceiling. */
+static void
+program_evict(void)
+{
+	struct program	*p, *oldest;
+	size_t		 ended;
+
+	for (;;) {
+		ended = 0;
+		oldest = NULL;
+		for (p = pt.list; p != NULL; p = p->next) {
+			if (p->state != P_ENDED || p->reaper_pid != -1 ||
+			    p->sock != -1)
+				continue;
+			ended++;
+			if (oldest == NULL || p->ended_seq < oldest->ended_seq)
+				oldest = p;
+		}
+		if (ended <= (size_t)cfg.keep_ended || oldest == NULL)
+			return;
+		log_debug("%s evicted", oldest->id);
+		program_forget(oldest);
+	}
+}
+
+/* The program has ended: its text is complete. */
+static void
+program_ended(struct program *p, const char *how, int64_t status, int sig,
+    bool lost_end, const char *why)
+{
+	if (p->state == P_ENDED)
+		return;
+	p->state = P_ENDED;
+	p->ended_seq = ++pt.ended_seq;
+	free(p->outcome);
+	p->outcome = xstrdup(how);
+	p->exit_status = status;
+	p->signal = sig;
+	if (status == 130 && sig == 0 && strcmp(how, "not_started") != 0) {
+		/* 130 is how a shell reports SIGINT: read it so. */
+		p->exit_status = -1;
+		p->signal = SIGINT;
+	}
+	p->lost_end = p->lost_end || lost_end;
+	if (why != NULL && p->why == NULL)
+		p->why = xstrdup(why);
+	if (p->from_pane == NULL)
+		program_kill_pane(p);
+	log_debug("%s ended: %s status %lld signal %d", p->id, how,
+	    (long long)p->exit_status, p->signal);
+	program_changed(p);
+}
+
+/* The reaper's socket is closed: it exited or died. */
+static void
+program_reaper_gone(struct program *p)
+{
+	if (p->sock != -1) {
+		close(p->sock);
+		p->sock = -1;
+	}
+	buf_free(&p->sock_in);
+	buf_free(&p->sock_out);
+	p->reaper_gone = true;
+	if (p->state != P_ENDED) {
+		if (p->start_req != NULL) {
+			struct toolres	res;
+
+			toolres_init(&res);
+			tool_error(&res, "the program could not be started: "
+			    "its reaper exited early (see progmux's stderr)");
+			p->start_req->prog = NULL;
+			tools_reply(p->start_req, &res);
+			toolres_free(&res);
+			p->start_req = NULL;
+		}
+		program_ended(p, "gone", -1, 0, true,
+		    "its reaper exited before the program's end was read");
+	}
+	program_kill_pane(p);
+	program_evict();
+}
+
+/* The reaper's "ready": its FIFOs exist; make the pane. */
+static void
+program_on_ready(struct program *p, struct msg *m)
+{
+	char	*ctl;
+
+	ctl = msg_dup_str(m, "ctl");
+	if (ctl == NULL) {
+		log_warn("%s: ready without ctl", p->id);
+		program_send(p, MSG_QUIT);
+		return;
+	}
+	program_make_pane(p, ctl);
+	free(ctl);
+}
+
+static void
+program_on_end(struct program *p, struct msg *m)
+{
+	char	*how, *why;
+	int64_t	 status = -1, sig = 0;
+
+	how = msg_dup_str(m, "how");
+	why = msg_dup_str(m, "why");
+	if (!msg_get_int(m, "status", &status))
+		status = -1;
+	if (!msg_get_int(m, "signal", &sig))
+		sig = 0;
+	if (msg_get_bool(m, "cut"))
+		p->cut = true;
+	program_ended(p, how ? how : "gone", status, (int)sig,
+	    msg_get_bool(m, "lost_end"), why);
+	free(how);
+	free(why);
+}
+
+static void
+program_on_frame(struct program *p, struct msg *m)
+{
+	const char	*b;
+	size_t		 len;
+	int64_t		 v = 0;
+
+	if (msg_is(m, MSG_TEXT)) {
+		if ((b = msg_get_bytes(m, "b", &len)) != NULL && len > 0) {
+			textbuf_append(&p->text, b, len);
+			program_changed(p);
+		}
+	} else if (msg_is(m, MSG_HELLO)) {
+		if (!msg_get_int(m, "v", &v) || v != PROTO_VERSION) {
+			log_warn("%s: reaper speaks protocol %lld, not %d",
+			    p->id, (long long)v, PROTO_VERSION);
+			program_reaper_gone(p);
+		}
+	} else if (msg_is(m, MSG_READY))
+		program_on_ready(p, m);
+	else if (msg_is(m, MSG_END))
+		program_on_end(p, m);
+	else if (msg_is(m, MSG_FAIL)) {
+		char *why = msg_dup_str(m, "why");
+
+		log_warn("%s: %s", p->id, why ? why : "reaper failed");
+		program_start_failed(p, why ? why : "the reaper failed");
+		free(why);
+	} else
+		log_warn("%s: unexpected frame \"%s\"", p->id, m->type);
+}
+
+void
+program_on_readable(struct program *p)
+{
+	struct msg	 m;
+	char		*cause = NULL;
+	ssize_t		 n;
+	int		 ret, rounds = 0;
+
+	while (p->sock != -1 && rounds++ < 16) {
+		n = fd_read_into(p->sock, &p->sock_in, 256 * 1024);
+		if (n == -1 && errno == EAGAIN)
+			break;
+		if (n <= 0) {
+			program_reaper_gone(p);
+			return;
+		}
+		while (p->sock != -1 &&
+		    (ret = frame_take(&p->sock_in, &m, &cause)) == 1) {
+			program_on_frame(p, &m);
+			msg_free(&m);
+		}
+		if (p->sock != -1 && ret == -1) {
+			log_warn("%s: bad frame from reaper: %s", p->id,
+			    cause);
+			free(cause);
+			if (p->reaper_pid > 0)
+				kill(p->reaper_pid, SIGTERM);
+			program_reaper_gone(p);
+			return;
+		}
+		if ((size_t)n < 256 * 1024)
+			break;
+	}
+}
+
+void
+program_on_writable(struct program *p)
+{
+	if (p->sock != -1 && fd_flush(p->sock, &p->sock_out) == -1)
+		buf_reset(&p->sock_out);	/* EOF will follow */
+}
+
+/* Reap every child that has exited. */
+void
+program_reap_children(void)
+{
+	struct program	*p;
+	pid_t		 pid;
+	int		 st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (tmux_reaped(pid))
+			continue;
+		for (p = pt.list; p != NULL; p = p->next)
+			if (p->reaper_pid == pid) {
+				p->reaper_pid = -1;
+				if (WIFSIGNALED(st))
+					log_warn("%s: reaper killed by signal "
+					    "%d", p->id, WTERMSIG(st));
+				break;
+			}
+	}
+	program_evict();
+}
+
+/* Free a program and its text; it is unknown from now on. */
+void
+program_forget(struct program *p)
+{
+	struct program	**pp;
+	struct req	 *req, *next;
+
+	for (req = mcp_pending_first(); req != NULL; req = next) {
+		next = req->next;
+		if (req->prog != p)
+			continue;
+		if (req->kind == REQ_READ)
+			read_program_answer(req, false);
+		else {
+			struct toolres	res;
+
+			toolres_init(&res);
+			tool_error(&res, "the program was removed before it "
+			    "started");
+			req->prog = NULL;
+			p->start_req = NULL;
+			tools_reply(req, &res);
+			toolres_free(&res);
+		}
+	}
+	if (p->sock != -1) {
+		if (p->state != P_ENDED)
+			program_send(p, MSG_QUIT);
+		close(p->sock);
+		p->sock = -1;
+	}
+	program_kill_pane(p);
+	for (pp = &pt.list; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	free(p->id);
+	strv_free(p->argv);
+	free(p->pane);
+	free(p->from_pane);
+	free(p->dir);
+	free(p->outcome);
+	free(p->why);
+	buf_free(&p->sock_in);
+	buf_free(&p->sock_out);
+	textbuf_free(&p->text);
+	free(p);
+}
+
+/* Ask the reaper to end the program (SIGTERM, SIGKILL after grace). */
+void
+program_stop(struct program *p, int64_t grace_ms)
+{
+	struct msg_out	m;
+
+	if (p->sock == -1)
+		return;
+	msg_begin(&m, MSG_STOP, 1);
+	msg_int(&m, "grace_ms", grace_ms);
+	msg_end(&m, &p->sock_out);
+	program_on_writable(p);
+}
+
+/* At exit: every program ends and its pane goes. */
+void
+programs_shutdown(void)
+{
+	struct program	*p;
+
+	for (p = pt.list; p != NULL; p = p->next) {
+		if (p->sock != -1) {
+			program_send(p, MSG_QUIT);
+			(void)fd_flush(p->sock, &p->sock_out);
+		}
+		program_kill_pane(p);
+	}
+}
+
+const char *
+signal_name(int sig)
+{
+	static char	 buf[16];
+	const char	*abbrev;
+
+	if (sig <= 0)
+		return (NULL);
+	if ((abbrev = sigabbrev_np(sig)) != NULL) {
+		snprintf(buf, sizeof buf, "SIG%s", abbrev);
+		return (buf);
+	}
+	snprintf(buf, sizeof buf, "SIG%d", sig);
+	return (buf);
+}

@@ -1,0 +1,187 @@
+/*
+ * server.h — the front process: declarations shared by server/ files.
+ *
+ * The front is one single-threaded poll loop (main.c) over stdin, stdout,
+ * the tmux control client (tmux.c), a signalfd and one socket per reaper
+ * (program.c). mcp.c speaks JSON-RPC, tools.c holds the tool table built
+ * from the embedded schemas, and the tool_*.c files implement the tools.
+ * Requests that cannot be answered at once (a read that waits, a start
+ * waiting for tmux) stay in mcp.c's table until answered or cancelled.
+ */
+#ifndef PROGMUX_SERVER_H
+#define PROGMUX_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "json.h"
+#include "textbuf.h"
+
+/* config.c */
+struct config {
+	char		*tmux_bin;		/* LIBTMUX_TMUX_BIN or "tmux" */
+	char		*socket_name;		/* -L */
+	char		*socket_path;		/* -S */
+	char		*session;		/* PROGMUX_SESSION */
+	bool		 robust;
+	int64_t		 wait_max_ms;		/* PROGMUX_WAIT_MAX_MS */
+	int64_t		 output_max_bytes;	/* PROGMUX_OUTPUT_MAX_BYTES */
+	int64_t		 keep_ended;		/* PROGMUX_KEEP_ENDED */
+	int64_t		 max_programs;		/* PROGMUX_MAX_PROGRAMS */
+	int64_t		 lifetime_max_ms;	/* PROGMUX_LIFETIME_MAX_MS */
+	char		*reaper_path;		/* progmux-reaper beside us */
+	char		*rundir;		/* private runtime directory */
+};
+extern struct config cfg;
+
+int	config_load(int argc, char **argv, char **cause);
+void	config_usage(void);
+
+/* mcp.c — requests and replies */
+struct req {
+	char		*id;		/* raw JSON text of the id, echoed */
+	char		*idkey;		/* the id by value, for cancellation */
+	char		*method;
+	void		*batch;		/* the batch it came in, if any */
+	bool		 parked;	/* in the pending list */
+	bool		 cancelled;
+	int64_t		 deadline;	/* for waiting requests */
+	int		 kind;		/* REQ_* while it waits */
+	struct program	*prog;		/* what it waits on */
+	int64_t		 cursor;
+	int64_t		 max_lines;
+	int64_t		 timeout_ms;	/* effective */
+	struct req	*next;		/* in mcp's pending list */
+};
+#define REQ_NONE	0
+#define REQ_READ	1	/* read_program waiting for text or end */
+#define REQ_START	2	/* start_program waiting for tmux */
+
+void	mcp_init(void);
+void	mcp_input(const char *, size_t);	/* bytes from stdin */
+void	mcp_input_eof(void);
+bool	mcp_output_pending(void);
+int	mcp_flush(int fd);
+void	mcp_write_line(struct buf *);	/* queue one message (adds \n) */
+struct req *mcp_pending_first(void);
+void	mcp_req_park(struct req *);	/* keep it until answered */
+void	mcp_req_done(struct req *);	/* unlink and free */
+int64_t	mcp_next_deadline(void);
+void	mcp_run_timers(void);
+void	mcp_reply_error(const char *id, int code, const char *msg);
+void	mcp_reply_result(struct req *, const char *result, size_t len);
+void	mcp_req_error(struct req *, int code, const char *msg);
+const char *mcp_protocol_version(void);
+
+/* tools.c */
+struct toolres {
+	struct buf	 sc;		/* structuredContent, a JSON object */
+	struct jw	 w;
+	struct buf	 text;		/* the human-readable text block */
+	bool		 is_error;
+};
+void	toolres_init(struct toolres *);
+void	toolres_free(struct toolres *);
+void	tool_error(struct toolres *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+int	tools_init(char **cause);
+void	tools_list(struct jw *);
+/* Returns 0 and answers (now or later); -1 if no such tool. */
+int	tools_call(struct req *, const char *name, const struct json *args);
+void	tools_reply(struct req *, struct toolres *);
+void	tools_cancel(struct req *);	/* the client gave up on it */
+void	tools_timeout(struct req *);	/* its deadline passed */
+int64_t	arg_int(const struct json *, const char *, int64_t dflt);
+bool	arg_bool(const struct json *, const char *, bool dflt);
+const char *arg_str(const struct json *, const char *, size_t *len);
+
+/* tool_program.c — start_program, read_program */
+void	tool_start_program(struct req *, const struct json *);
+void	tool_read_program(struct req *, const struct json *);
+void	read_program_answer(struct req *, bool timed_out);
+
+/* tmux.c — the control-mode client */
+typedef void (*tmux_cb)(void *arg, bool ok, const char *out, size_t len);
+int	tmux_start(char **cause);
+void	tmux_stop(void);
+bool	tmux_alive(void);
+const char *tmux_failure(void);
+int	tmux_fd_in(void);		/* read tmux's output */
+int	tmux_fd_out(void);		/* -1 unless commands are queued */
+void	tmux_on_readable(void);
+void	tmux_on_writable(void);
+/* Queue a command line (already quoted); cb gets its output. */
+void	tmux_command(const char *line, tmux_cb, void *arg);
+/* Quote one word for tmux's command parser. */
+void	tmux_quote(struct buf *, const char *);
+char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
+const char *tmux_version(void);
+bool	tmux_reaped(pid_t);
+
+/* program.c — the table of programs and their reapers */
+enum prog_state {
+	P_STARTING,	/* reaper up, pane being made */
+	P_RUNNING,
+	P_ENDED		/* end reported; text complete */
+};
+
+struct program {
+	char		*id;
+	uint64_t	 seq;
+	char		**argv;
+	size_t		 argc;
+	char		*pane;		/* "%N" once known */
+	pid_t		 pane_pid;
+	char		*from_pane;
+	bool		 split;
+	char		*dir;
+	int64_t		 width, height;
+	int64_t		 lifetime_ms;
+	int64_t		 started_ms;	/* monotonic */
+	int64_t		 started_real;	/* wall clock, for list_programs */
+	enum prog_state	 state;
+
+	pid_t		 reaper_pid;
+	int		 sock;
+	struct buf	 sock_in;
+	struct buf	 sock_out;
+	bool		 reaper_gone;
+	bool		 pane_killed;
+
+	struct textbuf	 text;
+	char		*outcome;	/* once ended: END_* */
+	int64_t		 exit_status;	/* -1: none */
+	int		 signal;	/* 0: none */
+	bool		 lost_end;
+	bool		 cut;
+	char		*why;
+
+	struct req	*start_req;	/* start_program waiting on this */
+	uint64_t	 ended_seq;	/* order of ending, for eviction */
+	struct program	*next;
+};
+
+void		 programs_init(void);
+struct program	*program_find(const char *id);
+struct program	*program_first(void);
+size_t		 programs_alive(void);
+struct program	*program_new(void);
+int		 program_spawn_reaper(struct program *, char **cause);
+void		 program_on_readable(struct program *);
+void		 program_on_writable(struct program *);
+void		 program_reap_children(void);
+void		 program_forget(struct program *);
+void		 program_stop(struct program *, int64_t grace_ms);
+void		 programs_shutdown(void);
+bool		 programs_idle(void);
+/* Called by program.c when text arrives or the program ends. */
+void		 program_changed(struct program *);
+const char	*signal_name(int);
+void		 program_make_pane(struct program *, const char *ctl);
+void		 program_start_failed(struct program *, const char *why);
+
+#endif

@@ -1,0 +1,437 @@
+/*
+ * tmux.c — one persistent control-mode client to the tmux server.
+ *
+ * Starting a tmux client process costs 10-40 ms; a command over a control
+ * client about 0.1 ms. So the front keeps one `tmux -C` client, attached
+ * to its own session (created if missing, with the server if need be), and
+ * sends every command over it, one command per line. tmux answers each in
+ * order with a %begin ... %end (or %error) block whose flags say it came
+ * from this client; the callbacks queued here are matched in order. Output
+ * notifications are turned off (refresh-client -f no-output): text comes
+ * through pipe-pane, not here.
+ *
+ * Client text never reaches this parser unquoted: tmux_quote() makes one
+ * word of anything, and the values in commands are ours (pane ids that
+ * passed ^%\d+$, numbers, fixed paths).
+ *
+ * If the client exits (the server was killed, the session removed), every
+ * queued command fails and the next command starts a new client.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "fdutil.h"
+#include "frame.h"
+#include "log.h"
+#include "server.h"
+#include "xmalloc.h"
+
+struct tmux_cmd {
+	tmux_cb		 cb;
+	void		*arg;
+	struct tmux_cmd	*next;
+};
+
+static struct {
+	pid_t		 pid;
+	int		 in;		/* we read tmux's stdout */
+	int		 out;		/* we write tmux's stdin */
+	struct buf	 rbuf;
+	struct buf	 wbuf;
+	struct tmux_cmd	*head, *tail;	/* awaiting their blocks */
+	bool		 in_block;
+	bool		 ours;		/* the block answers our command */
+	struct buf	 block;
+	bool		 alive;
+	bool		 ready;		/* tmux has spoken: commands may go */
+	unsigned	 gen;		/* bumped when a client dies */
+	char		*failure;	/* why it is not alive */
+	char		 version[32];
+	char		**argv;		/* tmux + socket arguments */
+} tm = { .pid = -1, .in = -1, .out = -1 };
+
+const char *
+tmux_version(void)
+{
+	return (tm.version);
+}
+
+bool
+tmux_alive(void)
+{
+	return (tm.alive);
+}
+
+const char *
+tmux_failure(void)
+{
+	return (tm.failure ? tm.failure : "tmux is not running");
+}
+
+int
+tmux_fd_in(void)
+{
+	return (tm.in);
+}
+
+int
+tmux_fd_out(void)
+{
+	return (tm.wbuf.len > 0 && tm.ready ? tm.out : -1);
+}
+
+char **
+tmux_client_argv(void)
+{
+	return (tm.argv);
+}
+
+/* Quote one word for tmux's command parser. */
+void
+tmux_quote(struct buf *b, const char *s)
+{
+	const char	*p;
+
+	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
+	    "opqrstuvwxyz0123456789%@=:/._,+-") == strlen(s)) {
+		buf_adds(b, s);
+		return;
+	}
+	if (strchr(s, '\'') == NULL && strpbrk(s, "\n\r") == NULL) {
+		buf_addc(b, '\'');
+		buf_adds(b, s);
+		buf_addc(b, '\'');
+		return;
+	}
+	buf_addc(b, '"');
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '\n')
+			buf_adds(b, "\\n");
+		else if (*p == '\r')
+			buf_adds(b, "\\r");
+		else {
+			if (strchr("\"\\$~#", *p) != NULL)
+				buf_addc(b, '\\');
+			buf_addc(b, *p);
+		}
+	}
+	buf_addc(b, '"');
+}
+
+/* Run `tmux -V` and keep the version; refuse tmux older than 3.2a. */
+static int
+tmux_check_version(char **cause)
+{
+	char	 out[128], *p;
+	int	 fds[2], st, major = 0, minor = 0;
+	ssize_t	 n, got = 0;
+	pid_t	 pid;
+
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", strerror(errno));
+		return (-1);
+	}
+	if ((pid = fork()) == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
+		execlp(cfg.tmux_bin, cfg.tmux_bin, "-V", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (pid > 0 && (size_t)got < sizeof out - 1 &&
+	    (n = read(fds[0], out + got, sizeof out - 1 - (size_t)got)) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		got += n;
+	}
+	out[got] = '\0';
+	close(fds[0]);
+	if (pid == -1 || waitpid(pid, &st, 0) == -1 || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
+		xasprintf(cause, "cannot run %s: install tmux 3.2a or newer "
+		    "(apt-get install tmux) or set PROGMUX_TMUX_BIN",
+		    cfg.tmux_bin);
+		return (-1);
+	}
+	out[strcspn(out, "\n")] = '\0';
+	for (p = out; *p != '\0' && (*p < '0' || *p > '9'); p++)
+		;
+	if (sscanf(p, "%d.%d", &major, &minor) < 2)
+		major = minor = 0;
+	snprintf(tm.version, sizeof tm.version, "%.31s", p);
+	if (major < 3 || (major == 3 && minor < 2)) {
+		xasprintf(cause, "%s is \"%s\"; progmux needs tmux 3.2a or "
+		    "newer", cfg.tmux_bin, out);
+		return (-1);
+	}
+	return (0);
+}
+
+/* The client's argv prefix: binary and socket. */
+static void
+tmux_build_argv(void)
+{
+	size_t	n = 0;
+
+	strv_free(tm.argv);
+	tm.argv = xcalloc(4, sizeof *tm.argv);
+	tm.argv[n++] = xstrdup(cfg.tmux_bin);
+	if (cfg.socket_path != NULL) {
+		tm.argv[n++] = xstrdup("-S");
+		tm.argv[n++] = xstrdup(cfg.socket_path);
+	} else if (cfg.socket_name != NULL) {
+		tm.argv[n++] = xstrdup("-L");
+		tm.argv[n++] = xstrdup(cfg.socket_name);
+	}
+}
+
+/* Start the control client (and with it the server and session). */
+int
+tmux_start(char **cause)
+{
+	int	 in[2], out[2];
+	char	*argv[16];
+	size_t	 n = 0, i;
+
+	if (tm.alive)
+		return (0);
+	if (tm.version[0] == '\0' && tmux_check_version(cause) == -1) {
+		free(tm.failure);
+		tm.failure = xstrdup(*cause);
+		return (-1);
+	}
+	tmux_build_argv();
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", strerror(errno));
+		return (-1);
+	}
+	for (i = 0; tm.argv[i] != NULL; i++)
+		argv[n++] = tm.argv[i];
+	if (cfg.robust) {
+		argv[n++] = (char *)"-f";
+		argv[n++] = (char *)"/dev/null";
+	}
+	argv[n++] = (char *)"-C";
+	argv[n++] = (char *)"new-session";
+	argv[n++] = (char *)"-A";
+	argv[n++] = (char *)"-s";
+	argv[n++] = cfg.session;
+	argv[n] = NULL;
+
+	if ((tm.pid = fork()) == -1) {
+		xasprintf(cause, "fork: %s", strerror(errno));
+		return (-1);
+	}
+	if (tm.pid == 0) {
+		sigset_t	set;
+
+		sigemptyset(&set);
+		sigprocmask(SIG_SETMASK, &set, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		dup2(out[0], STDIN_FILENO);
+		dup2(in[1], STDOUT_FILENO);
+		setsid();	/* no terminal: our stdin is the protocol */
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(out[0]);
+	close(in[1]);
+	tm.in = in[0];
+	tm.out = out[1];
+	fd_nonblock(tm.in, 1);
+	fd_nonblock(tm.out, 1);
+	tm.alive = true;
+	tm.ready = false;
+	tm.in_block = false;
+	buf_reset(&tm.rbuf);
+	buf_reset(&tm.wbuf);
+	free(tm.failure);
+	tm.failure = NULL;
+	tmux_command("refresh-client -f no-output,ignore-size", NULL, NULL);
+	log_debug("control client %ld on %s", (long)tm.pid,
+	    cfg.socket_path ? cfg.socket_path : cfg.socket_name ?
+	    cfg.socket_name : "the default socket");
+	return (0);
+}
+
+/* The client is gone: fail what waits, close up. */
+static void
+tmux_dead(const char *why)
+{
+	struct tmux_cmd	*c;
+
+	if (!tm.alive)
+		return;
+	log_warn("tmux control client ended: %s", why);
+	tm.alive = false;
+	tm.gen++;
+	free(tm.failure);
+	xasprintf(&tm.failure, "the tmux server went away (%s); the next "
+	    "start_program starts it again", why);
+	close(tm.in);
+	close(tm.out);
+	tm.in = tm.out = -1;
+	if (tm.pid > 0)
+		kill(tm.pid, SIGTERM);
+	tm.pid = -1;
+	while ((c = tm.head) != NULL) {
+		tm.head = c->next;
+		if (c->cb != NULL)
+			c->cb(c->arg, false, tm.failure, strlen(tm.failure));
+		free(c);
+	}
+	tm.tail = NULL;
+}
+
+void
+tmux_stop(void)
+{
+	if (tm.alive)
+		tmux_dead("progmux is exiting");
+}
+
+void
+tmux_command(const char *line, tmux_cb cb, void *arg)
+{
+	struct tmux_cmd	*c;
+	char		*cause = NULL;
+
+	if (!tm.alive && tmux_start(&cause) == -1) {
+		if (cb != NULL)
+			cb(arg, false, cause, strlen(cause));
+		free(cause);
+		return;
+	}
+	log_debug("> %s", line);
+	c = xcalloc(1, sizeof *c);
+	c->cb = cb;
+	c->arg = arg;
+	if (tm.tail != NULL)
+		tm.tail->next = c;
+	else
+		tm.head = c;
+	tm.tail = c;
+	buf_adds(&tm.wbuf, line);
+	buf_addc(&tm.wbuf, '\n');
+	tmux_on_writable();
+}
+
+void
+tmux_on_writable(void)
+{
+	/* Commands sent before the client is attached fail: wait. */
+	if (tm.alive && tm.ready && fd_flush(tm.out, &tm.wbuf) == -1)
+		tmux_dead(strerror(errno));
+}
+
+/* A whole block: hand it to the oldest command. */
+static void
+tmux_block_done(bool ok)
+{
+	struct tmux_cmd	*c;
+
+	if ((c = tm.head) == NULL) {
+		log_warn("tmux answered a command we did not send");
+		return;
+	}
+	tm.head = c->next;
+	if (tm.head == NULL)
+		tm.tail = NULL;
+	if (tm.block.len > 0 && tm.block.data[tm.block.len - 1] == '\n')
+		tm.block.len--;
+	log_debug("< %s %.*s", ok ? "ok" : "error", (int)tm.block.len,
+	    tm.block.data ? tm.block.data : "");
+	if (c->cb != NULL)
+		c->cb(c->arg, ok, buf_cstr(&tm.block), tm.block.len);
+	free(c);
+}
+
+/* One line of control-mode output. */
+static void
+tmux_line(char *line, size_t len)
+{
+	unsigned long	t, num;
+	int		flags;
+
+	if (tm.in_block) {
+		if ((strncmp(line, "%end ", 5) == 0 ||
+		    strncmp(line, "%error ", 7) == 0) &&
+		    sscanf(line + (line[1] == 'e' && line[2] == 'n' ? 5 : 7),
+		    "%lu %lu %d", &t, &num, &flags) == 3) {
+			tm.in_block = false;
+			if (tm.ours)
+				tmux_block_done(line[2] == 'n');
+			return;
+		}
+		if (tm.ours) {
+			buf_add(&tm.block, line, len);
+			buf_addc(&tm.block, '\n');
+		}
+		return;
+	}
+	if (strncmp(line, "%begin ", 7) == 0 &&
+	    sscanf(line + 7, "%lu %lu %d", &t, &num, &flags) == 3) {
+		tm.in_block = true;
+		tm.ours = (flags & 1) != 0;
+		buf_reset(&tm.block);
+		return;
+	}
+	if (strncmp(line, "%exit", 5) == 0)
+		tmux_dead(len > 6 ? line + 6 : "the session or server ended");
+	/* Other notifications are not ours to act on. */
+}
+
+void
+tmux_on_readable(void)
+{
+	ssize_t	 n;
+	char	 *nl, *p;
+	size_t	  used;
+	unsigned  gen;
+
+	n = fd_read_into(tm.in, &tm.rbuf, 64 * 1024);
+	if (n == -1 && errno == EAGAIN)
+		return;
+	if (n <= 0) {
+		tmux_dead(n == 0 ? "it closed its output" : strerror(errno));
+		return;
+	}
+	p = tm.rbuf.data;
+	used = 0;
+	gen = tm.gen;
+	while (tm.alive && tm.gen == gen &&
+	    (nl = memchr(p + used, '\n', tm.rbuf.len - used)) != NULL) {
+		*nl = '\0';
+		tmux_line(p + used, (size_t)(nl - (p + used)));
+		used = (size_t)(nl - p) + 1;
+	}
+	if (tm.alive && tm.gen == gen)
+		buf_drain(&tm.rbuf, used);
+	if (tm.alive && !tm.ready && tm.gen == gen &&
+	    tm.rbuf.len == 0 && !tm.in_block) {
+		/* The attach block is over: the client is attached. */
+		tm.ready = true;
+		tmux_on_writable();
+	}
+}
+
+/* Reap the control client if it was ours and has exited. */
+bool
+tmux_reaped(pid_t pid)
+{
+	if (pid != tm.pid)
+		return (false);
+	tm.pid = -1;
+	if (tm.alive)
+		tmux_dead("it exited");
+	return (true);
+}

@@ -1,0 +1,613 @@
+/*
+ * client.c — a small MCP client over pipes, for tests and benchmarks.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "client.h"
+#include "jschema.h"
+#include "xmalloc.h"
+
+int64_t
+pmx_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+static char *
+read_file(const char *path, size_t *len)
+{
+	struct buf	b = BUF_INIT;
+	char		chunk[65536];
+	ssize_t		n;
+	int		fd;
+
+	if ((fd = open(path, O_RDONLY)) == -1)
+		return (NULL);
+	while ((n = read(fd, chunk, sizeof chunk)) > 0)
+		buf_add(&b, chunk, (size_t)n);
+	close(fd);
+	*len = b.len;
+	buf_cstr(&b);
+	return (b.data);
+}
+
+/* Load schemas/*.json (tests run from the repository's root). */
+static void
+pmx_load_schemas(struct pmx *c)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[512], *text;
+	size_t		 len;
+
+	if ((d = opendir("schemas")) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && c->nschemas < 16) {
+		if (strstr(de->d_name, ".json") == NULL)
+			continue;
+		snprintf(path, sizeof path, "schemas/%s", de->d_name);
+		if ((text = read_file(path, &len)) == NULL)
+			continue;
+		c->schemas[c->nschemas] = json_parse(text, len, NULL);
+		if (c->schemas[c->nschemas] != NULL)
+			c->nschemas++;
+		free(text);
+	}
+	closedir(d);
+}
+
+static const struct json *
+pmx_output_schema(struct pmx *c, const char *tool)
+{
+	const struct json	*root, *name;
+	int			 i;
+
+	for (i = 0; i < c->nschemas; i++) {
+		root = json_root(c->schemas[i]);
+		name = json_get(root, "name");
+		if (name != NULL && strcmp(json_str(name, NULL), tool) == 0)
+			return (json_get(root, "outputSchema"));
+	}
+	return (NULL);
+}
+
+/* Run argv to completion; stdout captured. */
+static char *
+run_capture(char **argv, int *status)
+{
+	struct buf	 b = BUF_INIT;
+	char		 chunk[4096];
+	int		 fds[2], st;
+	ssize_t		 n;
+	pid_t		 pid;
+
+	if (pipe(fds) == -1)
+		return (NULL);
+	if ((pid = fork()) == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(fds[1], 1);
+		dup2(null, 2);
+		close(fds[0]);
+		close(fds[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], chunk, sizeof chunk)) > 0)
+		buf_add(&b, chunk, (size_t)n);
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	buf_cstr(&b);
+	return (b.data);
+}
+
+char *
+pmx_tmux(struct pmx *c, ...)
+{
+	char	*argv[64], *out;
+	va_list	 ap;
+	int	 n = 0, st;
+
+	argv[n++] = (char *)"tmux";
+	argv[n++] = (char *)"-S";
+	argv[n++] = c->sock;
+	va_start(ap, c);
+	while (n < 63 && (argv[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	out = run_capture(argv, &st);
+	if (st != 0) {
+		free(out);
+		return (NULL);
+	}
+	return (out);
+}
+
+static int
+pmx_mkdir(struct pmx *c)
+{
+	memset(c, 0, sizeof *c);
+	c->pid = -1;
+	c->to = c->from = c->err = -1;
+	snprintf(c->dir, sizeof c->dir, "/tmp/progmux-test-%ld-XXXXXX",
+	    (long)getpid());
+	if (mkdtemp(c->dir) == NULL)
+		return (-1);
+	snprintf(c->sock, sizeof c->sock, "%s/tmux.sock", c->dir);
+	pmx_load_schemas(c);
+	return (0);
+}
+
+int
+pmx_open(struct pmx *c, const char *const *env)
+{
+	char	*out;
+
+	if (pmx_mkdir(c) == -1)
+		return (-1);
+	/* A private server with a session of its own, no user config. */
+	out = pmx_tmux(c, "-f", "/dev/null", "new-session", "-d", "-s",
+	    "base", "-x", "80", "-y", "24", NULL);
+	if (out == NULL)
+		return (-1);
+	free(out);
+	c->own_tmux = true;
+	return (pmx_spawn(c, env, true));
+}
+
+int
+pmx_open_no_tmux(struct pmx *c, const char *const *env)
+{
+	if (pmx_mkdir(c) == -1)
+		return (-1);
+	return (pmx_spawn(c, env, true));
+}
+
+int
+pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
+{
+	int		 in[2], out[2], err[2];
+	char		 sockenv[400];
+	struct json_doc	*d;
+	int64_t		 id;
+
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1 ||
+	    pipe2(err, O_CLOEXEC) == -1)
+		return (-1);
+	snprintf(sockenv, sizeof sockenv, "PROGMUX_SOCKET_PATH=%s", c->sock);
+	if ((c->pid = fork()) == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		unsetenv("TMUX");
+		unsetenv("TMUX_PANE");
+		unsetenv("PROGMUX_SOCKET_NAME");
+		unsetenv("LIBTMUX_SOCKET_NAME");
+		unsetenv("LIBTMUX_SOCKET_PATH");
+		putenv(sockenv);
+		setenv("TMPDIR", c->dir, 1);
+		for (; env != NULL && *env != NULL; env++)
+			putenv((char *)*env);
+		execl("build/progmux", "progmux", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	c->to = in[1];
+	c->from = out[0];
+	c->err = err[0];
+	fcntl(c->err, F_SETFL, O_NONBLOCK);
+	fcntl(c->from, F_SETFL, O_NONBLOCK);
+	buf_reset(&c->rbuf);
+	if (!initialize)
+		return (0);
+	id = pmx_send(c, "initialize", "{\"protocolVersion\":\"2025-06-18\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"progmux-tests\","
+	    "\"version\":\"1\"}}");
+	if ((d = pmx_wait(c, id, 10000)) == NULL)
+		return (-1);
+	json_doc_free(d);
+	pmx_send_raw(c, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}", 54);
+	return (0);
+}
+
+static void
+pmx_drain_err(struct pmx *c)
+{
+	char	chunk[4096];
+	ssize_t	n;
+
+	if (c->err == -1)
+		return;
+	while ((n = read(c->err, chunk, sizeof chunk)) > 0)
+		buf_add(&c->errlog, chunk, (size_t)n);
+}
+
+int
+pmx_wait_exit(struct pmx *c, int ms)
+{
+	int64_t	deadline = pmx_now_ms() + ms;
+	int	st;
+	pid_t	r;
+
+	if (c->pid == -1)
+		return (-1);
+	while ((r = waitpid(c->pid, &st, WNOHANG)) == 0 &&
+	    pmx_now_ms() < deadline) {
+		pmx_drain_err(c);
+		poll(NULL, 0, 5);
+	}
+	if (r != c->pid)
+		return (-1);
+	c->pid = -1;
+	return (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
+int
+pmx_close(struct pmx *c)
+{
+	char	*out, cmd[600];
+	int	 st = 0, i;
+
+	if (c->to != -1)
+		close(c->to);
+	c->to = -1;
+	if (c->pid != -1 && (st = pmx_wait_exit(c, 5000)) == -1) {
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, NULL, 0);
+		c->pid = -1;
+	}
+	pmx_drain_err(c);
+	if (getenv("PMX_SHOW_STDERR") != NULL && c->errlog.len > 0)
+		fprintf(stderr, "--- progmux stderr ---\n%.*s\n",
+		    (int)c->errlog.len, c->errlog.data);
+	if (c->from != -1)
+		close(c->from);
+	if (c->err != -1)
+		close(c->err);
+	c->from = c->err = -1;
+	if ((out = pmx_tmux(c, "kill-server", NULL)) != NULL)
+		free(out);
+	for (i = 0; i < c->nschemas; i++)
+		json_doc_free(c->schemas[i]);
+	c->nschemas = 0;
+	buf_free(&c->rbuf);
+	buf_free(&c->errlog);
+	if (c->dir[0] != '\0' && strncmp(c->dir, "/tmp/progmux-test-", 18) ==
+	    0) {
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", c->dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", c->dir);
+	}
+	return (st);
+}
+
+void
+pmx_send_raw(struct pmx *c, const char *line, size_t len)
+{
+	struct buf	b = BUF_INIT;
+	size_t		off = 0;
+	ssize_t		n;
+	struct pollfd	pfd;
+
+	buf_add(&b, line, len);
+	buf_addc(&b, '\n');
+	while (off < b.len) {
+		n = write(c->to, b.data + off, b.len - off);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				pfd = (struct pollfd){ c->to, POLLOUT, 0 };
+				poll(&pfd, 1, 100);
+				continue;
+			}
+			break;
+		}
+		off += (size_t)n;
+	}
+	buf_free(&b);
+}
+
+int64_t
+pmx_send(struct pmx *c, const char *method, const char *params)
+{
+	struct buf	b = BUF_INIT;
+	int64_t		id = ++c->next_id;
+
+	buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\"",
+	    (long long)id, method);
+	if (params != NULL)
+		buf_printf(&b, ",\"params\":%s", params);
+	buf_addc(&b, '}');
+	pmx_send_raw(c, b.data, b.len);
+	buf_free(&b);
+	return (id);
+}
+
+/* Lines already read but not yet claimed. */
+struct held {
+	struct json_doc	*doc;
+	struct held	*next;
+};
+static struct held	*held_list;
+
+/* Read one line (up to ms). */
+static struct json_doc *
+pmx_read_line(struct pmx *c, int ms)
+{
+	int64_t		 deadline = pmx_now_ms() + ms;
+	struct pollfd	 pfd;
+	char		*nl, *cause = NULL;
+	struct json_doc	*d;
+	ssize_t		 n;
+	size_t		 len;
+	int		 left;
+
+	for (;;) {
+		if ((nl = memchr(c->rbuf.data ? c->rbuf.data : "", '\n',
+		    c->rbuf.len)) != NULL) {
+			len = (size_t)(nl - c->rbuf.data);
+			d = json_parse(c->rbuf.data, len, &cause);
+			if (d == NULL) {
+				fprintf(stderr, "progmux wrote a line that is "
+				    "not JSON (%s): %.200s\n", cause,
+				    c->rbuf.data);
+				free(cause);
+			}
+			buf_drain(&c->rbuf, len + 1);
+			return (d);
+		}
+		left = (int)(deadline - pmx_now_ms());
+		if (left <= 0)
+			return (NULL);
+		pmx_drain_err(c);
+		pfd = (struct pollfd){ c->from, POLLIN, 0 };
+		if (poll(&pfd, 1, left > 100 ? 100 : left) <= 0)
+			continue;
+		buf_reserve(&c->rbuf, 1 << 20);
+		n = read(c->from, c->rbuf.data + c->rbuf.len, 1 << 20);
+		if (n == 0)
+			return (NULL);
+		if (n > 0)
+			c->rbuf.len += (size_t)n;
+	}
+}
+
+struct json_doc *
+pmx_next(struct pmx *c, int ms)
+{
+	struct held	*h;
+	struct json_doc	*d;
+
+	if ((h = held_list) != NULL) {
+		held_list = h->next;
+		d = h->doc;
+		free(h);
+		return (d);
+	}
+	return (pmx_read_line(c, ms));
+}
+
+static bool
+id_is(const struct json_doc *d, int64_t id)
+{
+	const struct json	*v = json_get(json_root(d), "id");
+
+	return (v != NULL && json_type(v) == JSON_NUMBER && json_is_int(v) &&
+	    json_int(v) == id);
+}
+
+struct json_doc *
+pmx_wait(struct pmx *c, int64_t id, int ms)
+{
+	int64_t		  deadline = pmx_now_ms() + ms;
+	struct held	**hp, *h;
+	struct json_doc	 *d;
+	int		  left;
+
+	for (hp = &held_list; *hp != NULL; hp = &(*hp)->next)
+		if (id_is((*hp)->doc, id)) {
+			h = *hp;
+			*hp = h->next;
+			d = h->doc;
+			free(h);
+			return (d);
+		}
+	while ((left = (int)(deadline - pmx_now_ms())) > 0) {
+		if ((d = pmx_read_line(c, left)) == NULL)
+			return (NULL);
+		if (id_is(d, id))
+			return (d);
+		h = xcalloc(1, sizeof *h);
+		h->doc = d;
+		for (hp = &held_list; *hp != NULL; hp = &(*hp)->next)
+			;
+		*hp = h;
+	}
+	return (NULL);
+}
+
+const struct json *
+pmx_result(const struct json_doc *d)
+{
+	return (d ? json_get(json_root(d), "result") : NULL);
+}
+
+const struct json *
+pmx_sc(const struct json_doc *d)
+{
+	const struct json	*r = pmx_result(d);
+
+	return (r ? json_get(r, "structuredContent") : NULL);
+}
+
+bool
+pmx_is_error(const struct json_doc *d)
+{
+	const struct json	*r = pmx_result(d), *e;
+
+	if (r == NULL)
+		return (true);
+	e = json_get(r, "isError");
+	return (e != NULL && json_type(e) == JSON_BOOL && json_bool(e));
+}
+
+const char *
+pmx_text(const struct json_doc *d)
+{
+	const struct json	*r = pmx_result(d), *c, *t;
+
+	if (r == NULL || (c = json_get(r, "content")) == NULL ||
+	    json_len(c) == 0 || (t = json_get(json_at(c, 0), "text")) == NULL)
+		return ("");
+	return (json_str(t, NULL));
+}
+
+struct json_doc *
+pmx_call(struct pmx *c, const char *tool, const char *args, int ms)
+{
+	struct buf		 b = BUF_INIT;
+	struct json_doc		*d;
+	const struct json	*schema, *sc;
+	char			*cause = NULL;
+	int64_t			 id;
+
+	buf_printf(&b, "{\"name\":\"%s\",\"arguments\":%s}", tool,
+	    args ? args : "{}");
+	id = pmx_send(c, "tools/call", buf_cstr(&b));
+	buf_free(&b);
+	if ((d = pmx_wait(c, id, ms)) == NULL)
+		return (NULL);
+	if (pmx_result(d) != NULL && !pmx_is_error(d) &&
+	    (schema = pmx_output_schema(c, tool)) != NULL) {
+		sc = pmx_sc(d);
+		if (sc == NULL || jschema_validate(schema, sc, &cause) == -1) {
+			fprintf(stderr, "%s result breaks its outputSchema: "
+			    "%s\n", tool, sc ? cause : "no structuredContent");
+			free(cause);
+			json_doc_free(d);
+			return (NULL);
+		}
+	}
+	return (d);
+}
+
+char *
+pmx_start_program(struct pmx *c, const char *args, char **pane)
+{
+	struct json_doc		*d;
+	const struct json	*sc;
+	char			*id = NULL;
+
+	if ((d = pmx_call(c, "start_program", args, 15000)) == NULL)
+		return (NULL);
+	if (pmx_is_error(d)) {
+		fprintf(stderr, "start_program %s: %s\n", args, pmx_text(d));
+	} else if ((sc = pmx_sc(d)) != NULL) {
+		id = xstrdup(json_str(json_get(sc, "programId"), NULL));
+		if (pane != NULL)
+			*pane = xstrdup(json_str(json_get(sc, "paneId"),
+			    NULL));
+	}
+	json_doc_free(d);
+	return (id);
+}
+
+char *
+pmx_read_all(struct pmx *c, const char *id, int ms, struct json_doc **last)
+{
+	struct buf		 text = BUF_INIT, args = BUF_INIT;
+	struct json_doc		*d = NULL;
+	const struct json	*sc;
+	int64_t			 cursor = 0, deadline = pmx_now_ms() + ms;
+	const char		*t;
+	size_t			 len;
+
+	buf_cstr(&text);
+	while (pmx_now_ms() < deadline) {
+		json_doc_free(d);
+		buf_reset(&args);
+		buf_printf(&args, "{\"programId\":\"%s\",\"cursor\":%lld,"
+		    "\"timeoutMs\":5000}", id, (long long)cursor);
+		d = pmx_call(c, "read_program", buf_cstr(&args), 15000);
+		if (d == NULL || pmx_is_error(d) || (sc = pmx_sc(d)) == NULL)
+			break;
+		t = json_str(json_get(sc, "text"), &len);
+		buf_add(&text, t, len);
+		cursor = json_int(json_get(sc, "cursor"));
+		if (json_bool(json_get(sc, "ended")))
+			break;
+	}
+	buf_free(&args);
+	if (last != NULL)
+		*last = d;
+	else
+		json_doc_free(d);
+	buf_cstr(&text);
+	return (text.data);
+}
+
+char *
+pmx_jstr(const char *s)
+{
+	struct buf	b = BUF_INIT;
+
+	json_put_string(&b, s, strlen(s));
+	buf_cstr(&b);
+	return (b.data);
+}
+
+int
+pmx_count_procs(const char *needle)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[64], cmd[4096];
+	ssize_t		 n;
+	int		 fd, count = 0;
+
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof path, "/proc/%.20s/cmdline", de->d_name);
+		if ((fd = open(path, O_RDONLY)) == -1)
+			continue;
+		n = read(fd, cmd, sizeof cmd - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			if (cmd[i] == '\0')
+				cmd[i] = ' ';
+		cmd[n] = '\0';
+		if (strstr(cmd, needle) != NULL)
+			count++;
+	}
+	closedir(d);
+	return (count);
+}

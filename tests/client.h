@@ -1,0 +1,85 @@
+/*
+ * client.h — drive build/progmux over a pipe, as an MCP client does.
+ *
+ * Used by the integration tests and the benchmarks. Each harness gets its
+ * own temporary directory with a private tmux server on a socket inside it
+ * (tmux -S DIR/tmux.sock -f /dev/null), started and killed by the harness;
+ * the default tmux server is never touched. Every tools/call result that
+ * is not an error is validated against the tool's outputSchema from
+ * schemas/, so each call in a test also checks the contract.
+ */
+#ifndef PROGMUX_TEST_CLIENT_H
+#define PROGMUX_TEST_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "json.h"
+
+struct pmx {
+	char		 dir[256];	/* temporary directory */
+	char		 sock[300];	/* private tmux socket */
+	bool		 own_tmux;	/* we started that server */
+	pid_t		 pid;		/* progmux */
+	int		 to;		/* its stdin */
+	int		 from;		/* its stdout */
+	int		 err;		/* its stderr, kept in errlog */
+	struct buf	 rbuf;
+	struct buf	 errlog;
+	int64_t		 next_id;
+	struct json_doc	*schemas[16];
+	int		 nschemas;
+};
+
+/* Make the directory and tmux server; start progmux with extra env
+ * ("NAME=value" strings, NULL-terminated; may be NULL) and initialize. */
+int	pmx_open(struct pmx *, const char *const *env);
+/* The same, without starting a tmux server (robust mode, or none). */
+int	pmx_open_no_tmux(struct pmx *, const char *const *env);
+/* Start (another) progmux on the same tmux server. */
+int	pmx_spawn(struct pmx *, const char *const *env, bool initialize);
+/* Close stdin, wait for exit (bounded), kill the tmux server, rm -rf. */
+int	pmx_close(struct pmx *);
+/* Wait for progmux to exit (up to ms); its status or -1. */
+int	pmx_wait_exit(struct pmx *, int ms);
+
+/* Send one raw line (a newline is added). */
+void	pmx_send_raw(struct pmx *, const char *, size_t);
+/* Send a request; returns its id. params is JSON text or NULL. */
+int64_t	pmx_send(struct pmx *, const char *method, const char *params);
+/* Wait for the reply with this id (other replies are kept for later). */
+struct json_doc *pmx_wait(struct pmx *, int64_t id, int ms);
+/* Wait for the next line, whatever it is. */
+struct json_doc *pmx_next(struct pmx *, int ms);
+/* Call a tool; args is JSON text. Returns the response; the result is
+ * checked against the outputSchema unless isError. */
+struct json_doc *pmx_call(struct pmx *, const char *tool, const char *args,
+	    int ms);
+/* From a tools/call response: the result, its structuredContent, its
+ * isError and its first text block. */
+const struct json *pmx_result(const struct json_doc *);
+const struct json *pmx_sc(const struct json_doc *);
+bool		 pmx_is_error(const struct json_doc *);
+const char	*pmx_text(const struct json_doc *);
+
+/* start_program with args; returns the programId (allocated) or NULL. */
+char	*pmx_start_program(struct pmx *, const char *args, char **pane);
+/* read_program until ended (or ms pass); the whole text (allocated) and
+ * the last structuredContent as a document. */
+char	*pmx_read_all(struct pmx *, const char *id, int ms,
+	    struct json_doc **last);
+
+/* Run tmux on the private socket with argv words; its stdout (allocated)
+ * or NULL if it failed. */
+char	*pmx_tmux(struct pmx *, ...) __attribute__((sentinel));
+
+/* Format a JSON string value (with quotes) for building arguments. */
+char	*pmx_jstr(const char *);
+
+int64_t	pmx_now_ms(void);
+/* Count processes whose command line contains needle (for leak checks). */
+int	pmx_count_procs(const char *needle);
+
+#endif

@@ -1,0 +1,1004 @@
+/*
+ * test_strip.c — the escape-sequence stripper (common/strip.c).
+ *
+ * Every case is fed three ways (one buffer, byte by byte, random chunks)
+ * and must give the same exact text. Then: every kind of sequence, the CR
+ * line rules, UTF-8 validity, pathological inputs, a property test against
+ * an independent, slow reference model over thousands of random inputs, and
+ * the captured fixtures in tests/fixtures/ (NAME.raw must read NAME.txt).
+ */
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "strip.h"
+#include "xmalloc.h"
+
+#define TEST_MODES	4	/* whole, byte by byte, random, random small */
+
+static unsigned long	test_rng = 88172645463325252UL;
+
+/* A small xorshift generator: the same inputs on every run. */
+static unsigned long
+test_rand(void)
+{
+	test_rng ^= test_rng << 13;
+	test_rng ^= test_rng >> 7;
+	test_rng ^= test_rng << 17;
+	return (test_rng);
+}
+
+/* Strip in chunks chosen by mode; returns the text (caller frees buf). */
+static void
+test_strip_mode(const void *in, size_t len, int mode, struct buf *b)
+{
+	struct strip	 sp;
+	const uint8_t	*p = in;
+	size_t		 off = 0, n, got;
+
+	buf_init(b);
+	strip_init(&sp);
+	while (off < len) {
+		switch (mode) {
+		case 0:
+			n = len;
+			break;
+		case 1:
+			n = 1;
+			break;
+		case 2:
+			n = test_rand() % 40;	/* zero-length chunks too */
+			break;
+		default:
+			n = 1 + test_rand() % 5;
+			break;
+		}
+		if (n > len - off)
+			n = len - off;
+		buf_reserve(b, STRIP_MAX_OUT(n));
+		got = strip_feed(&sp, p + off, n, b->data + b->len);
+		assert_true(got <= STRIP_MAX_OUT(n));
+		b->len += got;
+		off += n;
+	}
+	buf_reserve(b, 16);
+	got = strip_finish(&sp, b->data + b->len);
+	assert_true(got <= 16);
+	b->len += got;
+}
+
+/* Is text valid UTF-8 with no control but TAB and LF (and no C1)? */
+static int
+test_clean(const char *s, size_t len)
+{
+	const uint8_t	*p = (const uint8_t *)s;
+	size_t		 i = 0, n, k;
+	uint32_t	 cp;
+
+	while (i < len) {
+		if (p[i] < 0x80) {
+			if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') ||
+			    p[i] == 0x7f)
+				return (0);
+			i++;
+			continue;
+		}
+		if (p[i] >= 0xc2 && p[i] <= 0xdf) {
+			n = 1;
+			cp = p[i] & 0x1f;
+		} else if (p[i] >= 0xe0 && p[i] <= 0xef) {
+			n = 2;
+			cp = p[i] & 0x0f;
+		} else if (p[i] >= 0xf0 && p[i] <= 0xf4) {
+			n = 3;
+			cp = p[i] & 0x07;
+		} else
+			return (0);
+		if (i + n >= len)
+			return (0);
+		for (k = 1; k <= n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return (0);
+			cp = (cp << 6) | (p[i + k] & 0x3f);
+		}
+		if ((n == 1 && cp < 0xa0) || (n == 2 && cp < 0x800) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return (0);
+		i += n + 1;
+	}
+	return (1);
+}
+
+/* Print bytes escaped, for a failure message. */
+static void
+test_dump(const char *what, const void *v, size_t len)
+{
+	const uint8_t	*p = v;
+	size_t		 i;
+
+	fprintf(stderr, "%s (%zu): \"", what, len);
+	for (i = 0; i < len && i < 400; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
+			fputc(p[i], stderr);
+		else
+			fprintf(stderr, "\\x%02x", p[i]);
+	}
+	fprintf(stderr, "%s\"\n", i < len ? "..." : "");
+}
+
+/* Strip in every mode; each must give exactly want. */
+static void
+test_expect(const void *in, size_t len, const void *want, size_t wlen)
+{
+	struct buf	b;
+	int		mode;
+
+	for (mode = 0; mode < TEST_MODES; mode++) {
+		test_strip_mode(in, len, mode, &b);
+		if (b.len != wlen || memcmp(b.data, want, wlen) != 0) {
+			fprintf(stderr, "mode %d\n", mode);
+			test_dump("input", in, len);
+			test_dump("want", want, wlen);
+			test_dump("got", b.data, b.len);
+			fail();
+		}
+		assert_true(test_clean(b.data, b.len));
+		buf_free(&b);
+	}
+}
+
+#define T(in, want) test_expect(in, sizeof in - 1, want, sizeof want - 1)
+
+/* Plain text, TAB and LF pass through. */
+static void
+test_plain(void **state)
+{
+	(void)state;
+	T("", "");
+	T("hello", "hello");
+	T("hello, world\n", "hello, world\n");
+	T("a\tb\n\tc\n\n", "a\tb\n\tc\n\n");
+	T("0123456789abcdefghijklmnopqrstuvwxyz ~!@#$%^&*()_+{}|:<>?",
+	    "0123456789abcdefghijklmnopqrstuvwxyz ~!@#$%^&*()_+{}|:<>?");
+	T("line one\nline two\n", "line one\nline two\n");
+}
+
+/* Every C0 but TAB, LF (and CR, a line rule) is removed, and DEL too. */
+static void
+test_c0(void **state)
+{
+	(void)state;
+	T("a\x00" "b", "ab");
+	T("a\x01\x02\x03\x04\x05\x06\x07" "b", "ab");
+	T("a\x08" "b", "ab");		/* BS removed, not applied */
+	T("a\x0b\x0c" "b", "ab");	/* VT, FF */
+	T("a\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17" "b", "ab");
+	T("a\x18\x19\x1a\x1c\x1d\x1e\x1f" "b", "ab");
+	T("a\x7f" "b", "ab");
+	T("\x07\x07\x07", "");
+	T("tab\there\n", "tab\there\n");
+}
+
+/* CSI sequences of every shape. */
+static void
+test_csi(void **state)
+{
+	(void)state;
+	T("\x1b[1;31mred\x1b[0m plain", "red plain");
+	T("\x1b[m\x1b[0m\x1b[38;5;196mx\x1b[38;2;1;2;3my\x1b[39;49mz", "xyz");
+	T("\x1b[38:2::1:2:3mx", "x");			/* colon params */
+	T("\x1b[H\x1b[2J\x1b[3;4Hhome", "home");	/* cursor, erase */
+	T("\x1b[A\x1b[5B\x1b[C\x1b[10D\x1b[K\x1b[2Kx", "x");
+	T("\x1b[?1049h\x1b[?25l\x1b[?2004hx\x1b[?1049l\x1b[?25h", "x");
+	T("\x1b[>0c\x1b[=1c\x1b[<1u\x1b[>4;1mx", "x");	/* private markers */
+	T("\x1b[1 qx", "x");			/* DECSCUSR: intermediate */
+	T("\x1b[!px\x1b[\"qy", "xy");		/* DECSTR, DECSCA */
+	T("\x1b[1;2$rx", "x");
+	T("\x1b[6n\x1b[0c\x1b[18tx", "x");
+	T("\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16;17;18;19;20mx", "x");
+	T("\x1b[1$1mx", "x");		/* param after intermediate: ignored */
+	T("\x1b[\x7f" "1mx", "x");	/* DEL inside is ignored */
+	T("\x1b[1\xc3\xa9mx", "x");	/* non-ASCII inside is ignored */
+	T("a\x1b[", "a");		/* open at the end: nothing */
+	T("\x1b[@x\x1b[~y", "xy");	/* first and last final bytes */
+}
+
+/* C0 controls inside a CSI are acted on; the CSI goes on. */
+static void
+test_csi_c0(void **state)
+{
+	(void)state;
+	T("\x1b[1\n;31mx", "\nx");
+	T("\x1b[1\t;31mx", "\tx");
+	T("a\x1b[1\r;31mb", "a\nb");
+	T("\x1b[1\x07" "2mx", "x");
+	T("\x1b[1\x08mx", "x");
+	T("\x1b[1\x18mx", "mx");		/* CAN aborts */
+	T("\x1b[1\x1amx", "mx");		/* SUB aborts */
+	T("\x1b[1\x1b[2mx", "x");		/* ESC restarts */
+	T("\x1b\n" "ab", "\nb");		/* ESC waits on: 'a' ends it */
+}
+
+/* Two-byte ESC sequences and ESC with intermediates. */
+static void
+test_esc(void **state)
+{
+	(void)state;
+	T("\x1b" "7saved\x1b" "8", "saved");		/* DECSC, DECRC */
+	T("\x1b=keypad\x1b>", "keypad");		/* DECKPAM, DECKPNM */
+	T("\x1b(Bx\x1b)0y\x1b*Az\x1b+Bw", "xyzw");	/* charsets */
+	T("\x1b(0lqqk\x1b(B", "lqqk");		/* line drawing is text */
+	T("\x1b#8x", "x");				/* DECALN */
+	T("\x1b%Gx\x1b%@y", "xy");			/* UTF-8 mode */
+	T("\x1b Fx", "x");				/* S7C1T */
+	T("\x1b" "Dx\x1b" "Ey\x1b" "Mz", "xyz");	/* IND, NEL, RI */
+	T("\x1b" "cx", "x");				/* RIS */
+	T("\x1b" "Nx\x1b" "Oy", "xy");		/* SS2, SS3 */
+	T("\x1b" "OAx", "Ax");		/* SS3 shifts one character: text */
+	T("\x1b\\x", "x");				/* lone ST */
+	T("\x1b\x1b[31mx", "x");
+	T("\x1b\x7f" "Ax", "x");			/* DEL ignored */
+	T("\x1b\xc3\xa9" "Ax", "x");			/* non-ASCII ignored */
+	T("\x1b(\x1b[1mx", "x");
+	T("\x1b(\x18x", "x");
+	T("x\x1b", "x");
+}
+
+/* OSC strings end at BEL or ST. */
+static void
+test_osc(void **state)
+{
+	(void)state;
+	T("\x1b]0;title\x07text", "text");
+	T("\x1b]2;title\x1b\\text", "text");
+	T("\x1b]0;t\xc3\xa9tle \xe2\x82\xac\x07text", "text");
+	T("\x1b]8;;https://example.com/\x1b\\link\x1b]8;;\x1b\\ after",
+	    "link after");
+	T("\x1b]8;id=1;http://x/\x07link\x1b]8;;\x07", "link");
+	T("\x1b]52;c;aGVsbG8=\x07x", "x");
+	T("\x1b]7;file://host/tmp\x1b\\x", "x");
+	T("\x1b]133;A\x07$ ls\n", "$ ls\n");
+	T("\x1b]4;1;rgb:ff/00/00\x1b\\x", "x");
+	T("\x1b]0;a\nb\rc\td\x07x", "x");	/* controls are swallowed */
+	T("\x1b]0;ab\x18x", "x");		/* CAN aborts */
+	T("\x1b]0;ab\x1ax", "x");		/* SUB aborts */
+	T("\x1b]0;ab\x1b[1mx", "x");	/* ESC ends it, a CSI follows */
+	T("\x1b]0;ab\x1b" "Ax", "x");	/* ESC A: another sequence */
+	T("\x1b]0;ab\xc2\x9cx", "x");	/* 8-bit ST */
+	T("\x1b]0;ab\x9cx", "");	/* raw 0x9c is not ST: still open */
+	T("\x1b]0;ab\x9c\x07x", "x");
+	T("a\x1b]0;never ends", "a");
+}
+
+/* DCS, SOS, PM, APC strings, and tmux's ESC k. */
+static void
+test_strings(void **state)
+{
+	(void)state;
+	T("\x1bP1$r0m\x1b\\x", "x");				/* DCS */
+	T("\x1bPq#0;2;0;0;0#1!6~-\x1b\\x", "x");		/* sixel */
+	T("\x1bP+q544e\x1b\\x", "x");
+	T("\x1bPtmux;\x1b\x1b]0;t\x07\x1b\\x", "x");		/* passthrough */
+	T("\x1bPab\x07" "cd\x1b\\x", "x");	/* BEL does not end a DCS */
+	T("\x1bXsos\x07" "x\x1b\\y", "y");	/* nor a SOS */
+	T("\x1b^pm\x07" "x\x1b\\y", "y");	/* nor a PM */
+	T("\x1b_apc\x1b\\x", "x");				/* APC */
+	T("\x1b_Ga=T,f=100;AAAA\x1b\\x", "x");	/* kitty graphics */
+	T("\x1b_apc\x07x", "x");		/* APC ends at BEL, as in tmux */
+	T("\x1bkname\x1b\\x", "x");		/* tmux/screen window name */
+	T("\x1bkname\x07x", "x");
+	T("\x1bPab\x18x", "x");
+	T("\x1bPab\xc2\x9cx", "x");
+	T("\x1b_a\nb\x1b\\x", "x");
+}
+
+/* 8-bit C1 controls, as UTF-8 code points U+0080..U+009F. */
+static void
+test_c1(void **state)
+{
+	(void)state;
+	T("\xc2\x9b" "31mred\xc2\x9b" "0m", "red");		/* CSI */
+	T("\xc2\x9d" "0;title\x07x", "x");			/* OSC, BEL */
+	T("\xc2\x9d" "0;title\xc2\x9cx", "x");			/* OSC, ST */
+	T("\xc2\x9d" "0;title\x1b\\x", "x");
+	T("\xc2\x90" "1$r\xc2\x9cx", "x");			/* DCS */
+	T("\xc2\x98" "sos\xc2\x9cx", "x");			/* SOS */
+	T("\xc2\x9e" "pm\xc2\x9cx", "x");			/* PM */
+	T("\xc2\x9f" "apc\xc2\x9cx", "x");			/* APC */
+	T("\xc2\x9f" "apc\x07x", "x");
+	T("a\xc2\x80" "b\xc2\x85" "c\xc2\x8d" "d\xc2\x9a" "e", "abcde");
+	T("\xc2\x9c" "x", "x");					/* lone ST */
+	T("\x1b[1\xc2\x9b" "2mx", "x");		/* C1 CSI restarts a CSI */
+	T("\x1b[1\xc2\x85" "2mx", "2mx");	/* other C1 aborts */
+	T("\x1b]0;a\xc2\x9b" "1mx", "x");	/* CSI inside an OSC */
+	T("\x1b\xc2\x9b" "1mx", "x");
+	/* Raw bytes 0x80..0x9f are invalid UTF-8, not controls. */
+	T("\x9b" "31mx", "\xef\xbf\xbd" "31mx");
+	T("a\x9d" "b\x90" "c\x9c", "a\xef\xbf\xbd" "b\xef\xbf\xbd"
+	    "c\xef\xbf\xbd");
+	T("\xc2\xa0" "x\xc2\xa9", "\xc2\xa0" "x\xc2\xa9");	/* not C1 */
+}
+
+/* The CR line rules. */
+static void
+test_cr(void **state)
+{
+	(void)state;
+	T("a\rb\r\r\nc\r\n", "a\nb\nc\n");	/* the DESIGN.md example */
+	T("a\r\nb\r\n", "a\nb\n");
+	T("a\r\r\r\r\nb", "a\nb");
+	T("a\r\r\rb", "a\nb");
+	T("a\r", "a\n");			/* held, then finish */
+	T("a\r\r", "a\n");
+	/* At the start of a line a CR run gives nothing. */
+	T("\r", "");
+	T("\r\r\r", "");
+	T("\rx", "x");
+	T("\r\x1b[2Kx", "x");
+	T("a\n\rb", "a\nb");
+	T("a\n\x1b[1m\r\x1b[0mb", "a\nb");
+	T("a\n\r", "a\n");
+	T("a\n\r\n", "a\n\n");		/* an LF is always a break */
+	T("\r\n", "\n");
+	T("a\r\n\x1b[?2004l\rb\r\n", "a\nb\n");	/* bash */
+	T("\r\x1b[K\t", "\t");
+	T("a\r\n\r\nb", "a\n\nb");
+	T("a\n\n", "a\n\n");
+	T("a\r\tb", "a\n\tb");			/* TAB decides */
+	T("1%\r2%\r3%\r\n", "1%\n2%\n3%\n");
+	/* Sequences between CR and the deciding byte do not decide. */
+	T("50%\r\x1b[K60%\r\n", "50%\n60%\n");
+	T("a\r\x1b[K\n", "a\n");
+	T("a\r\x1b[K\x1b[1m\r\x1b]0;t\x07\nb", "a\nb");
+	T("a\r\x07\x08\x00\nb", "a\nb");	/* removed controls neither */
+	T("a\r\x1b[2K\x1b[1Gb", "a\nb");
+	T("a\r\x1b]0;x", "a\n");		/* held through an open OSC */
+	T("a\r\xc2\x9b" "K\n", "a\n");
+	T("a\r\xff", "a\n\xef\xbf\xbd");	/* U+FFFD is text */
+	T("a\r\xe2\x82", "a\n\xef\xbf\xbd");	/* truncated at the end */
+	T("a\r\xe2\x82\xac", "a\n\xe2\x82\xac");
+	T("a\r\x1b[1\n", "a\n");		/* LF inside CSI decides */
+}
+
+/* Valid UTF-8 passes through. */
+static void
+test_utf8_valid(void **state)
+{
+	(void)state;
+	T("\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9");			/* 2 */
+	T("\xe2\x82\xac \xe4\xb8\xad\xe6\x96\x87",
+	    "\xe2\x82\xac \xe4\xb8\xad\xe6\x96\x87");			/* 3 */
+	T("\xf0\x9f\x98\x80\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd",
+	    "\xf0\x9f\x98\x80\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd");	/* 4 */
+	T("\xc2\x80", "");				/* U+0080 is C1 */
+	T("\xc2\xa0\xdf\xbf", "\xc2\xa0\xdf\xbf");	/* U+00A0, U+07FF */
+	T("\xe0\xa0\x80\xef\xbf\xbf", "\xe0\xa0\x80\xef\xbf\xbf");
+	T("\xed\x9f\xbf\xee\x80\x80", "\xed\x9f\xbf\xee\x80\x80");
+	T("\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf");
+	T("\xef\xbf\xbd", "\xef\xbf\xbd");		/* U+FFFD itself */
+	T("\xef\xbb\xbfx", "\xef\xbb\xbfx");		/* BOM is text */
+	T("e\xcc\x81", "e\xcc\x81");			/* combining mark */
+	T("\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x92\xbb",
+	    "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x92\xbb");	/* ZWJ */
+}
+
+#define R "\xef\xbf\xbd"
+
+/* Invalid UTF-8: each maximal subpart becomes one U+FFFD. */
+static void
+test_utf8_invalid(void **state)
+{
+	(void)state;
+	T("\xc0\x80", R R);			/* overlong NUL */
+	T("\xc1\xbf", R R);
+	T("\xe0\x80\x80", R R R);		/* overlong */
+	T("\xe0\x9f\xbf", R R R);
+	T("\xf0\x80\x80\x80", R R R R);
+	T("\xf0\x8f\xbf\xbf", R R R R);
+	T("\xed\xa0\x80", R R R);		/* surrogate */
+	T("\xed\xbf\xbf", R R R);
+	T("\xf4\x90\x80\x80", R R R R);		/* past U+10FFFF */
+	T("\xf5\x80\x80\x80", R R R R);
+	T("\xf8\x88\x80\x80\x80", R R R R R);
+	T("\xfe\xff", R R);
+	T("\x80", R);				/* lone continuation */
+	T("\xbf\x80\xa0", R R R);
+	T("a\x80" "b", "a" R "b");
+	/* Truncated mid-stream: U+FFFD, then the byte is read afresh. */
+	T("\xe2\x82" "x", R "x");
+	T("\xe2" "x", R "x");
+	T("\xf0\x9f\x98" "x", R "x");
+	T("\xf0\x9f" "\xe2\x82\xac", R "\xe2\x82\xac");
+	T("\xe2\x82\n", R "\n");
+	T("\xe2\x82\x1b[1mx", R "x");
+	T("\xe2\x82\r\n", R "\n");
+	T("\xc3\xc3\xa9", R "\xc3\xa9");
+	T("\xe2\xc3\xa9", R "\xc3\xa9");
+	/* Truncated at the end of the stream. */
+	T("ab\xe2\x82", "ab" R);
+	T("ab\xf0\x9f\x98", "ab" R);
+	T("ab\xc3", "ab" R);
+	/* The maximal subpart of E1 80 is E1 80, not E1. */
+	T("\xe1\x80\xe2\x82\xac", R "\xe2\x82\xac");
+	T("\xf1\x80\x80\xe2\x82\xac", R "\xe2\x82\xac");
+	/* Inside a sequence, invalid bytes are part of it. */
+	T("\x1b]0;\xff\xfe\x80\x07x", "x");
+}
+
+/* A character split across chunks is joined, never replaced. */
+static void
+test_utf8_split(void **state)
+{
+	static const char	 in[] = "x\xf0\x9f\x98\x80y\xe2\x82\xacz\xc3\xa9";
+	struct strip		 sp;
+	char			 out[64];
+	size_t			 n, cut1, cut2, len = sizeof in - 1;
+
+	(void)state;
+	for (cut1 = 0; cut1 <= len; cut1++) {
+		for (cut2 = cut1; cut2 <= len; cut2++) {
+			strip_init(&sp);
+			n = strip_feed(&sp, in, cut1, out);
+			n += strip_feed(&sp, in + cut1, cut2 - cut1, out + n);
+			n += strip_feed(&sp, in + cut2, len - cut2, out + n);
+			n += strip_finish(&sp, out + n);
+			assert_int_equal(n, len);
+			assert_memory_equal(out, in, len);
+		}
+	}
+
+	/* Held bytes produce nothing until they complete. */
+	strip_init(&sp);
+	assert_int_equal(strip_feed(&sp, "\xf0", 1, out), 0);
+	assert_int_equal(strip_feed(&sp, "\x9f", 1, out), 0);
+	assert_int_equal(strip_feed(&sp, "\x98", 1, out), 0);
+	assert_int_equal(strip_feed(&sp, "\x80", 1, out), 4);
+	assert_memory_equal(out, "\xf0\x9f\x98\x80", 4);
+	assert_int_equal(strip_finish(&sp, out), 0);
+}
+
+/* CRs at the end of a chunk are held until the next byte decides. */
+static void
+test_cr_held(void **state)
+{
+	struct strip	sp;
+	char		out[64];
+
+	(void)state;
+	strip_init(&sp);
+	assert_int_equal(strip_feed(&sp, "a\r", 2, out), 1);
+	assert_int_equal(strip_feed(&sp, "\r", 1, out), 0);
+	assert_int_equal(strip_feed(&sp, "\x1b[K", 3, out), 0);
+	assert_int_equal(strip_feed(&sp, "\n", 1, out), 1);
+	assert_int_equal(out[0], '\n');
+	assert_int_equal(strip_feed(&sp, "b\r", 2, out), 1);
+	assert_int_equal(strip_feed(&sp, "c", 1, out), 2);
+	assert_memory_equal(out, "\nc", 2);
+	assert_int_equal(strip_feed(&sp, "\r", 1, out), 0);
+	assert_int_equal(strip_finish(&sp, out), 1);
+	assert_int_equal(out[0], '\n');
+
+	/* strip_finish leaves the parser as new. */
+	assert_int_equal(strip_feed(&sp, "z", 1, out), 1);
+	strip_init(&sp);
+	strip_feed(&sp, "\x1b]0;", 4, out);
+	assert_int_equal(strip_finish(&sp, out), 0);
+	assert_int_equal(strip_feed(&sp, "ok", 2, out), 2);
+}
+
+/* The worst output per input byte stays under STRIP_MAX_OUT. */
+static void
+test_max_out(void **state)
+{
+	struct strip	sp;
+	char		out[STRIP_MAX_OUT(1)];
+	size_t		n;
+
+	(void)state;
+	strip_init(&sp);
+	assert_int_equal(strip_feed(&sp, "a\r", 2, out), 1);
+	assert_int_equal(strip_feed(&sp, "\xe2", 1, out), 0);
+	assert_int_equal(strip_feed(&sp, "\x82", 1, out), 0);
+	n = strip_feed(&sp, "\xff", 1, out);	/* LF, FFFD, FFFD */
+	assert_int_equal(n, 7);
+	assert_memory_equal(out, "\n" R R, 7);
+	assert_true(n <= STRIP_MAX_OUT(1));
+
+	strip_init(&sp);
+	strip_feed(&sp, "a\r\xf0\x9f\x98", 5, out);
+	n = strip_finish(&sp, out);
+	assert_int_equal(n, 4);
+	assert_memory_equal(out, "\n" R, 4);
+}
+
+/* A 10 MB OSC that ends, then text: only the text. */
+static void
+test_long_osc(void **state)
+{
+	size_t		 len = 10 * 1000 * 1000, i;
+	char		*in;
+
+	(void)state;
+	in = xmalloc(len + 16);
+	memcpy(in, "\x1b]0;", 4);
+	for (i = 4; i < len; i++)
+		in[i] = 'a' + i % 26;
+	memcpy(in + len, "\x07ok\n", 4);
+	test_expect(in, len + 4, "ok\n", 3);
+
+	/* The same with random bytes inside (no BEL, ESC, CAN, SUB, C1). */
+	for (i = 4; i < len; i++) {
+		in[i] = test_rand() & 0xff;
+		if (in[i] == 0x07 || in[i] == 0x1b || in[i] == 0x18 ||
+		    in[i] == 0x1a || in[i] == (char)0xc2)
+			in[i] = 'x';
+	}
+	test_expect(in, len + 4, "ok\n", 3);
+	free(in);
+}
+
+/* A CSI with a million parameters, then text. */
+static void
+test_long_csi(void **state)
+{
+	size_t		 n = 1000 * 1000, len = 2 + 2 * n, i;
+	char		*in;
+
+	(void)state;
+	in = xmalloc(len + 16);
+	memcpy(in, "\x1b[", 2);
+	for (i = 0; i < n; i++)
+		memcpy(in + 2 + 2 * i, "1;", 2);
+	memcpy(in + len, "mx", 2);
+	test_expect(in, len + 2, "x", 1);
+	in[len] = 'x';
+	test_expect(in, len + 1, "", 0);	/* x is the final byte */
+	free(in);
+}
+
+/* A sequence that never ends is cut off after STRIP_SEQ_MAX bytes. */
+static void
+test_cutoff(void **state)
+{
+	size_t		 max = STRIP_SEQ_MAX, i;
+	char		*in;
+
+	(void)state;
+	in = xmalloc(max + 16);
+
+	/* Exactly STRIP_SEQ_MAX bytes of OSC: the next byte is text. */
+	memcpy(in, "\x1b]0;", 4);
+	memset(in + 4, 'a', max - 4);
+	memcpy(in + max, "ok\n", 3);
+	test_expect(in, max + 3, "ok\n", 3);
+
+	/* One byte less: the 'o' is the last byte swallowed. */
+	memcpy(in, "\x1b]0;", 4);
+	memset(in + 4, 'a', max - 5);
+	memcpy(in + max - 1, "ok\n", 3);
+	test_expect(in, max + 2, "k\n", 2);
+
+	/* One byte more: an 'a' comes out. */
+	memset(in + 4, 'a', max - 3);
+	memcpy(in + max + 1, "ok\n", 3);
+	test_expect(in, max + 4, "aok\n", 4);
+
+	/* Ended by BEL as the last byte allowed: a normal end. */
+	memset(in + 4, 'a', max - 5);
+	memcpy(in + max - 1, "\x07ok\n", 4);
+	test_expect(in, max + 3, "ok\n", 3);
+
+	/* A DCS: the same bound; a code point is never split. */
+	memcpy(in, "\x1bPq", 3);
+	memset(in + 3, '~', max - 3);
+	memcpy(in + max, "\xc3\xa9\n", 3);
+	test_expect(in, max + 3, "\xc3\xa9\n", 3);
+	memcpy(in + max - 1, "\xc3\xa9ok", 4);
+	test_expect(in, max + 3, "ok", 2);
+
+	/* A CSI: digits swallowed, then text. */
+	in[0] = 0x1b;
+	in[1] = '[';
+	for (i = 2; i < max; i++)
+		in[i] = '0' + i % 10;
+	memcpy(in + max, "ok\n", 3);
+	test_expect(in, max + 3, "ok\n", 3);
+	free(in);
+}
+
+/*
+ * The reference model: slow and plain, written apart from strip.c. Decode
+ * all bytes to code points first (Unicode table 3-7), parse them, then
+ * apply the CR rule to the events.
+ */
+static size_t
+test_ref_decode(const uint8_t *p, size_t len, uint32_t *cp, size_t *nb)
+{
+	static const uint8_t	lo[] = { 0x80, 0xa0, 0x80, 0x80, 0x90, 0x80,
+				    0x80 };
+	static const uint8_t	hi[] = { 0xbf, 0xbf, 0xbf, 0x9f, 0xbf, 0xbf,
+				    0x8f };
+	size_t			i = 0, n = 0, need, k;
+	int			r;
+	uint32_t		v;
+
+	while (i < len) {
+		uint8_t	c = p[i];
+
+		if (c < 0x80) {
+			cp[n] = c;
+			nb[n++] = 1;
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			need = 1; r = 0; v = c & 0x1f;
+		} else if (c == 0xe0) {
+			need = 2; r = 1; v = 0;
+		} else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) {
+			need = 2; r = 2; v = c & 0x0f;
+		} else if (c == 0xed) {
+			need = 2; r = 3; v = c & 0x0f;
+		} else if (c == 0xf0) {
+			need = 3; r = 4; v = 0;
+		} else if (c >= 0xf1 && c <= 0xf3) {
+			need = 3; r = 5; v = c & 0x07;
+		} else if (c == 0xf4) {
+			need = 3; r = 6; v = 4;
+		} else {
+			cp[n] = 0xfffd;
+			nb[n++] = 1;
+			i++;
+			continue;
+		}
+		for (k = 1; k <= need; k++) {
+			if (i + k >= len)
+				break;
+			if (k == 1 && (p[i + 1] < lo[r] || p[i + 1] > hi[r]))
+				break;
+			if (k > 1 && (p[i + k] & 0xc0) != 0x80)
+				break;
+			v = (v << 6) | (p[i + k] & 0x3f);
+		}
+		if (k <= need) {
+			cp[n] = 0xfffd;
+			nb[n++] = k;
+			i += k;
+			continue;
+		}
+		cp[n] = v;
+		nb[n++] = need + 1;
+		i += need + 1;
+	}
+	return (n);
+}
+
+/* Parse and apply line rules; the text goes to b. */
+static void
+test_ref(const uint8_t *p, size_t len, struct buf *b)
+{
+	enum { G, E, EI, C, SB, SS }	st = G;
+	uint32_t		       *cp, c;
+	size_t			       *nb, n, i;
+	int				cr = 0, bol = 1, text, lf;
+	char				u[4];
+
+	cp = xreallocarray(NULL, len + 1, sizeof *cp);
+	nb = xreallocarray(NULL, len + 1, sizeof *nb);
+	n = test_ref_decode(p, len, cp, nb);
+	buf_init(b);
+	for (i = 0; i < n; i++) {
+		c = cp[i];
+		text = lf = 0;
+		if (c >= 0x80 && c <= 0x9f) {
+			if (c == 0x9b)
+				st = C;
+			else if (c == 0x9d || c == 0x9f)
+				st = SB;
+			else if (c == 0x90 || c == 0x98 || c == 0x9e)
+				st = SS;
+			else
+				st = G;
+		} else if (c == 0x1b)
+			st = E;
+		else if (c == 0x18 || c == 0x1a)
+			st = G;
+		else if (st == SB || st == SS) {
+			if (c == 0x07 && st == SB)
+				st = G;
+		} else if (c == '\r')
+			cr = 1;
+		else if (c == '\n')
+			lf = 1;
+		else if (c == '\t')
+			text = 1;
+		else if (c < 0x20 || c == 0x7f)
+			;
+		else if (st == G)
+			text = 1;
+		else if (st == E) {
+			if (c == '[')
+				st = C;
+			else if (c == ']' || c == '_' || c == 'k')
+				st = SB;
+			else if (c == 'P' || c == 'X' || c == '^')
+				st = SS;
+			else if (c >= 0x20 && c <= 0x2f)
+				st = EI;
+			else if (c >= 0x30 && c <= 0x7e)
+				st = G;
+		} else if (st == EI) {
+			if (c >= 0x30 && c <= 0x7e)
+				st = G;
+		} else if (st == C) {
+			if (c >= 0x40 && c <= 0x7e)
+				st = G;
+		}
+		if (lf) {
+			buf_addc(b, '\n');
+			cr = 0;
+			bol = 1;
+		}
+		if (text) {
+			if (cr && !bol)
+				buf_addc(b, '\n');
+			cr = bol = 0;
+			if (c < 0x80)
+				buf_addc(b, c);
+			else if (c < 0x800) {
+				u[0] = 0xc0 | c >> 6;
+				u[1] = 0x80 | (c & 0x3f);
+				buf_add(b, u, 2);
+			} else if (c < 0x10000) {
+				u[0] = 0xe0 | c >> 12;
+				u[1] = 0x80 | ((c >> 6) & 0x3f);
+				u[2] = 0x80 | (c & 0x3f);
+				buf_add(b, u, 3);
+			} else {
+				u[0] = 0xf0 | c >> 18;
+				u[1] = 0x80 | ((c >> 12) & 0x3f);
+				u[2] = 0x80 | ((c >> 6) & 0x3f);
+				u[3] = 0x80 | (c & 0x3f);
+				buf_add(b, u, 4);
+			}
+		}
+	}
+	if (cr && !bol)
+		buf_addc(b, '\n');
+	free(cp);
+	free(nb);
+}
+
+/* Append a random token to b: text, UTF-8, a sequence, CRs, noise. */
+static void
+test_token(struct buf *b)
+{
+	static const char *const seqs[] = {
+		"\x1b[1;31m", "\x1b[0m", "\x1b[K", "\x1b[2J", "\x1b[?1049h",
+		"\x1b[?25l", "\x1b[38;5;12m", "\x1b[", "\x1b]0;title\x07",
+		"\x1b]8;;http://x/\x1b\\", "\x1b]", "\x1bP1$r\x1b\\", "\x1bP",
+		"\x1b_x\x07", "\x1bX", "\x1b^", "\x1b\\", "\x1b(B", "\x1b(",
+		"\x1b" "7", "\x1b" "8", "\x1b=", "\x1b>", "\x1b", "\x1bk",
+		"\xc2\x9b" "1m", "\xc2\x9b", "\xc2\x9d", "\xc2\x9c", "\xc2\x90",
+		"\xc2\x85", "\xc2\x98", "\xc2\x9e", "\xc2\x9f", "\x07", "\x18",
+		"\x1a", "\x7f", "\x08", "\x00", "\x9b", "\x9c",
+	};
+	static const char *const u8[] = {
+		"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xe4\xb8\xad",
+		"\xc3", "\xe2\x82", "\xf0\x9f\x98", "\x80", "\xbf", "\xc0\x80",
+		"\xe0\x80\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xff",
+		"\xf8", "\xef\xbf\xbd", "\xe0", "\xed", "\xf4", "\xf0",
+		"\xc2\xa0", "\xc2",
+	};
+	static const char *const crs[] = {
+		"\r", "\n", "\r\n", "\r\r\n", "\r\r", "\t", "\r\r\r\n\n",
+	};
+	const char	*s;
+	size_t		 i, n;
+
+	switch (test_rand() % 6) {
+	case 0:
+		n = 1 + test_rand() % 30;
+		for (i = 0; i < n; i++)
+			buf_addc(b, 0x20 + test_rand() % 95);
+		return;
+	case 1:
+		s = u8[test_rand() % (sizeof u8 / sizeof u8[0])];
+		break;
+	case 2:
+		s = seqs[test_rand() % (sizeof seqs / sizeof seqs[0])];
+		if (*s == '\0') {
+			buf_addc(b, '\0');
+			return;
+		}
+		break;
+	case 3:
+		s = crs[test_rand() % (sizeof crs / sizeof crs[0])];
+		break;
+	case 4:
+		n = 1 + test_rand() % 4;
+		for (i = 0; i < n; i++)
+			buf_addc(b, test_rand() & 0xff);
+		return;
+	default:
+		n = 1 + test_rand() % 3;
+		for (i = 0; i < n; i++)
+			buf_addc(b, "0123456789;:?$ mHJK\"!"[test_rand() % 21]);
+		return;
+	}
+	buf_adds(b, s);
+}
+
+/* Random inputs: every split gives the reference text, clean. */
+static void
+test_property(void **state)
+{
+	struct buf	in, ref, got;
+	int		iter, mode, tokens, i;
+
+	(void)state;
+	for (iter = 0; iter < 20000; iter++) {
+		buf_init(&in);
+		tokens = 1 + test_rand() % 40;
+		for (i = 0; i < tokens; i++)
+			test_token(&in);
+		test_ref((const uint8_t *)in.data, in.len, &ref);
+		assert_true(test_clean(ref.data, ref.len));
+		for (mode = 0; mode < TEST_MODES; mode++) {
+			test_strip_mode(in.data, in.len, mode, &got);
+			if (got.len != ref.len ||
+			    memcmp(got.data, ref.data, ref.len) != 0) {
+				fprintf(stderr, "iter %d mode %d\n", iter, mode);
+				test_dump("input", in.data, in.len);
+				test_dump("ref", ref.data, ref.len);
+				test_dump("got", got.data, got.len);
+				fail();
+			}
+			assert_true(test_clean(got.data, got.len));
+			buf_free(&got);
+		}
+		buf_free(&ref);
+		buf_free(&in);
+	}
+}
+
+/* Random bytes (no structure): the same check. */
+static void
+test_property_bytes(void **state)
+{
+	uint8_t		in[512];
+	struct buf	ref, got;
+	size_t		len, i;
+	int		iter, mode;
+
+	(void)state;
+	for (iter = 0; iter < 5000; iter++) {
+		len = test_rand() % sizeof in;
+		for (i = 0; i < len; i++) {
+			in[i] = test_rand() & 0xff;
+			/* Favour the bytes that matter. */
+			if (test_rand() % 4 == 0)
+				in[i] = "\x1b\r\n\x07\xc2\x9c[]P\\"[test_rand() % 10];
+		}
+		test_ref(in, len, &ref);
+		for (mode = 0; mode < TEST_MODES; mode++) {
+			test_strip_mode(in, len, mode, &got);
+			assert_int_equal(got.len, ref.len);
+			assert_memory_equal(got.data, ref.data, ref.len);
+			buf_free(&got);
+		}
+		buf_free(&ref);
+	}
+}
+
+/* The directory of fixtures, found beside this file's directory. */
+static const char *
+test_fixture_dir(void)
+{
+	const char	*env = getenv("PROGMUX_FIXTURES");
+
+	if (env != NULL)
+		return (env);
+	return ("tests/fixtures");
+}
+
+/* Read a whole file; NULL if it cannot be opened. */
+static char *
+test_read(const char *path, size_t *len)
+{
+	FILE		*f;
+	struct buf	 b;
+	char		 tmp[65536];
+	size_t		 n;
+
+	if ((f = fopen(path, "rb")) == NULL)
+		return (NULL);
+	buf_init(&b);
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		buf_add(&b, tmp, n);
+	fclose(f);
+	*len = b.len;
+	buf_reserve(&b, 1);
+	return (b.data);
+}
+
+/* Every NAME.raw in tests/fixtures/ reads exactly NAME.txt. */
+static void
+test_fixtures(void **state)
+{
+	const char	*dir = test_fixture_dir();
+	DIR		*d;
+	struct dirent	*de;
+	char		*path, *raw, *txt;
+	size_t		 rlen, tlen, n, found = 0;
+
+	(void)state;
+	if ((d = opendir(dir)) == NULL) {
+		fprintf(stderr, "cannot open %s (run from the top of the "
+		    "tree or set PROGMUX_FIXTURES)\n", dir);
+		fail();
+	}
+	while ((de = readdir(d)) != NULL) {
+		n = strlen(de->d_name);
+		if (n < 5 || strcmp(de->d_name + n - 4, ".raw") != 0)
+			continue;
+		xasprintf(&path, "%s/%s", dir, de->d_name);
+		raw = test_read(path, &rlen);
+		assert_non_null(raw);
+		memcpy(path + strlen(path) - 4, ".txt", 4);
+		txt = test_read(path, &tlen);
+		if (txt == NULL) {
+			fprintf(stderr, "missing %s\n", path);
+			fail();
+		}
+		fprintf(stderr, "fixture %s: %zu bytes -> %zu\n", de->d_name,
+		    rlen, tlen);
+		test_expect(raw, rlen, txt, tlen);
+		free(raw);
+		free(txt);
+		free(path);
+		found++;
+	}
+	closedir(d);
+	assert_true(found >= 8);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_c0),
+		cmocka_unit_test(test_csi),
+		cmocka_unit_test(test_csi_c0),
+		cmocka_unit_test(test_esc),
+		cmocka_unit_test(test_osc),
+		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_c1),
+		cmocka_unit_test(test_cr),
+		cmocka_unit_test(test_utf8_valid),
+		cmocka_unit_test(test_utf8_invalid),
+		cmocka_unit_test(test_utf8_split),
+		cmocka_unit_test(test_cr_held),
+		cmocka_unit_test(test_max_out),
+		cmocka_unit_test(test_long_osc),
+		cmocka_unit_test(test_long_csi),
+		cmocka_unit_test(test_cutoff),
+		cmocka_unit_test(test_property),
+		cmocka_unit_test(test_property_bytes),
+		cmocka_unit_test(test_fixtures),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
