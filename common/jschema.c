@@ -481,7 +481,8 @@ jschema_re_translate(const char *p, size_t n, struct buf *out, char **err)
 				i++;
 				continue;
 			case 'D':
-				buf_adds(out, "([^0-9\x80-\xff]|" JSCHEMA_MB ")");
+				buf_adds(out,
+				    "([^0-9\x80-\xff]|" JSCHEMA_MB ")");
 				i++;
 				continue;
 			case 'w':
@@ -637,7 +638,12 @@ jschema_show(struct buf *out, const struct json *v)
 	size_t		 n;
 
 	jw_init(&w, &b);
-	jw_value(&w, v);
+	if (json_type(v) == JSON_STRING && json_str(v, &n) != NULL &&
+	    n > JSCHEMA_SHOW_MAX) {
+		/* Escape only the start of a long string. */
+		json_put_string(&b, json_str(v, NULL), JSCHEMA_SHOW_MAX);
+	} else
+		jw_value(&w, v);
 	n = b.len;
 	if (n > JSCHEMA_SHOW_MAX) {
 		n = JSCHEMA_SHOW_MAX - 3;
@@ -1144,6 +1150,7 @@ jschema_node(struct jschema_ctx *x, const struct json *s,
 	return (jschema_check_combinators(x, s, v));
 }
 
+/* Validate instance against schema; the first error goes to *cause. */
 int
 jschema_validate(const struct json *schema, const struct json *instance,
     char **cause)
@@ -1372,6 +1379,7 @@ jschema_check_node(const struct json *s, struct buf *where, char **cause)
 	return (0);
 }
 
+/* Check that a schema uses only the keywords implemented here. */
 int
 jschema_check(const struct json *schema, char **cause)
 {

@@ -56,7 +56,7 @@ struct json {
 			size_t		 len;
 		} str;
 		struct {
-			struct json	*kids;	/* objects: key, value, key... */
+			struct json	*kids;	/* objects: key, value... */
 			size_t		 n;
 		} c;
 	} u;
@@ -879,6 +879,7 @@ json_fail_jsmn(char **cause, const char *t, size_t len, int r,
 		json_fail(cause, at, "malformed JSON");
 }
 
+/* Parse one JSON text; see the passes described at the top of the file. */
 struct json_doc *
 json_parse(const char *text, size_t len, char **cause)
 {
@@ -948,6 +949,7 @@ fail:
 	return (NULL);
 }
 
+/* Free a document and every node and string in it. */
 void
 json_doc_free(struct json_doc *d)
 {
@@ -959,6 +961,7 @@ json_doc_free(struct json_doc *d)
 	free(d);
 }
 
+/* The top-level value of a document. */
 const struct json *
 json_root(const struct json_doc *d)
 {
@@ -974,6 +977,7 @@ json_type(const struct json *j)
 	return (j == NULL ? JSON_NULL : j->type);
 }
 
+/* The JSON Schema name of a type, for messages. */
 const char *
 json_type_name(enum json_type t)
 {
@@ -994,6 +998,7 @@ json_type_name(enum json_type t)
 	return ("unknown");
 }
 
+/* The bytes of the input a node was parsed from. */
 const char *
 json_raw(const struct json *j, size_t *len)
 {
@@ -1007,12 +1012,14 @@ json_raw(const struct json *j, size_t *len)
 	return (j->raw);
 }
 
+/* A boolean's value; false for anything else. */
 bool
 json_bool(const struct json *j)
 {
 	return (j != NULL && j->type == JSON_BOOL && (j->flags & JSON_F_TRUE));
 }
 
+/* A string's unescaped bytes; NULL for anything else. */
 const char *
 json_str(const struct json *j, size_t *len)
 {
@@ -1035,6 +1042,7 @@ json_num(const struct json *j)
 	return (j->u.num.d);
 }
 
+/* Was the number written as an integer that fits int64_t? */
 bool
 json_is_int(const struct json *j)
 {
@@ -1052,6 +1060,7 @@ json_int(const struct json *j)
 	return (j->u.num.i);
 }
 
+/* Is the number a finite integer in value? */
 bool
 json_is_integral(const struct json *j)
 {
@@ -1059,6 +1068,7 @@ json_is_integral(const struct json *j)
 	    (j->flags & JSON_F_INTEGRAL));
 }
 
+/* Items of an array, members of an object, 0 for the rest. */
 size_t
 json_len(const struct json *j)
 {
@@ -1071,6 +1081,7 @@ json_len(const struct json *j)
 	return (0);
 }
 
+/* Item i of an array, or value of member i of an object. */
 const struct json *
 json_at(const struct json *j, size_t i)
 {
@@ -1081,6 +1092,7 @@ json_at(const struct json *j, size_t i)
 	return (&j->u.c.kids[i]);
 }
 
+/* Key of member i of an object. */
 const char *
 json_key_at(const struct json *j, size_t i, size_t *len)
 {
@@ -1092,6 +1104,7 @@ json_key_at(const struct json *j, size_t i, size_t *len)
 	return (json_str(&j->u.c.kids[2 * i], len));
 }
 
+/* An object's member by key (klen bytes); the last duplicate wins. */
 const struct json *
 json_getn(const struct json *j, const char *key, size_t klen)
 {
@@ -1108,12 +1121,14 @@ json_getn(const struct json *j, const char *key, size_t klen)
 	return (NULL);
 }
 
+/* An object's member by NUL-terminated key. */
 const struct json *
 json_get(const struct json *j, const char *key)
 {
 	return (json_getn(j, key, strlen(key)));
 }
 
+/* Compare two numbers; exact for two int64 tokens. */
 int
 json_num_cmp(const struct json *a, const struct json *b)
 {
@@ -1162,6 +1177,7 @@ json_equal_obj(const struct json *a, const struct json *b)
 	return (true);
 }
 
+/* Deep equality: numbers by value, members in any order. */
 bool
 json_equal(const struct json *a, const struct json *b)
 {
@@ -1195,6 +1211,7 @@ json_equal(const struct json *a, const struct json *b)
 	return (false);
 }
 
+/* Write bytes as a JSON string, escaped, invalid UTF-8 as U+FFFD. */
 void
 json_put_string(struct buf *b, const char *str, size_t n)
 {
@@ -1250,6 +1267,7 @@ json_put_string(struct buf *b, const char *str, size_t n)
 	buf_addc(b, '"');
 }
 
+/* Start writing into b. */
 void
 jw_init(struct jw *w, struct buf *b)
 {
@@ -1302,30 +1320,35 @@ jw_close(struct jw *w, char c)
 	buf_addc(w->b, c);
 }
 
+/* Open an object. */
 void
 jw_obj_begin(struct jw *w)
 {
 	jw_open(w, '{');
 }
 
+/* Close an object. */
 void
 jw_obj_end(struct jw *w)
 {
 	jw_close(w, '}');
 }
 
+/* Open an array. */
 void
 jw_arr_begin(struct jw *w)
 {
 	jw_open(w, '[');
 }
 
+/* Close an array. */
 void
 jw_arr_end(struct jw *w)
 {
 	jw_close(w, ']');
 }
 
+/* Write a member key of n bytes and its colon. */
 void
 jw_keyn(struct jw *w, const char *k, size_t n)
 {
@@ -1335,12 +1358,14 @@ jw_keyn(struct jw *w, const char *k, size_t n)
 	w->after_key = true;
 }
 
+/* Write a NUL-terminated member key and its colon. */
 void
 jw_key(struct jw *w, const char *k)
 {
 	jw_keyn(w, k, strlen(k));
 }
 
+/* Write n bytes as a string value. */
 void
 jw_strn(struct jw *w, const char *s, size_t n)
 {
@@ -1348,6 +1373,7 @@ jw_strn(struct jw *w, const char *s, size_t n)
 	json_put_string(w->b, s, n);
 }
 
+/* Write a NUL-terminated string value, or null for NULL. */
 void
 jw_str(struct jw *w, const char *s)
 {
@@ -1357,6 +1383,7 @@ jw_str(struct jw *w, const char *s)
 		jw_strn(w, s, strlen(s));
 }
 
+/* Write a signed integer. */
 void
 jw_int(struct jw *w, int64_t v)
 {
@@ -1364,6 +1391,7 @@ jw_int(struct jw *w, int64_t v)
 	buf_printf(w->b, "%lld", (long long)v);
 }
 
+/* Write an unsigned integer. */
 void
 jw_uint(struct jw *w, uint64_t v)
 {
@@ -1397,6 +1425,7 @@ jw_double(struct jw *w, double v)
 	buf_adds(w->b, s);
 }
 
+/* Write true or false. */
 void
 jw_bool(struct jw *w, bool v)
 {
@@ -1404,6 +1433,7 @@ jw_bool(struct jw *w, bool v)
 	buf_adds(w->b, v ? "true" : "false");
 }
 
+/* Write null. */
 void
 jw_null(struct jw *w)
 {
@@ -1411,6 +1441,7 @@ jw_null(struct jw *w)
 	buf_add(w->b, "null", 4);
 }
 
+/* Write text that is already one valid JSON value. */
 void
 jw_raw(struct jw *w, const char *s, size_t n)
 {
@@ -1418,6 +1449,7 @@ jw_raw(struct jw *w, const char *s, size_t n)
 	buf_add(w->b, s, n);
 }
 
+/* Write a parsed value back out compactly (numbers as written). */
 void
 jw_value(struct jw *w, const struct json *j)
 {

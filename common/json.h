@@ -46,6 +46,8 @@ struct json_doc		*json_parse(const char *text, size_t len, char **cause);
 void			 json_doc_free(struct json_doc *);
 const struct json	*json_root(const struct json_doc *);
 
+/* Accessors take NULL (an absent member) and then read as empty: json_type
+ * gives JSON_NULL, json_get and json_at NULL, json_len 0, json_str NULL. */
 enum json_type	 json_type(const struct json *);
 const char	*json_type_name(enum json_type);	/* "null", "boolean", ... */
 

@@ -325,6 +325,7 @@ strip_run(const uint8_t *p, const uint8_t *end, char *o)
 	return (q - p);
 }
 
+/* A parser at the start of a stream. */
 void
 strip_init(struct strip *sp)
 {
@@ -333,6 +334,7 @@ strip_init(struct strip *sp)
 	sp->bol = 1;
 }
 
+/* Strip len bytes into out; runs of plain ASCII take the fast path. */
 size_t
 strip_feed(struct strip *sp, const void *in, size_t len, char *out)
 {
@@ -359,6 +361,7 @@ strip_feed(struct strip *sp, const void *in, size_t len, char *out)
 	return (o - out);
 }
 
+/* The end: a held partial character and a held CR run come out. */
 size_t
 strip_finish(struct strip *sp, char *out)
 {

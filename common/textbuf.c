@@ -16,6 +16,10 @@
  * Once the ceiling has cut the text, nothing later is kept, not even a
  * character that would still fit: the text kept is a prefix of the text
  * offered.
+ *
+ * Appends may split a character (a caller passes what arrived): until its
+ * last byte comes, a character is not paged (unless the stream has ended),
+ * and the ceiling never keeps the start of one it cannot keep whole.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,6 +39,7 @@ textbuf_is_cont(char c)
 	return (((unsigned char)c & 0xc0) == 0x80);
 }
 
+/* An empty text with a ceiling of max bytes. */
 void
 textbuf_init(struct textbuf *tb, size_t max)
 {
@@ -45,6 +50,7 @@ textbuf_init(struct textbuf *tb, size_t max)
 	tb->dropped = 0;
 }
 
+/* Free the storage; the textbuf is empty again, same ceiling. */
 void
 textbuf_free(struct textbuf *tb)
 {
@@ -71,6 +77,51 @@ textbuf_grow(struct textbuf *tb, size_t need)
 	tb->cap = cap;
 }
 
+/*
+ * The ceiling fell inside a character that began in an earlier append
+ * (callers may split text anywhere): drop the start of that character too,
+ * so the text kept still ends on a character boundary.
+ */
+static void
+textbuf_trim(struct textbuf *tb)
+{
+	size_t	i = tb->len;
+
+	while (i > 0 && textbuf_is_cont(tb->data[i - 1]))
+		i--;
+	if (i == 0 || (unsigned char)tb->data[i - 1] < 0xc0)
+		return;		/* stray continuation bytes: nothing began */
+	tb->dropped += tb->len - (i - 1);
+	tb->len = i - 1;
+}
+
+/*
+ * Where the complete characters end: len, less the start of a character
+ * whose last bytes have not been appended yet.
+ */
+static size_t
+textbuf_whole(const struct textbuf *tb)
+{
+	size_t		i = tb->len, need;
+	unsigned char	c;
+
+	while (i > 0 && tb->len - i < 4 && textbuf_is_cont(tb->data[i - 1]))
+		i--;
+	if (i == 0)
+		return (tb->len);
+	c = tb->data[i - 1];
+	if (c >= 0xf0)
+		need = 4;
+	else if (c >= 0xe0)
+		need = 3;
+	else if (c >= 0xc0)
+		need = 2;
+	else
+		return (tb->len);
+	return (i - 1 + need > tb->len ? i - 1 : tb->len);
+}
+
+/* Keep what fits under the ceiling, on a character boundary. */
 void
 textbuf_append(struct textbuf *tb, const char *s, size_t n)
 {
@@ -90,6 +141,8 @@ textbuf_append(struct textbuf *tb, const char *s, size_t n)
 			keep--;
 		tb->cut = true;
 		tb->dropped += n - keep;
+		if (keep == 0 && textbuf_is_cont(s[0]))
+			textbuf_trim(tb);
 	}
 	if (keep == 0)
 		return;
@@ -98,6 +151,7 @@ textbuf_append(struct textbuf *tb, const char *s, size_t n)
 	tb->len += keep;
 }
 
+/* Code points: every byte that is not a continuation byte starts one. */
 size_t
 utf8_count(const char *s, size_t len)
 {
@@ -109,19 +163,20 @@ utf8_count(const char *s, size_t len)
 }
 
 /*
- * Scan the line at pos, counting characters, but give up once more than
- * budget are seen. Returns the offset after its LF (*lf set), or where the
- * text ends or the budget ran out (*lf clear); *chars is what was counted.
+ * Scan the line at pos, up to end, counting characters, but give up once
+ * more than budget are seen. Returns the offset after its LF (*lf set), or
+ * where the text ends or the budget ran out (*lf clear); *chars is what was
+ * counted.
  */
 static size_t
-textbuf_scan(const struct textbuf *tb, size_t pos, size_t budget,
+textbuf_scan(const struct textbuf *tb, size_t pos, size_t end, size_t budget,
     size_t *chars, bool *lf)
 {
 	const char	*d = tb->data;
 	size_t		 n = 0;
 
 	*lf = false;
-	for (; pos < tb->len; pos++) {
+	for (; pos < end; pos++) {
 		if (!textbuf_is_cont(d[pos]) && ++n > budget) {
 			n--;
 			break;
@@ -136,11 +191,12 @@ textbuf_scan(const struct textbuf *tb, size_t pos, size_t budget,
 	return (pos);
 }
 
+/* The page at cursor: whole lines within max_lines and max_chars. */
 int
 textbuf_page(const struct textbuf *tb, size_t cursor, size_t max_lines,
     size_t max_chars, bool ended, struct page *pg, char **cause)
 {
-	size_t	pos, next, chars, lines = 0, total = 0;
+	size_t	pos, end, next, chars, lines = 0, total = 0;
 	bool	lf;
 
 	if (cursor > tb->len) {
@@ -152,10 +208,13 @@ textbuf_page(const struct textbuf *tb, size_t cursor, size_t max_lines,
 	while (cursor < tb->len && textbuf_is_cont(tb->data[cursor]))
 		cursor++;
 
+	/* A character still arriving is not there yet. */
+	end = ended ? tb->len : textbuf_whole(tb);
 	pos = cursor;
-	while (lines < max_lines && pos < tb->len) {
-		next = textbuf_scan(tb, pos, max_chars - total, &chars, &lf);
-		if (lf || (ended && next == tb->len)) {
+	while (lines < max_lines && pos < end) {
+		next = textbuf_scan(tb, pos, end, max_chars - total, &chars,
+		    &lf);
+		if (lf || (ended && next == end)) {
 			/* A whole line (or the final one) that fits. */
 			pos = next;
 			total += chars;
@@ -180,6 +239,7 @@ textbuf_page(const struct textbuf *tb, size_t cursor, size_t max_lines,
 	return (0);
 }
 
+/* The last whole lines that fit, or the end of a long last line. */
 void
 textbuf_tail(const struct textbuf *tb, size_t max_lines, size_t max_chars,
     struct page *pg)

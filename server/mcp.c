@@ -25,6 +25,7 @@
 
 #define MCP_LINE_MAX	(16u * 1024 * 1024)	/* one message, in bytes */
 #define MCP_LATEST	"2025-11-25"
+#define MCP_NAME_SHOWN	128	/* bytes of a method or tool name echoed */
 
 static const char *mcp_versions[] = {
 	"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
@@ -223,6 +224,22 @@ mcp_req_error(struct req *req, int code, const char *msg)
 	buf_free(&b);
 }
 
+/* A client-chosen name for an error message: bounded, NULs shown. */
+static void
+mcp_quote_name(struct buf *b, const char *s, size_t len)
+{
+	size_t	i, n = len > MCP_NAME_SHOWN ? MCP_NAME_SHOWN : len;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\0')
+			buf_adds(b, "\\0");
+		else
+			buf_addc(b, s[i]);
+	}
+	if (n < len)
+		buf_adds(b, "...");
+}
+
 /* initialize: agree on a version, say what we offer. */
 static void
 mcp_initialize(struct req *req, const struct json *params)
@@ -306,9 +323,15 @@ mcp_tools_call(struct req *req, const struct json *params)
 {
 	const struct json	*name, *args;
 
+	const char		*s;
+	size_t			 len;
+	struct buf		 b = BUF_INIT;
+
+	/* Every error here answers and frees req: a batch waits on it. */
 	if (params == NULL || json_type(params) != JSON_OBJECT) {
 		mcp_req_error(req, -32602, "tools/call needs params with a "
 		    "tool name");
+		mcp_req_done(req);
 		return;
 	}
 	name = json_get(params, "name");
@@ -316,39 +339,59 @@ mcp_tools_call(struct req *req, const struct json *params)
 	if (name == NULL || json_type(name) != JSON_STRING) {
 		mcp_req_error(req, -32602, "tools/call: params.name must be "
 		    "the tool's name, a string");
+		mcp_req_done(req);
 		return;
 	}
 	if (args != NULL && json_type(args) != JSON_OBJECT &&
 	    json_type(args) != JSON_NULL) {
 		mcp_req_error(req, -32602, "tools/call: params.arguments must "
 		    "be an object");
+		mcp_req_done(req);
 		return;
 	}
 	if (args != NULL && json_type(args) == JSON_NULL)
 		args = NULL;
-	if (tools_call(req, json_str(name, NULL), args) == -1) {
-		struct buf	b = BUF_INIT;
-
-		buf_printf(&b, "unknown tool \"%s\": tools/list names the "
-		    "tools there are", json_str(name, NULL));
-		mcp_req_error(req, -32602, buf_cstr(&b));
-		buf_free(&b);
-		mcp_req_done(req);
-	}
+	s = json_str(name, &len);
+	/* A NUL inside the name must not match a tool by its prefix. */
+	if (memchr(s, '\0', len) == NULL && tools_call(req, s, args) == 0)
+		return;
+	buf_adds(&b, "unknown tool \"");
+	mcp_quote_name(&b, s, len);
+	buf_adds(&b, "\": tools/list names the tools there are");
+	mcp_req_error(req, -32602, buf_cstr(&b));
+	buf_free(&b);
+	mcp_req_done(req);
 }
 
 /* A key to match a cancellation's requestId against ids, by value. */
 static char *
 mcp_id_key(const struct json *id)
 {
-	struct buf	b = BUF_INIT;
-	struct jw	w;
+	struct buf	 b = BUF_INIT;
+	struct jw	 w;
+	const char	*raw;
+	size_t		 len, i;
 
 	jw_init(&w, &b);
-	if (json_type(id) == JSON_NUMBER && json_is_integral(id))
-		buf_printf(&b, "n%.17g", json_num(id));
-	else
+	if (json_type(id) != JSON_NUMBER) {
 		jw_value(&w, id);
+		buf_cstr(&b);
+		return (b.data);
+	}
+	/*
+	 * Numbers by value: 1, 1.0 and 1e0 are one id. Integers beyond
+	 * int64_t keep their digits, so two big ids never share a key.
+	 */
+	raw = json_raw(id, &len);
+	for (i = 0; i < len; i++)
+		if (strchr("-0123456789", raw[i]) == NULL)
+			break;
+	if (json_is_int(id))
+		buf_printf(&b, "n%lld", (long long)json_int(id));
+	else if (json_is_integral(id) && len > 0 && i == len)
+		buf_printf(&b, "n%.*s", (int)len, raw);
+	else
+		buf_printf(&b, "n%.17g", json_num(id));
 	buf_cstr(&b);
 	return (b.data);
 }
@@ -384,8 +427,9 @@ mcp_message(const struct json *msg)
 	const struct json	*jv, *id, *method, *params;
 	const char		*m;
 	char			*idraw = NULL;
-	size_t			 len;
+	size_t			 len, mlen;
 	struct req		*req;
+	struct buf		 b = BUF_INIT;
 
 	if (json_type(msg) != JSON_OBJECT) {
 		mcp_reply_error(NULL, -32600, "invalid request: a message is "
@@ -402,7 +446,8 @@ mcp_message(const struct json *msg)
 	jv = json_get(msg, "jsonrpc");
 	method = json_get(msg, "method");
 	if (jv == NULL || json_type(jv) != JSON_STRING ||
-	    strcmp(json_str(jv, NULL), "2.0") != 0) {
+	    json_str(jv, &len) == NULL || len != 3 ||
+	    memcmp(json_str(jv, NULL), "2.0", 3) != 0) {
 		mcp_reply_error(idraw, -32600, "invalid request: \"jsonrpc\" "
 		    "must be \"2.0\"");
 		free(idraw);
@@ -422,14 +467,17 @@ mcp_message(const struct json *msg)
 		free(idraw);
 		return;
 	}
-	m = json_str(method, NULL);
+	m = json_str(method, &mlen);
+	if (memchr(m, '\0', mlen) != NULL)
+		m = "";		/* no method has a NUL in its name */
 	params = json_get(msg, "params");
-	if (params != NULL && json_type(params) != JSON_OBJECT &&
-	    json_type(params) != JSON_ARRAY)
+	if (params != NULL && json_type(params) == JSON_NULL)
 		params = NULL;
 
 	if (id == NULL) {
-		/* Notifications are never answered. */
+		/* Notifications are never answered, not even malformed. */
+		if (params != NULL && json_type(params) != JSON_OBJECT)
+			params = NULL;
 		if (strcmp(m, "notifications/initialized") == 0)
 			mcp.initialized = true;
 		else if (strcmp(m, "notifications/cancelled") == 0)
@@ -441,7 +489,8 @@ mcp_message(const struct json *msg)
 	req->idkey = mcp_id_key(id);
 	free(idraw);
 	if (params != NULL && json_type(params) != JSON_OBJECT) {
-		mcp_req_error(req, -32602, "params must be an object");
+		mcp_req_error(req, -32602, "invalid params: MCP params are an "
+		    "object");
 		mcp_req_done(req);
 		return;
 	}
@@ -455,9 +504,8 @@ mcp_message(const struct json *msg)
 		mcp_tools_call(req, params);
 		return;		/* tools own req from here */
 	} else {
-		struct buf	b = BUF_INIT;
-
-		buf_printf(&b, "method not found: %s", m);
+		buf_adds(&b, "method not found: ");
+		mcp_quote_name(&b, json_str(method, NULL), mlen);
 		mcp_req_error(req, -32601, buf_cstr(&b));
 		buf_free(&b);
 	}

@@ -221,24 +221,27 @@ struct from_pane {
 	char		*ctl;
 };
 
-/* display-message answered "@W<TAB>path" for fromPaneId. */
+/* display-message answered "%P<TAB>@W<TAB>path" for fromPaneId. */
 static void
 start_from_pane(void *arg, bool ok, const char *out, size_t len)
 {
 	struct from_pane	*fp = arg;
 	struct program		*p = fp->p;
 	char			*tab, *why, *copy;
+	size_t			 plen = strlen(p->from_pane);
 
 	(void)len;
-	if (!ok || (tab = strchr(out, '\t')) == NULL) {
+	if (!ok || strncmp(out, p->from_pane, plen) != 0 ||
+	    out[plen] != '\t' || (tab = strchr(out + plen + 1, '\t')) ==
+	    NULL) {
 		xasprintf(&why, "fromPaneId %s names no pane on this tmux "
 		    "server; list panes with `tmux list-panes -a` or pass a "
 		    "paneId that start_program returned", p->from_pane);
 		program_start_failed(p, why);
 		free(why);
 	} else {
-		copy = xstrdup(out);
-		tab = copy + (tab - out);
+		copy = xstrdup(out + plen + 1);
+		tab = copy + (tab - (out + plen + 1));
 		*tab = '\0';
 		start_pane_command(p, fp->ctl, p->split ? p->from_pane : copy,
 		    tab + 1);
@@ -264,7 +267,9 @@ program_make_pane(struct program *p, const char *ctl)
 	fp->ctl = xstrdup(ctl);
 	buf_adds(&b, "display-message -p -t ");
 	tmux_quote(&b, p->from_pane);
-	buf_adds(&b, " '#{window_id}\t#{pane_current_path}'");
+	/* display-message falls back to another pane when the target is
+	 * missing, so ask for the pane's id too and compare. */
+	buf_adds(&b, " '#{pane_id}\t#{window_id}\t#{pane_current_path}'");
 	tmux_command(buf_cstr(&b), start_from_pane, fp);
 	buf_free(&b);
 }

@@ -47,7 +47,7 @@ read_file(const char *path, size_t *len)
 	return (b.data);
 }
 
-/* Load schemas/*.json (tests run from the repository's root). */
+/* Load the tool schemas (tests run from the repository root). */
 static void
 pmx_load_schemas(struct pmx *c)
 {
@@ -93,10 +93,11 @@ run_capture(char **argv, int *status)
 {
 	struct buf	 b = BUF_INIT;
 	char		 chunk[4096];
-	int		 fds[2], st;
+	int		 fds[2], st = 0;
 	ssize_t		 n;
 	pid_t		 pid;
 
+	*status = -1;
 	if (pipe(fds) == -1)
 		return (NULL);
 	if ((pid = fork()) == 0) {
@@ -125,7 +126,7 @@ pmx_tmux(struct pmx *c, ...)
 {
 	char	*argv[64], *out;
 	va_list	 ap;
-	int	 n = 0, st;
+	int	 n = 0, st = -1;
 
 	argv[n++] = (char *)"tmux";
 	argv[n++] = (char *)"-S";

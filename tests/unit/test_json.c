@@ -208,7 +208,7 @@ test_invalid_utf8(void **state)
 	(void)state;
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		if (i == sizeof bad / sizeof bad[0] - 2)
-			parse_fail(bad[i], NULL);	/* é outside a string */
+			parse_fail(bad[i], NULL);	/* é outside strings */
 		else if (i == sizeof bad / sizeof bad[0] - 1)
 			parse_fail(bad[i], NULL);	/* a BOM is no value */
 		else
@@ -452,7 +452,8 @@ test_truncated(void **state)
 			cause = NULL;
 			d = json_parse(docs[i], n, &cause);
 			if (d != NULL)
-				fail_msg("prefix %zu of doc %zu accepted", n, i);
+				fail_msg("prefix %zu of doc %zu accepted", n,
+				    i);
 			assert_non_null(cause);
 			free(cause);
 		}
@@ -490,7 +491,8 @@ test_structure(void **state)
 		"[1,]", "[,1]", "[1 2]", "{\"a\" 1}", "{\"a\":1,}", "{\"a\"}",
 		"{1:2}", "{\"a\":1 \"b\":2}", "[\"a\":1]", "[1:2]", "{,}", ":",
 		",", "[}", "{]", "]", "}", "{\"a\":}", "{\"a\"::1}", "[1,,2]",
-		"{\"a\":1,,\"b\":2}", "{\"a\",1}", "[true false]", "{\"a\":1:2}",
+		"{\"a\":1,,\"b\":2}", "{\"a\",1}", "[true false]",
+		"{\"a\":1:2}",
 		"{[]:1}", "{{}:1}", "{null:1}", "[\"a\" \"b\"]", "[[1] [2]]",
 		"{\"a\":{\"b\":1}\"c\":2}", "[\"a\",:]", "{:1}", "{\"a\":[1}",
 		"[{\"a\":1]", "[,]", "[", "{", "'a'", "[undefined]", "{a:1}",
@@ -638,16 +640,19 @@ test_equal(void **state)
 {
 	static const char *const same[][2] = {
 		{ "1", "1.0" }, { "1", "1e0" }, { "100", "1e2" },
-		{ "-0", "0" }, { "{\"a\":1,\"b\":[2]}", "{\"b\":[2.0],\"a\":1}" },
+		{ "-0", "0" },
+		{ "{\"a\":1,\"b\":[2]}", "{\"b\":[2.0],\"a\":1}" },
 		{ "\"a\\u0000\"", "\"a\\u0000\"" }, { "[]", " [ ] " },
 		{ "\"\\u00e9\"", "\"\xc3\xa9\"" }, { "null", "null" },
 		{ "{\"a\":1,\"a\":2}", "{\"a\":2}" }
 	};
 	static const char *const differ[][2] = {
 		{ "1", "2" }, { "1", "\"1\"" }, { "[1,2]", "[2,1]" },
-		{ "{\"a\":1}", "{\"a\":1,\"b\":2}" }, { "\"a\\u0000\"", "\"a\"" },
+		{ "{\"a\":1}", "{\"a\":1,\"b\":2}" },
+		{ "\"a\\u0000\"", "\"a\"" },
 		{ "9007199254740993", "9007199254740992" }, { "true", "false" },
-		{ "null", "false" }, { "{}", "[]" }, { "{\"a\":1}", "{\"b\":1}" }
+		{ "null", "false" }, { "{}", "[]" },
+		{ "{\"a\":1}", "{\"b\":1}" }
 	};
 	struct json_doc	*a, *b;
 	size_t		 i;
@@ -990,7 +995,8 @@ test_jw_value(void **state)
 {
 	static const char *const docs[][2] = {
 		{ " { \"a\" : [ 1 , 2.50 , -0 , 1E+400 , 9007199254740993 ] ,"
-		  " \"b\" : { } , \"c\" : \"\\u00e9\\/\\ud83d\\ude00\\u0000\" } ",
+		  " \"b\" : { } ,"
+		  " \"c\" : \"\\u00e9\\/\\ud83d\\ude00\\u0000\" } ",
 		  "{\"a\":[1,2.50,-0,1E+400,9007199254740993],\"b\":{},"
 		  "\"c\":\"\xc3\xa9/\xf0\x9f\x98\x80\\u0000\"}" },
 		{ "\"\\u2028\xe2\x80\xa9\"", "\"\\u2028\\u2029\"" },

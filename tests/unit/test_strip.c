@@ -190,6 +190,37 @@ test_c0(void **state)
 	T("tab\there\n", "tab\there\n");
 }
 
+/* The eight-byte fast path stops at every byte it must not copy. */
+static void
+test_fast_path(void **state)
+{
+	static const char *const special[] = {
+		"\x7f", "\x1f", "\x00", "\r", "\t", "\n", "\x1b[m", "\xc3\xa9",
+		"\x80", "\xff", "\xc2\x9b" "m", "\x20", "\x7e",
+	};
+	static const char *const want[] = {
+		"", "", "", "\n", "\t", "\n", "", "\xc3\xa9", "\xef\xbf\xbd",
+		"\xef\xbf\xbd", "", " ", "~",
+	};
+	char	in[64], out[64];
+	size_t	i, k, n, m;
+
+	(void)state;
+	for (k = 0; k < sizeof special / sizeof special[0]; k++) {
+		for (i = 0; i < 24; i++) {
+			memset(in, 'x', i);
+			n = strlen(special[k]);
+			memcpy(in + i, special[k], n);
+			memset(in + i + n, 'y', 24 - i);
+			memset(out, 'x', i);
+			m = strlen(want[k]);
+			memcpy(out + i, want[k], m);
+			memset(out + i + m, 'y', 24 - i);
+			test_expect(in, 24 + n, out, 24 + m);
+		}
+	}
+}
+
 /* CSI sequences of every shape. */
 static void
 test_csi(void **state)
@@ -289,13 +320,13 @@ test_strings(void **state)
 	T("\x1bP1$r0m\x1b\\x", "x");				/* DCS */
 	T("\x1bPq#0;2;0;0;0#1!6~-\x1b\\x", "x");		/* sixel */
 	T("\x1bP+q544e\x1b\\x", "x");
-	T("\x1bPtmux;\x1b\x1b]0;t\x07\x1b\\x", "x");		/* passthrough */
+	T("\x1bPtmux;\x1b\x1b]0;t\x07\x1b\\x", "x");	/* passthrough */
 	T("\x1bPab\x07" "cd\x1b\\x", "x");	/* BEL does not end a DCS */
 	T("\x1bXsos\x07" "x\x1b\\y", "y");	/* nor a SOS */
 	T("\x1b^pm\x07" "x\x1b\\y", "y");	/* nor a PM */
 	T("\x1b_apc\x1b\\x", "x");				/* APC */
 	T("\x1b_Ga=T,f=100;AAAA\x1b\\x", "x");	/* kitty graphics */
-	T("\x1b_apc\x07x", "x");		/* APC ends at BEL, as in tmux */
+	T("\x1b_apc\x07x", "x");	/* APC ends at BEL, as in tmux */
 	T("\x1bkname\x1b\\x", "x");		/* tmux/screen window name */
 	T("\x1bkname\x07x", "x");
 	T("\x1bPab\x18x", "x");
@@ -385,7 +416,8 @@ test_utf8_valid(void **state)
 	T("\xc2\xa0\xdf\xbf", "\xc2\xa0\xdf\xbf");	/* U+00A0, U+07FF */
 	T("\xe0\xa0\x80\xef\xbf\xbf", "\xe0\xa0\x80\xef\xbf\xbf");
 	T("\xed\x9f\xbf\xee\x80\x80", "\xed\x9f\xbf\xee\x80\x80");
-	T("\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf");
+	T("\xf0\x90\x80\x80\xf4\x8f\xbf\xbf",
+	    "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf");
 	T("\xef\xbf\xbd", "\xef\xbf\xbd");		/* U+FFFD itself */
 	T("\xef\xbb\xbfx", "\xef\xbb\xbfx");		/* BOM is text */
 	T("e\xcc\x81", "e\xcc\x81");			/* combining mark */
@@ -440,7 +472,8 @@ test_utf8_invalid(void **state)
 static void
 test_utf8_split(void **state)
 {
-	static const char	 in[] = "x\xf0\x9f\x98\x80y\xe2\x82\xacz\xc3\xa9";
+	static const char	 in[] =
+	    "x\xf0\x9f\x98\x80y\xe2\x82\xacz\xc3\xa9";
 	struct strip		 sp;
 	char			 out[64];
 	size_t			 n, cut1, cut2, len = sizeof in - 1;
@@ -859,7 +892,8 @@ test_property(void **state)
 			test_strip_mode(in.data, in.len, mode, &got);
 			if (got.len != ref.len ||
 			    memcmp(got.data, ref.data, ref.len) != 0) {
-				fprintf(stderr, "iter %d mode %d\n", iter, mode);
+				fprintf(stderr, "iter %d mode %d\n", iter,
+				    mode);
 				test_dump("input", in.data, in.len);
 				test_dump("ref", ref.data, ref.len);
 				test_dump("got", got.data, got.len);
@@ -889,7 +923,8 @@ test_property_bytes(void **state)
 			in[i] = test_rand() & 0xff;
 			/* Favour the bytes that matter. */
 			if (test_rand() % 4 == 0)
-				in[i] = "\x1b\r\n\x07\xc2\x9c[]P\\"[test_rand() % 10];
+				in[i] = "\x1b\r\n\x07\xc2\x9c[]P\\"
+				    [test_rand() % 10];
 		}
 		test_ref(in, len, &ref);
 		for (mode = 0; mode < TEST_MODES; mode++) {
@@ -980,6 +1015,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_c0),
+		cmocka_unit_test(test_fast_path),
 		cmocka_unit_test(test_csi),
 		cmocka_unit_test(test_csi_c0),
 		cmocka_unit_test(test_esc),

@@ -180,6 +180,22 @@ test_ceiling(void **state)
 	assert_int_equal(tb.dropped, 1);
 	textbuf_free(&tb);
 
+	/* Appends that split characters: the ceiling still keeps whole
+	 * characters only. */
+	textbuf_init(&tb, 12);
+	{
+		const char	*s = "abcdefghij\xe2\x82\xac\xe2\x82\xac\nxyz";
+		size_t		 i;
+
+		for (i = 0; s[i] != '\0'; i++)
+			textbuf_append(&tb, s + i, 1);
+	}
+	assert_int_equal(tb.len, 10);
+	assert_memory_equal(tb.data, "abcdefghij", 10);
+	assert_true(tb.cut);
+	assert_int_equal(tb.dropped, 10);
+	textbuf_free(&tb);
+
 	/* A ceiling of zero keeps nothing. */
 	textbuf_init(&tb, 0);
 	textbuf_append(&tb, "abc", 3);
@@ -374,6 +390,28 @@ test_page_cursor(void **state)
 	textbuf_free(&tb);
 }
 
+/* A character whose last bytes have not come is not paged yet. */
+static void
+test_page_partial(void **state)
+{
+	struct textbuf	tb;
+
+	(void)state;
+	test_make(&tb, "ab\xe2\x82");
+	test_page(&tb, 0, 10, 2, false, 0, "ab", 1, 2);
+	test_page(&tb, 0, 10, 3, false, 0, "", 0, 0);
+	test_page(&tb, 2, 10, 1, false, 2, "", 0, 0);
+	textbuf_append(&tb, "\xac", 1);
+	test_page(&tb, 0, 10, 3, false, 0, "ab\xe2\x82\xac", 1, 3);
+	test_page(&tb, 2, 10, 1, false, 2, "\xe2\x82\xac", 1, 1);
+	textbuf_free(&tb);
+
+	test_make(&tb, "x\n\xf0\x9f");
+	test_page(&tb, 0, 10, 10, true, 0, "x\n\xf0\x9f", 2, 3);
+	test_page(&tb, 0, 10, 10, false, 0, "x\n", 1, 2);
+	textbuf_free(&tb);
+}
+
 /* Pages over a text that was cut by the ceiling. */
 static void
 test_page_cut(void **state)
@@ -494,7 +532,8 @@ test_page_property(void **state)
 				nl += s[i] == '\n';
 			/* Whole lines, or one cut line, or the final one. */
 			if (pg.end > pg.start && s[pg.end - 1] != '\n') {
-				assert_true(nl == 0 || (ended && pg.end == len));
+				assert_true(nl == 0 ||
+				    (ended && pg.end == len));
 				assert_true(pg.chars == max_chars ||
 				    (ended && pg.end == len));
 			}
@@ -586,6 +625,7 @@ main(void)
 		cmocka_unit_test(test_page_chars),
 		cmocka_unit_test(test_page_long_line),
 		cmocka_unit_test(test_page_cursor),
+		cmocka_unit_test(test_page_partial),
 		cmocka_unit_test(test_page_cut),
 		cmocka_unit_test(test_tail_rules),
 		cmocka_unit_test(test_page_property),

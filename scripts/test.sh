@@ -1,0 +1,43 @@
+#!/bin/sh
+# test.sh BUILDDIR — run every test: unit, integration, end to end.
+#
+# Each cmocka program runs on its own; its counts are added up and the
+# run ends with one "N passed, M failed" line. Any failure makes the exit
+# status non-zero. Set TESTS=pattern to run only matching programs.
+set -u
+B=${1:-build}
+cd "$(dirname "$0")/.."
+passed=0
+failed=0
+failed_names=""
+log=$(mktemp /tmp/progmux-testlog.XXXXXX)
+
+run() {
+	name=$1; shift
+	case "$name" in *${TESTS:-}*) ;; *) return ;; esac
+	start=$(date +%s)
+	"$@" >"$log" 2>&1
+	rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	p=${p:-0}; f=${f:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	passed=$((passed + p)); failed=$((failed + f))
+	echo "$name: $p passed, $f failed ($(( $(date +%s) - start ))s)"
+	if [ "$rc" -ne 0 ] || [ "$f" -ne 0 ]; then
+		failed_names="$failed_names $name"
+		sed 's/^/    /' "$log" | tail -80
+	fi
+}
+
+for t in "$B"/tests/test_* "$B"/itests/test_*; do
+	[ -x "$t" ] || continue
+	run "$(basename "$t")" "$t"
+done
+if [ -f scripts/e2e.sh ] && [ "${SKIP_E2E:-0}" != 1 ]; then
+	run e2e sh scripts/e2e.sh "$B"
+fi
+rm -f "$log"
+[ -n "$failed_names" ] && echo "failed:$failed_names"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

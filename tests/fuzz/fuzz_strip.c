@@ -1,0 +1,107 @@
+/*
+ * fuzz_strip.c — libFuzzer target for the stripper (common/strip.c).
+ *
+ * The first byte chooses where to split the rest. The rest is stripped in
+ * one buffer, in two pieces split there, and byte by byte: the three texts
+ * must be identical, each within STRIP_MAX_OUT, valid UTF-8, and free of
+ * every control but TAB and LF (no C0, DEL or C1 code point).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strip.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* Is the text valid UTF-8 holding no control but TAB and LF? */
+static int
+fuzz_clean(const uint8_t *p, size_t len)
+{
+	size_t		i = 0, n, k;
+	uint32_t	cp;
+
+	while (i < len) {
+		if (p[i] < 0x80) {
+			if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') ||
+			    p[i] == 0x7f)
+				return (0);
+			i++;
+			continue;
+		}
+		if (p[i] >= 0xc2 && p[i] <= 0xdf)
+			n = 1, cp = p[i] & 0x1f;
+		else if (p[i] >= 0xe0 && p[i] <= 0xef)
+			n = 2, cp = p[i] & 0x0f;
+		else if (p[i] >= 0xf0 && p[i] <= 0xf4)
+			n = 3, cp = p[i] & 0x07;
+		else
+			return (0);
+		if (i + n >= len)
+			return (0);
+		for (k = 1; k <= n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return (0);
+			cp = (cp << 6) | (p[i + k] & 0x3f);
+		}
+		if ((n == 1 && cp < 0xa0) || (n == 2 && cp < 0x800) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return (0);
+		i += n + 1;
+	}
+	return (1);
+}
+
+/* Strip in pieces of at most step bytes, or split once at cut. */
+static size_t
+fuzz_strip(const uint8_t *in, size_t len, size_t cut, size_t step,
+    uint8_t *out)
+{
+	struct strip	sp;
+	size_t		off = 0, n, o = 0, got;
+
+	strip_init(&sp);
+	while (off < len) {
+		n = step != 0 ? step : (off < cut ? cut : len - off);
+		if (n > len - off)
+			n = len - off;
+		got = strip_feed(&sp, in + off, n, (char *)out + o);
+		if (got > STRIP_MAX_OUT(n))
+			abort();
+		o += got;
+		off += n;
+	}
+	got = strip_finish(&sp, (char *)out + o);
+	if (got > 16)
+		abort();
+	return (o + got);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t	*a, *b, *c;
+	size_t	 len, cut, na, nb, nc;
+
+	if (size < 1)
+		return (0);
+	len = size - 1;
+	cut = len * data[0] / 255;
+	a = malloc(STRIP_MAX_OUT(len) + 16);
+	b = malloc(STRIP_MAX_OUT(len) + 16);
+	c = malloc(STRIP_MAX_OUT(len) + 16);
+	na = fuzz_strip(data + 1, len, len, 0, a);
+	nb = fuzz_strip(data + 1, len, cut, 0, b);
+	nc = fuzz_strip(data + 1, len, 0, 1, c);
+	if (na != nb || na != nc || memcmp(a, b, na) != 0 ||
+	    memcmp(a, c, na) != 0)
+		abort();
+	if (!fuzz_clean(a, na))
+		abort();
+	free(a);
+	free(b);
+	free(c);
+	return (0);
+}

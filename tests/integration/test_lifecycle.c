@@ -1,0 +1,418 @@
+/*
+ * test_lifecycle.c — what happens around programs: reapers and the front
+ * dying, ceilings, eviction, many programs at once.
+ *
+ * Each test starts its own progmux (and private tmux server) with the
+ * settings it needs, and checks /proc and tmux itself for what is left.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "client.h"
+#include "xmalloc.h"
+
+/* Children of pid (from /proc/PID/task/PID/children). */
+static int
+children_of(pid_t pid, pid_t *out, int max)
+{
+	char	 path[64], buf[8192], *p, *end;
+	FILE	*f;
+	int	 n = 0;
+	size_t	 len;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
+	    (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (0);
+	len = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	for (p = buf; n < max; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		out[n++] = (pid_t)v;
+	}
+	return (n);
+}
+
+/* Is pid a live process (not a zombie)? */
+static bool
+alive(pid_t pid)
+{
+	char	 path[64], buf[512], *p;
+	FILE	*f;
+	bool	 ok = false;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (false);
+	if (fgets(buf, sizeof buf, f) != NULL && (p = strrchr(buf, ')')) &&
+	    p[1] == ' ' && p[2] != 'Z')
+		ok = true;
+	fclose(f);
+	return (ok);
+}
+
+static int
+count_zombie_children(pid_t pid)
+{
+	pid_t	 kids[512];
+	char	 path[64], buf[512], *p;
+	FILE	*f;
+	int	 n, i, z = 0;
+
+	n = children_of(pid, kids, 512);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)kids[i]);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(buf, sizeof buf, f) != NULL &&
+		    (p = strrchr(buf, ')')) && p[2] == 'Z')
+			z++;
+		fclose(f);
+	}
+	return (z);
+}
+
+static int
+count_fds(pid_t pid)
+{
+	char		 path[64];
+	DIR		*d;
+	struct dirent	*de;
+	int		 n = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return (n);
+}
+
+static const struct json *
+sc_get(const struct json_doc *d, const char *key)
+{
+	assert_non_null(pmx_sc(d));
+	return (json_get(pmx_sc(d), key));
+}
+
+/* Panes on the private server other than the base session's. */
+static int
+count_program_panes(struct pmx *c)
+{
+	char	*out, *p;
+	int	 n = 0;
+
+	out = pmx_tmux(c, "list-panes", "-a", "-F", "#{session_name}", NULL);
+	if (out == NULL)
+		return (0);
+	for (p = strtok(out, "\n"); p != NULL; p = strtok(NULL, "\n"))
+		if (strcmp(p, "base") != 0)
+			n++;
+	free(out);
+	return (n);
+}
+
+/* A reaper killed with SIGKILL: the front reports the program gone,
+ * removes its pane, and serves the others. */
+static void
+test_reaper_killed(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*id, *pane, *text, *out;
+	pid_t		 kids[64];
+	int		 n, i;
+	int64_t		 t0;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, NULL), 0);
+	id = pmx_start_program(&c, "{\"argv\":[\"sh\",\"-c\",\"echo hi; "
+	    "exec sleep 600\"]}", &pane);
+	assert_non_null(id);
+	n = children_of(c.pid, kids, 64);
+	for (i = 0; i < n; i++) {
+		char path[64], cmd[256] = "";
+		FILE *f;
+
+		snprintf(path, sizeof path, "/proc/%d/cmdline", (int)kids[i]);
+		if ((f = fopen(path, "r")) != NULL) {
+			if (fread(cmd, 1, sizeof cmd - 1, f) == 0)
+				cmd[0] = '\0';
+			fclose(f);
+		}
+		if (strstr(cmd, "progmux-reaper") != NULL)
+			kill(kids[i], SIGKILL);
+	}
+	text = pmx_read_all(&c, id, 10000, &d);
+	assert_string_equal(json_str(sc_get(d, "outcome"), NULL), "gone");
+	assert_true(json_bool(sc_get(d, "ended")));
+	json_doc_free(d);
+	free(text);
+	/* Its pane goes too. */
+	t0 = pmx_now_ms();
+	for (;;) {
+		out = pmx_tmux(&c, "list-panes", "-a", "-F", "#{pane_id}", NULL);
+		if (strstr(out, pane) == NULL) {
+			free(out);
+			break;
+		}
+		free(out);
+		assert_true(pmx_now_ms() - t0 < 5000);
+		usleep(10000);
+	}
+	/* And the server goes on. */
+	free(id);
+	id = pmx_start_program(&c, "{\"argv\":[\"echo\",\"next\"]}", NULL);
+	text = pmx_read_all(&c, id, 10000, NULL);
+	assert_string_equal(text, "next\n");
+	free(text);
+	free(id);
+	free(pane);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/* The front killed with SIGKILL while 20 programs run: within a second
+ * every program, reaper and pane is gone. */
+static void
+test_front_killed(void **state)
+{
+	struct pmx	 c;
+	char		 needle[64], args[200], *id;
+	pid_t		 kids[64];
+	int		 i, k, n, left = -1, panes = -1, reapers = -1;
+	int64_t		 t0;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, NULL), 0);
+	snprintf(needle, sizeof needle, "sleep 9%06d", (int)getpid() % 1000000);
+	for (i = 0; i < 20; i++) {
+		/* Half of them ignore SIGHUP, which kill-pane alone sends. */
+		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
+		    "\"%sexec %s\"]}", i % 2 ? "trap '' HUP; " : "", needle);
+		id = pmx_start_program(&c, args, NULL);
+		assert_non_null(id);
+		free(id);
+	}
+	t0 = pmx_now_ms();
+	while (pmx_count_procs(needle) < 20 && pmx_now_ms() - t0 < 10000)
+		usleep(10000);
+	assert_int_equal(pmx_count_procs(needle), 20);
+	assert_int_equal(count_program_panes(&c), 20 + 1);
+	n = children_of(c.pid, kids, 64);	/* reapers and tmux -C */
+	assert_true(n >= 20);
+
+	kill(c.pid, SIGKILL);
+	waitpid(c.pid, NULL, 0);
+	c.pid = -1;
+	t0 = pmx_now_ms();
+	while (pmx_now_ms() - t0 < 1000) {
+		left = pmx_count_procs(needle);
+		panes = count_program_panes(&c);
+		for (reapers = 0, k = 0; k < n; k++)
+			if (alive(kids[k]))
+				reapers++;
+		if (left == 0 && panes <= 1 && reapers == 0)
+			break;
+		usleep(10000);
+	}
+	print_message("after %lld ms: %d programs, %d panes, %d reapers\n",
+	    (long long)(pmx_now_ms() - t0), left, panes, reapers);
+	assert_int_equal(left, 0);
+	assert_true(panes <= 1);	/* the session's first window */
+	pmx_close(&c);
+}
+
+/* Ended programs are evicted past PROGMUX_KEEP_ENDED; the evicted id is a
+ * clear error. */
+static void
+test_eviction(void **state)
+{
+	const char	*env[] = { "PROGMUX_KEEP_ENDED=2", NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*ids[4], *text, args[100];
+	int		 i;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, env), 0);
+	for (i = 0; i < 4; i++) {
+		ids[i] = pmx_start_program(&c, "{\"argv\":[\"echo\",\"e\"]}",
+		    NULL);
+		text = pmx_read_all(&c, ids[i], 10000, NULL);
+		assert_string_equal(text, "e\n");
+		free(text);
+	}
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", ids[0]);
+	d = pmx_call(&c, "read_program", args, 5000);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), ids[0]));
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", ids[3]);
+	d = pmx_call(&c, "read_program", args, 5000);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	for (i = 0; i < 4; i++)
+		free(ids[i]);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/* timeoutMs is clamped to PROGMUX_WAIT_MAX_MS. */
+static void
+test_wait_ceiling(void **state)
+{
+	const char	*env[] = { "PROGMUX_WAIT_MAX_MS=200", NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*id, args[100];
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, env), 0);
+	id = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":"
+	    "60000}", id);
+	d = pmx_call(&c, "read_program", args, 5000);
+	assert_non_null(d);
+	assert_int_equal(json_int(sc_get(d, "effectiveTimeoutMs")), 200);
+	json_doc_free(d);
+	free(id);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/* The programs-alive ceiling is a clear error naming how to raise it. */
+static void
+test_max_programs(void **state)
+{
+	const char	*env[] = { "PROGMUX_MAX_PROGRAMS=2", NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*a, *b;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, env), 0);
+	a = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
+	b = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
+	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", 5000);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "PROGMUX_MAX_PROGRAMS"));
+	json_doc_free(d);
+	free(a);
+	free(b);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/* 100 programs at once, 10,000 numbered lines each: all read back whole
+ * and in order; afterwards no zombie and no leaked descriptor. */
+static void
+test_hundred_programs(void **state)
+{
+	const char	*env[] = { "PROGMUX_MAX_PROGRAMS=200",
+	    "PROGMUX_KEEP_ENDED=200", NULL };
+	struct pmx	 c;
+	struct buf	 want = BUF_INIT;
+	char		*ids[100], *text;
+	int		 i, fds0, fds1;
+	int64_t		 t0;
+
+	(void)state;
+	for (i = 1; i <= 10000; i++)
+		buf_printf(&want, "%d\n", i);
+	buf_cstr(&want);
+	assert_int_equal(pmx_open(&c, env), 0);
+	fds0 = count_fds(c.pid);
+	for (i = 0; i < 100; i++) {
+		ids[i] = pmx_start_program(&c, "{\"argv\":[\"seq\",\"1\","
+		    "\"10000\"]}", NULL);
+		assert_non_null(ids[i]);
+	}
+	for (i = 0; i < 100; i++) {
+		struct json_doc	*d;
+
+		text = pmx_read_all(&c, ids[i], 60000, &d);
+		if (strcmp(text, want.data) != 0)
+			fail_msg("%s: %zu bytes read, %zu expected", ids[i],
+			    strlen(text), want.len);
+		assert_true(json_bool(sc_get(d, "outputComplete")));
+		json_doc_free(d);
+		free(text);
+		free(ids[i]);
+	}
+	/* Reapers exit once their program ended; wait for them to go. */
+	t0 = pmx_now_ms();
+	while (pmx_now_ms() - t0 < 10000) {
+		pid_t	kids[256];
+		int	n = children_of(c.pid, kids, 256), live = 0, k;
+
+		for (k = 0; k < n; k++)
+			if (alive(kids[k]))
+				live++;
+		if (live <= 1)	/* the tmux control client */
+			break;
+		usleep(20000);
+	}
+	assert_int_equal(count_zombie_children(c.pid), 0);
+	fds1 = count_fds(c.pid);
+	assert_int_equal(fds0, fds1);
+	buf_free(&want);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/* stdin EOF: every program ends, panes go, exit status 0. */
+static void
+test_stdin_eof(void **state)
+{
+	struct pmx	 c;
+	char		 needle[64], args[200], *id;
+	int		 i, st;
+	int64_t		 t0;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, NULL), 0);
+	snprintf(needle, sizeof needle, "sleep 8%06d", (int)getpid() % 1000000);
+	for (i = 0; i < 5; i++) {
+		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
+		    "\"trap '' HUP TERM; exec %s\"]}", needle);
+		id = pmx_start_program(&c, args, NULL);
+		free(id);
+	}
+	close(c.to);
+	c.to = -1;
+	st = pmx_wait_exit(&c, 2000);
+	assert_int_equal(st, 0);
+	t0 = pmx_now_ms();
+	while (pmx_count_procs(needle) > 0 && pmx_now_ms() - t0 < 2000)
+		usleep(10000);
+	assert_int_equal(pmx_count_procs(needle), 0);
+	assert_true(count_program_panes(&c) <= 1);
+	pmx_close(&c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reaper_killed),
+		cmocka_unit_test(test_front_killed),
+		cmocka_unit_test(test_eviction),
+		cmocka_unit_test(test_wait_ceiling),
+		cmocka_unit_test(test_max_programs),
+		cmocka_unit_test(test_hundred_programs),
+		cmocka_unit_test(test_stdin_eof),
+	};
+
+	return (cmocka_run_group_tests_name("lifecycle", tests, NULL, NULL));
+}

@@ -1,0 +1,779 @@
+/*
+ * test_jschema.c — the JSON Schema validator (common/jschema.c).
+ *
+ * The seeds' inputSchemas and outputSchemas (copied byte for byte into
+ * tests/fixtures/seeds/, read at test time from the repository root) are
+ * run against many valid and invalid argument and result objects; each
+ * failure must name the field and the rule. Then the pieces on their own:
+ * ECMA pattern translation, anyOf/oneOf/allOf/not, const and enum by value,
+ * lengths in code points, boolean schemas, paths, and jschema_check.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "jschema.h"
+
+static struct json_doc	*start_doc;
+static struct json_doc	*read_doc;
+
+/* Read a file of the repository (tests run from its root). */
+static char *
+read_fixture(const char *path, size_t *len)
+{
+	static const char *const prefixes[] = { "", "../", "../../" };
+	char	 full[512], *s = NULL;
+	FILE	*f = NULL;
+	size_t	 i, cap = 0, n = 0, r;
+
+	for (i = 0; f == NULL && i < sizeof prefixes / sizeof prefixes[0];
+	    i++) {
+		snprintf(full, sizeof full, "%s%s", prefixes[i], path);
+		f = fopen(full, "rb");
+	}
+	if (f == NULL)
+		fail_msg("cannot open %s (run the tests from the repository "
+		    "root)", path);
+	for (;;) {
+		if (n == cap) {
+			cap = cap == 0 ? 65536 : cap * 2;
+			s = realloc(s, cap);
+			assert_non_null(s);
+		}
+		if ((r = fread(s + n, 1, cap - n, f)) == 0)
+			break;
+		n += r;
+	}
+	fclose(f);
+	*len = n;
+	return (s);
+}
+
+/* Parse a fixture file. */
+static struct json_doc *
+load_fixture(const char *path)
+{
+	struct json_doc	*d;
+	char		*text, *cause = NULL;
+	size_t		 len;
+
+	text = read_fixture(path, &len);
+	d = json_parse(text, len, &cause);
+	if (d == NULL)
+		fail_msg("%s: %s", path, cause);
+	free(text);
+	return (d);
+}
+
+/* Load the seeds once. */
+static int
+setup(void **state)
+{
+	(void)state;
+	start_doc = load_fixture("tests/fixtures/seeds/start_program.json");
+	read_doc = load_fixture("tests/fixtures/seeds/read_program.json");
+	return (0);
+}
+
+/* Free the seeds. */
+static int
+teardown(void **state)
+{
+	(void)state;
+	json_doc_free(start_doc);
+	json_doc_free(read_doc);
+	return (0);
+}
+
+/* Parse a NUL-terminated JSON text or fail. */
+static struct json_doc *
+parse(const char *text)
+{
+	struct json_doc	*d;
+	char		*cause = NULL;
+
+	if ((d = json_parse(text, strlen(text), &cause)) == NULL)
+		fail_msg("bad test JSON [%s]: %s", text, cause);
+	return (d);
+}
+
+/*
+ * Validate instance against schema: expect it valid if the list of wanted
+ * substrings is empty (NULL first), else invalid with a message holding
+ * every one of them.
+ */
+static void
+check_one(const struct json *schema, const char *instance, ...)
+{
+	struct json_doc	*d = parse(instance);
+	char		*cause = (char *)1;
+	const char	*want;
+	va_list		 ap;
+	int		 r;
+
+	r = jschema_validate(schema, json_root(d), &cause);
+	va_start(ap, instance);
+	want = va_arg(ap, const char *);
+	if (want == NULL) {
+		if (r != 0)
+			fail_msg("%s: unexpected error: %s", instance, cause);
+		assert_null(cause);
+	} else {
+		if (r == 0)
+			fail_msg("%s: accepted, wanted \"%s\"", instance, want);
+		assert_non_null(cause);
+		for (; want != NULL; want = va_arg(ap, const char *)) {
+			if (strstr(cause, want) == NULL)
+				fail_msg("%s: message \"%s\" lacks \"%s\"",
+				    instance, cause, want);
+		}
+		free(cause);
+	}
+	va_end(ap);
+	json_doc_free(d);
+}
+
+#define OK(s, i)	check_one((s), (i), (const char *)NULL)
+#define BAD(s, i, ...)	check_one((s), (i), __VA_ARGS__, (const char *)NULL)
+
+/* The same with a schema given as text. */
+static void
+check_text(const char *schema, const char *instance, int valid,
+    const char *want)
+{
+	struct json_doc	*s = parse(schema);
+
+	if (valid)
+		OK(json_root(s), instance);
+	else
+		BAD(json_root(s), instance, want);
+	json_doc_free(s);
+}
+
+/* A string of n copies of unit. */
+static char *
+repeat(const char *unit, size_t n, const char *pre, const char *post)
+{
+	size_t	 ul = strlen(unit), i;
+	char	*s = malloc(strlen(pre) + ul * n + strlen(post) + 1), *p;
+
+	p = stpcpy(s, pre);
+	for (i = 0; i < n; i++)
+		p = stpcpy(p, unit);
+	strcpy(p, post);
+	return (s);
+}
+
+/* start_program's inputSchema. */
+static void
+test_start_input(void **state)
+{
+	const struct json	*s;
+	char			*t;
+
+	(void)state;
+	s = json_get(json_root(start_doc), "inputSchema");
+	assert_non_null(s);
+
+	OK(s, "{\"argv\":[\"git\",\"status\",\"--short\"]}");
+	OK(s, "{\"argv\":[\"a\"],\"fromPaneId\":\"%0\",\"placement\":\"split\","
+	    "\"width\":80,\"height\":1,\"lifetimeMs\":1,"
+	    "\"startDirectory\":\"/tmp\"}");
+	OK(s, "{\"argv\":[\"a\"],\"width\":10000,\"height\":10000,"
+	    "\"lifetimeMs\":9007199254740991,\"placement\":\"window\"}");
+	OK(s, "{\"argv\":[\"\"]}");
+	OK(s, "{\"argv\":[\"a\"],\"width\":80.0}");
+	OK(s, "{\"argv\":[\"a\"],\"width\":1e3}");
+	OK(s, "{\"argv\":[\"a\"],\"width\":1e4}");
+	/* the input schema has no additionalProperties: extras pass */
+	OK(s, "{\"argv\":[\"a\"],\"other\":1}");
+
+	BAD(s, "{}", "(root)", "missing required field \"argv\"");
+	BAD(s, "{\"width\":80}", "(root)", "\"argv\"");
+	BAD(s, "{\"argv\":\"git status\"}", "argv", "must be an array",
+	    "string");
+	BAD(s, "{\"argv\":null}", "argv", "must be an array", "null");
+	BAD(s, "{\"argv\":{}}", "argv", "array", "object");
+	BAD(s, "{\"argv\":[]}", "argv: must have at least 1 item");
+	t = repeat("\"x\",", 256, "{\"argv\":[", "\"y\"]}");
+	BAD(s, t, "argv: must have at most 256 items", "257");
+	free(t);
+	t = repeat("\"x\",", 255, "{\"argv\":[", "\"y\"]}");
+	OK(s, t);
+	free(t);
+	BAD(s, "{\"argv\":[\"a\",1]}", "argv[1]: must be a string",
+	    "number");
+	BAD(s, "{\"argv\":[\"a\",\"b\",null]}", "argv[2]", "string");
+	BAD(s, "{\"argv\":[[\"a\"]]}", "argv[0]", "string", "array");
+
+	BAD(s, "{\"argv\":[\"a\"],\"fromPaneId\":\"1\"}", "fromPaneId",
+	    "must match ^%\\d+$", "\"1\"");
+	BAD(s, "{\"argv\":[\"a\"],\"fromPaneId\":\"%x\"}", "fromPaneId",
+	    "\"%x\"");
+	OK(s, "{\"argv\":[\"a\"],\"fromPaneId\":\"%12\"}");
+	BAD(s, "{\"argv\":[\"a\"],\"fromPaneId\":\"%\"}", "fromPaneId");
+	BAD(s, "{\"argv\":[\"a\"],\"fromPaneId\":\"%12x\"}", "fromPaneId");
+	BAD(s, "{\"argv\":[\"a\"],\"fromPaneId\":\"x%12\"}", "fromPaneId");
+	BAD(s, "{\"argv\":[\"a\"],\"fromPaneId\":\"%12\\n\"}", "fromPaneId");
+	BAD(s, "{\"argv\":[\"a\"],\"fromPaneId\":\"%1\\u00002\"}",
+	    "fromPaneId");
+	BAD(s, "{\"argv\":[\"a\"],\"fromPaneId\":12}", "fromPaneId",
+	    "must be a string (got number)");
+
+	BAD(s, "{\"argv\":[\"a\"],\"placement\":\"tab\"}",
+	    "placement: must be one of \"window\", \"split\" (got \"tab\")");
+	BAD(s, "{\"argv\":[\"a\"],\"placement\":\"Window\"}", "placement");
+	BAD(s, "{\"argv\":[\"a\"],\"placement\":1}", "placement", "string");
+
+	BAD(s, "{\"argv\":[\"a\"],\"width\":0}",
+	    "width: must be greater than 0 (got 0)");
+	BAD(s, "{\"argv\":[\"a\"],\"width\":-1}", "width",
+	    "greater than 0", "-1");
+	BAD(s, "{\"argv\":[\"a\"],\"width\":10001}",
+	    "width: must be at most 10000 (got 10001)");
+	BAD(s, "{\"argv\":[\"a\"],\"width\":1.5}",
+	    "width: must be an integer (got 1.5)");
+	BAD(s, "{\"argv\":[\"a\"],\"width\":\"80\"}", "width",
+	    "must be an integer (got string)");
+	BAD(s, "{\"argv\":[\"a\"],\"width\":1.00001e4}", "width", "integer");
+	BAD(s, "{\"argv\":[\"a\"],\"width\":true}", "width", "boolean");
+	BAD(s, "{\"argv\":[\"a\"],\"height\":0}", "height", "greater than 0");
+	BAD(s, "{\"argv\":[\"a\"],\"height\":-0.0}", "height");
+	BAD(s, "{\"argv\":[\"a\"],\"lifetimeMs\":0}", "lifetimeMs",
+	    "greater than 0");
+	BAD(s, "{\"argv\":[\"a\"],\"lifetimeMs\":9007199254740992}",
+	    "lifetimeMs", "at most 9007199254740991");
+	BAD(s, "{\"argv\":[\"a\"],\"lifetimeMs\":9007199254740993}",
+	    "lifetimeMs", "at most");
+	BAD(s, "{\"argv\":[\"a\"],\"lifetimeMs\":1e400}", "lifetimeMs",
+	    "integer");
+	BAD(s, "{\"argv\":[\"a\"],\"startDirectory\":[]}", "startDirectory",
+	    "string");
+	BAD(s, "[]", "(root)", "must be an object (got array)");
+	BAD(s, "null", "(root)", "object");
+}
+
+/* read_program's inputSchema. */
+static void
+test_read_input(void **state)
+{
+	const struct json	*s;
+	char			*t;
+
+	(void)state;
+	s = json_get(json_root(read_doc), "inputSchema");
+	OK(s, "{\"programId\":\"p1\"}");
+	OK(s, "{\"programId\":\"p1\",\"cursor\":0,\"timeoutMs\":0,"
+	    "\"maxLines\":1}");
+	OK(s, "{\"programId\":\"p1\",\"cursor\":9007199254740991}");
+	BAD(s, "{}", "(root): missing required field \"programId\"");
+	BAD(s, "{\"programId\":\"\"}", "programId",
+	    "must be at least 1 character long", "\"\"");
+	t = repeat("a", 64, "{\"programId\":\"", "\"}");
+	OK(s, t);
+	free(t);
+	t = repeat("a", 65, "{\"programId\":\"", "\"}");
+	BAD(s, t, "programId: must be at most 64 characters long (got 65)");
+	free(t);
+	/* lengths are code points: 64 two-byte characters are fine */
+	t = repeat("\xc3\xa9", 64, "{\"programId\":\"", "\"}");
+	OK(s, t);
+	free(t);
+	t = repeat("\\u00e9", 65, "{\"programId\":\"", "\"}");
+	BAD(s, t, "programId", "at most 64");
+	free(t);
+	t = repeat("\xf0\x9f\x98\x80", 64, "{\"programId\":\"", "\"}");
+	OK(s, t);
+	free(t);
+	BAD(s, "{\"programId\":7}", "programId", "must be a string");
+	BAD(s, "{\"programId\":\"p\",\"cursor\":-1}",
+	    "cursor: must be at least 0 (got -1)");
+	BAD(s, "{\"programId\":\"p\",\"cursor\":\"0\"}", "cursor", "integer");
+	BAD(s, "{\"programId\":\"p\",\"timeoutMs\":1.5}",
+	    "timeoutMs: must be an integer (got 1.5)");
+	BAD(s, "{\"programId\":\"p\",\"timeoutMs\":-5}", "timeoutMs",
+	    "at least 0");
+	BAD(s, "{\"programId\":\"p\",\"maxLines\":0}", "maxLines",
+	    "greater than 0");
+	BAD(s, "{\"programId\":\"p\",\"maxLines\":null}", "maxLines",
+	    "integer", "null");
+}
+
+/* A read_program result with one field replaced (or removed, or added). */
+static char *
+read_result(const char *field, const char *value)
+{
+	static const char *const fields[][2] = {
+		{ "cursor", "12" }, { "effectiveTimeoutMs", "30000" },
+		{ "ended", "false" }, { "exitStatus", "null" },
+		{ "lostEnd", "false" }, { "outcome", "\"running\"" },
+		{ "outputComplete", "false" }, { "outputCut", "false" },
+		{ "signal", "null" }, { "text", "\"hello\\n\"" }
+	};
+	char	*s = malloc(4096), *p = s;
+	size_t	 i;
+	int	 found = 0;
+
+	p += sprintf(p, "{");
+	for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		const char *v = fields[i][1];
+
+		if (field != NULL && strcmp(field, fields[i][0]) == 0) {
+			found = 1;
+			if ((v = value) == NULL)
+				continue;
+		}
+		p += sprintf(p, "%s\"%s\":%s", p == s + 1 ? "" : ",",
+		    fields[i][0], v);
+	}
+	if (field != NULL && !found)
+		p += sprintf(p, ",\"%s\":%s", field, value);
+	sprintf(p, "}");
+	return (s);
+}
+
+/* read_program's outputSchema. */
+static void
+test_read_output(void **state)
+{
+	const struct json	*s;
+	char			*t;
+
+	(void)state;
+	s = json_get(json_root(read_doc), "outputSchema");
+#define R_OK(f, v) do { t = read_result(f, v); OK(s, t); free(t); } while (0)
+#define R_BAD(f, v, ...) do {						\
+	t = read_result(f, v); BAD(s, t, __VA_ARGS__); free(t);		\
+} while (0)
+	R_OK(NULL, NULL);
+	R_OK("exitStatus", "0");
+	R_OK("exitStatus", "127");
+	R_OK("exitStatus", "-1");
+	R_BAD("exitStatus", "\"x\"", "exitStatus", "anyOf",
+	    "must be an integer (got string)", "must be null");
+	R_BAD("exitStatus", "1.5", "exitStatus", "anyOf");
+	R_BAD("exitStatus", "false", "exitStatus", "boolean");
+	R_OK("signal", "\"SIGTERM\"");
+	R_OK("signal", "null");
+	R_BAD("signal", "9", "signal: must be a string or null (got number)");
+	R_OK("outcome", "\"not_started\"");
+	R_OK("outcome", "\"gone\"");
+	R_BAD("outcome", "\"finished\"", "outcome", "must be one of",
+	    "\"running\"", "\"finished\"");
+	R_BAD("outcome", "null", "outcome", "string");
+	R_BAD("text", NULL, "(root): missing required field \"text\"");
+	R_BAD("cursor", NULL, "missing required field \"cursor\"");
+	R_BAD("signal", NULL, "missing required field \"signal\"");
+	R_BAD("extra", "1", "(root): unknown field \"extra\"");
+	R_BAD("Text", "\"x\"", "unknown field \"Text\"");
+	R_BAD("ended", "\"yes\"", "ended: must be a boolean (got string)");
+	R_BAD("cursor", "-9007199254740992", "cursor",
+	    "at least -9007199254740991");
+	R_BAD("text", "1", "text", "string");
+#undef R_OK
+#undef R_BAD
+	BAD(s, "{}", "(root)", "missing required field");
+}
+
+/* start_program's outputSchema. */
+static void
+test_start_output(void **state)
+{
+	const struct json	*s;
+
+	(void)state;
+	s = json_get(json_root(start_doc), "outputSchema");
+	OK(s, "{\"effectiveLifetimeMs\":600000,\"paneId\":\"%3\","
+	    "\"programId\":\"p-1\"}");
+	BAD(s, "{\"effectiveLifetimeMs\":600000,\"paneId\":\"3\","
+	    "\"programId\":\"p-1\"}", "paneId", "must match");
+	BAD(s, "{\"effectiveLifetimeMs\":600000,\"paneId\":\"%3\"}",
+	    "missing required field \"programId\"");
+	BAD(s, "{\"effectiveLifetimeMs\":600000,\"paneId\":\"%3\","
+	    "\"programId\":\"p\",\"pid\":1}", "unknown field \"pid\"");
+	BAD(s, "{\"effectiveLifetimeMs\":6e5,\"paneId\":\"%3\","
+	    "\"programId\":\"p\",\"x\\u0000y\":1}", "unknown field",
+	    "\"x\\u0000y\"");
+	BAD(s, "{\"effectiveLifetimeMs\":0.5,\"paneId\":\"%3\","
+	    "\"programId\":\"p\"}", "effectiveLifetimeMs", "integer");
+}
+
+/* ECMA patterns after translation to POSIX. */
+static void
+test_patterns(void **state)
+{
+	static const struct {
+		const char	*pattern;	/* as JSON string contents */
+		const char	*value;		/* as JSON string contents */
+		int		 match;
+	} cases[] = {
+		{ "^\\\\d{3}-\\\\d{4}$", "555-1234", 1 },
+		{ "^\\\\d{3}-\\\\d{4}$", "5551234", 0 },
+		{ "^\\\\d{3}-\\\\d{4}$", "555-12345", 0 },
+		{ "abc", "xxabcxx", 1 },	/* not anchored */
+		{ "abc", "ab", 0 },
+		{ "^[a-z_][a-z0-9_]*$", "snake_case1", 1 },
+		{ "^[a-z_][a-z0-9_]*$", "1abc", 0 },
+		{ "^\\\\w+$", "hello_1", 1 },
+		{ "^\\\\w+$", "h\xc3\xa9llo", 0 },
+		{ "^\\\\W$", "\xc3\xa9", 1 },
+		{ "^\\\\W$", "a", 0 },
+		{ "^\\\\D+$", "ab\xc3\xa9", 1 },
+		{ "^\\\\D+$", "a1", 0 },
+		{ "^\\\\s*$", " \\t\\r\\n", 1 },
+		{ "^\\\\s$", "\xc2\xa0", 1 },
+		{ "^\\\\s$", "\\u2028", 1 },
+		{ "^\\\\s$", "x", 0 },
+		{ "^\\\\S+$", "ab\xc3\xa9", 1 },
+		{ "^\\\\S+$", "a b", 0 },
+		{ "^.$", "\xc3\xa9", 1 },		/* one code point */
+		{ "^.$", "\xf0\x9f\x98\x80", 1 },
+		{ "^.$", "\\n", 0 },
+		{ "^.$", "\\r", 0 },
+		{ "^.$", "ab", 0 },
+		{ "^.{3}$", "a\xc3\xa9z", 1 },
+		{ "^[^a]$", "\xc3\xa9", 1 },
+		{ "^[^a]$", "a", 0 },
+		{ "^[^a]$", "b", 1 },
+		{ "^a.c$", "a\\u0000c", 1 },		/* NUL is a character */
+		{ "^a$", "a\\u0000", 0 },		/* and is not the end */
+		{ "b", "a\\u0000b", 1 },
+		{ "^(?:ab)+$", "abab", 1 },
+		{ "^(?:ab)+$", "aba", 0 },
+		{ "^(?<x>ab)$", "ab", 1 },
+		{ "^a+?$", "aaa", 1 },
+		{ "^a*?b??$", "aa", 1 },
+		{ "^[\\\\]\\\\-^]+$", "]-^", 1 },
+		{ "^[\\\\]\\\\-^]+$", "a", 0 },
+		{ "^[\\\\^]$", "^", 1 },
+		{ "^[\\\\^]$", "a", 0 },
+		{ "^[\\\\[]$", "[", 1 },
+		{ "^[.:=]+$", ".:=", 1 },
+		{ "^[.:=]+$", "a", 0 },
+		{ "^[\\\\\\\\/]$", "\\\\", 1 },
+		{ "^[a-]$", "-", 1 },
+		{ "^\\\\.$", ".", 1 },
+		{ "^\\\\.$", "x", 0 },
+		{ "^\xc3\xa9+$", "\xc3\xa9\xc3\xa9\xc3\xa9", 1 },
+		{ "^\xc3\xa9{2}$", "\xc3\xa9\xc3\xa9", 1 },
+		{ "^\xc3\xa9+$", "\xc3\xa9\xc3\xa8", 0 },
+		{ "^[\xc3\xa9x]$", "\xc3\xa9", 1 },
+		{ "^[\xc3\xa9x]$", "x", 1 },
+		{ "^[\xc3\xa9x]$", "\xc3\xa8", 0 },
+		{ "^\\\\u00e9$", "\xc3\xa9", 1 },
+		{ "^\\\\x41$", "A", 1 },
+		{ "^\\\\ud83d\\\\ude00$", "\xf0\x9f\x98\x80", 1 },
+		{ "^\\\\u{1F600}$", "\xf0\x9f\x98\x80", 1 },
+		{ "^a{2,3}$", "aa", 1 },
+		{ "^a{2,3}$", "a", 0 },
+		{ "^a{2,3}$", "aaaa", 0 },
+		{ "^a{2,}$", "aaaaa", 1 },
+		{ "^a{x}$", "a{x}", 1 },		/* not a quantifier */
+		{ "^a}$", "a}", 1 },
+		{ "^a]$", "a]", 1 },
+		{ "^\\\\$\\\\d+(\\\\.\\\\d\\\\d)?$", "$12.50", 1 },
+		{ "^\\\\$\\\\d+(\\\\.\\\\d\\\\d)?$", "$12.5", 0 },
+		{ "^(foo|bar)$", "bar", 1 },
+		{ "^(foo|bar)$", "baz", 0 },
+		{ "^foo|bar$", "xbar", 1 },
+		{ "^\\\\/path\\\\?x=\\\\*$", "/path?x=*", 1 },
+		{ "^\\\\(\\\\)\\\\[\\\\]\\\\{\\\\}\\\\|\\\\+$", "()[]{}|+", 1 },
+		{ "^\\\\t\\\\n$", "\\t\\n", 1 },
+		{ "^[\\\\d\\\\s]+$", "1 2\\t3", 1 },
+		{ "^[\\\\d\\\\s]+$", "1a", 0 },
+		{ "^[\\\\w-]+$", "a-b_c", 1 },
+		{ "^[^\\\\d]+$", "abc", 1 },
+		{ "^[^\\\\d]+$", "a1", 0 },
+		{ "^[\\\\b]$", "\\b", 1 },
+		{ "^\\\\cJ$", "\\n", 1 },
+		{ "^%\\\\d+$", "%12", 1 },
+		{ "", "anything", 1 },
+	};
+	char	schema[256], inst[256];
+	size_t	i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(schema, sizeof schema,
+		    "{\"type\":\"string\",\"pattern\":\"%s\"}",
+		    cases[i].pattern);
+		snprintf(inst, sizeof inst, "\"%s\"", cases[i].value);
+		check_text(schema, inst, cases[i].match, "must match");
+	}
+}
+
+/* Patterns we cannot run are schema errors, never a silent pass. */
+static void
+test_patterns_unsupported(void **state)
+{
+	static const char *const bad[] = {
+		"(?=a)", "(?!a)", "(?<=a)b", "(?<!a)b", "(a)\\\\1", "\\\\bfoo",
+		"\\\\Bx", "[]", "[^\xc3\xa9]", "\\\\0", "[\\\\D]", "\\\\p{L}",
+		"[a", "(a", "a{2,1}", "\\\\", "[z-a]", "[\\\\x00]"
+	};
+	char		 schema[128], *cause;
+	struct json_doc	*s, *v;
+	size_t		 i;
+
+	(void)state;
+	v = parse("\"a\"");
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(schema, sizeof schema, "{\"pattern\":\"%s\"}", bad[i]);
+		s = parse(schema);
+		cause = NULL;
+		if (jschema_validate(json_root(s), json_root(v), &cause) == 0)
+			fail_msg("pattern %s accepted", bad[i]);
+		assert_non_null(strstr(cause, "pattern"));
+		free(cause);
+		if (jschema_check(json_root(s), &cause) == 0)
+			fail_msg("jschema_check accepted pattern %s", bad[i]);
+		assert_non_null(strstr(cause, "pattern"));
+		free(cause);
+		json_doc_free(s);
+	}
+	json_doc_free(v);
+}
+
+/* anyOf, oneOf, allOf, not. */
+static void
+test_combinators(void **state)
+{
+	static const char one[] =
+	    "{\"oneOf\":[{\"type\":\"integer\"},{\"type\":\"number\"}]}";
+	static const char all[] =
+	    "{\"allOf\":[{\"minimum\":0},{\"maximum\":10}]}";
+	static const char not[] = "{\"not\":{\"type\":\"string\"}}";
+	static const char any[] =
+	    "{\"anyOf\":[{\"type\":\"string\",\"maxLength\":2},"
+	    "{\"type\":\"integer\"}]}";
+
+	(void)state;
+	check_text(one, "1.5", 1, NULL);
+	check_text(one, "1", 0, "only one");
+	check_text(one, "\"x\"", 0, "oneOf");
+	check_text(all, "5", 1, NULL);
+	check_text(all, "11", 0, "(root): must be at most 10 (got 11)");
+	check_text(all, "-1", 0, "at least 0");
+	check_text(not, "1", 1, NULL);
+	check_text(not, "\"x\"", 0, "must not match");
+	check_text(any, "\"ab\"", 1, NULL);
+	check_text(any, "3", 1, NULL);
+	check_text(any, "\"abc\"", 0, "at most 2 characters");
+	check_text("{\"properties\":{\"a\":{\"anyOf\":[{\"properties\":{\"b\":"
+	    "{\"type\":\"string\"}}}]}}}", "{\"a\":{\"b\":1}}", 0,
+	    "a.b: must be a string");
+}
+
+/* const and enum compare by value (1 == 1.0). */
+static void
+test_const_enum(void **state)
+{
+	(void)state;
+	check_text("{\"const\":\"a\"}", "\"a\"", 1, NULL);
+	check_text("{\"const\":\"a\"}", "\"b\"", 0,
+	    "(root): must be \"a\" (got \"b\")");
+	check_text("{\"const\":1}", "1.0", 1, NULL);
+	check_text("{\"const\":{\"a\":[1]}}", "{\"a\":[1.0]}", 1, NULL);
+	check_text("{\"const\":{\"a\":[1]}}", "{\"a\":[2]}", 0, "must be");
+	check_text("{\"const\":null}", "null", 1, NULL);
+	check_text("{\"const\":null}", "false", 0, "must be null");
+	check_text("{\"enum\":[1,2]}", "1.0", 1, NULL);
+	check_text("{\"enum\":[1,2]}", "2e0", 1, NULL);
+	check_text("{\"enum\":[1,2]}", "3", 0, "must be one of 1, 2 (got 3)");
+	check_text("{\"enum\":[1,2]}", "\"1\"", 0, "one of");
+	check_text("{\"enum\":[null,[1],{\"a\":true}]}", "{\"a\":true}", 1,
+	    NULL);
+	check_text("{\"enum\":[null,[1],{\"a\":true}]}", "[1,2]", 0, "one of");
+}
+
+/* minLength and maxLength count code points. */
+static void
+test_lengths(void **state)
+{
+	static const char s[] = "{\"minLength\":2,\"maxLength\":3}";
+
+	(void)state;
+	check_text(s, "\"\xc3\xa9\"", 0, "at least 2 characters");
+	check_text(s, "\"\xc3\xa9\xc3\xa9\"", 1, NULL);
+	check_text(s, "\"\xf0\x9f\x98\x80\xf0\x9f\x98\x80\xf0\x9f\x98\x80\"",
+	    1, NULL);
+	check_text(s, "\"\\ud83d\\ude00\\ud83d\\ude00\"", 1, NULL);
+	check_text(s, "\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\"", 0,
+	    "at most 3 characters long (got 4)");
+	check_text(s, "\"a\\u0000\"", 1, NULL);
+	check_text(s, "1", 1, NULL);	/* not a string: rule does not apply */
+	check_text("{\"maxLength\":1}", "\"\\ud800\"", 1, NULL);
+}
+
+/* Boolean schemas, additionalProperties as a schema, deep paths, lists. */
+static void
+test_structure(void **state)
+{
+	char	*t;
+
+	(void)state;
+	check_text("true", "{\"x\":[1]}", 1, NULL);
+	check_text("false", "1", 0, "(root): no value is allowed here");
+	check_text("{\"properties\":{\"x\":false}}", "{\"x\":1}", 0,
+	    "x: no value is allowed here");
+	check_text("{\"properties\":{\"x\":false}}", "{\"y\":1}", 1, NULL);
+	check_text("{\"additionalProperties\":{\"type\":\"integer\"}}",
+	    "{\"a\":1}", 1, NULL);
+	check_text("{\"additionalProperties\":{\"type\":\"integer\"}}",
+	    "{\"a\":\"x\"}", 0, "a: must be an integer (got string)");
+	check_text("{\"properties\":{\"a\":{\"properties\":{\"b\":{\"items\":"
+	    "{\"type\":\"string\"}}}}}}", "{\"a\":{\"b\":[\"x\",1]}}", 0,
+	    "a.b[1]: must be a string (got number)");
+	check_text("{\"items\":{\"items\":{\"type\":\"null\"}}}",
+	    "[[null],[null,0]]", 0, "[1][1]: must be null (got number)");
+	check_text("{\"type\":[\"string\",\"null\"]}", "null", 1, NULL);
+	check_text("{\"type\":[\"string\",\"integer\",\"null\"]}", "[]", 0,
+	    "must be a string, an integer or null (got array)");
+	check_text("{\"type\":\"number\"}", "1e400", 1, NULL);
+	check_text("{\"type\":\"integer\"}", "12345678901234567890", 1, NULL);
+	check_text("{\"type\":\"integer\"}", "1.0", 1, NULL);
+	check_text("{\"uniqueItems\":true}", "[1,2,1.0]", 0,
+	    "items 0 and 2");
+	check_text("{\"uniqueItems\":true}", "[1,2,\"1\"]", 1, NULL);
+	check_text("{\"minProperties\":1}", "{}", 0, "at least 1 field");
+	check_text("{\"maxProperties\":1}", "{\"a\":1,\"b\":2}", 0,
+	    "at most 1 field");
+	check_text("{\"exclusiveMaximum\":10}", "10", 0,
+	    "must be less than 10 (got 10)");
+	check_text("{\"exclusiveMaximum\":10}", "9.999", 1, NULL);
+	check_text("{\"minimum\":-1.5}", "-1.5", 1, NULL);
+	check_text("{\"minimum\":-1.5}", "-1.50001", 0, "at least -1.5");
+	/* unknown keywords are ignored by the validator */
+	check_text("{\"x-custom\":1,\"title\":\"t\"}", "1", 1, NULL);
+	/* long values are cut short in messages */
+	t = repeat("a", 1000, "\"", "\"");
+	check_text("{\"enum\":[\"b\"]}", t, 0, "...");
+	{
+		struct json_doc	*s = parse("{\"enum\":[\"b\"]}"), *v = parse(t);
+		char		*cause;
+
+		assert_int_equal(jschema_validate(json_root(s), json_root(v),
+		    &cause), -1);
+		assert_true(strlen(cause) < 200);
+		free(cause);
+		assert_int_equal(jschema_validate(json_root(s), json_root(v),
+		    NULL), -1);
+		json_doc_free(s);
+		json_doc_free(v);
+	}
+	free(t);
+}
+
+/* Check a schema text with jschema_check. */
+static void
+check_schema(const char *schema, int ok, const char *want)
+{
+	struct json_doc	*d = parse(schema);
+	char		*cause = NULL;
+	int		 r;
+
+	r = jschema_check(json_root(d), &cause);
+	if (ok) {
+		if (r != 0)
+			fail_msg("%s: %s", schema, cause);
+		assert_null(cause);
+	} else {
+		if (r == 0)
+			fail_msg("%s: accepted", schema);
+		if (want != NULL && strstr(cause, want) == NULL)
+			fail_msg("%s: \"%s\" lacks \"%s\"", schema, cause,
+			    want);
+		free(cause);
+	}
+	json_doc_free(d);
+}
+
+/* jschema_check: the seeds pass; what we cannot do is refused. */
+static void
+test_check(void **state)
+{
+	static const char *const names[] = { "inputSchema", "outputSchema" };
+	const struct json	*meta;
+	char			*cause;
+	size_t			 i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(jschema_check(json_get(json_root(start_doc),
+		    names[i]), &cause), 0);
+		assert_int_equal(jschema_check(json_get(json_root(read_doc),
+		    names[i]), &cause), 0);
+		meta = json_get(json_get(json_root(read_doc), "meta"),
+		    "com.git-pull.libtmux-mcp/capability");
+		assert_int_equal(jschema_check(json_get(meta, names[i]),
+		    &cause), 0);
+	}
+	check_schema("{\"$ref\":\"#/definitions/x\"}", 0, "\"$ref\"");
+	check_schema("{\"properties\":{\"a\":{\"$ref\":\"#\"}}}", 0,
+	    "#/properties/a: unsupported keyword \"$ref\"");
+	check_schema("{\"properties\":{\"a\":{\"items\":{\"patternProperties\":"
+	    "{}}}}}", 0, "#/properties/a/items: unsupported keyword "
+	    "\"patternProperties\"");
+	check_schema("{\"if\":{},\"then\":{}}", 0, "\"if\"");
+	check_schema("{\"anyOf\":[{},{\"multipleOf\":2}]}", 0,
+	    "#/anyOf/1: unsupported keyword \"multipleOf\"");
+	check_schema("{\"requird\":[\"a\"]}", 0, "unknown keyword \"requird\"");
+	check_schema("{\"type\":\"strin\"}", 0, "unknown type");
+	check_schema("{\"type\":[]}", 0, "\"type\"");
+	check_schema("{\"type\":7}", 0, "\"type\"");
+	check_schema("{\"minLength\":-1}", 0, "non-negative integer");
+	check_schema("{\"maxItems\":1.5}", 0, "non-negative integer");
+	check_schema("{\"exclusiveMinimum\":true}", 0, "boolean form");
+	check_schema("{\"maximum\":\"10\"}", 0, "\"maximum\"");
+	check_schema("{\"items\":[{}]}", 0, "list form");
+	check_schema("{\"required\":[1]}", 0, "\"required\"");
+	check_schema("{\"properties\":[]}", 0, "\"properties\"");
+	check_schema("{\"properties\":{\"a\":1}}", 0, "#/properties/a");
+	check_schema("{\"enum\":[]}", 0, "\"enum\"");
+	check_schema("{\"oneOf\":{}}", 0, "\"oneOf\"");
+	check_schema("{\"not\":7}", 0, "#/not");
+	check_schema("{\"additionalProperties\":{\"type\":\"nope\"}}", 0,
+	    "#/additionalProperties");
+	check_schema("[]", 0, "object or a boolean");
+	check_schema("true", 1, NULL);
+	check_schema("{}", 1, NULL);
+	check_schema("{\"$schema\":\"http://json-schema.org/draft-07/schema#\","
+	    "\"$id\":\"x\",\"$comment\":\"c\",\"title\":\"t\",\"description\":"
+	    "\"d\",\"default\":1,\"examples\":[1],\"readOnly\":true,"
+	    "\"writeOnly\":false,\"deprecated\":false,\"format\":\"uri\","
+	    "\"type\":\"object\",\"additionalProperties\":false,"
+	    "\"properties\":{\"a\":{\"type\":[\"integer\",\"null\"],"
+	    "\"minimum\":0,\"exclusiveMaximum\":5}},\"required\":[\"a\"],"
+	    "\"minProperties\":0,\"maxProperties\":3,\"uniqueItems\":true,"
+	    "\"const\":{},\"enum\":[{}],\"not\":false,\"allOf\":[true],"
+	    "\"anyOf\":[{}],\"oneOf\":[{\"pattern\":\"^(?:a|b)\\\\d+$\"}],"
+	    "\"items\":{},\"minItems\":0,\"maxItems\":1,\"minLength\":0,"
+	    "\"maxLength\":1}", 1, NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_start_input),
+		cmocka_unit_test(test_read_input),
+		cmocka_unit_test(test_read_output),
+		cmocka_unit_test(test_start_output),
+		cmocka_unit_test(test_patterns),
+		cmocka_unit_test(test_patterns_unsupported),
+		cmocka_unit_test(test_combinators),
+		cmocka_unit_test(test_const_enum),
+		cmocka_unit_test(test_lengths),
+		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_check),
+	};
+
+	return (cmocka_run_group_tests(tests, setup, teardown));
+}
