@@ -41,7 +41,8 @@
 
 /* front -> reaper */
 #define MSG_START	"start"	/* id argv dir width height lifetime_ms
-				   keep_pane max_text rundir tmux[] */
+				   keep_pane max_text rundir tmux[] input
+				   separate_stderr */
 #define MSG_PANE	"pane"	/* pane pid: pipe-pane is attached, go */
 #define MSG_STOP	"stop"	/* grace_ms: end the program (stop_program) */
 #define MSG_QUIT	"quit"	/* forget it: end what runs, exit, no report */
@@ -50,11 +51,13 @@
 #define MSG_HELLO	"hello"	/* v pid */
 #define MSG_READY	"ready"	/* ctl out: FIFOs exist, start the pane */
 #define MSG_TEXT	"text"	/* b: clean text */
+#define MSG_ERRTEXT	"errtext" /* b: clean text of standard error */
 #define MSG_END		"end"	/* how status signal lost_end cut dropped */
 #define MSG_FAIL	"fail"	/* why: this program cannot go on */
 
 /* reaper -> launcher, over the ctl FIFO, same framing */
-#define MSG_SPEC	"spec"	/* argv dir nonce width height keep */
+#define MSG_SPEC	"spec"	/* argv dir nonce width height keep input
+				   err (FIFO for stderr, or nil) */
 #define MSG_TERM	"term"	/* grace_ms: SIGTERM the program, then SIGKILL */
 #define MSG_KILL	"kill"	/* SIGKILL the program now */
 #define MSG_EXIT	"exit"	/* the end was read: leave (the pane closes) */

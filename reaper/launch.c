@@ -70,6 +70,9 @@ static struct {
 	bool		 hangup;	/* terminal or reaper gone: no marker */
 	int64_t		 kill_deadline;	/* SIGKILL the group then */
 	char		*nonce;
+	int		 in_fd;		/* run_program's input, being written */
+	char		*input;
+	size_t		 input_len, input_off;
 } l;
 
 /* Signal the program's group and every descendant of ours. */
@@ -137,12 +140,14 @@ launch_signal_tree(int sig)
 	free(ppids);
 }
 
-/* The program's child side: group, terminal, environment, directory. */
+/* The program's child side: group, terminal, environment, directory,
+ * and for run_program its standard input and standard error. */
 static void __attribute__((noreturn))
-launch_child(char **argv, const char *dir, int errfd)
+launch_child(char **argv, const char *dir, int errfd, int infd,
+    const char *err_path)
 {
 	sigset_t	set;
-	int		rec[2], sig;
+	int		rec[2], sig, fd;
 
 	for (sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
@@ -154,6 +159,10 @@ launch_child(char **argv, const char *dir, int errfd)
 	sigprocmask(SIG_SETMASK, &set, NULL);
 	setenv("PAGER", "cat", 1);
 	setenv("GIT_PAGER", "cat", 1);
+	if (infd != -1)
+		dup2(infd, STDIN_FILENO);
+	if (err_path != NULL && (fd = open(err_path, O_WRONLY)) != -1)
+		dup2(fd, STDERR_FILENO);	/* the reaper reads it apart */
 	fd_closefrom(3, errfd);
 	if (dir != NULL && chdir(dir) == -1) {
 		rec[0] = 1;
@@ -170,11 +179,14 @@ launch_child(char **argv, const char *dir, int errfd)
 
 /* Start the program; a chdir or exec failure is said on the terminal. */
 static void
-launch_start(char **argv, const char *dir)
+launch_start(char **argv, const char *dir, bool has_input,
+    const char *err_path)
 {
-	int	ep[2], rec[2];
+	int	ep[2], rec[2], ip[2] = { -1, -1 };
 	ssize_t	n;
 
+	if (has_input && pipe2(ip, O_CLOEXEC) == -1)
+		ip[0] = ip[1] = -1;
 	if (pipe2(ep, O_CLOEXEC) == -1) {
 		dprintf(STDERR_FILENO, "progmux: cannot start %s: %s\n",
 		    argv[0], strerror(errno));
@@ -196,10 +208,20 @@ launch_start(char **argv, const char *dir)
 	}
 	if (l.child == 0) {
 		close(ep[0]);
-		launch_child(argv, dir, ep[1]);
+		launch_child(argv, dir, ep[1], ip[0], err_path);
 	}
 	setpgid(l.child, l.child);
 	close(ep[1]);
+	if (ip[0] != -1) {
+		/* We write the input as the program takes it. */
+		close(ip[0]);
+		l.in_fd = ip[1];
+		fd_nonblock(l.in_fd, 1);
+		if (l.input_len == 0) {
+			close(l.in_fd);
+			l.in_fd = -1;
+		}
+	}
 	do
 		n = read(ep[0], rec, sizeof rec);
 	while (n == -1 && errno == EINTR);
@@ -220,6 +242,31 @@ launch_start(char **argv, const char *dir)
 		dprintf(STDERR_FILENO, "progmux: \"%s\": cannot be executed "
 		    "(%s)\n", argv[0], strerror(rec[1]));
 	}
+}
+
+/* Feed run_program's input; end-of-file once all of it went. */
+static void
+launch_write_input(void)
+{
+	ssize_t	n;
+
+	while (l.in_fd != -1 && l.input_off < l.input_len) {
+		n = write(l.in_fd, l.input + l.input_off, l.input_len -
+		    l.input_off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return;
+		if (n == -1)
+			break;		/* EPIPE: it stopped reading */
+		l.input_off += (size_t)n;
+	}
+	if (l.in_fd != -1) {
+		close(l.in_fd);
+		l.in_fd = -1;
+	}
+	free(l.input);
+	l.input = NULL;
 }
 
 /* Reap everything; note the program's own status. */
@@ -330,14 +377,18 @@ launch_main(const char *ctl_path)
 {
 	struct msg	*spec;
 	struct winsize	 ws;
-	struct pollfd	 pfd[2];
+	struct pollfd	 pfd[3];
 	sigset_t	 set;
-	char		**argv, *dir;
+	char		**argv, *dir, *err_path;
+	const char	*in;
+	bool		 has_input;
+	int		 np;
 	int64_t		 w = 0, h = 0, deadline;
 	int		 sig;
 
 	memset(&l, 0, sizeof l);
 	l.kill_deadline = DEADLINE_NONE;
+	l.in_fd = -1;
 	for (sig = 3; sig < 1024; sig++)
 		if (sig != STDERR_FILENO)
 			fd_cloexec(sig, 1);
@@ -351,6 +402,12 @@ launch_main(const char *ctl_path)
 	argv = msg_dup_strv(spec, "argv", NULL);
 	dir = msg_dup_str(spec, "dir");
 	l.nonce = msg_dup_str(spec, "nonce");
+	err_path = msg_dup_str(spec, "err");
+	if ((in = msg_get_bytes(spec, "input", &l.input_len)) != NULL) {
+		l.input = xmemdup(in, l.input_len);
+		has_input = true;
+	} else
+		has_input = false;
 	msg_get_int(spec, "width", &w);
 	msg_get_int(spec, "height", &h);
 	msg_free(spec);
@@ -377,7 +434,7 @@ launch_main(const char *ctl_path)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	l.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 
-	launch_start(argv, dir);
+	launch_start(argv, dir, has_input, err_path);
 
 	for (;;) {
 		launch_reap();
@@ -408,9 +465,13 @@ launch_main(const char *ctl_path)
 		if (l.state == L_CLEANUP && !launch_has_children())
 			launch_marker();
 
+		launch_write_input();
 		pfd[0] = (struct pollfd){ l.sigfd, POLLIN, 0 };
 		pfd[1] = (struct pollfd){ l.ctl, POLLIN, 0 };
-		if (poll(pfd, 2, poll_timeout(l.state == L_HOLD ?
+		np = 2;
+		if (l.in_fd != -1)
+			pfd[np++] = (struct pollfd){ l.in_fd, POLLOUT, 0 };
+		if (poll(pfd, np, poll_timeout(l.state == L_HOLD ?
 		    DEADLINE_NONE : l.kill_deadline)) == -1 && errno != EINTR)
 			_exit(1);
 		if (pfd[0].revents & POLLIN) {

@@ -75,6 +75,13 @@ static struct {
 	pid_t		 pane_pid;
 
 	int		 out_fd;	/* the FIFO pipe-pane writes */
+	int		 err_fd;	/* separate standard error, or -1 */
+	char		*err_path;
+	struct strip	 errstrip;
+	int64_t		 err_sent;
+	char		*input;		/* run_program's input, or NULL */
+	size_t		 input_len;
+	bool		 has_input;
 	int		 ctl_fd;	/* the launcher's control FIFO */
 	struct buf	 ctl_out;
 
@@ -125,6 +132,53 @@ reaper_send_text(const char *p, size_t len)
 	}
 }
 
+/* Standard error, stripped on its own, goes as "errtext". */
+static void
+reaper_send_errtext(const char *p, size_t len)
+{
+	struct msg_out	m;
+	size_t		n;
+
+	while (len > 0 && r.err_sent < r.max_text) {
+		n = len > PROTO_TEXT_CHUNK ? PROTO_TEXT_CHUNK : len;
+		msg_begin(&m, MSG_ERRTEXT, 1);
+		msg_bin(&m, "b", p, n);
+		msg_end(&m, &r.sock_out);
+		r.err_sent += (int64_t)n;
+		p += n;
+		len -= n;
+	}
+}
+
+/* Read what standard error has; at the end (drain) until EOF. */
+static void
+reaper_read_err(bool drain)
+{
+	ssize_t	n;
+	size_t	k;
+	int	rounds = 0;
+
+	while (r.err_fd != -1 && (drain || rounds++ < 8) &&
+	    (drain || r.sock_out.len < REAPER_QUEUE_MAX)) {
+		n = read(r.err_fd, read_buf, sizeof read_buf);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN && !drain)
+			return;
+		if (n <= 0) {
+			/* EOF: every writer is gone (or a drain found none
+			 * left); the last bytes decide held CRs. */
+			k = strip_finish(&r.errstrip, strip_buf);
+			reaper_send_errtext(strip_buf, k);
+			close(r.err_fd);
+			r.err_fd = -1;
+			return;
+		}
+		k = strip_feed(&r.errstrip, read_buf, (size_t)n, strip_buf);
+		reaper_send_errtext(strip_buf, k);
+	}
+}
+
 /* Strip raw pane bytes into text and queue it. */
 static void
 reaper_feed(const char *p, size_t len)
@@ -165,6 +219,7 @@ reaper_send_end(const char *how, int64_t status, int64_t sig, bool lost_end,
 
 	n = strip_finish(&r.strip, tail);
 	reaper_send_text(tail, n);
+	reaper_read_err(true);
 
 	msg_begin(&m, MSG_END, 7);
 	msg_str(&m, "how", how);
@@ -341,7 +396,7 @@ reaper_on_start(struct msg *m)
 {
 	struct msg_out	 m2;
 	unsigned char	 rnd[MARKER_NONCE_LEN / 2];
-	char		*rundir, *cause = NULL;
+	char		*rundir, *rundir_copy, *cause = NULL;
 	int64_t		 lifetime = 0;
 	size_t		 i;
 
@@ -358,6 +413,16 @@ reaper_on_start(struct msg *m)
 		r.max_text = INT64_MAX;
 	msg_get_int(m, "lifetime_ms", &lifetime);
 	r.keep_pane = msg_get_bool(m, "keep_pane");
+	{
+		const char	*in;
+		size_t		 inlen;
+
+		if ((in = msg_get_bytes(m, "input", &inlen)) != NULL) {
+			r.input = xmemdup(in, inlen);
+			r.input_len = inlen;
+			r.has_input = true;
+		}
+	}
 	if (r.id == NULL || r.argv == NULL || r.argc == 0 || rundir == NULL ||
 	    r.tmux == NULL || lifetime <= 0) {
 		free(rundir);
@@ -378,9 +443,13 @@ reaper_on_start(struct msg *m)
 
 	xasprintf(&r.out_path, "%s/%s.out", rundir, r.id);
 	xasprintf(&r.ctl_path, "%s/%s.ctl", rundir, r.id);
-	free(rundir);
+	rundir_copy = rundir;
+	if (msg_get_bool(m, "separate_stderr"))
+		xasprintf(&r.err_path, "%s/%s.err", rundir_copy, r.id);
+	free(rundir_copy);
 	if (reaper_mkfifo(r.out_path, &cause) == -1 ||
-	    reaper_mkfifo(r.ctl_path, &cause) == -1) {
+	    reaper_mkfifo(r.ctl_path, &cause) == -1 ||
+	    (r.err_path != NULL && reaper_mkfifo(r.err_path, &cause) == -1)) {
 		reaper_fail(cause);
 		free(cause);
 		return;
@@ -392,7 +461,10 @@ reaper_on_start(struct msg *m)
 	 */
 	r.out_fd = open(r.out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	r.ctl_fd = open(r.ctl_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (r.out_fd == -1 || r.ctl_fd == -1) {
+	if (r.err_path != NULL)
+		r.err_fd = open(r.err_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r.out_fd == -1 || r.ctl_fd == -1 ||
+	    (r.err_path != NULL && r.err_fd == -1)) {
 		xasprintf(&cause, "cannot open FIFOs in the runtime "
 		    "directory: %s", strerror(errno));
 		reaper_fail(cause);
@@ -418,7 +490,14 @@ reaper_on_pane(struct msg *m)
 	msg_get_int(m, "pid", &pid);
 	r.pane_pid = (pid_t)pid;
 
-	msg_begin(&m2, MSG_SPEC, 6);
+	msg_begin(&m2, MSG_SPEC, 8);
+	if (r.has_input)
+		msg_bin(&m2, "input", r.input, r.input_len);
+	else
+		msg_nil(&m2, "input");
+	msg_str(&m2, "err", r.err_path);
+	free(r.input);
+	r.input = NULL;
 	msg_strv(&m2, "argv", r.argv, r.argc);
 	msg_str(&m2, "dir", r.dir);
 	msg_str(&m2, "nonce", r.nonce);
@@ -490,6 +569,8 @@ reaper_cleanup_exit(bool front_gone)
 		unlink(r.out_path);
 	if (r.ctl_path != NULL)
 		unlink(r.ctl_path);
+	if (r.err_path != NULL)
+		unlink(r.err_path);
 	if (!front_gone || r.pane == NULL || r.tmux == NULL)
 		_exit(0);
 	if (r.ctl_fd != -1)
@@ -571,7 +652,7 @@ reaper_setup(void)
 
 	memset(&r, 0, sizeof r);
 	r.sock = PROTO_REAPER_FD;
-	r.out_fd = r.ctl_fd = -1;
+	r.out_fd = r.ctl_fd = r.err_fd = -1;
 	r.fallback_deadline = r.lifetime_deadline = DEADLINE_NONE;
 	if (fstat(r.sock, &st) == -1 || !S_ISSOCK(st.st_mode)) {
 		log_warn("fd %d is not a socket: this program is started by "
@@ -588,6 +669,7 @@ reaper_setup(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	r.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	strip_init(&r.strip);
+	strip_init(&r.errstrip);
 	return (0);
 }
 
@@ -595,8 +677,8 @@ int
 reaper_main(void)
 {
 	struct msg_out	m;
-	struct pollfd	pfd[4];
-	int		n, i_sock, i_out, i_ctl, i_sig;
+	struct pollfd	pfd[5];
+	int		n, i_sock, i_out, i_ctl, i_sig, i_err;
 
 	if (reaper_setup() == -1)
 		return (2);
@@ -615,7 +697,7 @@ reaper_main(void)
 			buf_reset(&r.ctl_out);
 
 		n = 0;
-		i_out = i_ctl = -1;
+		i_out = i_ctl = i_err = -1;
 		pfd[i_sock = n++] = (struct pollfd){ r.sock, POLLIN |
 		    (r.sock_out.len ? POLLOUT : 0), 0 };
 		pfd[i_sig = n++] = (struct pollfd){ r.sigfd, POLLIN, 0 };
@@ -625,6 +707,10 @@ reaper_main(void)
 			    0 };
 		if (r.ctl_fd != -1 && r.ctl_out.len > 0)
 			pfd[i_ctl = n++] = (struct pollfd){ r.ctl_fd, POLLOUT,
+			    0 };
+		if (r.err_fd != -1 && r.sock_out.len < REAPER_QUEUE_MAX &&
+		    (r.state == R_RUNNING || r.state == R_ENDING))
+			pfd[i_err = n++] = (struct pollfd){ r.err_fd, POLLIN,
 			    0 };
 		if (poll(pfd, n, poll_timeout(reaper_deadline())) == -1) {
 			if (errno == EINTR)
@@ -638,6 +724,8 @@ reaper_main(void)
 		}
 		if (pfd[i_sock].revents & (POLLIN | POLLHUP | POLLERR))
 			reaper_read_sock();
+		if (i_err != -1 && pfd[i_err].revents)
+			reaper_read_err(false);
 		if (i_out != -1 && pfd[i_out].revents)
 			reaper_read_fifo();
 		reaper_on_deadline();

@@ -11,7 +11,10 @@
  * Errors: unparsable JSON -32700 (no id, as the id cannot be read); not a
  * request object -32600; unknown method -32601; bad params, unknown tool
  * or unknown pagination cursor -32602. A tool's own failures, argument
- * validation included, are results with isError (tools.c).
+ * validation included, are results with isError (tools.c). Names are
+ * compared with their length, so a NUL inside a method or tool name never
+ * matches a shorter one. Ids are echoed as their raw JSON text; a
+ * cancellation matches them by value (big integers by their digits).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +51,7 @@ static struct {
 	struct batch	*batch;		/* the batch being read, if any */
 } mcp;
 
+/* Start with nothing read, nothing queued, the newest version. */
 void
 mcp_init(void)
 {
@@ -63,12 +67,14 @@ mcp_write_line(struct buf *b)
 	buf_addc(&mcp.out, '\n');
 }
 
+/* Are replies queued for stdout? */
 bool
 mcp_output_pending(void)
 {
 	return (mcp.out.len > 0);
 }
 
+/* Write what stdout takes now; -1 if the client is gone. */
 int
 mcp_flush(int fd)
 {
@@ -104,6 +110,7 @@ mcp_batch_release(struct batch *bt)
 	free(bt);
 }
 
+/* A request being answered, counted in the batch being read if any. */
 static struct req *
 mcp_req_new(const char *id, const char *method)
 {
@@ -120,6 +127,7 @@ mcp_req_new(const char *id, const char *method)
 	return (req);
 }
 
+/* Free a request, releasing its batch. */
 static void
 mcp_req_free(struct req *req)
 {
@@ -130,6 +138,7 @@ mcp_req_free(struct req *req)
 	free(req);
 }
 
+/* Keep req in the pending list until it is answered or cancelled. */
 void
 mcp_req_park(struct req *req)
 {
@@ -138,6 +147,7 @@ mcp_req_park(struct req *req)
 	mcp.pending = req;
 }
 
+/* The first waiting request (the list goes on through req->next). */
 struct req *
 mcp_pending_first(void)
 {
@@ -175,6 +185,7 @@ mcp_reply_result(struct req *req, const char *result, size_t len)
 	buf_free(&b);
 }
 
+/* Write an error response; id is raw JSON text or NULL for none. */
 static void
 mcp_error_msg(struct buf *b, const char *id, int code, const char *msg)
 {
@@ -214,6 +225,7 @@ mcp_reply_error(const char *id, int code, const char *msg)
 	buf_free(&b);
 }
 
+/* Answer req with a JSON-RPC error (the caller still frees req). */
 void
 mcp_req_error(struct req *req, int code, const char *msg)
 {
@@ -290,6 +302,7 @@ mcp_initialize(struct req *req, const struct json *params)
 	buf_free(&b);
 }
 
+/* tools/list: every tool in one page, so any cursor is unknown. */
 static void
 mcp_tools_list(struct req *req, const struct json *params)
 {
@@ -396,6 +409,7 @@ mcp_id_key(const struct json *id)
 	return (b.data);
 }
 
+/* notifications/cancelled: drop a waiting request without a reply. */
 static void
 mcp_cancelled(const struct json *params)
 {
@@ -606,6 +620,7 @@ mcp_input_eof(void)
 	buf_reset(&mcp.in);
 }
 
+/* The earliest deadline of a waiting request, for poll's timeout. */
 int64_t
 mcp_next_deadline(void)
 {
@@ -622,16 +637,20 @@ mcp_next_deadline(void)
 void
 mcp_run_timers(void)
 {
-	struct req	*req, *next;
+	struct req	*req;
 	int64_t		 now = now_ms();
 
-	for (req = mcp.pending; req != NULL; req = next) {
-		next = req->next;
-		if (req->deadline <= now)
+	/* Answering one may answer others: scan again after each. */
+again:
+	for (req = mcp.pending; req != NULL; req = req->next) {
+		if (req->deadline <= now) {
 			tools_timeout(req);
+			goto again;
+		}
 	}
 }
 
+/* The protocol version agreed by the last initialize. */
 const char *
 mcp_protocol_version(void)
 {

@@ -47,6 +47,19 @@ program_first(void)
 	return (pt.list);
 }
 
+/* By sequence number: what tmux callbacks hold, as a program may be
+ * forgotten while a command is in flight. */
+struct program *
+program_by_seq(uint64_t seq)
+{
+	struct program	*p;
+
+	for (p = pt.list; p != NULL; p = p->next)
+		if (p->seq == seq)
+			return (p);
+	return (NULL);
+}
+
 struct program *
 program_find(const char *id)
 {
@@ -86,6 +99,7 @@ program_new(void)
 	p->started_ms = now_ms();
 	p->started_real = realtime_ms();
 	textbuf_init(&p->text, (size_t)cfg.output_max_bytes);
+	textbuf_init(&p->errtext, (size_t)cfg.output_max_bytes);
 	for (pp = &pt.list; *pp != NULL; pp = &(*pp)->next)
 		;
 	*pp = p;
@@ -147,16 +161,22 @@ program_spawn_reaper(struct program *p, char **cause)
 	p->sock = sv[0];
 	fd_nonblock(p->sock, 1);
 
-	msg_begin(&m, MSG_START, 10);
+	msg_begin(&m, MSG_START, 12);
 	msg_str(&m, "id", p->id);
 	msg_strv(&m, "argv", p->argv, p->argc);
 	msg_str(&m, "dir", p->dir);
 	msg_int(&m, "width", p->width);
 	msg_int(&m, "height", p->height);
 	msg_int(&m, "lifetime_ms", p->lifetime_ms);
-	msg_bool(&m, "keep_pane", p->from_pane != NULL);
+	msg_bool(&m, "keep_pane", p->from_pane != NULL ||
+	    (p->run && p->start_req != NULL && p->start_req->keep));
 	msg_int(&m, "max_text", cfg.output_max_bytes);
 	msg_str(&m, "rundir", cfg.rundir);
+	if (p->has_input)
+		msg_bin(&m, "input", p->input ? p->input : "", p->input_len);
+	else
+		msg_nil(&m, "input");
+	msg_bool(&m, "separate_stderr", p->separate_stderr);
 	{
 		char	**tv = tmux_client_argv();
 		size_t	  n = 0;
@@ -249,21 +269,14 @@ program_reaper_gone(struct program *p)
 	buf_free(&p->sock_in);
 	buf_free(&p->sock_out);
 	p->reaper_gone = true;
-	if (p->state != P_ENDED) {
-		if (p->start_req != NULL) {
-			struct toolres	res;
-
-			toolres_init(&res);
-			tool_error(&res, "the program could not be started: "
-			    "its reaper exited early (see progmux's stderr)");
-			p->start_req->prog = NULL;
-			tools_reply(p->start_req, &res);
-			toolres_free(&res);
-			p->start_req = NULL;
-		}
+	if (p->state == P_STARTING) {
+		program_start_failed(p, "the program could not be started: "
+		    "its reaper exited early (see progmux's stderr)");
+		return;
+	}
+	if (p->state != P_ENDED)
 		program_ended(p, "gone", -1, 0, true,
 		    "its reaper exited before the program's end was read");
-	}
 	program_kill_pane(p);
 	program_evict();
 }
@@ -316,6 +329,9 @@ program_on_frame(struct program *p, struct msg *m)
 			textbuf_append(&p->text, b, len);
 			program_changed(p);
 		}
+	} else if (msg_is(m, MSG_ERRTEXT)) {
+		if ((b = msg_get_bytes(m, "b", &len)) != NULL && len > 0)
+			textbuf_append(&p->errtext, b, len);
 	} else if (msg_is(m, MSG_HELLO)) {
 		if (!msg_get_int(m, "v", &v) || v != PROTO_VERSION) {
 			log_warn("%s: reaper speaks protocol %lld, not %d",
@@ -406,26 +422,8 @@ void
 program_forget(struct program *p)
 {
 	struct program	**pp;
-	struct req	 *req, *next;
 
-	for (req = mcp_pending_first(); req != NULL; req = next) {
-		next = req->next;
-		if (req->prog != p)
-			continue;
-		if (req->kind == REQ_READ)
-			read_program_answer(req, false);
-		else {
-			struct toolres	res;
-
-			toolres_init(&res);
-			tool_error(&res, "the program was removed before it "
-			    "started");
-			req->prog = NULL;
-			p->start_req = NULL;
-			tools_reply(req, &res);
-			toolres_free(&res);
-		}
-	}
+	program_requests_settle(p, true);
 	if (p->sock != -1) {
 		if (p->state != P_ENDED)
 			program_send(p, MSG_QUIT);
@@ -448,6 +446,8 @@ program_forget(struct program *p)
 	buf_free(&p->sock_in);
 	buf_free(&p->sock_out);
 	textbuf_free(&p->text);
+	textbuf_free(&p->errtext);
+	free(p->input);
 	free(p);
 }
 

@@ -54,11 +54,16 @@ struct req {
 	int64_t		 cursor;
 	int64_t		 max_lines;
 	int64_t		 timeout_ms;	/* effective */
+	bool		 keep;		/* run_program's keep */
+	void		*op;		/* REQ_PANE: its pending operation */
 	struct req	*next;		/* in mcp's pending list */
 };
 #define REQ_NONE	0
 #define REQ_READ	1	/* read_program waiting for text or end */
-#define REQ_START	2	/* start_program waiting for tmux */
+#define REQ_START	2	/* start_program or run_program: pane coming */
+#define REQ_RUN		3	/* run_program waiting for the end */
+#define REQ_STOP	4	/* stop_program waiting for the end */
+#define REQ_PANE	5	/* capture_pane, send_keys: tmux answers */
 
 void	mcp_init(void);
 void	mcp_input(const char *, size_t);	/* bytes from stdin */
@@ -99,10 +104,20 @@ int64_t	arg_int(const struct json *, const char *, int64_t dflt);
 bool	arg_bool(const struct json *, const char *, bool dflt);
 const char *arg_str(const struct json *, const char *, size_t *len);
 
-/* tool_program.c — start_program, read_program */
+/* tool_program.c — start_program, read_program, run_program, stop_program */
 void	tool_start_program(struct req *, const struct json *);
 void	tool_read_program(struct req *, const struct json *);
-void	read_program_answer(struct req *, bool timed_out);
+void	tool_run_program(struct req *, const struct json *);
+void	tool_stop_program(struct req *, const struct json *);
+void	program_requests_settle(struct program *, bool forgetting);
+void	program_request_timeout(struct req *);
+void	program_request_cancel(struct req *);
+
+/* tool_pane.c — capture_pane, send_keys, list_programs */
+void	tool_capture_pane(struct req *, const struct json *);
+void	tool_send_keys(struct req *, const struct json *);
+void	tool_list_programs(struct req *, const struct json *);
+void	pane_request_cancel(struct req *);
 
 /* tmux.c — the control-mode client */
 typedef void (*tmux_cb)(void *arg, bool ok, const char *out, size_t len);
@@ -160,13 +175,23 @@ struct program {
 	bool		 cut;
 	char		*why;
 
-	struct req	*start_req;	/* start_program waiting on this */
+	struct req	*start_req;	/* start or run waiting for the pane */
+	bool		 run;		/* started by run_program */
+	bool		 stopping;	/* stop_program asked for its end */
+	int64_t		 stop_grace;
+	char		*input;		/* run_program's input, until sent */
+	size_t		 input_len;
+	bool		 has_input;
+	bool		 inherit_shell;
+	bool		 separate_stderr;
+	struct textbuf	 errtext;	/* standard error, with separateStderr */
 	uint64_t	 ended_seq;	/* order of ending, for eviction */
 	struct program	*next;
 };
 
 void		 programs_init(void);
 struct program	*program_find(const char *id);
+struct program	*program_by_seq(uint64_t);
 struct program	*program_first(void);
 size_t		 programs_alive(void);
 struct program	*program_new(void);

@@ -1,332 +1,130 @@
 /*
- * tool_program.c — start_program and read_program.
+ * tool_program.c — start_program, read_program, run_program, stop_program.
  *
- * start_program answers once the pane exists and pipe-pane is attached
- * (the program itself is still held at the launcher's gate then, so no
- * output is lost). The steps run as tmux callbacks:
- *
- *   reaper "ready" -> [display-message for fromPaneId] -> new-window or
- *   split-window -> [resize] -> pipe-pane -> "pane" to the reaper -> reply
- *
- * read_program answers at once when a page (or the end) is there, or parks
- * the request until text arrives, the program ends, or its wait runs out.
+ * A tool call that cannot be answered at once becomes a parked request
+ * (mcp.c) tied to its program: a read waiting for a line or the end, a
+ * start waiting for its pane (start.c), a run waiting for the end, a stop
+ * waiting for the reaper's report. Whenever a program changes (text, end,
+ * about to be forgotten), program_changed() and program_requests_settle()
+ * answer what can be answered; deadlines come through
+ * program_request_timeout().
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "frame.h"
 #include "log.h"
-#include "proto.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
 #define DEFAULT_LIFETIME_MS	(10 * 60 * 1000)
 #define DEFAULT_WAIT_MS		30000
+#define DEFAULT_GRACE_MS	2000
+#define STOP_SLACK_MS		5000	/* past grace, stop answers anyway */
 
-/* The start failed: answer the caller with why, forget the program. */
-void
-program_start_failed(struct program *p, const char *why)
+/* The outcome a client sees. */
+static const char *
+prog_outcome(const struct program *p)
 {
-	struct toolres	res;
-
-	if (p->start_req != NULL) {
-		toolres_init(&res);
-		tool_error(&res, "%s", why);
-		p->start_req->prog = NULL;
-		tools_reply(p->start_req, &res);
-		toolres_free(&res);
-		p->start_req = NULL;
-	}
-	program_forget(p);
+	if (p->state == P_ENDED)
+		return (p->outcome);
+	if (p->stopping)
+		return ("stopped");
+	return ("running");
 }
 
-/* Reply to start_program: the pane exists and is piped. */
+/* Write exitStatus and signal as the schemas define them. */
 static void
-start_reply(struct program *p)
+put_status(struct jw *w, const struct program *p)
 {
-	struct toolres	res;
-	struct req	*req = p->start_req;
+	const char	*sig = NULL;
 
-	if (req == NULL)
-		return;
-	p->start_req = NULL;
-	req->prog = NULL;
-	toolres_init(&res);
-	jw_obj_begin(&res.w);
-	jw_key(&res.w, "programId");
-	jw_str(&res.w, p->id);
-	jw_key(&res.w, "paneId");
-	jw_str(&res.w, p->pane);
-	jw_key(&res.w, "effectiveLifetimeMs");
-	jw_int(&res.w, p->lifetime_ms);
-	jw_obj_end(&res.w);
-	buf_printf(&res.text, "started %s in pane %s (programId %s, lifetime "
-	    "%lld ms); read it with read_program", p->argv[0], p->pane, p->id,
-	    (long long)p->lifetime_ms);
-	tools_reply(req, &res);
-	toolres_free(&res);
-}
-
-/* pipe-pane answered: release the launcher's gate. */
-static void
-start_piped(void *arg, bool ok, const char *out, size_t len)
-{
-	struct program	*p = arg;
-	struct msg_out	 m;
-	char		*why;
-
-	(void)len;
-	if (!ok) {
-		xasprintf(&why, "tmux could not attach pipe-pane to %s: %s",
-		    p->pane, out);
-		program_start_failed(p, why);
-		free(why);
-		return;
-	}
-	msg_begin(&m, MSG_PANE, 2);
-	msg_str(&m, "pane", p->pane);
-	msg_int(&m, "pid", p->pane_pid);
-	msg_end(&m, &p->sock_out);
-	program_on_writable(p);
-	p->state = P_RUNNING;
-	if (p->start_req == NULL) {
-		/* The caller cancelled the start: end it again. */
-		program_forget(p);
-		return;
-	}
-	start_reply(p);
-}
-
-static void
-start_resized(void *arg, bool ok, const char *out, size_t len)
-{
-	struct program	*p = arg;
-
-	(void)len;
-	if (!ok)
-		log_warn("%s: resizing %s: %s", p->id, p->pane, out);
-}
-
-/* new-window or split-window answered "%N PID". */
-static void
-start_made(void *arg, bool ok, const char *out, size_t len)
-{
-	struct program	*p = arg;
-	struct buf	 b = BUF_INIT;
-	char		*why, pane[32];
-	long		 pid;
-
-	(void)len;
-	if (!ok || sscanf(out, "%31s %ld", pane, &pid) != 2 ||
-	    pane[0] != '%') {
-		xasprintf(&why, "tmux could not make a pane for the program: "
-		    "%s", ok ? "unexpected answer" : out);
-		program_start_failed(p, why);
-		free(why);
-		return;
-	}
-	p->pane = xstrdup(pane);
-	p->pane_pid = (pid_t)pid;
-
-	if (p->width > 0 || p->height > 0) {
-		buf_printf(&b, "%s -t %s", p->split ? "resize-pane" :
-		    "resize-window", p->pane);
-		if (p->width > 0)
-			buf_printf(&b, " -x %lld", (long long)p->width);
-		if (p->height > 0)
-			buf_printf(&b, " -y %lld", (long long)p->height);
-		tmux_command(buf_cstr(&b), start_resized, p);
-		buf_reset(&b);
-	}
-	buf_printf(&b, "pipe-pane -O -t %s ", p->pane);
-	{
-		struct buf	sh = BUF_INIT;
-
-		/* The FIFO path is ours: letters, digits and /._- only. */
-		buf_printf(&sh, "exec cat >%s/%s.out", cfg.rundir, p->id);
-		tmux_quote(&b, buf_cstr(&sh));
-		buf_free(&sh);
-	}
-	tmux_command(buf_cstr(&b), start_piped, p);
-	buf_free(&b);
-}
-
-/* A window name from argv[0]: its base name, plain characters only. */
-static void
-start_window_name(struct buf *b, const char *argv0)
-{
-	const char	*base = strrchr(argv0, '/');
-	size_t		 n = 0;
-
-	base = base ? base + 1 : argv0;
-	for (; *base != '\0' && n < 32; base++, n++) {
-		if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		    "0123456789._-+", *base) != NULL)
-			buf_addc(b, *base);
-		else
-			buf_addc(b, '_');
-	}
-	if (n == 0)
-		buf_adds(b, "program");
-}
-
-/* The command that makes the pane, running the launcher. */
-static void
-start_pane_command(struct program *p, const char *ctl, const char *target,
-    const char *cwd)
-{
-	struct buf	b = BUF_INIT;
-
-	if (p->split)
-		buf_adds(&b, "split-window -d -P -F '#{pane_id} #{pane_pid}'");
-	else if (target != NULL)
-		buf_adds(&b, "new-window -a -d -P -F '#{pane_id} #{pane_pid}'");
+	jw_key(w, "exitStatus");
+	if (p->state == P_ENDED && p->exit_status >= 0)
+		jw_int(w, p->exit_status);
 	else
-		buf_adds(&b, "new-window -d -P -F '#{pane_id} #{pane_pid}'");
-	buf_adds(&b, " -t ");
-	if (target != NULL)
-		tmux_quote(&b, target);
-	else {
-		struct buf	t = BUF_INIT;
-
-		buf_printf(&t, "=%s:", cfg.session);
-		tmux_quote(&b, buf_cstr(&t));
-		buf_free(&t);
-	}
-	if (cwd != NULL && *cwd != '\0') {
-		buf_adds(&b, " -c ");
-		tmux_quote(&b, cwd);
-	}
-	if (!p->split) {
-		struct buf	n = BUF_INIT;
-
-		buf_adds(&b, " -n ");
-		start_window_name(&n, p->argv[0]);
-		tmux_quote(&b, buf_cstr(&n));
-		buf_free(&n);
-	}
-	buf_adds(&b, " -- ");
-	tmux_quote(&b, cfg.reaper_path);
-	buf_adds(&b, " --launch ");
-	tmux_quote(&b, ctl);
-	tmux_command(buf_cstr(&b), start_made, p);
-	buf_free(&b);
+		jw_null(w);
+	if (p->state == P_ENDED)
+		sig = signal_name(p->signal);
+	jw_key(w, "signal");
+	jw_str(w, sig);
 }
 
-struct from_pane {
-	struct program	*p;
-	char		*ctl;
-};
+static bool
+prog_complete(const struct program *p)
+{
+	const char	*o = prog_outcome(p);
 
-/* display-message answered "%P<TAB>@W<TAB>path" for fromPaneId. */
+	return (p->state == P_ENDED && !p->cut && !p->text.cut &&
+	    !p->lost_end && (strcmp(o, "completed") == 0 ||
+	    strcmp(o, "not_started") == 0));
+}
+
+/* The short status line that ends every text block about a program. */
 static void
-start_from_pane(void *arg, bool ok, const char *out, size_t len)
+put_status_line(struct buf *b, const struct program *p, size_t cursor,
+    bool all_read)
 {
-	struct from_pane	*fp = arg;
-	struct program		*p = fp->p;
-	char			*tab, *why, *copy;
-	size_t			 plen = strlen(p->from_pane);
+	const char	*o = prog_outcome(p), *sig;
 
-	(void)len;
-	if (!ok || strncmp(out, p->from_pane, plen) != 0 ||
-	    out[plen] != '\t' || (tab = strchr(out + plen + 1, '\t')) ==
-	    NULL) {
-		xasprintf(&why, "fromPaneId %s names no pane on this tmux "
-		    "server; list panes with `tmux list-panes -a` or pass a "
-		    "paneId that start_program returned", p->from_pane);
-		program_start_failed(p, why);
-		free(why);
-	} else {
-		copy = xstrdup(out + plen + 1);
-		tab = copy + (tab - (out + plen + 1));
-		*tab = '\0';
-		start_pane_command(p, fp->ctl, p->split ? p->from_pane : copy,
-		    tab + 1);
-		free(copy);
-	}
-	free(fp->ctl);
-	free(fp);
+	buf_printf(b, "[%s: %s", p->id, o);
+	if (p->state == P_ENDED && p->exit_status >= 0)
+		buf_printf(b, ", exit status %lld", (long long)p->exit_status);
+	if (p->state == P_ENDED && (sig = signal_name(p->signal)) != NULL)
+		buf_printf(b, ", %s", sig);
+	if (p->state == P_ENDED && p->why != NULL &&
+	    strcmp(o, "completed") != 0)
+		buf_printf(b, " (%s)", p->why);
+	buf_printf(b, "; cursor %zu%s]", cursor, all_read ? ", all read" :
+	    p->state == P_ENDED ? ", more to read" : "");
 }
 
-/* The reaper is ready: make the pane (beside fromPaneId if given). */
-void
-program_make_pane(struct program *p, const char *ctl)
-{
-	struct from_pane	*fp;
-	struct buf		 b = BUF_INIT;
-
-	if (p->from_pane == NULL) {
-		start_pane_command(p, ctl, NULL, NULL);
-		return;
-	}
-	fp = xcalloc(1, sizeof *fp);
-	fp->p = p;
-	fp->ctl = xstrdup(ctl);
-	buf_adds(&b, "display-message -p -t ");
-	tmux_quote(&b, p->from_pane);
-	/* display-message falls back to another pane when the target is
-	 * missing, so ask for the pane's id too and compare. */
-	buf_adds(&b, " '#{pane_id}\t#{window_id}\t#{pane_current_path}'");
-	tmux_command(buf_cstr(&b), start_from_pane, fp);
-	buf_free(&b);
-}
-
-void
-tool_start_program(struct req *req, const struct json *args)
+/* Check start_program's arguments beyond the schema; fill p. */
+static int
+start_args(struct program *p, const struct json *args, struct toolres *res)
 {
 	const struct json	*argv = json_get(args, "argv");
 	const char		*s, *placement;
-	struct toolres		 res;
-	struct program		*p;
-	char			*cause = NULL;
 	size_t			 i, len, n = json_len(argv);
 	int64_t			 lifetime;
 
-	toolres_init(&res);
 	for (i = 0; i < n; i++) {
 		s = json_str(json_at(argv, i), &len);
 		if (memchr(s, '\0', len) != NULL) {
-			tool_error(&res, "argv[%zu] contains a NUL character, "
+			tool_error(res, "argv[%zu] contains a NUL character, "
 			    "which no program can receive: remove it", i);
-			goto fail;
+			return (-1);
 		}
 		if (i == 0 && len == 0) {
-			tool_error(&res, "argv[0] is empty: it must name the "
+			tool_error(res, "argv[0] is empty: it must name the "
 			    "program to run");
-			goto fail;
+			return (-1);
 		}
 	}
 	placement = arg_str(args, "placement", NULL);
 	if (placement != NULL && arg_str(args, "fromPaneId", NULL) == NULL) {
-		tool_error(&res, "placement needs fromPaneId: it says where "
+		tool_error(res, "placement needs fromPaneId: it says where "
 		    "to put the program beside that pane; without fromPaneId "
 		    "the program gets a window of its own in session \"%s\"",
 		    cfg.session);
-		goto fail;
+		return (-1);
 	}
 	if ((s = arg_str(args, "startDirectory", &len)) != NULL &&
 	    memchr(s, '\0', len) != NULL) {
-		tool_error(&res, "startDirectory contains a NUL character: "
+		tool_error(res, "startDirectory contains a NUL character: "
 		    "no directory has one in its name");
-		goto fail;
+		return (-1);
 	}
 	if (programs_alive() >= (size_t)cfg.max_programs) {
-		tool_error(&res, "ceiling reached: %lld programs are running "
+		tool_error(res, "ceiling reached: %lld programs are running "
 		    "(PROGMUX_MAX_PROGRAMS or --max-programs raises it); stop "
 		    "one with stop_program or wait for one to end",
 		    (long long)cfg.max_programs);
-		goto fail;
+		return (-1);
 	}
-	if (!tmux_alive() && tmux_start(&cause) == -1) {
-		tool_error(&res, "tmux is not available: %s", cause);
-		free(cause);
-		goto fail;
-	}
-
-	p = program_new();
 	p->argc = n;
 	p->argv = xcalloc(n + 1, sizeof *p->argv);
 	for (i = 0; i < n; i++)
@@ -342,57 +140,135 @@ tool_start_program(struct req *req, const struct json *args)
 	if (lifetime > cfg.lifetime_max_ms)
 		lifetime = cfg.lifetime_max_ms;
 	p->lifetime_ms = lifetime;
+	return (0);
+}
 
+/* argv inside the login shell, still as separate words: the shell only
+ * runs `exec "$@"` with argv as its positional parameters. */
+static void
+start_inherit_shell(struct program *p)
+{
+	const char	*shell = getenv("SHELL"), *base;
+	char		**v;
+	size_t		  i;
+
+	if (shell == NULL || *shell != '/')
+		shell = "/bin/sh";
+	base = strrchr(shell, '/') + 1;
+	if (strcmp(base, "fish") == 0 || strcmp(base, "csh") == 0 ||
+	    strcmp(base, "tcsh") == 0 || strcmp(base, "nu") == 0)
+		shell = "/bin/sh";	/* no POSIX "$@" there */
+	v = xcalloc(p->argc + 6, sizeof *v);
+	v[0] = xstrdup(shell);
+	v[1] = xstrdup("-l");
+	v[2] = xstrdup("-c");
+	v[3] = xstrdup("exec \"$@\"");
+	v[4] = xstrdup(p->argv[0]);	/* $0 */
+	for (i = 0; i < p->argc; i++)
+		v[5 + i] = p->argv[i];
+	free(p->argv);
+	p->argv = v;
+	p->argc += 5;
+}
+
+/* The common start of start_program and run_program. */
+static void
+start_common(struct req *req, const struct json *args, bool run)
+{
+	struct toolres	 res;
+	struct program	*p;
+	const char	*input;
+	char		*cause = NULL;
+	size_t		 len;
+
+	toolres_init(&res);
+	if (!tmux_alive() && tmux_start(&cause) == -1) {
+		tool_error(&res, "tmux is not available: %s", cause);
+		free(cause);
+		goto fail;
+	}
+	p = program_new();
+	if (start_args(p, args, &res) == -1) {
+		program_forget(p);
+		goto fail;
+	}
+	p->run = run;
+	if (run) {
+		req->keep = arg_bool(args, "keep", false);
+		req->max_lines = arg_int(args, "maxLines", 0);
+		req->timeout_ms = arg_int(args, "timeoutMs", DEFAULT_WAIT_MS);
+		if (req->timeout_ms > cfg.wait_max_ms)
+			req->timeout_ms = cfg.wait_max_ms;
+		req->deadline = now_ms() + req->timeout_ms;
+		if ((input = arg_str(args, "input", &len)) != NULL) {
+			p->input = xmemdup(input, len);
+			p->input_len = len;
+			p->has_input = true;
+		}
+		p->separate_stderr = arg_bool(args, "separateStderr", false);
+		if (arg_bool(args, "inheritShell", false)) {
+			p->inherit_shell = true;
+			start_inherit_shell(p);
+		}
+	}
+	p->start_req = req;
+	req->kind = REQ_START;
+	req->prog = p;
 	if (program_spawn_reaper(p, &cause) == -1) {
+		p->start_req = NULL;
+		req->prog = NULL;
 		tool_error(&res, "%s", cause);
 		free(cause);
 		program_forget(p);
 		goto fail;
 	}
+	free(p->input);		/* the reaper has it now */
+	p->input = NULL;
 	toolres_free(&res);
-	p->start_req = req;
-	req->kind = REQ_START;
-	req->prog = p;
 	mcp_req_park(req);
 	return;
 
 fail:
+	req->prog = NULL;
+	req->kind = REQ_NONE;
 	tools_reply(req, &res);
 	toolres_free(&res);
 }
 
-/* Answer a read: the page at its cursor and how the program stands. */
 void
-read_program_answer(struct req *req, bool timed_out)
+tool_start_program(struct req *req, const struct json *args)
+{
+	start_common(req, args, false);
+}
+
+void
+tool_run_program(struct req *req, const struct json *args)
+{
+	start_common(req, args, true);
+}
+
+/* Answer a read: the page at its cursor and how the program stands. */
+static void
+read_answer(struct req *req, bool timed_out)
 {
 	struct program	*p = req->prog;
 	struct toolres	 res;
 	struct page	 pg;
 	char		*cause = NULL;
-	bool		 ended, all_read, complete;
-	const char	*outcome, *sig;
+	bool		 over, all_read;
 
 	toolres_init(&res);
-	if (p == NULL) {
-		tool_error(&res, "the program was forgotten while this read "
-		    "waited");
-		goto done;
-	}
-	ended = p->state == P_ENDED;
+	over = p->state == P_ENDED || p->stopping;
 	if (textbuf_page(&p->text, (size_t)req->cursor,
 	    req->max_lines > 0 ? (size_t)req->max_lines : SIZE_MAX,
-	    TEXTBUF_PAGE_CHARS, ended, &pg, &cause) == -1) {
+	    TEXTBUF_PAGE_CHARS, over, &pg, &cause) == -1) {
 		tool_error(&res, "%s", cause);
 		free(cause);
 		goto done;
 	}
-	if (timed_out && pg.end == pg.start && !ended)
+	if (timed_out && pg.end == pg.start && !over)
 		pg.end = pg.start = (size_t)req->cursor;
-	all_read = ended && pg.end == p->text.len;
-	outcome = ended ? p->outcome : "running";
-	complete = all_read && !p->cut && !p->text.cut && !p->lost_end &&
-	    (strcmp(outcome, "completed") == 0 ||
-	    strcmp(outcome, "not_started") == 0);
+	all_read = over && pg.end == p->text.len;
 
 	jw_obj_begin(&res.w);
 	jw_key(&res.w, "text");
@@ -402,21 +278,14 @@ read_program_answer(struct req *req, bool timed_out)
 	jw_key(&res.w, "ended");
 	jw_bool(&res.w, all_read);
 	jw_key(&res.w, "outcome");
-	jw_str(&res.w, outcome);
-	jw_key(&res.w, "exitStatus");
-	if (ended && p->exit_status >= 0)
-		jw_int(&res.w, p->exit_status);
-	else
-		jw_null(&res.w);
-	jw_key(&res.w, "signal");
-	sig = ended ? signal_name(p->signal) : NULL;
-	jw_str(&res.w, sig);
+	jw_str(&res.w, prog_outcome(p));
+	put_status(&res.w, p);
 	jw_key(&res.w, "outputCut");
 	jw_bool(&res.w, p->cut || p->text.cut);
 	jw_key(&res.w, "lostEnd");
 	jw_bool(&res.w, p->lost_end);
 	jw_key(&res.w, "outputComplete");
-	jw_bool(&res.w, complete);
+	jw_bool(&res.w, all_read && prog_complete(p));
 	jw_key(&res.w, "effectiveTimeoutMs");
 	jw_int(&res.w, req->timeout_ms);
 	jw_obj_end(&res.w);
@@ -424,17 +293,9 @@ read_program_answer(struct req *req, bool timed_out)
 	buf_add(&res.text, p->text.data + pg.start, pg.end - pg.start);
 	if (pg.end > pg.start && p->text.data[pg.end - 1] != '\n')
 		buf_addc(&res.text, '\n');
-	buf_printf(&res.text, "[%s: %s", p->id, outcome);
-	if (ended && p->exit_status >= 0)
-		buf_printf(&res.text, ", exit status %lld",
-		    (long long)p->exit_status);
-	if (sig != NULL)
-		buf_printf(&res.text, ", %s", sig);
-	if (ended && p->why != NULL && strcmp(outcome, "completed") != 0)
-		buf_printf(&res.text, " (%s)", p->why);
-	buf_printf(&res.text, "; cursor %zu%s]", pg.end, all_read ?
-	    ", all read" : ended ? ", more to read" : "");
+	put_status_line(&res.text, p, pg.end, all_read);
 done:
+	req->prog = NULL;
 	tools_reply(req, &res);
 	toolres_free(&res);
 }
@@ -447,7 +308,7 @@ read_ready(struct req *req)
 	struct page	 pg;
 	char		*cause = NULL;
 
-	if (p->state == P_ENDED)
+	if (p->state == P_ENDED || p->stopping)
 		return (true);
 	if (textbuf_page(&p->text, (size_t)req->cursor,
 	    req->max_lines > 0 ? (size_t)req->max_lines : SIZE_MAX,
@@ -456,19 +317,6 @@ read_ready(struct req *req)
 		return (true);
 	}
 	return (pg.end > pg.start);
-}
-
-/* Text arrived or the program ended: wake the reads waiting on it. */
-void
-program_changed(struct program *p)
-{
-	struct req	*req, *next;
-
-	for (req = mcp_pending_first(); req != NULL; req = next) {
-		next = req->next;
-		if (req->kind == REQ_READ && req->prog == p && read_ready(req))
-			read_program_answer(req, false);
-	}
 }
 
 void
@@ -484,8 +332,8 @@ tool_read_program(struct req *req, const struct json *args)
 		toolres_init(&res);
 		tool_error(&res, "unknown programId \"%s\": it was never "
 		    "started here, was stopped, or was dropped after %lld "
-		    "later programs ended; start it again with start_program",
-		    id, (long long)cfg.keep_ended);
+		    "later programs ended; list_programs shows the ones there "
+		    "are", id, (long long)cfg.keep_ended);
 		tools_reply(req, &res);
 		toolres_free(&res);
 		return;
@@ -498,11 +346,328 @@ tool_read_program(struct req *req, const struct json *args)
 	req->cursor = arg_int(args, "cursor", 0);
 	req->max_lines = arg_int(args, "maxLines", 0);
 	req->timeout_ms = timeout;
-	if (req->cursor < 0 || (size_t)req->cursor > p->text.len ||
-	    timeout == 0 || read_ready(req)) {
-		read_program_answer(req, timeout == 0);
+	if ((size_t)req->cursor > p->text.len || timeout == 0 ||
+	    read_ready(req)) {
+		read_answer(req, timeout == 0);
 		return;
 	}
 	req->deadline = now_ms() + timeout;
 	mcp_req_park(req);
+}
+
+/* A text's last page as run_program returns it. */
+static void
+put_tail(struct jw *w, struct buf *tb, const struct textbuf *t,
+    size_t max_lines, size_t *omitted, size_t *end)
+{
+	struct page	pg;
+
+	textbuf_tail(t, max_lines, TEXTBUF_PAGE_CHARS, &pg);
+	jw_strn(w, t->data + pg.start, pg.end - pg.start);
+	if (tb != NULL) {
+		buf_add(tb, t->data + pg.start, pg.end - pg.start);
+		if (pg.end > pg.start && t->data[pg.end - 1] != '\n')
+			buf_addc(tb, '\n');
+	}
+	if (omitted != NULL)
+		*omitted = utf8_count(t->data, pg.start);
+	if (end != NULL)
+		*end = pg.end;
+}
+
+/* Answer run_program: ended, or its wait ran out. Returns true when the
+ * program was forgotten with it (ended, not kept). */
+static bool
+run_answer(struct req *req)
+{
+	struct program	*p = req->prog;
+	struct toolres	 res;
+	size_t		 omitted = 0, end = 0, max_lines;
+	bool		 ended = p->state == P_ENDED, keep = req->keep;
+
+	toolres_init(&res);
+	max_lines = req->max_lines > 0 ? (size_t)req->max_lines : SIZE_MAX;
+	jw_obj_begin(&res.w);
+	jw_key(&res.w, "programId");
+	jw_str(&res.w, p->id);
+	jw_key(&res.w, "paneId");
+	jw_str(&res.w, p->pane);
+	jw_key(&res.w, "outcome");
+	jw_str(&res.w, prog_outcome(p));
+	jw_key(&res.w, "ended");
+	jw_bool(&res.w, ended);
+	put_status(&res.w, p);
+	jw_key(&res.w, "text");
+	if (p->separate_stderr && p->errtext.len > 0)
+		buf_adds(&res.text, "[stdout]\n");
+	put_tail(&res.w, &res.text, &p->text, max_lines, &omitted, &end);
+	if (p->separate_stderr) {
+		jw_key(&res.w, "stderr");
+		if (p->errtext.len > 0)
+			buf_adds(&res.text, "[stderr]\n");
+		put_tail(&res.w, &res.text, &p->errtext, max_lines, NULL, NULL);
+	}
+	jw_key(&res.w, "omittedChars");
+	jw_int(&res.w, (int64_t)omitted);
+	jw_key(&res.w, "cursor");
+	jw_int(&res.w, (int64_t)end);
+	jw_key(&res.w, "outputCut");
+	jw_bool(&res.w, p->cut || p->text.cut);
+	jw_key(&res.w, "outputComplete");
+	jw_bool(&res.w, prog_complete(p));
+	jw_key(&res.w, "lostEnd");
+	jw_bool(&res.w, p->lost_end);
+	jw_key(&res.w, "effectiveTimeoutMs");
+	jw_int(&res.w, req->timeout_ms);
+	jw_key(&res.w, "effectiveLifetimeMs");
+	jw_int(&res.w, p->lifetime_ms);
+	jw_obj_end(&res.w);
+
+	if (omitted > 0)
+		buf_printf(&res.text, "[%zu characters before this were left "
+		    "out; read_program from cursor 0 has them]\n", omitted);
+	put_status_line(&res.text, p, end, ended);
+	if (!ended)
+		buf_printf(&res.text, " still running after %lld ms: it is "
+		    "kept; follow it with read_program from cursor %zu or end "
+		    "it with stop_program", (long long)req->timeout_ms, end);
+	req->prog = NULL;
+	tools_reply(req, &res);
+	toolres_free(&res);
+	/* Ended and not kept: the program and its pane go now. */
+	if (ended && !keep) {
+		program_forget(p);
+		return (true);
+	}
+	return (false);
+}
+
+/* Answer stop_program; the program is forgotten. */
+static void
+stop_answer(struct req *req, bool was_running)
+{
+	struct program	*p = req->prog;
+	struct toolres	 res;
+	bool		 ended = p->state == P_ENDED;
+
+	toolres_init(&res);
+	jw_obj_begin(&res.w);
+	jw_key(&res.w, "programId");
+	jw_str(&res.w, p->id);
+	jw_key(&res.w, "wasRunning");
+	jw_bool(&res.w, was_running);
+	jw_key(&res.w, "outcome");
+	jw_str(&res.w, ended ? p->outcome : "stopped");
+	put_status(&res.w, p);
+	jw_obj_end(&res.w);
+	buf_printf(&res.text, "%s %s", p->id, was_running ? "stopped" :
+	    "had already ended; forgotten");
+	if (ended && p->exit_status >= 0)
+		buf_printf(&res.text, " (exit status %lld)",
+		    (long long)p->exit_status);
+	else if (ended && p->signal > 0)
+		buf_printf(&res.text, " (%s)", signal_name(p->signal));
+	req->prog = NULL;
+	tools_reply(req, &res);
+	toolres_free(&res);
+}
+
+void
+tool_stop_program(struct req *req, const struct json *args)
+{
+	struct program	*p;
+	struct toolres	 res;
+	const char	*id = arg_str(args, "programId", NULL);
+	int64_t		 grace = arg_int(args, "graceMs", DEFAULT_GRACE_MS);
+
+	p = program_find(id);
+	if (p == NULL || p->stopping) {
+		toolres_init(&res);
+		tool_error(&res, "unknown programId \"%s\": it was never "
+		    "started here, is already stopped, or was dropped after "
+		    "%lld later programs ended; list_programs shows the ones "
+		    "there are", id, (long long)cfg.keep_ended);
+		tools_reply(req, &res);
+		toolres_free(&res);
+		return;
+	}
+	req->prog = p;
+	req->kind = REQ_STOP;
+	if (p->state == P_ENDED) {
+		stop_answer(req, false);
+		program_forget(p);
+		return;
+	}
+	p->stopping = true;
+	p->stop_grace = grace;
+	/* Reads waiting on it answer now, with outcome stopped. */
+	program_changed(p);
+	if (p->state == P_RUNNING)
+		program_stop(p, grace);
+	/* (A program still starting is stopped once its pane is there.) */
+	req->deadline = now_ms() + grace + STOP_SLACK_MS;
+	mcp_req_park(req);
+}
+
+/* Text arrived or the program ended: answer what waits on it. */
+void
+program_changed(struct program *p)
+{
+	struct req	*req, *next;
+
+	for (req = mcp_pending_first(); req != NULL; req = next) {
+		next = req->next;
+		if (req->prog != p)
+			continue;
+		if (req->kind == REQ_READ && read_ready(req))
+			read_answer(req, false);
+		else if (req->kind == REQ_RUN && p->state == P_ENDED) {
+			if (run_answer(req))
+				return;		/* p is gone */
+		}
+		else if (req->kind == REQ_STOP && p->state == P_ENDED) {
+			stop_answer(req, true);
+			program_forget(p);
+			return;
+		}
+	}
+}
+
+/* p is about to be forgotten: nothing may wait on it any longer. */
+void
+program_requests_settle(struct program *p, bool forgetting)
+{
+	struct req	*req, *next;
+	struct toolres	 res;
+
+	(void)forgetting;
+	for (req = mcp_pending_first(); req != NULL; req = next) {
+		next = req->next;
+		if (req->prog != p)
+			continue;
+		switch (req->kind) {
+		case REQ_READ:
+			read_answer(req, false);
+			break;
+		case REQ_RUN:
+			req->keep = true;	/* it is going anyway */
+			(void)run_answer(req);
+			break;
+		case REQ_STOP:
+			stop_answer(req, p->state != P_ENDED);
+			break;
+		default:
+			toolres_init(&res);
+			tool_error(&res, "the program was removed before it "
+			    "started");
+			req->prog = NULL;
+			p->start_req = NULL;
+			tools_reply(req, &res);
+			toolres_free(&res);
+			break;
+		}
+	}
+}
+
+void
+program_request_timeout(struct req *req)
+{
+	struct program	*p = req->prog;
+
+	switch (req->kind) {
+	case REQ_READ:
+		read_answer(req, true);
+		break;
+	case REQ_RUN:
+		(void)run_answer(req);
+		break;
+	case REQ_STOP:
+		/* The reaper did not report in time: forget it anyway. */
+		stop_answer(req, true);
+		program_forget(p);
+		break;
+	case REQ_START:
+		if (p != NULL && p->run) {
+			/* Still no pane: let the run wait for the end later. */
+			req->deadline = DEADLINE_NONE;
+		}
+		break;
+	}
+}
+
+void
+program_request_cancel(struct req *req)
+{
+	struct program	*p = req->prog;
+
+	if (p == NULL)
+		return;
+	if (req->kind == REQ_START)
+		p->start_req = NULL;	/* start.c ends it once it is up */
+	else if (req->kind == REQ_RUN && !req->keep && p->state == P_ENDED)
+		program_forget(p);
+	req->prog = NULL;
+}
+
+/* When it started, for people. */
+static void
+put_iso_time(struct jw *w, int64_t ms)
+{
+	char		buf[64];
+	struct tm	tm;
+	time_t		t = (time_t)(ms / 1000);
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+	jw_str(w, buf);
+}
+
+void
+tool_list_programs(struct req *req, const struct json *args)
+{
+	struct toolres	 res;
+	struct program	*p;
+	int64_t		 now = now_ms(), left;
+	size_t		 i, n = 0;
+
+	(void)args;
+	toolres_init(&res);
+	jw_obj_begin(&res.w);
+	jw_key(&res.w, "programs");
+	jw_arr_begin(&res.w);
+	for (p = program_first(); p != NULL; p = p->next) {
+		jw_obj_begin(&res.w);
+		jw_key(&res.w, "programId");
+		jw_str(&res.w, p->id);
+		jw_key(&res.w, "argv");
+		jw_arr_begin(&res.w);
+		for (i = 0; i < p->argc; i++)
+			jw_str(&res.w, p->argv[i]);
+		jw_arr_end(&res.w);
+		jw_key(&res.w, "paneId");
+		jw_str(&res.w, p->pane);
+		jw_key(&res.w, "outcome");
+		jw_str(&res.w, prog_outcome(p));
+		jw_key(&res.w, "ended");
+		jw_bool(&res.w, p->state == P_ENDED);
+		jw_key(&res.w, "textChars");
+		jw_int(&res.w, (int64_t)utf8_count(p->text.data, p->text.len));
+		jw_key(&res.w, "startedAt");
+		put_iso_time(&res.w, p->started_real);
+		left = p->started_ms + p->lifetime_ms - now;
+		jw_key(&res.w, "lifetimeLeftMs");
+		jw_int(&res.w, p->state == P_ENDED || left < 0 ? 0 : left);
+		jw_obj_end(&res.w);
+		buf_printf(&res.text, "%s %s %s %s\n", p->id, p->pane ?
+		    p->pane : "-", prog_outcome(p), p->argv[0]);
+		n++;
+	}
+	jw_arr_end(&res.w);
+	jw_obj_end(&res.w);
+	if (n == 0)
+		buf_adds(&res.text, "no programs\n");
+	tools_reply(req, &res);
+	toolres_free(&res);
 }

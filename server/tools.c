@@ -37,6 +37,11 @@ static struct tool tools[] = {
 	  "inheritShell, separateStderr or a wait, or read_program to read",
 	  NULL, NULL, NULL },
 	{ "read_program", tool_read_program, NULL, NULL, NULL, NULL, NULL },
+	{ "run_program", tool_run_program, NULL, NULL, NULL, NULL, NULL },
+	{ "stop_program", tool_stop_program, NULL, NULL, NULL, NULL, NULL },
+	{ "capture_pane", tool_capture_pane, NULL, NULL, NULL, NULL, NULL },
+	{ "send_keys", tool_send_keys, NULL, NULL, NULL, NULL, NULL },
+	{ "list_programs", tool_list_programs, NULL, NULL, NULL, NULL, NULL },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
 
@@ -221,15 +226,16 @@ tools_reply(struct req *req, struct toolres *res)
 void
 tools_cancel(struct req *req)
 {
-	if (req->kind == REQ_START && req->prog != NULL)
-		req->prog->start_req = NULL;
+	if (req->kind == REQ_PANE)
+		pane_request_cancel(req);
+	else
+		program_request_cancel(req);
 }
 
 void
 tools_timeout(struct req *req)
 {
-	if (req->kind == REQ_READ)
-		read_program_answer(req, true);
+	program_request_timeout(req);
 }
 
 /* Argument helpers: values already passed the schema. */

@@ -433,14 +433,15 @@ test_paging(void **state)
 
 	(void)state;
 	id = pmx_start_program(&C, "{\"argv\":[\"seq\",\"1\",\"10\"]}", NULL);
+	/* Wait for the end, then read it in pages. */
+	free(pmx_read_all(&C, id, 10000, NULL));
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"maxLines\":3}",
 	    id);
 	d = pmx_call(&C, "read_program", args, 10000);
 	assert_string_equal(sc_str(d, "text"), "1\n2\n3\n");
 	assert_int_equal(sc_int(d, "cursor"), 6);
+	assert_false(sc_bool(d, "ended"));
 	json_doc_free(d);
-	/* Wait for the end, then read the rest in pages of 4. */
-	free(pmx_read_all(&C, id, 10000, NULL));
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":6,"
 	    "\"maxLines\":4}", id);
 	d = pmx_call(&C, "read_program", args, 10000);

@@ -1,0 +1,35 @@
+#!/bin/sh
+# e2e.sh [BUILDDIR] — the end-to-end test with the official MCP SDK client.
+#
+# Installs tests/e2e's npm packages (pinned in tests/e2e/package.json) into
+# tests/e2e/node_modules, which git ignores, when they are missing or not
+# the pinned version, using an npm cache outside the tree
+# (PROGMUX_NPM_CACHE, default /tmp/progmux-npm-cache). Then runs
+# tests/e2e/e2e.mjs with the machine's node against BUILDDIR/progmux.
+set -eu
+B=${1:-build}
+cd "$(dirname "$0")/.."
+E2E=tests/e2e
+CACHE=${PROGMUX_NPM_CACHE:-/tmp/progmux-npm-cache}
+
+for tool in node npm tmux; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "e2e.sh: $tool not found on PATH" >&2
+		exit 1
+	fi
+done
+if [ ! -x "$B/progmux" ]; then
+	echo "e2e.sh: $B/progmux is missing: run make all first" >&2
+	exit 1
+fi
+
+# The version package.json pins, and the one installed (if any).
+want=$(node -p "require('./$E2E/package.json').dependencies['@modelcontextprotocol/sdk']")
+have=$(node -p "try { require('./$E2E/node_modules/@modelcontextprotocol/sdk/package.json').version } catch (e) { '' }")
+if [ "$want" != "$have" ]; then
+	echo "# installing @modelcontextprotocol/sdk@$want into $E2E/node_modules" >&2
+	mkdir -p "$CACHE"
+	(cd "$E2E" && npm install --no-audit --no-fund --loglevel=error \
+	    --cache "$CACHE" >&2)
+fi
+PROGMUX_BIN="$B/progmux" exec node "$E2E/e2e.mjs"

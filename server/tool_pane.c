@@ -1,0 +1,278 @@
+/*
+ * tool_pane.c — capture_pane and send_keys: tmux panes as a person sees
+ * and types into them.
+ *
+ * Both go over the control client. The pane id passed the schema's
+ * ^%\d+$; the keys are one word quoted for tmux's parser (tmux_quote), so
+ * no text can become a tmux command. Neither acts on the pane progmux
+ * itself runs in ($TMUX_PANE on the same server), unless send_keys is
+ * forced.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "server.h"
+#include "xmalloc.h"
+
+/* Is paneId the pane this server runs in? */
+static bool
+pane_is_ours(const char *pane)
+{
+	const char	*own = getenv("TMUX_PANE"), *tmux = getenv("TMUX");
+
+	if (cfg.robust || own == NULL || tmux == NULL ||
+	    strcmp(own, pane) != 0)
+		return (false);
+	/* $TMUX is "socket,pid,session": only our server's pane counts. */
+	if (cfg.socket_path != NULL)
+		return (strncmp(tmux, cfg.socket_path,
+		    strlen(cfg.socket_path)) == 0 &&
+		    tmux[strlen(cfg.socket_path)] == ',');
+	if (cfg.socket_name != NULL) {
+		const char *comma = strchr(tmux, ','), *slash;
+
+		for (slash = comma; slash > tmux && *slash != '/'; slash--)
+			;
+		return (comma != NULL && (size_t)(comma - slash - 1) ==
+		    strlen(cfg.socket_name) && strncmp(slash + 1,
+		    cfg.socket_name, strlen(cfg.socket_name)) == 0);
+	}
+	return (true);
+}
+
+/* A pending capture or send: the request and what it asked. */
+struct pane_op {
+	struct req	*req;
+	char		*pane;
+	int64_t		 max_lines;
+	bool		 enter;
+};
+
+/* The client cancelled: the operation finishes with nobody to tell. */
+void
+pane_request_cancel(struct req *req)
+{
+	struct pane_op	*op = req->op;
+
+	if (op != NULL)
+		op->req = NULL;
+	req->op = NULL;
+}
+
+/* Park req for tmux's answer to op. */
+static void
+pane_park(struct req *req, struct pane_op *op)
+{
+	req->kind = REQ_PANE;
+	req->op = op;
+	op->req = req;
+	mcp_req_park(req);
+}
+
+/* Answer op's request with res (if it still waits). */
+static void
+pane_reply(struct pane_op *op, struct toolres *res)
+{
+	if (op->req == NULL)
+		return;
+	op->req->op = NULL;
+	tools_reply(op->req, res);
+	op->req = NULL;
+}
+
+static void
+pane_op_free(struct pane_op *op)
+{
+	free(op->pane);
+	free(op);
+}
+
+/* tmux's error text as the tool's error. */
+static void
+pane_fail(struct pane_op *op, const char *what, const char *out)
+{
+	struct toolres	res;
+
+	toolres_init(&res);
+	if (strstr(out, "can't find") != NULL)
+		tool_error(&res, "%s: no pane %s on this tmux server (%s); "
+		    "list panes with list_programs or `tmux list-panes -a`",
+		    what, op->pane, out);
+	else
+		tool_error(&res, "%s on %s failed: %s", what, op->pane, out);
+	pane_reply(op, &res);
+	toolres_free(&res);
+}
+
+static void
+capture_done(void *arg, bool ok, const char *out, size_t len)
+{
+	struct pane_op	*op = arg;
+	struct toolres	 res;
+	const char	*start, *p;
+	size_t		 total = 0, dropped = 0, i;
+
+	if (op->req == NULL) {
+		pane_op_free(op);
+		return;
+	}
+	if (!ok) {
+		pane_fail(op, "capture_pane", out);
+		pane_op_free(op);
+		return;
+	}
+	/* Trailing empty lines are the unused bottom of the screen. */
+	while (len > 0 && out[len - 1] == '\n')
+		len--;
+	if (len > 0)
+		for (total = 1, i = 0; i < len; i++)
+			if (out[i] == '\n')
+				total++;
+	start = out;
+	if (op->max_lines > 0 && total > (size_t)op->max_lines) {
+		dropped = total - (size_t)op->max_lines;
+		for (i = 0, p = out; i < dropped; i++)
+			p = memchr(p, '\n', (size_t)(out + len - p)) + 1;
+		start = p;
+	}
+	toolres_init(&res);
+	jw_obj_begin(&res.w);
+	jw_key(&res.w, "paneId");
+	jw_str(&res.w, op->pane);
+	jw_key(&res.w, "text");
+	jw_strn(&res.w, start, (size_t)(out + len - start));
+	jw_key(&res.w, "totalLines");
+	jw_int(&res.w, (int64_t)total);
+	jw_key(&res.w, "droppedLines");
+	jw_int(&res.w, (int64_t)dropped);
+	jw_obj_end(&res.w);
+	buf_add(&res.text, start, (size_t)(out + len - start));
+	buf_printf(&res.text, "\n[%s: %zu lines%s]", op->pane, total - dropped,
+	    dropped ? ", earlier ones left out by maxLines" : "");
+	pane_reply(op, &res);
+	toolres_free(&res);
+	pane_op_free(op);
+}
+
+void
+tool_capture_pane(struct req *req, const struct json *args)
+{
+	struct pane_op	*op;
+	struct toolres	 res;
+	struct buf	 b = BUF_INIT;
+	const char	*pane = arg_str(args, "paneId", NULL);
+
+	if (pane_is_ours(pane)) {
+		toolres_init(&res);
+		tool_error(&res, "capture_pane: %s is the pane this server runs "
+		    "in; capture another pane", pane);
+		tools_reply(req, &res);
+		toolres_free(&res);
+		return;
+	}
+	op = xcalloc(1, sizeof *op);
+	op->pane = xstrdup(pane);
+	op->max_lines = arg_int(args, "maxLines", 0);
+	buf_printf(&b, "capture-pane -p -t %s", pane);
+	if (json_get(args, "start") != NULL)
+		buf_printf(&b, " -S %lld", (long long)arg_int(args, "start", 0));
+	if (json_get(args, "end") != NULL)
+		buf_printf(&b, " -E %lld", (long long)arg_int(args, "end", 0));
+	if (arg_bool(args, "joinWrapped", false))
+		buf_adds(&b, " -J");
+	pane_park(req, op);
+	tmux_command(buf_cstr(&b), capture_done, op);
+	buf_free(&b);
+}
+
+static void
+send_done(void *arg, bool ok, const char *out, size_t len)
+{
+	struct pane_op	*op = arg;
+	struct toolres	 res;
+
+	(void)len;
+	if (op->req == NULL) {
+		pane_op_free(op);
+		return;
+	}
+	if (!ok) {
+		pane_fail(op, "send_keys", out);
+		pane_op_free(op);
+		return;
+	}
+	toolres_init(&res);
+	jw_obj_begin(&res.w);
+	jw_key(&res.w, "paneId");
+	jw_str(&res.w, op->pane);
+	jw_key(&res.w, "sent");
+	jw_bool(&res.w, true);
+	jw_obj_end(&res.w);
+	buf_printf(&res.text, "sent to %s%s", op->pane, op->enter ?
+	    ", then Enter" : "");
+	pane_reply(op, &res);
+	toolres_free(&res);
+	pane_op_free(op);
+}
+
+/* The first command's failure is what counts; later ones follow it. */
+static void
+send_step(void *arg, bool ok, const char *out, size_t len)
+{
+	struct pane_op	*op = arg;
+
+	(void)len;
+	if (!ok)
+		pane_fail(op, "send_keys", out);	/* the rest is moot */
+}
+
+void
+tool_send_keys(struct req *req, const struct json *args)
+{
+	struct pane_op	*op;
+	struct toolres	 res;
+	struct buf	 b = BUF_INIT;
+	const char	*pane = arg_str(args, "paneId", NULL), *keys;
+	size_t		 len;
+	bool		 literal = arg_bool(args, "literal", false);
+
+	keys = arg_str(args, "keys", &len);
+	toolres_init(&res);
+	if (pane_is_ours(pane) && !arg_bool(args, "force", false)) {
+		tool_error(&res, "send_keys: %s is the pane this server runs "
+		    "in; typing there would reach the agent's own terminal. "
+		    "Pass force: true if that is really meant", pane);
+		goto fail;
+	}
+	if (memchr(keys, '\0', len) != NULL) {
+		tool_error(&res, "send_keys: keys contain a NUL character, "
+		    "which a terminal cannot be sent");
+		goto fail;
+	}
+	toolres_free(&res);
+	op = xcalloc(1, sizeof *op);
+	op->pane = xstrdup(pane);
+	op->enter = arg_bool(args, "enter", true);
+	pane_park(req, op);
+	if (len > 0) {
+		buf_printf(&b, "send-keys -t %s%s -- ", pane, literal ? " -l" :
+		    "");
+		tmux_quote(&b, keys);
+		tmux_command(buf_cstr(&b), op->enter ? send_step : send_done,
+		    op);
+		buf_reset(&b);
+	}
+	if (op->enter || len == 0) {
+		buf_printf(&b, "send-keys -t %s%s", pane, op->enter ? " Enter" :
+		    "");
+		tmux_command(buf_cstr(&b), send_done, op);
+	}
+	buf_free(&b);
+	return;
+fail:
+	tools_reply(req, &res);
+	toolres_free(&res);
+}
