@@ -38,6 +38,9 @@
 /* Longest rendering of an offending value in a message. */
 #define JSCHEMA_SHOW_MAX	48
 
+/* Largest count in a {n,m} quantifier. */
+#define JSCHEMA_RE_MAXREP	1000
+
 /* Matches one non-ASCII character (the input is valid UTF-8). */
 #define JSCHEMA_MB	"[\xc0-\xff][\x80-\xbf]*"
 
@@ -462,12 +465,17 @@ static int
 jschema_re_translate(const char *p, size_t n, struct buf *out, char **err)
 {
 	size_t		 i = 0, q;
-	unsigned long	 cp;
+	unsigned long	 cp, lo, hi;
 	long		 e;
-	int		 c;
+	int		 c, atom = 0, can;
+	char		*end;
 
 	while (i < n) {
 		c = (unsigned char)p[i];
+		/* Can a quantifier apply here? Only just after an atom: ECMA
+		 * refuses "a**" or "(*a)", which glibc would blow up. */
+		can = atom;
+		atom = 1;
 		switch (c) {
 		case '\\':
 			if (++i >= n) {
@@ -538,6 +546,7 @@ jschema_re_translate(const char *p, size_t n, struct buf *out, char **err)
 					return (-1);
 				}
 			}
+			atom = 0;
 			buf_addc(out, '(');
 			continue;
 		case '.':
@@ -545,6 +554,9 @@ jschema_re_translate(const char *p, size_t n, struct buf *out, char **err)
 			i++;
 			continue;
 		case '*': case '+': case '?':
+			if (!can)
+				goto norepeat;
+			atom = 0;
 			buf_addc(out, (char)c);
 			i++;
 			/* Lazy or greedy makes no difference to a yes/no. */
@@ -557,12 +569,30 @@ jschema_re_translate(const char *p, size_t n, struct buf *out, char **err)
 				i++;
 				continue;
 			}
+			if (!can)
+				goto norepeat;
+			atom = 0;
+			lo = strtoul(p + i + 1, &end, 10);
+			hi = *end == ',' ? (end[1] == '}' ? lo :
+			    strtoul(end + 1, NULL, 10)) : lo;
+			if (lo > JSCHEMA_RE_MAXREP || hi > JSCHEMA_RE_MAXREP) {
+				xasprintf(err, "counted repeats over %d are not "
+				    "supported", JSCHEMA_RE_MAXREP);
+				return (-1);
+			}
+			if (hi < lo) {
+				*err = xstrdup("repeat range out of order");
+				return (-1);
+			}
 			buf_add(out, p + i, q);
 			i += q;
 			if (i < n && p[i] == '?')
 				i++;
 			continue;
-		case ')': case '|': case '^': case '$':
+		case '|': case '^': case '$':
+			atom = 0;
+			/* FALLTHROUGH */
+		case ')':
 			buf_addc(out, (char)c);
 			i++;
 			continue;
@@ -575,6 +605,10 @@ jschema_re_translate(const char *p, size_t n, struct buf *out, char **err)
 		jschema_re_literal(out, cp);
 	}
 	return (0);
+
+norepeat:
+	xasprintf(err, "nothing to repeat at offset %zu", i);
+	return (-1);
 }
 
 /*
@@ -635,13 +669,18 @@ jschema_show(struct buf *out, const struct json *v)
 {
 	struct buf	 b = BUF_INIT;
 	struct jw	 w;
+	const char	*str;
 	size_t		 n;
 
 	jw_init(&w, &b);
 	if (json_type(v) == JSON_STRING && json_str(v, &n) != NULL &&
 	    n > JSCHEMA_SHOW_MAX) {
 		/* Escape only the start of a long string. */
-		json_put_string(&b, json_str(v, NULL), JSCHEMA_SHOW_MAX);
+		str = json_str(v, NULL);
+		for (n = JSCHEMA_SHOW_MAX; n > 0 &&
+		    ((unsigned char)str[n] & 0xc0) == 0x80; n--)
+			;
+		json_put_string(&b, str, n);
 	} else
 		jw_value(&w, v);
 	n = b.len;

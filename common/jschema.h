@@ -11,6 +11,13 @@
  * alternation; run with POSIX extended regexes after translation), anyOf,
  * oneOf, allOf, not. Unknown keywords, $schema, title and description are
  * ignored.
+ *
+ * Also: uniqueItems, minProperties, maxProperties, and the boolean schemas
+ * true and false. Patterns see code points ('.' matches "é" whole), and a
+ * string holding NUL bytes is matched whole, NUL being an ordinary
+ * character (REG_STARTEND). A pattern that cannot be translated
+ * (lookaround, backreferences, \b...) fails validation as a schema error
+ * naming the pattern; jschema_check() finds such patterns beforehand.
  */
 #ifndef PROGMUX_JSCHEMA_H
 #define PROGMUX_JSCHEMA_H
@@ -39,7 +46,8 @@ int	jschema_validate(const struct json *schema, const struct json *instance,
  * $id, $comment, title, description, default, examples, readOnly, format...)
  * are allowed. Returns 0, or -1 with an allocated *cause naming the place
  * as a JSON pointer and the problem, e.g.
- *   "#/properties/a: unsupported keyword \"$ref\" (it would change validation)"
+ *   "#/properties/a: unsupported keyword \"$ref\" (it would change
+ *   validation)"
  * for a keyword that would change validation ($ref, patternProperties, if,
  * multipleOf...) and "unknown keyword" for one JSON Schema does not have
  * (a typo would otherwise go unnoticed).

@@ -41,11 +41,13 @@
 #define JSON_F_INT	0x2	/* an integer token that fits int64_t */
 #define JSON_F_INTEGRAL	0x4	/* a finite number with no fractional part */
 
+/* 32 bytes: a document of n tokens takes 32n here (plus 20n for jsmn's
+ * tokens while parsing). */
 struct json {
-	enum json_type	 type;
-	int		 flags;
+	uint8_t		 type;		/* enum json_type */
+	uint8_t		 flags;
+	uint32_t	 rawlen;	/* < JSON_MAX_INPUT */
 	const char	*raw;
-	size_t		 rawlen;
 	union {
 		struct {
 			double		 d;
@@ -829,7 +831,7 @@ json_build(struct json_doc *d, jsmntok_t *tk, int n, size_t strbytes)
 		s = json_tok_start(&tk[i]);
 		e = json_tok_end(&tk[i]);
 		j->raw = t + s;
-		j->rawlen = e - s;
+		j->rawlen = (uint32_t)(e - s);
 		switch (tk[i].type) {
 		case JSMN_OBJECT:
 		case JSMN_ARRAY:
@@ -974,7 +976,7 @@ json_root(const struct json_doc *d)
 enum json_type
 json_type(const struct json *j)
 {
-	return (j == NULL ? JSON_NULL : j->type);
+	return (j == NULL ? JSON_NULL : (enum json_type)j->type);
 }
 
 /* The JSON Schema name of a type, for messages. */

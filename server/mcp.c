@@ -335,7 +335,6 @@ static void
 mcp_tools_call(struct req *req, const struct json *params)
 {
 	const struct json	*name, *args;
-
 	const char		*s;
 	size_t			 len;
 	struct buf		 b = BUF_INIT;
@@ -637,16 +636,25 @@ mcp_next_deadline(void)
 void
 mcp_run_timers(void)
 {
-	struct req	*req;
+	struct req	*req, *r;
 	int64_t		 now = now_ms();
 
 	/* Answering one may answer others: scan again after each. */
 again:
 	for (req = mcp.pending; req != NULL; req = req->next) {
-		if (req->deadline <= now) {
-			tools_timeout(req);
-			goto again;
+		if (req->deadline > now)
+			continue;
+		tools_timeout(req);
+		/* One neither answered nor re-armed would spin here. */
+		for (r = mcp.pending; r != NULL; r = r->next) {
+			if (r == req && r->deadline <= now) {
+				log_warn("request %s (%s): its timeout left it "
+				    "waiting; it now waits without one", r->id,
+				    r->method);
+				r->deadline = DEADLINE_NONE;
+			}
 		}
+		goto again;
 	}
 }
 

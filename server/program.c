@@ -168,8 +168,9 @@ program_spawn_reaper(struct program *p, char **cause)
 	msg_int(&m, "width", p->width);
 	msg_int(&m, "height", p->height);
 	msg_int(&m, "lifetime_ms", p->lifetime_ms);
-	msg_bool(&m, "keep_pane", p->from_pane != NULL ||
-	    (p->run && p->start_req != NULL && p->start_req->keep));
+	p->keep_pane = p->from_pane != NULL ||
+	    (p->run && p->start_req != NULL && p->start_req->keep);
+	msg_bool(&m, "keep_pane", p->keep_pane);
 	msg_int(&m, "max_text", cfg.output_max_bytes);
 	msg_str(&m, "rundir", cfg.rundir);
 	if (p->has_input)
@@ -251,7 +252,7 @@ program_ended(struct program *p, const char *how, int64_t status, int sig,
 	p->lost_end = p->lost_end || lost_end;
 	if (why != NULL && p->why == NULL)
 		p->why = xstrdup(why);
-	if (p->from_pane == NULL)
+	if (!p->keep_pane)
 		program_kill_pane(p);
 	log_debug("%s ended: %s status %lld signal %d", p->id, how,
 	    (long long)p->exit_status, p->signal);
@@ -358,7 +359,7 @@ program_on_readable(struct program *p)
 	struct msg	 m;
 	char		*cause = NULL;
 	ssize_t		 n;
-	int		 ret, rounds = 0;
+	int		 ret = 0, rounds = 0;
 
 	while (p->sock != -1 && rounds++ < 16) {
 		n = fd_read_into(p->sock, &p->sock_in, 256 * 1024);

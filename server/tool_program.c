@@ -25,6 +25,13 @@
 #define DEFAULT_GRACE_MS	2000
 #define STOP_SLACK_MS		5000	/* past grace, stop answers anyway */
 
+/* Text at offset off; "" while nothing has been kept yet. */
+static const char *
+text_at(const struct textbuf *t, size_t off)
+{
+	return (t->data != NULL ? t->data + off : "");
+}
+
 /* The outcome a client sees. */
 static const char *
 prog_outcome(const struct program *p)
@@ -272,7 +279,7 @@ read_answer(struct req *req, bool timed_out)
 
 	jw_obj_begin(&res.w);
 	jw_key(&res.w, "text");
-	jw_strn(&res.w, p->text.data + pg.start, pg.end - pg.start);
+	jw_strn(&res.w, text_at(&p->text, pg.start), pg.end - pg.start);
 	jw_key(&res.w, "cursor");
 	jw_int(&res.w, (int64_t)pg.end);
 	jw_key(&res.w, "ended");
@@ -290,7 +297,7 @@ read_answer(struct req *req, bool timed_out)
 	jw_int(&res.w, req->timeout_ms);
 	jw_obj_end(&res.w);
 
-	buf_add(&res.text, p->text.data + pg.start, pg.end - pg.start);
+	buf_add(&res.text, text_at(&p->text, pg.start), pg.end - pg.start);
 	if (pg.end > pg.start && p->text.data[pg.end - 1] != '\n')
 		buf_addc(&res.text, '\n');
 	put_status_line(&res.text, p, pg.end, all_read);
@@ -363,9 +370,9 @@ put_tail(struct jw *w, struct buf *tb, const struct textbuf *t,
 	struct page	pg;
 
 	textbuf_tail(t, max_lines, TEXTBUF_PAGE_CHARS, &pg);
-	jw_strn(w, t->data + pg.start, pg.end - pg.start);
+	jw_strn(w, text_at(t, pg.start), pg.end - pg.start);
 	if (tb != NULL) {
-		buf_add(tb, t->data + pg.start, pg.end - pg.start);
+		buf_add(tb, text_at(t, pg.start), pg.end - pg.start);
 		if (pg.end > pg.start && t->data[pg.end - 1] != '\n')
 			buf_addc(tb, '\n');
 	}

@@ -20,6 +20,12 @@
 #include "jschema.h"
 #include "xmalloc.h"
 
+/* Lines already read but not yet claimed. */
+struct held {
+	struct json_doc	*doc;
+	struct held	*next;
+};
+
 int64_t
 pmx_now_ms(void)
 {
@@ -169,11 +175,17 @@ pmx_open(struct pmx *c, const char *const *env)
 	/* A private server with a session of its own, no user config. */
 	out = pmx_tmux(c, "-f", "/dev/null", "new-session", "-d", "-s",
 	    "base", "-x", "80", "-y", "24", NULL);
-	if (out == NULL)
+	if (out == NULL) {
+		pmx_close(c);
 		return (-1);
+	}
 	free(out);
 	c->own_tmux = true;
-	return (pmx_spawn(c, env, true));
+	if (pmx_spawn(c, env, true) == -1) {
+		pmx_close(c);
+		return (-1);
+	}
+	return (0);
 }
 
 int
@@ -291,6 +303,13 @@ pmx_close(struct pmx *c)
 	c->from = c->err = -1;
 	if ((out = pmx_tmux(c, "kill-server", NULL)) != NULL)
 		free(out);
+	while (c->held != NULL) {
+		struct held *h = c->held;
+
+		c->held = h->next;
+		json_doc_free(h->doc);
+		free(h);
+	}
 	for (i = 0; i < c->nschemas; i++)
 		json_doc_free(c->schemas[i]);
 	c->nschemas = 0;
@@ -348,12 +367,6 @@ pmx_send(struct pmx *c, const char *method, const char *params)
 	return (id);
 }
 
-/* Lines already read but not yet claimed. */
-struct held {
-	struct json_doc	*doc;
-	struct held	*next;
-};
-static struct held	*held_list;
 
 /* Read one line (up to ms). */
 static struct json_doc *
@@ -403,8 +416,8 @@ pmx_next(struct pmx *c, int ms)
 	struct held	*h;
 	struct json_doc	*d;
 
-	if ((h = held_list) != NULL) {
-		held_list = h->next;
+	if ((h = c->held) != NULL) {
+		c->held = h->next;
 		d = h->doc;
 		free(h);
 		return (d);
@@ -429,7 +442,7 @@ pmx_wait(struct pmx *c, int64_t id, int ms)
 	struct json_doc	 *d;
 	int		  left;
 
-	for (hp = &held_list; *hp != NULL; hp = &(*hp)->next)
+	for (hp = &c->held; *hp != NULL; hp = &(*hp)->next)
 		if (id_is((*hp)->doc, id)) {
 			h = *hp;
 			*hp = h->next;
@@ -444,7 +457,7 @@ pmx_wait(struct pmx *c, int64_t id, int ms)
 			return (d);
 		h = xcalloc(1, sizeof *h);
 		h->doc = d;
-		for (hp = &held_list; *hp != NULL; hp = &(*hp)->next)
+		for (hp = &c->held; *hp != NULL; hp = &(*hp)->next)
 			;
 		*hp = h;
 	}

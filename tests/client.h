@@ -18,6 +18,8 @@
 #include "buf.h"
 #include "json.h"
 
+struct held;
+
 struct pmx {
 	char		 dir[256];	/* temporary directory */
 	char		 sock[300];	/* private tmux socket */
@@ -29,6 +31,7 @@ struct pmx {
 	struct buf	 rbuf;
 	struct buf	 errlog;
 	int64_t		 next_id;
+	struct held	*held;		/* replies read but not yet claimed */
 	struct json_doc	*schemas[16];
 	int		 nschemas;
 };

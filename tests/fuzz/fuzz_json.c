@@ -7,7 +7,10 @@
  * jw_value, which must give valid UTF-8 with no raw newline that parses
  * again to an equal value (json_equal) and writes out identically. The
  * input is also escaped as a string with json_put_string, which must parse
- * back to itself when it is valid UTF-8.
+ * back to itself when it is valid UTF-8. Finally the value is used as a
+ * JSON Schema (jschema_check, and validating the value against itself),
+ * which exercises the pattern translation; inputs with a counted repeat
+ * ("{2") are skipped there, as glibc's regcomp takes its time over big ones.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "jschema.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -213,6 +217,35 @@ ref_valid(const uint8_t *s, size_t n)
 	return (r.i == n);
 }
 
+/* Use a parsed value as a schema, against itself. */
+static void
+schema_self(const uint8_t *data, size_t size, const struct json *j)
+{
+	char	*cause;
+	size_t	 i;
+
+	for (i = 0; i + 1 < size; i++) {
+		if (data[i] == '{' && data[i + 1] >= '0' && data[i + 1] <= '9')
+			return;
+	}
+	if (jschema_check(j, &cause) == 0) {
+		if (cause != NULL)
+			abort();
+	} else {
+		if (cause == NULL)
+			abort();
+		free(cause);
+	}
+	if (jschema_validate(j, j, &cause) == 0) {
+		if (cause != NULL)
+			abort();
+	} else {
+		if (cause == NULL || !utf8_valid(cause, strlen(cause)))
+			abort();
+		free(cause);
+	}
+}
+
 /* Write a value compactly into b. */
 static void
 write_value(struct buf *b, const struct json *j)
@@ -262,6 +295,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (b.len != b2.len || memcmp(b.data, b2.data, b.len) != 0)
 			abort();
 		json_doc_free(d2);
+		schema_self(data, size, json_root(d));
 		json_doc_free(d);
 	}
 

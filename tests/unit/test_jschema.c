@@ -494,6 +494,9 @@ test_patterns(void **state)
 		{ "^[\\\\b]$", "\\b", 1 },
 		{ "^\\\\cJ$", "\\n", 1 },
 		{ "^%\\\\d+$", "%12", 1 },
+		{ "^a+?b*?c??d{1,2}?$", "aacd", 1 },
+		{ "^.{0,1000}$", "abc", 1 },
+		{ "^(a|b)+$", "abba", 1 },
 		{ "", "anything", 1 },
 	};
 	char	schema[256], inst[256];
@@ -516,7 +519,10 @@ test_patterns_unsupported(void **state)
 	static const char *const bad[] = {
 		"(?=a)", "(?!a)", "(?<=a)b", "(?<!a)b", "(a)\\\\1", "\\\\bfoo",
 		"\\\\Bx", "[]", "[^\xc3\xa9]", "\\\\0", "[\\\\D]", "\\\\p{L}",
-		"[a", "(a", "a{2,1}", "\\\\", "[z-a]", "[\\\\x00]"
+		"[a", "(a", "a{2,1}", "\\\\", "[z-a]", "[\\\\x00]",
+		/* nothing to repeat (glibc would expand "a++++..." hugely) */
+		"a++", "a**", "a+*", "*a", "(*a)", "a|*b", "^*a", "a{2}{3}",
+		"a{1001}", "a{1,5000}", "[^x]++++++++++++++++++++++++++++++"
 	};
 	char		 schema[128], *cause;
 	struct json_doc	*s, *v;

@@ -207,7 +207,7 @@ test_fast_path(void **state)
 
 	(void)state;
 	for (k = 0; k < sizeof special / sizeof special[0]; k++) {
-		for (i = 0; i < 24; i++) {
+		for (i = 1; i < 24; i++) {	/* a CR at 0 would give nothing */
 			memset(in, 'x', i);
 			n = strlen(special[k]);
 			memcpy(in + i, special[k], n);
@@ -890,8 +890,8 @@ test_property(void **state)
 		assert_true(test_clean(ref.data, ref.len));
 		for (mode = 0; mode < TEST_MODES; mode++) {
 			test_strip_mode(in.data, in.len, mode, &got);
-			if (got.len != ref.len ||
-			    memcmp(got.data, ref.data, ref.len) != 0) {
+			if (got.len != ref.len || (ref.len != 0 &&
+			    memcmp(got.data, ref.data, ref.len) != 0)) {
 				fprintf(stderr, "iter %d mode %d\n", iter,
 				    mode);
 				test_dump("input", in.data, in.len);
@@ -930,7 +930,9 @@ test_property_bytes(void **state)
 		for (mode = 0; mode < TEST_MODES; mode++) {
 			test_strip_mode(in, len, mode, &got);
 			assert_int_equal(got.len, ref.len);
-			assert_memory_equal(got.data, ref.data, ref.len);
+			if (ref.len != 0)
+				assert_memory_equal(got.data, ref.data,
+				    ref.len);
 			buf_free(&got);
 		}
 		buf_free(&ref);

@@ -1,0 +1,234 @@
+// e2e.mjs — build/progmux driven by the official MCP TypeScript SDK client.
+//
+// Starts a private tmux server (tmux -S <tmpdir>/tmux.sock -f /dev/null;
+// the default tmux server is never touched), spawns progmux over stdio with
+// PROGMUX_SOCKET_PATH pointing at it, and goes through the SDK: initialize,
+// ping, tools/list, start_program and read_program to the end, a call with
+// invalid arguments, an unknown tool. The SDK validates every successful
+// tools/call's structuredContent against the tool's outputSchema itself, so
+// each call here also checks the contract. Prints TAP, a cmocka-style
+// summary for scripts/test.sh and "N passed, M failed"; exits non-zero on
+// any failure.
+//
+// Environment: PROGMUX_BIN (default build/progmux), E2E_TIMEOUT_MS (60000).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
+const overall = Number(process.env.E2E_TIMEOUT_MS || 60000);
+
+let passed = 0;
+let failed = 0;
+let n = 0;
+
+// Record one check as a TAP line.
+function check(name, ok, why) {
+  n++;
+  if (ok) {
+    passed++;
+    console.log(`ok ${n} - ${name}`);
+  } else {
+    failed++;
+    console.log(`not ok ${n} - ${name}${why ? ' # ' + String(why).slice(0, 500) : ''}`);
+  }
+  return ok;
+}
+
+// Run one named step; an exception fails it.
+async function step(name, fn) {
+  try {
+    const r = await fn();
+    if (r === undefined || r === true) return check(name, true);
+    return check(name, false, r);
+  } catch (e) {
+    return check(name, false, e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : e);
+  }
+}
+
+// Run tmux on our private socket only.
+function tmux(sock, ...args) {
+  return execFileSync('tmux', ['-S', sock, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+}
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+async function main() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'progmux-e2e-'));
+  const sock = path.join(dir, 'tmux.sock');
+  let client = null;
+  let stderr = '';
+  const guard = setTimeout(() => {
+    check('whole run within ' + overall + ' ms', false, 'timed out');
+    finish(dir, sock, client, stderr).then(() => process.exit(1));
+  }, overall);
+
+  try {
+    tmux(sock, '-f', '/dev/null', 'new-session', '-d', '-s', 'base', '-x', '80', '-y', '24');
+  } catch (e) {
+    check('private tmux server starts', false, e.message);
+    clearTimeout(guard);
+    await finish(dir, sock, null, '');
+    return;
+  }
+
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(TMUX|TMUX_PANE|PROGMUX_SOCKET_NAME|LIBTMUX_SOCKET_NAME|LIBTMUX_SOCKET_PATH)$/.test(k)) continue;
+    if (v !== undefined) env[k] = v;
+  }
+  env.PROGMUX_SOCKET_PATH = sock;
+  env.TMPDIR = dir;
+  const transport = new StdioClientTransport({ command: bin, args: [], env, stderr: 'pipe' });
+  if (transport.stderr) transport.stderr.on('data', (d) => { stderr += d.toString(); });
+  client = new Client({ name: 'progmux-e2e', version: '1.0.0' });
+
+  const connected = await step('connect and initialize over stdio', async () => {
+    await client.connect(transport);
+  });
+  if (!connected) {
+    clearTimeout(guard);
+    await finish(dir, sock, client, stderr);
+    return;
+  }
+
+  await step('serverInfo names progmux with a version', async () => {
+    const v = client.getServerVersion();
+    if (!v || v.name !== 'progmux' || typeof v.version !== 'string' || !v.version) return JSON.stringify(v);
+  });
+  await step('capabilities offer tools', async () => {
+    const c = client.getServerCapabilities();
+    if (!c || typeof c.tools !== 'object') return JSON.stringify(c);
+  });
+  await step('ping', async () => {
+    const r = await client.ping();
+    if (!same(r, {})) return JSON.stringify(r);
+  });
+
+  let tools = [];
+  await step('tools/list lists start_program and read_program with schemas', async () => {
+    const r = await client.listTools();
+    tools = r.tools;
+    const names = tools.map((t) => t.name);
+    for (const want of ['start_program', 'read_program']) {
+      const t = tools.find((x) => x.name === want);
+      if (!t) return `missing ${want} in ${names.join(',')}`;
+      if (!t.inputSchema || t.inputSchema.type !== 'object') return `${want}: inputSchema`;
+      if (!t.outputSchema || t.outputSchema.type !== 'object') return `${want}: outputSchema`;
+      if (typeof t.title !== 'string' || typeof t.description !== 'string') return `${want}: title/description`;
+      if (!t.annotations) return `${want}: annotations`;
+      if (!t._meta || !t._meta['io.progmux/capability']) return `${want}: _meta capability`;
+    }
+    if (r.nextCursor !== undefined) return `unexpected nextCursor ${r.nextCursor}`;
+  });
+
+  let programId = null;
+  await step('start_program printf (structuredContent checked by the SDK)', async () => {
+    const r = await client.callTool({
+      name: 'start_program',
+      arguments: { argv: ['printf', '%s\\n', 'hello', ';', 'x'] },
+    });
+    if (r.isError) return 'isError: ' + JSON.stringify(r.content);
+    const sc = r.structuredContent;
+    if (!sc || typeof sc.programId !== 'string' || !/^%\d+$/.test(sc.paneId)) return JSON.stringify(sc);
+    programId = sc.programId;
+  });
+
+  await step('read_program until ended: text, outcome, exit status', async () => {
+    if (!programId) return 'no programId';
+    let text = '';
+    let cursor = 0;
+    let last = null;
+    const deadline = Date.now() + 20000;
+    while (Date.now() < deadline) {
+      const r = await client.callTool({
+        name: 'read_program',
+        arguments: { programId, cursor, timeoutMs: 5000 },
+      });
+      if (r.isError) return 'isError: ' + JSON.stringify(r.content);
+      last = r.structuredContent;
+      text += last.text;
+      cursor = last.cursor;
+      if (last.ended) break;
+    }
+    if (!last || !last.ended) return 'not ended: ' + JSON.stringify(last);
+    if (text !== 'hello\n;\nx\n') return 'text ' + JSON.stringify(text);
+    if (last.outcome !== 'completed') return 'outcome ' + last.outcome;
+    if (last.exitStatus !== 0) return 'exitStatus ' + last.exitStatus;
+    if (last.signal !== null) return 'signal ' + last.signal;
+    if (last.outputComplete !== true) return 'outputComplete ' + last.outputComplete;
+  });
+
+  await step('start_program with argv [] is a tool error (isError)', async () => {
+    const r = await client.callTool({ name: 'start_program', arguments: { argv: [] } });
+    if (r.isError !== true) return JSON.stringify(r);
+    const t = (r.content || []).find((b) => b.type === 'text');
+    if (!t || !/argv/.test(t.text)) return 'message does not name argv: ' + JSON.stringify(r.content);
+  });
+
+  await step('read_program of an unknown programId is a tool error', async () => {
+    const r = await client.callTool({ name: 'read_program', arguments: { programId: 'no-such-program', timeoutMs: 0 } });
+    if (r.isError !== true) return JSON.stringify(r);
+  });
+
+  await step('an unknown tool rejects with McpError -32602', async () => {
+    try {
+      const r = await client.callTool({ name: 'no_such_tool', arguments: {} });
+      return 'resolved: ' + JSON.stringify(r);
+    } catch (e) {
+      if (!(e instanceof McpError)) return 'not an McpError: ' + e;
+      if (e.code !== ErrorCode.InvalidParams) return 'code ' + e.code;
+    }
+  });
+
+  await step('ping still answers after all that', async () => {
+    const r = await client.ping();
+    if (!same(r, {})) return JSON.stringify(r);
+  });
+
+  clearTimeout(guard);
+  await finish(dir, sock, client, stderr);
+}
+
+let finished = false;
+
+// Close the client (progmux sees EOF), kill our tmux server, report.
+async function finish(dir, sock, client, stderr) {
+  if (finished) return;
+  finished = true;
+  if (client) {
+    try {
+      await client.close();
+    } catch (e) {
+      check('client closes', false, e.message);
+    }
+  }
+  try {
+    tmux(sock, 'kill-server');
+  } catch {
+    // Already gone.
+  }
+  rmSync(dir, { recursive: true, force: true });
+  if (failed > 0 && stderr) {
+    console.log('# progmux stderr:');
+    for (const line of stderr.split('\n').slice(-40)) console.log('#   ' + line);
+  }
+  console.log(`1..${n}`);
+  // scripts/test.sh adds up cmocka-style summary lines.
+  console.log(`[  PASSED  ] ${passed} test(s).`);
+  if (failed > 0) console.log(`[  FAILED  ] ${failed} test(s), listed above.`);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed > 0 ? 1 : 0;
+}
+
+main().catch(async (e) => {
+  check('e2e run', false, e && e.stack ? e.stack : e);
+  process.exitCode = 1;
+});

@@ -1,0 +1,1712 @@
+/*
+ * test_protocol.c — the JSON-RPC and MCP layer of build/progmux, end to end.
+ *
+ * Each test starts its own progmux on a private tmux server (tests/client.c)
+ * and drives it over its stdin and stdout: version negotiation, the
+ * initialize result, ping, tools/list against the seeds, every JSON-RPC
+ * error code, exact id echo, notifications, argument validation as tool
+ * errors, notifications/cancelled, concurrency, 2025-03-26 batches, big and
+ * too-big messages, framing, EOF, and a malformed-input fuzz run with a
+ * fixed seed (PMX_FUZZ_SEED overrides it).
+ *
+ * "Nothing else came" is checked by sending a ping and requiring that the
+ * very next line is its reply, since the server answers in order whatever
+ * it can answer at once.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "xmalloc.h"
+
+#define WAIT_MS		5000	/* any reply expected at once */
+
+/* Start progmux (negotiated 2025-06-18 by pmx_open). */
+static int
+setup(void **state)
+{
+	struct pmx	*c = xcalloc(1, sizeof *c);
+
+	if (pmx_open(c, NULL) == -1) {
+		fprintf(stderr, "could not start progmux\n");
+		pmx_close(c);	/* the tmux server may be up */
+		free(c);
+		return (-1);
+	}
+	*state = c;
+	return (0);
+}
+
+/* Drop replies nobody claimed, then end progmux and its tmux server. */
+static int
+teardown(void **state)
+{
+	struct pmx	*c = *state;
+	struct json_doc	*d;
+
+	while ((d = pmx_next(c, 0)) != NULL)
+		json_doc_free(d);
+	pmx_close(c);
+	free(c);
+	return (0);
+}
+
+/* Send a NUL-terminated line. */
+static void
+send_line(struct pmx *c, const char *s)
+{
+	pmx_send_raw(c, s, strlen(s));
+}
+
+/* The next line from progmux, which must come within WAIT_MS. */
+static struct json_doc *
+next_line(struct pmx *c)
+{
+	struct json_doc	*d = pmx_next(c, WAIT_MS);
+
+	if (d == NULL)
+		fail_msg("no reply within %d ms", WAIT_MS);
+	return (d);
+}
+
+/* Every reply says "jsonrpc":"2.0" and has exactly one of result/error. */
+static void
+assert_envelope(const struct json_doc *d)
+{
+	const struct json	*root = json_root(d), *jv;
+	bool			 res, err;
+
+	assert_int_equal(json_type(root), JSON_OBJECT);
+	jv = json_get(root, "jsonrpc");
+	assert_non_null(jv);
+	assert_int_equal(json_type(jv), JSON_STRING);
+	assert_string_equal(json_str(jv, NULL), "2.0");
+	res = json_get(root, "result") != NULL;
+	err = json_get(root, "error") != NULL;
+	assert_true(res != err);
+}
+
+/* The reply's id as sent on the wire, or NULL if it has none. */
+static char *
+id_raw(const struct json_doc *d)
+{
+	const struct json	*id = json_get(json_root(d), "id");
+	const char		*raw;
+	size_t			 len;
+
+	if (id == NULL)
+		return (NULL);
+	raw = json_raw(id, &len);
+	return (xstrndup(raw, len));
+}
+
+/* d is an error reply with this code; want_id is its raw id or NULL. */
+static void
+assert_error(const struct json_doc *d, int code, const char *want_id)
+{
+	const struct json	*e, *cd, *m;
+	char			*got;
+
+	assert_envelope(d);
+	e = json_get(json_root(d), "error");
+	if (e == NULL)
+		fail_msg("expected error %d, got a result", code);
+	cd = json_get(e, "code");
+	assert_non_null(cd);
+	assert_true(json_is_int(cd));
+	if (json_int(cd) != code)
+		fail_msg("expected error %d, got %lld (%s)", code,
+		    (long long)json_int(cd), json_str(json_get(e, "message"),
+		    NULL));
+	m = json_get(e, "message");
+	assert_non_null(m);
+	assert_int_equal(json_type(m), JSON_STRING);
+	got = id_raw(d);
+	if (want_id == NULL) {
+		if (got != NULL)
+			fail_msg("error %d carries id %s, expected none", code,
+			    got);
+	} else {
+		if (got == NULL)
+			fail_msg("error %d has no id, expected %s", code,
+			    want_id);
+		assert_string_equal(got, want_id);
+	}
+	free(got);
+}
+
+/* Send line; the next line must be error code with id want_id. */
+static void
+expect_error(struct pmx *c, const char *line, int code, const char *want_id)
+{
+	struct json_doc	*d;
+
+	send_line(c, line);
+	d = next_line(c);
+	assert_error(d, code, want_id);
+	json_doc_free(d);
+}
+
+/* Send a ping; the very next line must be its reply {}. */
+static void
+expect_ping_next(struct pmx *c)
+{
+	struct json_doc		*d;
+	const struct json	*r, *id;
+	int64_t			 n;
+
+	n = pmx_send(c, "ping", NULL);
+	d = next_line(c);
+	assert_envelope(d);
+	id = json_get(json_root(d), "id");
+	if (id == NULL || !json_is_int(id) || json_int(id) != n)
+		fail_msg("the line after the ping is not its reply");
+	r = json_get(json_root(d), "result");
+	assert_non_null(r);
+	assert_int_equal(json_type(r), JSON_OBJECT);
+	assert_int_equal(json_len(r), 0);
+	json_doc_free(d);
+}
+
+/* Send a request; return its result (the document is in *dp). */
+static const struct json *
+request_ok(struct pmx *c, const char *method, const char *params,
+    struct json_doc **dp)
+{
+	const struct json	*r;
+	int64_t			 id;
+
+	id = pmx_send(c, method, params);
+	if ((*dp = pmx_wait(c, id, WAIT_MS)) == NULL)
+		fail_msg("%s: no reply", method);
+	assert_envelope(*dp);
+	if ((r = json_get(json_root(*dp), "result")) == NULL)
+		fail_msg("%s: error reply", method);
+	return (r);
+}
+
+/* initialize with version v; the result's protocolVersion. */
+static char *
+negotiate(struct pmx *c, const char *v)
+{
+	struct json_doc		*d;
+	const struct json	*r, *pv;
+	char			 params[256];
+	char			*got;
+
+	snprintf(params, sizeof params, "{\"protocolVersion\":\"%s\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
+	    "\"version\":\"1\"}}", v);
+	r = request_ok(c, "initialize", params, &d);
+	pv = json_get(r, "protocolVersion");
+	assert_non_null(pv);
+	assert_int_equal(json_type(pv), JSON_STRING);
+	got = xstrdup(json_str(pv, NULL));
+	json_doc_free(d);
+	return (got);
+}
+
+/* Pins: each supported version is echoed; an unknown one gets the newest. */
+static void
+test_version_negotiation(void **state)
+{
+	struct pmx	*c = *state;
+	const char	*v[] = { "2024-11-05", "2025-03-26", "2025-06-18",
+			    "2025-11-25" };
+	char		*got;
+	size_t		 i;
+
+	for (i = 0; i < sizeof v / sizeof *v; i++) {
+		got = negotiate(c, v[i]);
+		assert_string_equal(got, v[i]);
+		free(got);
+	}
+	got = negotiate(c, "1999-01-01");
+	assert_string_equal(got, "2025-11-25");
+	free(got);
+	got = negotiate(c, "2099-12-31");
+	assert_string_equal(got, "2025-11-25");
+	free(got);
+}
+
+/* Pins: serverInfo has name "progmux" and a version; tools is offered. */
+static void
+test_initialize_result(void **state)
+{
+	struct pmx		*c = *state;
+	struct json_doc		*d;
+	const struct json	*r, *si, *caps, *t;
+
+	r = request_ok(c, "initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
+	    "\"version\":\"1\"}}", &d);
+	si = json_get(r, "serverInfo");
+	assert_non_null(si);
+	assert_string_equal(json_str(json_get(si, "name"), NULL), "progmux");
+	t = json_get(si, "version");
+	assert_non_null(t);
+	assert_int_equal(json_type(t), JSON_STRING);
+	assert_true(strlen(json_str(t, NULL)) > 0);
+	caps = json_get(r, "capabilities");
+	assert_non_null(caps);
+	assert_int_equal(json_type(caps), JSON_OBJECT);
+	t = json_get(caps, "tools");
+	assert_non_null(t);
+	assert_int_equal(json_type(t), JSON_OBJECT);
+	json_doc_free(d);
+}
+
+/* Pins: ping answers {} (an empty object). */
+static void
+test_ping(void **state)
+{
+	expect_ping_next(*state);
+}
+
+/* The tools array of a tools/list reply (the document is in *dp). */
+static const struct json *
+list_tools(struct pmx *c, struct json_doc **dp)
+{
+	const struct json	*r, *tools;
+
+	r = request_ok(c, "tools/list", NULL, dp);
+	tools = json_get(r, "tools");
+	assert_non_null(tools);
+	assert_int_equal(json_type(tools), JSON_ARRAY);
+	assert_null(json_get(r, "nextCursor"));
+	return (tools);
+}
+
+/* The tool named name in a tools array, or NULL. */
+static const struct json *
+find_tool(const struct json *tools, const char *name)
+{
+	const struct json	*t, *n;
+	size_t			 i;
+
+	for (i = 0; i < json_len(tools); i++) {
+		t = json_at(tools, i);
+		n = json_get(t, "name");
+		if (n != NULL && json_type(n) == JSON_STRING &&
+		    strcmp(json_str(n, NULL), name) == 0)
+			return (t);
+	}
+	return (NULL);
+}
+
+/* Assert that obj has member key of type type; return it. */
+static const struct json *
+member(const struct json *obj, const char *key, enum json_type type)
+{
+	const struct json	*v = json_get(obj, key);
+
+	if (v == NULL)
+		fail_msg("missing \"%s\"", key);
+	if (json_type(v) != type)
+		fail_msg("\"%s\" is a %s, not a %s", key,
+		    json_type_name(json_type(v)), json_type_name(type));
+	return (v);
+}
+
+/* Pins: every tool has name, title, description, both schemas of type
+ * object, annotations and the io.progmux/capability _meta block. */
+static void
+test_tools_list_shape(void **state)
+{
+	struct pmx		*c = *state;
+	struct json_doc		*d;
+	const struct json	*tools, *t, *s, *cap;
+	const char		*keys[] = { "toolset", "tmuxEffects",
+				    "processReach", "outputClasses",
+				    "mayExposeSecrets",
+				    "mayReturnUntrustedContent" };
+	size_t			 i, k;
+
+	tools = list_tools(c, &d);
+	assert_true(json_len(tools) >= 2);
+	assert_non_null(find_tool(tools, "start_program"));
+	assert_non_null(find_tool(tools, "read_program"));
+	for (i = 0; i < json_len(tools); i++) {
+		t = json_at(tools, i);
+		assert_int_equal(json_type(t), JSON_OBJECT);
+		assert_true(strlen(json_str(member(t, "name", JSON_STRING),
+		    NULL)) > 0);
+		assert_true(strlen(json_str(member(t, "title", JSON_STRING),
+		    NULL)) > 0);
+		assert_true(strlen(json_str(member(t, "description",
+		    JSON_STRING), NULL)) > 0);
+		s = member(t, "inputSchema", JSON_OBJECT);
+		assert_string_equal(json_str(member(s, "type", JSON_STRING),
+		    NULL), "object");
+		s = member(t, "outputSchema", JSON_OBJECT);
+		assert_string_equal(json_str(member(s, "type", JSON_STRING),
+		    NULL), "object");
+		member(t, "annotations", JSON_OBJECT);
+		s = member(t, "_meta", JSON_OBJECT);
+		cap = member(s, "io.progmux/capability", JSON_OBJECT);
+		for (k = 0; k < sizeof keys / sizeof *keys; k++)
+			if (json_get(cap, keys[k]) == NULL)
+				fail_msg("%s: _meta capability lacks %s",
+				    json_str(json_get(t, "name"), NULL),
+				    keys[k]);
+	}
+	json_doc_free(d);
+}
+
+/* Keys whose object maps names to schemas (a key there is not a keyword). */
+static bool
+names_map(const char *key, size_t len)
+{
+	const char	*maps[] = { "properties", "patternProperties", "$defs",
+			    "definitions", "dependentSchemas" };
+	size_t		 i;
+
+	for (i = 0; i < sizeof maps / sizeof *maps; i++)
+		if (strlen(maps[i]) == len && memcmp(maps[i], key, len) == 0)
+			return (true);
+	return (false);
+}
+
+/* A "description" keyword (not a property called description)? */
+static bool
+is_desc(const char *key, size_t len, bool names)
+{
+	return (!names && len == 11 && memcmp(key, "description", 11) == 0);
+}
+
+/* Deep equality that ignores "description" keywords at any depth. */
+static bool
+equal_nodesc(const struct json *a, const struct json *b, bool names)
+{
+	const struct json	*bv;
+	const char		*k;
+	size_t			 i, klen, na = 0, nb = 0;
+
+	if (json_type(a) != json_type(b))
+		return (false);
+	switch (json_type(a)) {
+	case JSON_ARRAY:
+		if (json_len(a) != json_len(b))
+			return (false);
+		for (i = 0; i < json_len(a); i++)
+			if (!equal_nodesc(json_at(a, i), json_at(b, i), false))
+				return (false);
+		return (true);
+	case JSON_OBJECT:
+		for (i = 0; i < json_len(a); i++) {
+			k = json_key_at(a, i, &klen);
+			if (is_desc(k, klen, names))
+				continue;
+			na++;
+			if ((bv = json_getn(b, k, klen)) == NULL)
+				return (false);
+			if (!equal_nodesc(json_at(a, i), bv, !names &&
+			    names_map(k, klen)))
+				return (false);
+		}
+		for (i = 0; i < json_len(b); i++) {
+			k = json_key_at(b, i, &klen);
+			if (!is_desc(k, klen, names))
+				nb++;
+		}
+		return (na == nb);
+	default:
+		return (json_equal(a, b));
+	}
+}
+
+/* Parse tests/fixtures/seeds/NAME.json. */
+static struct json_doc *
+load_seed(const char *name)
+{
+	struct json_doc	*d;
+	char		 path[256], *text = NULL, *cause = NULL;
+	size_t		 cap = 0, len = 0;
+	FILE		*f;
+	size_t		 n;
+
+	snprintf(path, sizeof path, "tests/fixtures/seeds/%s.json", name);
+	if ((f = fopen(path, "r")) == NULL)
+		fail_msg("cannot open %s (run from the repository root)", path);
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 65536;
+			text = xrealloc(text, cap);
+		}
+		if ((n = fread(text + len, 1, cap - len, f)) == 0)
+			break;
+		len += n;
+	}
+	fclose(f);
+	if ((d = json_parse(text, len, &cause)) == NULL)
+		fail_msg("%s: %s", path, cause);
+	free(text);
+	return (d);
+}
+
+/* Pins: start_program's and read_program's inputSchema, outputSchema and
+ * annotations are the seeds' field for field (descriptions aside). */
+static void
+test_tools_match_seeds(void **state)
+{
+	struct pmx		*c = *state;
+	struct json_doc		*d, *seed[2];
+	const struct json	*tools, *t, *s;
+	const char		*names[] = { "start_program", "read_program" };
+	const char		*fields[] = { "inputSchema", "outputSchema",
+				    "annotations" };
+	size_t			 i, f;
+
+	tools = list_tools(c, &d);
+	for (i = 0; i < 2; i++) {
+		seed[i] = load_seed(names[i]);
+		s = json_root(seed[i]);
+		if ((t = find_tool(tools, names[i])) == NULL)
+			fail_msg("%s is not listed", names[i]);
+		for (f = 0; f < 3; f++) {
+			assert_non_null(json_get(s, fields[f]));
+			if (!equal_nodesc(json_get(t, fields[f]),
+			    json_get(s, fields[f]), false))
+				fail_msg("%s.%s differs from the seed",
+				    names[i], fields[f]);
+		}
+	}
+	/* The comparison can fail: the two tools' schemas differ. */
+	assert_false(equal_nodesc(json_get(json_root(seed[0]), "inputSchema"),
+	    json_get(json_root(seed[1]), "inputSchema"), false));
+	json_doc_free(seed[0]);
+	json_doc_free(seed[1]);
+	json_doc_free(d);
+}
+
+/* Pins: tools/list with a cursor it never gave out is -32602. */
+static void
+test_tools_list_bad_cursor(void **state)
+{
+	struct pmx	*c = *state;
+
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+	    "\"tools/list\",\"params\":{\"cursor\":\"no-such-cursor\"}}",
+	    -32602, "7");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":"
+	    "\"tools/list\",\"params\":{\"cursor\":\"\"}}", -32602, "8");
+}
+
+/* Pins: unparsable JSON is -32700 with no id, and the server goes on. */
+static void
+test_parse_error(void **state)
+{
+	struct pmx	*c = *state;
+
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":", -32700,
+	    NULL);
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}}",
+	    -32700, NULL);
+	expect_error(c, "not json at all", -32700, NULL);
+	expect_error(c, "{'jsonrpc':'2.0'}", -32700, NULL);
+	expect_ping_next(c);
+}
+
+/* Pins: valid JSON that is not an object is -32600 (no id). */
+static void
+test_not_an_object(void **state)
+{
+	struct pmx	*c = *state;
+
+	expect_error(c, "42", -32600, NULL);
+	expect_error(c, "\"x\"", -32600, NULL);
+	expect_error(c, "null", -32600, NULL);
+	expect_error(c, "true", -32600, NULL);
+	expect_ping_next(c);
+}
+
+/* Pins: a missing or non-string method is -32600, with the id echoed. */
+static void
+test_bad_method(void **state)
+{
+	struct pmx	*c = *state;
+
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":1}", -32600, "1");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":5}", -32600,
+	    "2");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":null}",
+	    -32600, "3");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":[\"ping\"]}",
+	    -32600, "4");
+	/* Without an id it is still no notification: it is answered. */
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"method\":{}}", -32600, NULL);
+	/* An id that is neither string nor number cannot be echoed. */
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}",
+	    -32600, NULL);
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}",
+	    -32600, NULL);
+	expect_ping_next(c);
+}
+
+/* Pins: "jsonrpc" missing or other than the string "2.0" is -32600. */
+static void
+test_bad_jsonrpc(void **state)
+{
+	struct pmx	*c = *state;
+
+	expect_error(c, "{\"id\":1,\"method\":\"ping\"}", -32600, "1");
+	expect_error(c, "{\"jsonrpc\":\"1.0\",\"id\":2,\"method\":\"ping\"}",
+	    -32600, "2");
+	expect_error(c, "{\"jsonrpc\":2.0,\"id\":3,\"method\":\"ping\"}",
+	    -32600, "3");
+	expect_error(c, "{\"jsonrpc\":\"2.0\\u0000\",\"id\":4,\"method\":"
+	    "\"ping\"}", -32600, "4");
+	expect_ping_next(c);
+}
+
+/* Pins: an unknown method is -32601, also one that a NUL makes unknown. */
+static void
+test_unknown_method(void **state)
+{
+	struct pmx	*c = *state;
+
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"no/such/method\"}", -32601, "1");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
+	    "\"ping\\u0000x\"}", -32601, "2");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"PING\"}",
+	    -32601, "3");
+}
+
+/* Pins: tools/call for a tool that does not exist is -32602. */
+static void
+test_call_unknown_tool(void **state)
+{
+	struct pmx	*c = *state;
+
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"tools/call\","
+	    "\"params\":{\"name\":\"no_such_tool\",\"arguments\":{}}}", -32602,
+	    "1");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
+	    "\"tools/call\","
+	    "\"params\":{\"name\":\"read_program\\u0000\",\"arguments\":{}}}",
+	    -32602, "2");
+}
+
+/* Pins: tools/call arguments that are not an object are -32602. */
+static void
+test_call_arguments_not_object(void **state)
+{
+	struct pmx	*c = *state;
+
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"tools/call\","
+	    "\"params\":{\"name\":\"start_program\",\"arguments\":[]}}", -32602,
+	    "1");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
+	    "\"tools/call\","
+	    "\"params\":{\"name\":\"start_program\",\"arguments\":\"x\"}}",
+	    -32602, "2");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
+	    "\"tools/call\","
+	    "\"params\":{\"name\":\"read_program\",\"arguments\":5}}", -32602,
+	    "3");
+}
+
+/* Pins: tools/call without a (string) name, or without params, is -32602. */
+static void
+test_call_missing_name(void **state)
+{
+	struct pmx	*c = *state;
+
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"tools/call\","
+	    "\"params\":{\"arguments\":{}}}", -32602, "1");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
+	    "\"tools/call\","
+	    "\"params\":{\"name\":7}}", -32602, "2");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
+	    "\"tools/call\"}", -32602, "3");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":"
+	    "\"tools/call\","
+	    "\"params\":[\"start_program\"]}", -32602, "4");
+	expect_ping_next(c);
+}
+
+/* Pins: ids come back byte for byte: strings with their escapes, zero,
+ * negatives, integers past 2^53 and 2^64, and a fraction. */
+static void
+test_id_echo(void **state)
+{
+	struct pmx	*c = *state;
+	const char	*ids[] = { "\"abc\"", "\"a\\u0062\"", "\"\"", "0", "-1",
+			    "-9223372036854775808", "12345678901234567890",
+			    "9007199254740993", "1.5", "\"\\ud83d\\ude00\"",
+			    "\"x\\ny\"", "1e3" };
+	struct json_doc	*d;
+	char		 line[256], *got;
+	size_t		 i;
+
+	for (i = 0; i < sizeof ids / sizeof *ids; i++) {
+		snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+		    "\"method\":\"ping\"}", ids[i]);
+		send_line(c, line);
+		d = next_line(c);
+		assert_envelope(d);
+		assert_non_null(json_get(json_root(d), "result"));
+		got = id_raw(d);
+		assert_non_null(got);
+		assert_string_equal(got, ids[i]);
+		free(got);
+		json_doc_free(d);
+	}
+	/* Errors echo the id exactly too. */
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":12345678901234567890,"
+	    "\"method\":\"nope\"}", -32601, "12345678901234567890");
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0062\","
+	    "\"method\":\"nope\"}", -32601, "\"a\\u0062\"");
+}
+
+/* Pins: notifications, known or not, well formed or not, get no reply;
+ * neither do responses the client sends us. */
+static void
+test_notifications_silent(void **state)
+{
+	struct pmx	*c = *state;
+
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}");
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/none\","
+	    "\"params\":{\"x\":1}}");
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}");
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
+	    "\"params\":{\"name\":\"no_such_tool\"}}");
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":999}}");
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{}}");
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":\"junk\"}");
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\"}");
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}");
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"id\":6,\"error\":{\"code\":1,"
+	    "\"message\":\"x\"}}");
+	expect_ping_next(c);
+}
+
+/* Call tool with args; assert an isError result whose text holds want. */
+static void
+expect_tool_error(struct pmx *c, const char *tool, const char *args,
+    const char *want)
+{
+	struct json_doc		*d;
+	const struct json	*r, *ie;
+	const char		*text;
+
+	if ((d = pmx_call(c, tool, args, WAIT_MS)) == NULL)
+		fail_msg("%s %s: no reply", tool, args);
+	assert_envelope(d);
+	if ((r = json_get(json_root(d), "result")) == NULL)
+		fail_msg("%s %s: a JSON-RPC error, not a tool error", tool,
+		    args);
+	ie = json_get(r, "isError");
+	if (ie == NULL || json_type(ie) != JSON_BOOL || !json_bool(ie))
+		fail_msg("%s %s: isError is not true", tool, args);
+	member(r, "content", JSON_ARRAY);
+	text = pmx_text(d);
+	if (strstr(text, want) == NULL)
+		fail_msg("%s %s: message does not mention %s: %s", tool, args,
+		    want, text);
+	json_doc_free(d);
+}
+
+/* Pins: arguments that break the inputSchema are isError results naming
+ * the field, and run_program's fields point at run_program. */
+static void
+test_argument_validation(void **state)
+{
+	struct pmx	*c = *state;
+
+	expect_tool_error(c, "start_program", "{}", "argv");
+	expect_tool_error(c, "start_program", "{\"argv\":[]}", "argv");
+	expect_tool_error(c, "start_program", "{\"argv\":\"true\"}", "argv");
+	expect_tool_error(c, "start_program", "{\"argv\":[1]}", "argv");
+	expect_tool_error(c, "start_program", "{\"argv\":[\"true\"],"
+	    "\"width\":0}", "width");
+	expect_tool_error(c, "start_program", "{\"argv\":[\"true\"],"
+	    "\"height\":1.5}", "height");
+	expect_tool_error(c, "start_program", "{\"argv\":[\"true\"],"
+	    "\"bogus\":1}", "bogus");
+	expect_tool_error(c, "start_program", "{\"argv\":[\"true\"],"
+	    "\"input\":\"x\"}", "run_program");
+	expect_tool_error(c, "start_program", "{\"argv\":[\"true\"],"
+	    "\"placement\":\"sideways\"}", "placement");
+	expect_tool_error(c, "read_program", "{\"programId\":\"\"}",
+	    "programId");
+	expect_tool_error(c, "read_program", "{}", "programId");
+	expect_tool_error(c, "read_program", "{\"programId\":\"p1\","
+	    "\"timeoutMs\":-1}", "timeoutMs");
+	/* Arguments left out or null are an empty object. */
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"id\":\"n\",\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"start_program\","
+	    "\"arguments\":null}}");
+	{
+		struct json_doc	*d = next_line(c);
+
+		assert_true(pmx_is_error(d));
+		assert_non_null(strstr(pmx_text(d), "argv"));
+		json_doc_free(d);
+	}
+}
+
+/* Start ["sleep","30"]; its programId (allocated). */
+static char *
+start_sleeper(struct pmx *c)
+{
+	char	*id;
+
+	id = pmx_start_program(c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
+	if (id == NULL)
+		fail_msg("start_program sleep 30 failed");
+	return (id);
+}
+
+/* Send a read_program with this raw id and timeout (no waiting). */
+static void
+send_read(struct pmx *c, const char *rawid, const char *prog, int timeout)
+{
+	char	line[512];
+
+	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
+	    "\"timeoutMs\":%d}}}", rawid, prog, timeout);
+	send_line(c, line);
+}
+
+/* Send notifications/cancelled for this raw request id. */
+static void
+send_cancel(struct pmx *c, const char *rawid)
+{
+	char	line[256];
+
+	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":%s,"
+	    "\"reason\":\"test\"}}", rawid);
+	send_line(c, line);
+}
+
+/* Pins: a cancelled waiting read is never answered; the server answers
+ * the next ping at once and later reads normally. */
+static void
+test_cancel_drops_reply(void **state)
+{
+	struct pmx		*c = *state;
+	struct json_doc		*d;
+	const struct json	*sc;
+	char			*prog, args[256];
+
+	prog = start_sleeper(c);
+	send_read(c, "4242", prog, 20000);
+	send_cancel(c, "4242");
+	expect_ping_next(c);
+	/* An absence: nothing at all may arrive within a second. */
+	if ((d = pmx_next(c, 1000)) != NULL)
+		fail_msg("a reply came after the cancellation");
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":0}",
+	    prog);
+	d = pmx_call(c, "read_program", args, WAIT_MS);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	sc = pmx_sc(d);
+	assert_non_null(sc);
+	assert_string_equal(json_str(json_get(sc, "outcome"), NULL),
+	    "running");
+	assert_false(json_bool(json_get(sc, "ended")));
+	json_doc_free(d);
+	free(prog);
+}
+
+/* Pins: cancellation matches ids by value: a string "7" does not cancel
+ * 7, big integers that share a double do not cancel each other, and a
+ * string id with escapes matches its plain spelling. */
+static void
+test_cancel_matches_exact_id(void **state)
+{
+	struct pmx	*c = *state;
+	struct json_doc	*d;
+	char		*prog, *got;
+	int64_t		 t0;
+	int		 i, seen = 0;
+
+	prog = start_sleeper(c);
+	send_read(c, "12345678901234567890", prog, 300);
+	send_read(c, "7", prog, 300);
+	send_read(c, "\"ab\"", prog, 20000);
+	send_cancel(c, "12345678901234567891");
+	send_cancel(c, "\"7\"");
+	send_cancel(c, "\"a\\u0062\"");
+	t0 = pmx_now_ms();
+	/* The first two time out and answer, in either order; "ab" was
+	 * cancelled. */
+	for (i = 0; i < 2; i++) {
+		d = next_line(c);
+		got = id_raw(d);
+		if (strcmp(got, "12345678901234567890") == 0)
+			seen |= 1;
+		else if (strcmp(got, "7") == 0)
+			seen |= 2;
+		else
+			fail_msg("reply for %s, which was cancelled", got);
+		assert_false(pmx_is_error(d));
+		free(got);
+		json_doc_free(d);
+	}
+	assert_int_equal(seen, 3);
+	assert_true(pmx_now_ms() - t0 < 3000);
+	expect_ping_next(c);
+	send_read(c, "9007199254740993", prog, 20000);
+	send_cancel(c, "9007199254740993");
+	expect_ping_next(c);
+	if ((d = pmx_next(c, 500)) != NULL)
+		fail_msg("a reply came for a cancelled request");
+	free(prog);
+}
+
+/* Pins: a read waiting 10 s does not delay a ping. */
+static void
+test_ping_during_wait(void **state)
+{
+	struct pmx	*c = *state;
+	char		*prog;
+	int64_t		 t0;
+
+	prog = start_sleeper(c);
+	send_read(c, "\"long\"", prog, 10000);
+	t0 = pmx_now_ms();
+	expect_ping_next(c);
+	assert_true(pmx_now_ms() - t0 < 1000);
+	expect_ping_next(c);
+	send_cancel(c, "\"long\"");
+	expect_ping_next(c);
+	free(prog);
+}
+
+/* The next line is a batch reply array; return it (document in *dp). */
+static const struct json *
+next_array(struct pmx *c, struct json_doc **dp)
+{
+	const struct json	*root;
+
+	*dp = next_line(c);
+	root = json_root(*dp);
+	if (json_type(root) != JSON_ARRAY)
+		fail_msg("expected a batch reply array");
+	return (root);
+}
+
+/* Pins: with 2025-03-26 a batch gets one array with a reply per request
+ * (none for notifications), in order; a batch of notifications gets
+ * nothing; an empty array is a single -32600; a batch waits for a read. */
+static void
+test_batch_2025_03_26(void **state)
+{
+	struct pmx		*c = *state;
+	struct json_doc		*d;
+	const struct json	*a, *r;
+	char			*v, *prog, line[512];
+
+	v = negotiate(c, "2025-03-26");
+	assert_string_equal(v, "2025-03-26");
+	free(v);
+
+	send_line(c, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"two\",\"method\":\"ping\"}]");
+	a = next_array(c, &d);
+	assert_int_equal(json_len(a), 2);
+	assert_int_equal(json_int(json_get(json_at(a, 0), "id")), 1);
+	assert_string_equal(json_str(json_get(json_at(a, 1), "id"), NULL),
+	    "two");
+	assert_non_null(json_get(json_at(a, 0), "result"));
+	json_doc_free(d);
+
+	/* Only notifications: no reply at all. */
+	send_line(c, "[{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"},{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":1}}]");
+	expect_ping_next(c);
+
+	/* Empty: one error object, not an array. */
+	expect_error(c, "[]", -32600, NULL);
+	expect_error(c, " [ ] ", -32600, NULL);
+
+	/* Errors inside a batch, a tools/call failing early included. */
+	send_line(c, "[1,{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"nope\"},"
+	    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+	    "\"params\":{}},{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"start_program\","
+	    "\"arguments\":{\"argv\":[]}}},[]]");
+	a = next_array(c, &d);
+	assert_int_equal(json_len(a), 5);
+	r = json_get(json_get(json_at(a, 0), "error"), "code");
+	assert_int_equal(json_int(r), -32600);
+	r = json_get(json_get(json_at(a, 1), "error"), "code");
+	assert_int_equal(json_int(r), -32601);
+	r = json_get(json_get(json_at(a, 2), "error"), "code");
+	assert_int_equal(json_int(r), -32602);
+	r = json_get(json_get(json_at(a, 3), "result"), "isError");
+	assert_true(json_bool(r));
+	r = json_get(json_get(json_at(a, 4), "error"), "code");
+	assert_int_equal(json_int(r), -32600);
+	json_doc_free(d);
+
+	/* A batch holding a waiting read answers when the read does. */
+	prog = start_sleeper(c);
+	snprintf(line, sizeof line, "[{\"jsonrpc\":\"2.0\",\"id\":\"r\","
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"timeoutMs\":300}}},"
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}]", prog);
+	send_line(c, line);
+	a = next_array(c, &d);
+	assert_int_equal(json_len(a), 2);
+	json_doc_free(d);
+
+	/* Cancelling the read drops it from its batch; the rest comes. */
+	snprintf(line, sizeof line, "[{\"jsonrpc\":\"2.0\",\"id\":\"r2\","
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"timeoutMs\":20000}}},"
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"p2\",\"method\":\"ping\"}]", prog);
+	send_line(c, line);
+	send_cancel(c, "\"r2\"");
+	a = next_array(c, &d);
+	assert_int_equal(json_len(a), 1);
+	assert_string_equal(json_str(json_get(json_at(a, 0), "id"), NULL),
+	    "p2");
+	json_doc_free(d);
+	expect_ping_next(c);
+	free(prog);
+}
+
+/* Pins: with 2025-06-18 and 2025-11-25 (and before any initialize would
+ * give 2025-11-25) an array is one -32600 error, never processed. */
+static void
+test_batch_rejected(void **state)
+{
+	struct pmx	*c = *state;
+	const char	*b = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+			    "\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":2,"
+			    "\"method\":\"ping\"}]";
+	char		*v;
+
+	expect_error(c, b, -32600, NULL);
+	expect_error(c, "[]", -32600, NULL);
+	v = negotiate(c, "2025-11-25");
+	free(v);
+	expect_error(c, b, -32600, NULL);
+	v = negotiate(c, "2024-11-05");
+	free(v);
+	expect_error(c, b, -32600, NULL);
+	expect_ping_next(c);
+}
+
+/* A ping line padded by a params._meta string of pad bytes. */
+static char *
+padded_ping(size_t pad, const char *id, size_t *len)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\","
+	    "\"params\":{\"_meta\":{\"pad\":\"", id);
+	buf_reserve(&b, pad + 16);
+	memset(b.data + b.len, 'a', pad);
+	b.len += pad;
+	buf_adds(&b, "\"}}}");
+	*len = b.len;
+	return (b.data);
+}
+
+/* Pins: an 8 MiB message is read whole and answered. */
+static void
+test_message_8mib(void **state)
+{
+	struct pmx	*c = *state;
+	struct json_doc	*d;
+	struct buf	 b = BUF_INIT;
+	char		*line, *got;
+	size_t		 len;
+
+	line = padded_ping(8u << 20, "\"big\"", &len);
+	pmx_send_raw(c, line, len);
+	free(line);
+	d = next_line(c);
+	assert_envelope(d);
+	got = id_raw(d);
+	assert_string_equal(got, "\"big\"");
+	free(got);
+	assert_non_null(json_get(json_root(d), "result"));
+	json_doc_free(d);
+
+	/* A tools/call with a huge unknown field: the field is named. */
+	buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":\"big2\",\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"p9\",\"hugeField\":\"");
+	buf_reserve(&b, (8u << 20) + 16);
+	memset(b.data + b.len, 'z', 8u << 20);
+	b.len += 8u << 20;
+	buf_adds(&b, "\"}}}");
+	pmx_send_raw(c, b.data, b.len);
+	buf_free(&b);
+	d = next_line(c);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "hugeField"));
+	json_doc_free(d);
+	expect_ping_next(c);
+}
+
+/* Pins: a message over 16 MiB gets one -32700 "too large" error without
+ * an id, and the server answers the next ping. */
+static void
+test_message_too_large(void **state)
+{
+	struct pmx		*c = *state;
+	struct json_doc		*d;
+	const struct json	*m;
+	char			*line;
+	size_t			 len;
+
+	line = padded_ping(17u << 20, "1", &len);
+	pmx_send_raw(c, line, len);
+	free(line);
+	d = next_line(c);
+	assert_error(d, -32700, NULL);
+	m = json_get(json_get(json_root(d), "error"), "message");
+	assert_non_null(strstr(json_str(m, NULL), "too large"));
+	json_doc_free(d);
+	expect_ping_next(c);
+	/* Twice in a row, then a normal message right after. */
+	line = padded_ping(20u << 20, "2", &len);
+	pmx_send_raw(c, line, len);
+	pmx_send_raw(c, line, len);
+	free(line);
+	d = next_line(c);
+	assert_error(d, -32700, NULL);
+	json_doc_free(d);
+	d = next_line(c);
+	assert_error(d, -32700, NULL);
+	json_doc_free(d);
+	expect_ping_next(c);
+}
+
+/* Pins: CRLF line endings are accepted. */
+static void
+test_crlf(void **state)
+{
+	struct pmx	*c = *state;
+	struct json_doc	*d;
+	char		*got;
+
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"id\":\"crlf\",\"method\":"
+	    "\"ping\"}\r");
+	d = next_line(c);
+	got = id_raw(d);
+	assert_string_equal(got, "\"crlf\"");
+	assert_non_null(json_get(json_root(d), "result"));
+	free(got);
+	json_doc_free(d);
+	/* Two CRLF messages in one write. */
+	send_line(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r");
+	d = next_line(c);
+	assert_int_equal(json_int(json_get(json_root(d), "id")), 1);
+	json_doc_free(d);
+	d = next_line(c);
+	assert_int_equal(json_int(json_get(json_root(d), "id")), 2);
+	json_doc_free(d);
+}
+
+/* Pins: empty and blank lines are ignored, not answered. */
+static void
+test_empty_lines(void **state)
+{
+	struct pmx	*c = *state;
+
+	send_line(c, "");
+	send_line(c, "   ");
+	send_line(c, "\r");
+	send_line(c, "\t \r");
+	send_line(c, "\n\n");
+	expect_ping_next(c);
+}
+
+/* Pins: a message split over many writes is put back together. */
+static void
+test_split_writes(void **state)
+{
+	struct pmx	*c = *state;
+	const char	*m = "{\"jsonrpc\":\"2.0\",\"id\":\"split\","
+			    "\"method\":\"ping\"}\n";
+	struct json_doc	*d;
+	char		*got;
+	size_t		 i;
+
+	for (i = 0; m[i] != '\0'; i++) {
+		if (write(c->to, m + i, 1) != 1)
+			fail_msg("write: short");
+		if (i % 8 == 0)
+			poll(NULL, 0, 1);
+	}
+	d = next_line(c);
+	got = id_raw(d);
+	assert_string_equal(got, "\"split\"");
+	free(got);
+	json_doc_free(d);
+}
+
+/* Pins: stdin EOF ends progmux with status 0 within 2 s. */
+static void
+test_eof_exit(void **state)
+{
+	struct pmx	*c = *state;
+	int64_t		 t0;
+	int		 st;
+
+	expect_ping_next(c);
+	t0 = pmx_now_ms();
+	close(c->to);
+	c->to = -1;
+	st = pmx_wait_exit(c, 2000);
+	assert_int_equal(st, 0);
+	assert_true(pmx_now_ms() - t0 < 2000);
+}
+
+/* Pins: EOF with a read waiting on a running program still exits 0
+ * within 2 s, and a last line without LF is still answered. */
+static void
+test_eof_exit_busy(void **state)
+{
+	struct pmx	*c = *state;
+	const char	*last = "{\"jsonrpc\":\"2.0\",\"id\":\"last\","
+			    "\"method\":\"ping\"}";
+	struct json_doc	*d;
+	char		*prog, *got;
+	int64_t		 t0;
+	int		 st;
+
+	prog = start_sleeper(c);
+	send_read(c, "\"w\"", prog, 20000);
+	if (write(c->to, last, strlen(last)) != (ssize_t)strlen(last))
+		fail_msg("write: short");
+	t0 = pmx_now_ms();
+	close(c->to);
+	c->to = -1;
+	st = pmx_wait_exit(c, 2000);
+	assert_int_equal(st, 0);
+	assert_true(pmx_now_ms() - t0 < 2000);
+	/* The waiting read may or may not be answered on the way out. */
+	for (;;) {
+		d = next_line(c);
+		got = id_raw(d);
+		assert_non_null(got);
+		if (strcmp(got, "\"last\"") == 0)
+			break;
+		assert_string_equal(got, "\"w\"");
+		free(got);
+		json_doc_free(d);
+	}
+	free(got);
+	json_doc_free(d);
+	free(prog);
+}
+
+/* The fuzz run's generator: xorshift64*, seeded. */
+static uint64_t	fuzz_state;
+
+static uint64_t
+fuzz_rand(void)
+{
+	fuzz_state ^= fuzz_state >> 12;
+	fuzz_state ^= fuzz_state << 25;
+	fuzz_state ^= fuzz_state >> 27;
+	return (fuzz_state * 2685821657736338717ULL);
+}
+
+/* A number in [0, n). */
+static size_t
+fuzz_below(size_t n)
+{
+	return ((size_t)(fuzz_rand() % n));
+}
+
+enum fuzz_want {
+	WANT_NONE,		/* a notification or response: silence */
+	WANT_ERROR,		/* this error code, this id */
+	WANT_ANSWER		/* a result or an error, this id */
+};
+
+struct fuzz_expect {
+	enum fuzz_want	 want;
+	int		 code;
+	char		*id;	/* raw, or NULL for none */
+};
+
+/* What the server must answer to a line, from JSON-RPC's rules. */
+static void
+fuzz_oracle(const char *p, size_t len, struct fuzz_expect *ex)
+{
+	struct json_doc		*doc;
+	const struct json	*root, *id, *jv, *m;
+	const char		*raw;
+	size_t			 n;
+
+	memset(ex, 0, sizeof *ex);
+	while (len > 0 && strchr(" \t\r", p[len - 1]) != NULL && p[len - 1])
+		len--;
+	while (len > 0 && strchr(" \t\r", *p) != NULL && *p) {
+		p++;
+		len--;
+	}
+	if (len == 0) {
+		ex->want = WANT_NONE;
+		return;
+	}
+	ex->want = WANT_ERROR;
+	if ((doc = json_parse(p, len, NULL)) == NULL) {
+		ex->code = -32700;
+		return;
+	}
+	root = json_root(doc);
+	ex->code = -32600;
+	if (json_type(root) != JSON_OBJECT) {
+		json_doc_free(doc);
+		return;		/* a batch is refused under 2025-06-18 */
+	}
+	id = json_get(root, "id");
+	if (id != NULL && (json_type(id) == JSON_STRING ||
+	    json_type(id) == JSON_NUMBER)) {
+		raw = json_raw(id, &n);
+		ex->id = xstrndup(raw, n);
+	}
+	jv = json_get(root, "jsonrpc");
+	m = json_get(root, "method");
+	if (jv == NULL || json_type(jv) != JSON_STRING) {
+		json_doc_free(doc);
+		return;
+	}
+	json_str(jv, &n);
+	if (n != 3 || strcmp(json_str(jv, NULL), "2.0") != 0)
+		;	/* -32600, with the id if it has one */
+	else if (m == NULL && (json_get(root, "result") != NULL ||
+	    json_get(root, "error") != NULL))
+		ex->want = WANT_NONE;	/* a response */
+	else if (m == NULL || json_type(m) != JSON_STRING)
+		;
+	else if (id != NULL && ex->id == NULL)
+		;	/* an id that cannot be echoed: -32600 without */
+	else if (id == NULL)
+		ex->want = WANT_NONE;	/* a notification */
+	else
+		ex->want = WANT_ANSWER;
+	json_doc_free(doc);
+}
+
+/* Print a line for a failure report, escaped, at most 200 bytes. */
+static void
+fuzz_show(const char *p, size_t len)
+{
+	size_t	i;
+
+	for (i = 0; i < len && i < 200; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
+			fputc(p[i], stderr);
+		else
+			fprintf(stderr, "\\x%02x", (unsigned char)p[i]);
+	}
+	fprintf(stderr, "%s (%zu bytes)\n", len > 200 ? "..." : "", len);
+}
+
+/* Check one reply against what was expected of it. */
+static bool
+fuzz_check_reply(const struct json_doc *d, const struct fuzz_expect *ex,
+    char *why, size_t whylen)
+{
+	const struct json	*root = json_root(d), *e, *r, *code;
+	char			*got = id_raw(d);
+	bool			 ok = false;
+	int64_t			 cv;
+
+	e = json_get(root, "error");
+	r = json_get(root, "result");
+	if (json_type(root) != JSON_OBJECT || (e == NULL) == (r == NULL)) {
+		snprintf(why, whylen, "not one response object");
+		goto out;
+	}
+	if ((ex->id == NULL) != (got == NULL) ||
+	    (got != NULL && strcmp(got, ex->id) != 0)) {
+		snprintf(why, whylen, "id %s, expected %s", got ? got : "none",
+		    ex->id ? ex->id : "none");
+		goto out;
+	}
+	if (e != NULL) {
+		code = json_get(e, "code");
+		cv = code && json_is_int(code) ? json_int(code) : 0;
+		if (ex->want == WANT_ERROR && cv != ex->code) {
+			snprintf(why, whylen, "error %lld, expected %d",
+			    (long long)cv, ex->code);
+			goto out;
+		}
+		if (cv != -32600 && cv != -32601 && cv != -32602 &&
+		    cv != -32700) {
+			snprintf(why, whylen, "unexpected code %lld",
+			    (long long)cv);
+			goto out;
+		}
+	} else if (ex->want == WANT_ERROR) {
+		snprintf(why, whylen, "a result, expected error %d", ex->code);
+		goto out;
+	} else if (json_type(r) != JSON_OBJECT) {
+		snprintf(why, whylen, "result is not an object");
+		goto out;
+	}
+	ok = true;
+out:
+	free(got);
+	return (ok);
+}
+
+/* Send one fuzz line and a sentinel ping; check what came between. */
+static void
+fuzz_one(struct pmx *c, int n, const char *p, size_t len,
+    const struct fuzz_expect *ex)
+{
+	struct json_doc		*d, *got[4];
+	const struct json	*id;
+	char			 sentinel[64], why[200] = "";
+	int			 ngot = 0, i;
+	bool			 ok = true;
+
+	snprintf(sentinel, sizeof sentinel, "sentinel-%d", n);
+	pmx_send_raw(c, p, len);
+	{
+		char	line[128];
+
+		snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\","
+		    "\"id\":\"%s\",\"method\":\"ping\"}", sentinel);
+		send_line(c, line);
+	}
+	for (;;) {
+		if ((d = pmx_next(c, WAIT_MS)) == NULL) {
+			snprintf(why, sizeof why, "no sentinel reply (server "
+			    "dead or stuck, or wrote a non-JSON line)");
+			ok = false;
+			break;
+		}
+		id = json_get(json_root(d), "id");
+		if (json_type(json_root(d)) == JSON_OBJECT && id != NULL &&
+		    json_type(id) == JSON_STRING &&
+		    strcmp(json_str(id, NULL), sentinel) == 0) {
+			json_doc_free(d);
+			break;
+		}
+		if (ngot < 4)
+			got[ngot++] = d;
+		else
+			json_doc_free(d);
+	}
+	if (ok && ngot != (ex->want == WANT_NONE ? 0 : 1)) {
+		snprintf(why, sizeof why, "%d replies, expected %d", ngot,
+		    ex->want == WANT_NONE ? 0 : 1);
+		ok = false;
+	}
+	if (ok && ngot == 1)
+		ok = fuzz_check_reply(got[0], ex, why, sizeof why);
+	for (i = 0; i < ngot; i++)
+		json_doc_free(got[i]);
+	if (!ok) {
+		fprintf(stderr, "fuzz line %d: %s; the line: ", n, why);
+		fuzz_show(p, len);
+		fail();
+	}
+}
+
+/* Run one line whose answer the oracle decides. */
+static void
+fuzz_run(struct pmx *c, int *n, const char *p, size_t len)
+{
+	struct fuzz_expect	ex;
+
+	fuzz_oracle(p, len, &ex);
+	fuzz_one(c, (*n)++, p, len, &ex);
+	free(ex.id);
+}
+
+/* Run one line that must be a -32700 parse error. */
+static void
+fuzz_run_unparsable(struct pmx *c, int *n, const char *p, size_t len)
+{
+	struct fuzz_expect	ex = { WANT_ERROR, -32700, NULL };
+
+	fuzz_one(c, (*n)++, p, len, &ex);
+}
+
+/* Valid requests (none starts anything) to cut and mutate. */
+static const char *fuzz_templates[] = {
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+	"{\"jsonrpc\":\"2.0\",\"id\":\"x-2\",\"method\":\"tools/list\","
+	    "\"params\":{}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+	    "{\"name\":\"read_program\",\"arguments\":{\"programId\":\"p77\","
+	    "\"cursor\":0,\"timeoutMs\":0,\"maxLines\":5}}}",
+	"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+	    "\"params\":{\"requestId\":\"abc\",\"reason\":\"\\u00e9\\n\"}}",
+	"{ \"jsonrpc\" : \"2.0\" , \"id\" : -12 , \"method\" : \"nope\" , "
+	    "\"params\" : { \"a\" : [ 1 , 2.5e-3 , true , false , null ] } }",
+	"{\"jsonrpc\":\"2.0\",\"id\":\"\\ud83d\\ude00\",\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"read_program\","
+	    "\"arguments\":[]}}",
+};
+#define FUZZ_NTEMPLATES	(sizeof fuzz_templates / sizeof *fuzz_templates)
+
+/* JSON-ish pieces for random token soup. */
+static const char *fuzz_tokens[] = {
+	"{", "}", "[", "]", ",", ":", "\"jsonrpc\"", "\"2.0\"", "\"id\"",
+	"\"method\"", "\"params\"", "\"ping\"", "\"tools/list\"",
+	"\"tools/call\"", "\"read_program\"", "\"name\"", "\"arguments\"",
+	"\"result\"", "\"error\"", "\"notifications/cancelled\"",
+	"\"requestId\"", "1", "-0", "0.5", "1e999", "-1e-999",
+	"123456789012345678901234567890", "null", "true", "false", "nul",
+	"\"\\ud800\"", "\"\\u0000\"", "\"\\x\"", "\"", "\\", "\"abc",
+	" ", "\t", "\r", "01", "+1", ".5", "1.", "\"\\u12\"", "tru",
+	"{\"jsonrpc\":\"2.0\"", "\"id\":7", "\"method\":\"ping\"", "\x01",
+};
+#define FUZZ_NTOKENS	(sizeof fuzz_tokens / sizeof *fuzz_tokens)
+
+/* Pins: 1,000+ random, truncated and malformed lines each get exactly the
+ * right answer (or none for notifications), and the server still works. */
+static void
+test_fuzz(void **state)
+{
+	struct pmx		*c = *state;
+	struct buf		 b = BUF_INIT;
+	struct json_doc		*d;
+	const struct json	*tools;
+	const char		*t, *env;
+	size_t			 i, j, k, len;
+	int			 n = 0, round;
+	char			*v;
+
+	fuzz_state = 0x9e3779b97f4a7c15ULL;
+	if ((env = getenv("PMX_FUZZ_SEED")) != NULL)
+		fuzz_state = strtoull(env, NULL, 0) | 1;
+
+	/* Random bytes, no newline. */
+	for (round = 0; round < 300; round++) {
+		buf_reset(&b);
+		len = 1 + fuzz_below(200);
+		for (i = 0; i < len; i++) {
+			char ch = (char)fuzz_below(256);
+
+			buf_addc(&b, ch == '\n' ? '?' : ch);
+		}
+		fuzz_run(c, &n, b.data, b.len);
+	}
+	/* Every proper prefix of every template. */
+	for (i = 0; i < FUZZ_NTEMPLATES; i++) {
+		t = fuzz_templates[i];
+		for (j = 1; j < strlen(t); j++)
+			fuzz_run_unparsable(c, &n, t, j);
+		fuzz_run(c, &n, t, strlen(t));
+	}
+	/* Templates with a byte changed, dropped or doubled. */
+	for (round = 0; round < 300; round++) {
+		t = fuzz_templates[fuzz_below(FUZZ_NTEMPLATES)];
+		len = strlen(t);
+		k = fuzz_below(len);
+		buf_reset(&b);
+		buf_add(&b, t, k);
+		switch (fuzz_below(3)) {
+		case 0: {
+			char ch = (char)fuzz_below(256);
+
+			buf_addc(&b, ch == '\n' ? ' ' : ch);
+			buf_add(&b, t + k + 1, len - k - 1);
+			break;
+		}
+		case 1:
+			buf_add(&b, t + k + 1, len - k - 1);
+			break;
+		default:
+			buf_add(&b, t + k, len - k);
+			buf_add(&b, t + k, len - k);
+			break;
+		}
+		fuzz_run(c, &n, b.data, b.len);
+	}
+	/* Token soup. */
+	for (round = 0; round < 300; round++) {
+		buf_reset(&b);
+		len = 1 + fuzz_below(30);
+		for (i = 0; i < len; i++)
+			buf_adds(&b, fuzz_tokens[fuzz_below(FUZZ_NTOKENS)]);
+		fuzz_run(c, &n, b.data, b.len);
+	}
+	/* Deep nesting. */
+	buf_reset(&b);
+	for (i = 0; i < 10000; i++)
+		buf_addc(&b, '[');
+	fuzz_run_unparsable(c, &n, b.data, b.len);
+	for (i = 0; i < 10000; i++)
+		buf_addc(&b, ']');
+	fuzz_run(c, &n, b.data, b.len);
+	buf_reset(&b);
+	for (i = 0; i < 10000; i++)
+		buf_adds(&b, "{\"a\":");
+	fuzz_run_unparsable(c, &n, b.data, b.len);
+	for (k = 0; k < 3; k++) {
+		size_t depth = k == 0 ? 100 : k == 1 ? 126 : 300;
+
+		buf_reset(&b);
+		buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":\"deep\",\"method\":"
+		    "\"ping\",\"params\":{\"x\":");
+		for (i = 0; i < depth; i++)
+			buf_addc(&b, '[');
+		for (i = 0; i < depth; i++)
+			buf_addc(&b, ']');
+		buf_adds(&b, "}}");
+		fuzz_run(c, &n, b.data, b.len);
+	}
+	/* Invalid UTF-8 anywhere is a parse error. */
+	{
+		const char *bad[] = { "\xff", "\xc0\xaf", "\xed\xa0\x80",
+		    "\xf4\x90\x80\x80", "\xe2\x82", "\x80", "\xf8\x88\x80\x80",
+		    "\xc3" };
+
+		for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+			buf_reset(&b);
+			buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":1,"
+			    "\"method\":\"ping\",\"params\":{\"x\":"
+			    "\"a%sb\"}}", bad[i]);
+			fuzz_run_unparsable(c, &n, b.data, b.len);
+			buf_reset(&b);
+			buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":1,"
+			    "\"method\":\"ping%s\"}", bad[i]);
+			fuzz_run_unparsable(c, &n, b.data, b.len);
+		}
+	}
+	/* Lone surrogates, escapes, control characters, huge numbers. */
+	{
+		const char *odd[] = {
+		    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\","
+			"\"params\":{\"x\":\"\\ud800\"}}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":\"\\udc00x\",\"method\":"
+			"\"ping\"}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":\"\\ud800\\u0041\",\"method\":"
+			"\"ping\"}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"\\ud800\"}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":\"\\udbff\\udfff\",\"method\":"
+			"\"ping\"}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\","
+			"\"params\":{\"x\":\"\\u12G4\"}}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\","
+			"\"params\":{\"x\":\"tab\there\"}}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\","
+			"\"params\":{\"x\":\"\\q\"}}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":1e999,\"method\":\"ping\"}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":-1e-999,\"method\":\"ping\"}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":"
+			"-123456789012345678901234567890,\"method\":\"ping\"}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\","
+			"\"params\":{\"name\":\"read_program\",\"arguments\":"
+			"{\"programId\":\"p1\",\"timeoutMs\":1e999}}}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+			"\"params\":{\"name\":\"read_program\",\"arguments\":"
+			"{\"programId\":\"p1\",\"cursor\":"
+			"99999999999999999999999999999999999}}}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\","
+			"\"params\":{\"name\":\"start_program\",\"arguments\":"
+			"{\"argv\":[\"true\"],\"width\":1e400}}}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\","
+			"\"params\":{\"x\":-0.0e-0}}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\","
+			"\"params\":{\"x\":01}}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":11,\"id\":\"twice\","
+			"\"method\":\"ping\"}",
+		    "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\"} x",
+		    "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}{}",
+		    "\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":"
+			"\"ping\"}",
+		};
+
+		for (i = 0; i < sizeof odd / sizeof *odd; i++)
+			fuzz_run(c, &n, odd[i], strlen(odd[i]));
+		/* A NUL byte inside a line. */
+		fuzz_run_unparsable(c, &n, "{\"jsonrpc\":\"2.0\"\0}", 18);
+		/* A thousand-digit id. */
+		buf_reset(&b);
+		buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"ping\","
+		    "\"id\":");
+		for (i = 0; i < 1000; i++)
+			buf_addc(&b, (char)('1' + i % 9));
+		buf_addc(&b, '}');
+		fuzz_run(c, &n, b.data, b.len);
+	}
+	buf_free(&b);
+	assert_true(n >= 1000);
+
+	/* Still alive and correct. */
+	v = negotiate(c, "2025-06-18");
+	assert_string_equal(v, "2025-06-18");
+	free(v);
+	expect_ping_next(c);
+	tools = list_tools(c, &d);
+	assert_non_null(find_tool(tools, "start_program"));
+	assert_non_null(find_tool(tools, "read_program"));
+	json_doc_free(d);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+		T(test_version_negotiation),
+		T(test_initialize_result),
+		T(test_ping),
+		T(test_tools_list_shape),
+		T(test_tools_match_seeds),
+		T(test_tools_list_bad_cursor),
+		T(test_parse_error),
+		T(test_not_an_object),
+		T(test_bad_method),
+		T(test_bad_jsonrpc),
+		T(test_unknown_method),
+		T(test_call_unknown_tool),
+		T(test_call_arguments_not_object),
+		T(test_call_missing_name),
+		T(test_id_echo),
+		T(test_notifications_silent),
+		T(test_argument_validation),
+		T(test_cancel_drops_reply),
+		T(test_cancel_matches_exact_id),
+		T(test_ping_during_wait),
+		T(test_batch_2025_03_26),
+		T(test_batch_rejected),
+		T(test_message_8mib),
+		T(test_message_too_large),
+		T(test_crlf),
+		T(test_empty_lines),
+		T(test_split_writes),
+		T(test_eof_exit),
+		T(test_eof_exit_busy),
+		T(test_fuzz),
+#undef T
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}

@@ -1,0 +1,561 @@
+/*
+ * test_tools.c — stop_program, run_program, capture_pane, send_keys and
+ * list_programs against a real tmux.
+ *
+ * Like test_programs.c, every call goes through build/progmux over its
+ * stdio and every result is checked against its outputSchema.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "client.h"
+#include "xmalloc.h"
+
+static struct pmx	C;
+static char		home[400];
+
+/* progmux runs with HOME and SHELL of our own, so inheritShell reads a
+ * login profile this test wrote. */
+static int
+group_setup(void **state)
+{
+	static char	 henv[450], penv[600];
+	const char	*env[] = { henv, "SHELL=/bin/sh", NULL };
+	char		 path[500];
+	FILE		*f;
+
+	(void)state;
+	snprintf(home, sizeof home, "/tmp/progmux-test-home-%ld",
+	    (long)getpid());
+	mkdir(home, 0700);
+	snprintf(path, sizeof path, "%s/bin", home);
+	mkdir(path, 0700);
+	snprintf(path, sizeof path, "%s/.profile", home);
+	f = fopen(path, "w");
+	fprintf(f, "PATH=\"%s/bin:$PATH\"; export PATH\n", home);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/bin/only-in-profile", home);
+	f = fopen(path, "w");
+	fprintf(f, "#!/bin/sh\necho from profile path\n");
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(henv, sizeof henv, "HOME=%s", home);
+	(void)penv;
+	/* Programs get the tmux server's environment: start it with ours. */
+	setenv("HOME", home, 1);
+	setenv("SHELL", "/bin/sh", 1);
+	return (pmx_open(&C, env));
+}
+
+static int
+group_teardown(void **state)
+{
+	char	cmd[500];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", home);
+	if (system(cmd) != 0)
+		return (-1);
+	return (pmx_close(&C) == 0 ? 0 : -1);
+}
+
+static const struct json *
+sc_get(const struct json_doc *d, const char *key)
+{
+	const struct json	*sc = pmx_sc(d);
+
+	if (sc == NULL)
+		fail_msg("no structuredContent: %s", pmx_text(d));
+	return (json_get(sc, key));
+}
+
+static const char *
+sc_str(const struct json_doc *d, const char *key)
+{
+	const struct json	*v = sc_get(d, key);
+
+	return (v && json_type(v) == JSON_STRING ? json_str(v, NULL) : NULL);
+}
+
+static int64_t
+sc_int(const struct json_doc *d, const char *key)
+{
+	const struct json	*v = sc_get(d, key);
+
+	return (v && json_type(v) == JSON_NUMBER ? json_int(v) : -999);
+}
+
+static bool
+sc_bool(const struct json_doc *d, const char *key)
+{
+	const struct json	*v = sc_get(d, key);
+
+	assert_non_null(v);
+	return (json_bool(v));
+}
+
+static bool
+sc_null(const struct json_doc *d, const char *key)
+{
+	const struct json	*v = sc_get(d, key);
+
+	return (v != NULL && json_type(v) == JSON_NULL);
+}
+
+static struct json_doc *
+call_ok(const char *tool, const char *args)
+{
+	struct json_doc	*d = pmx_call(&C, tool, args, 40000);
+
+	if (d == NULL)
+		fail_msg("%s %.200s: no valid answer", tool, args);
+	if (pmx_is_error(d))
+		fail_msg("%s %.200s failed: %s", tool, args, pmx_text(d));
+	return (d);
+}
+
+static void
+expect_error(const char *tool, const char *args, const char *needle)
+{
+	struct json_doc	*d = pmx_call(&C, tool, args, 20000);
+
+	assert_non_null(d);
+	if (!pmx_is_error(d))
+		fail_msg("%s %s did not fail", tool, args);
+	if (needle != NULL && strstr(pmx_text(d), needle) == NULL)
+		fail_msg("%s %s: error lacks \"%s\": %s", tool, args, needle,
+		    pmx_text(d));
+	json_doc_free(d);
+}
+
+static bool
+pane_exists(const char *pane)
+{
+	char	*out = pmx_tmux(&C, "list-panes", "-a", "-F", "#{pane_id}",
+	    NULL);
+	bool	 yes;
+
+	yes = out != NULL && strstr(out, pane) != NULL;
+	free(out);
+	return (yes);
+}
+
+static void
+wait_pane_gone(const char *pane)
+{
+	int64_t	t0 = pmx_now_ms();
+
+	while (pane_exists(pane)) {
+		if (pmx_now_ms() - t0 > 5000)
+			fail_msg("pane %s is still there", pane);
+		usleep(10000);
+	}
+}
+
+/* run_program: one call, output and status. */
+static void
+test_run_basic(void **state)
+{
+	struct json_doc	*d;
+	char		 args[200];
+
+	(void)state;
+	d = call_ok("run_program", "{\"argv\":[\"sh\",\"-c\","
+	    "\"echo hi; exit 7\"]}");
+	assert_string_equal(sc_str(d, "text"), "hi\n");
+	assert_string_equal(sc_str(d, "outcome"), "completed");
+	assert_int_equal(sc_int(d, "exitStatus"), 7);
+	assert_true(sc_bool(d, "ended"));
+	assert_true(sc_bool(d, "outputComplete"));
+	assert_int_equal(sc_int(d, "omittedChars"), 0);
+	assert_int_equal(sc_int(d, "effectiveTimeoutMs"), 30000);
+	assert_int_equal(sc_int(d, "effectiveLifetimeMs"), 600000);
+	/* Not kept: its id is forgotten and its pane gone. */
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}",
+	    sc_str(d, "programId"));
+	expect_error("read_program", args, "unknown");
+	wait_pane_gone(sc_str(d, "paneId"));
+	json_doc_free(d);
+}
+
+/* keep: the program and its pane stay for the other tools. */
+static void
+test_run_keep(void **state)
+{
+	struct json_doc	*d, *r;
+	char		 args[200];
+
+	(void)state;
+	d = call_ok("run_program", "{\"argv\":[\"printf\",\"kept\\n\"],"
+	    "\"keep\":true}");
+	assert_string_equal(sc_str(d, "text"), "kept\n");
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}",
+	    sc_str(d, "programId"));
+	r = call_ok("read_program", args);
+	assert_string_equal(sc_str(r, "text"), "kept\n");
+	json_doc_free(r);
+	assert_true(pane_exists(sc_str(d, "paneId")));
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", sc_str(d, "paneId"));
+	r = call_ok("capture_pane", args);
+	assert_non_null(strstr(sc_str(r, "text"), "kept"));
+	json_doc_free(r);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}",
+	    sc_str(d, "programId"));
+	r = call_ok("stop_program", args);
+	assert_false(sc_bool(r, "wasRunning"));
+	assert_string_equal(sc_str(r, "outcome"), "completed");
+	json_doc_free(r);
+	wait_pane_gone(sc_str(d, "paneId"));
+	json_doc_free(d);
+}
+
+/* Not ended by timeoutMs: running, kept, readable later. */
+static void
+test_run_timeout(void **state)
+{
+	struct json_doc	*d, *r;
+	char		 args[200];
+
+	(void)state;
+	d = call_ok("run_program", "{\"argv\":[\"sh\",\"-c\","
+	    "\"echo early; sleep 1; echo late\"],\"timeoutMs\":200}");
+	assert_string_equal(sc_str(d, "outcome"), "running");
+	assert_false(sc_bool(d, "ended"));
+	assert_int_equal(sc_int(d, "effectiveTimeoutMs"), 200);
+	assert_true(sc_null(d, "exitStatus"));
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":%lld,"
+	    "\"timeoutMs\":10000}", sc_str(d, "programId"),
+	    (long long)sc_int(d, "cursor"));
+	{
+		char	*text = pmx_read_all(&C, sc_str(d, "programId"), 10000,
+		    &r);
+
+		assert_string_equal(text, "early\nlate\n");
+		assert_string_equal(sc_str(r, "outcome"), "completed");
+		free(text);
+		json_doc_free(r);
+	}
+	json_doc_free(d);
+}
+
+/* input reaches standard input intact, control bytes and 1 MiB alike,
+ * followed by end-of-file. */
+static void
+test_run_input(void **state)
+{
+	struct json_doc	*d;
+	struct buf	 b = BUF_INIT, in = BUF_INIT;
+	size_t		 i;
+
+	(void)state;
+	d = call_ok("run_program", "{\"argv\":[\"od\",\"-An\",\"-tx1\"],"
+	    "\"input\":\"a\\u0003\\u0004\\u001b[A\\n\"}");
+	assert_non_null(strstr(sc_str(d, "text"), "61 03 04 1b 5b 41 0a"));
+	assert_int_equal(sc_int(d, "exitStatus"), 0);
+	json_doc_free(d);
+
+	for (i = 0; i < 1048576; i++)
+		buf_addc(&in, "abcdefghijklmnopqrstuvwxyz0123456789\n"[i % 37]);
+	buf_adds(&b, "{\"argv\":[\"sh\",\"-c\",\"wc -c; \"],\"input\":");
+	json_put_string(&b, in.data, in.len);
+	buf_adds(&b, "}");
+	d = call_ok("run_program", buf_cstr(&b));
+	assert_int_equal(atoi(sc_str(d, "text")), 1048576);
+	json_doc_free(d);
+	buf_free(&b);
+	buf_free(&in);
+
+	/* Empty input is end-of-file at once. */
+	d = call_ok("run_program", "{\"argv\":[\"wc\",\"-l\"],\"input\":\"\"}");
+	assert_int_equal(atoi(sc_str(d, "text")), 0);
+	json_doc_free(d);
+}
+
+/* separateStderr: standard error apart, text carries stdout only. */
+static void
+test_run_separate_stderr(void **state)
+{
+	struct json_doc	*d;
+
+	(void)state;
+	d = call_ok("run_program", "{\"argv\":[\"sh\",\"-c\",\"echo out; "
+	    "echo err >&2; echo out2\"],\"separateStderr\":true}");
+	assert_string_equal(sc_str(d, "text"), "out\nout2\n");
+	assert_string_equal(sc_str(d, "stderr"), "err\n");
+	json_doc_free(d);
+	d = call_ok("run_program", "{\"argv\":[\"sh\",\"-c\",\"echo out; "
+	    "echo err >&2\"]}");
+	assert_string_equal(sc_str(d, "text"), "out\nerr\n");
+	assert_null(sc_get(d, "stderr"));
+	json_doc_free(d);
+}
+
+/* inheritShell: the login profile sets PATH; argv stays separate words. */
+static void
+test_run_inherit_shell(void **state)
+{
+	struct json_doc	*d;
+	char		*args, marker[500];
+	struct stat	 st;
+
+	(void)state;
+	d = call_ok("run_program", "{\"argv\":[\"only-in-profile\"],"
+	    "\"inheritShell\":true}");
+	assert_string_equal(sc_str(d, "text"), "from profile path\n");
+	json_doc_free(d);
+	d = call_ok("run_program", "{\"argv\":[\"only-in-profile\"]}");
+	assert_string_equal(sc_str(d, "outcome"), "not_started");
+	json_doc_free(d);
+
+	snprintf(marker, sizeof marker, "%s/pwned", home);
+	xasprintf(&args, "{\"argv\":[\"printf\",\"%%s|\",\"$(touch %s)\","
+	    "\";\",\"touch %s\",\"`touch %s`\"],\"inheritShell\":true}",
+	    marker, marker, marker);
+	d = call_ok("run_program", args);
+	free(args);
+	assert_non_null(strstr(sc_str(d, "text"), "$(touch "));
+	assert_non_null(strstr(sc_str(d, "text"), "|;|"));
+	assert_int_equal(stat(marker, &st), -1);
+	json_doc_free(d);
+}
+
+/* Output longer than a page: the last page, and how much came before. */
+static void
+test_run_long_output(void **state)
+{
+	struct json_doc	*d;
+	const char	*text;
+
+	(void)state;
+	d = call_ok("run_program", "{\"argv\":[\"seq\",\"1\",\"20000\"]}");
+	text = sc_str(d, "text");
+	assert_true(strlen(text) <= 24000);
+	assert_true(sc_int(d, "omittedChars") > 0);
+	assert_int_equal(sc_int(d, "omittedChars") + (int64_t)strlen(text),
+	    108894);	/* bytes of seq 1 20000 */
+	assert_non_null(strstr(text, "\n20000\n"));
+	json_doc_free(d);
+	d = call_ok("run_program", "{\"argv\":[\"seq\",\"1\",\"100\"],"
+	    "\"maxLines\":3}");
+	assert_string_equal(sc_str(d, "text"), "98\n99\n100\n");
+	json_doc_free(d);
+}
+
+/* stop_program: TERM, KILL after grace; the pane goes; a waiting read
+ * answers at once with stopped. */
+static void
+test_stop(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *pane, args[200], needle[64];
+	int64_t		 rid;
+
+	(void)state;
+	snprintf(needle, sizeof needle, "sleep 7%06d", (int)getpid() % 1000000);
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"trap '' TERM; "
+	    "echo ready; exec %s\"]}", needle);
+	id = pmx_start_program(&C, args, &pane);
+	assert_non_null(id);
+	free(pmx_read_all(&C, id, 100, NULL));	/* let it start */
+	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
+	    "{\"programId\":\"%s\",\"cursor\":6,\"timeoutMs\":20000}}", id);
+	rid = pmx_send(&C, "tools/call", args);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"graceMs\":300}",
+	    id);
+	d = call_ok("stop_program", args);
+	assert_true(sc_bool(d, "wasRunning"));
+	assert_string_equal(sc_str(d, "outcome"), "stopped");
+	assert_string_equal(sc_str(d, "signal"), "SIGKILL");
+	assert_string_equal(sc_str(d, "programId"), id);
+	json_doc_free(d);
+	d = pmx_wait(&C, rid, 5000);
+	assert_non_null(d);
+	assert_string_equal(sc_str(d, "outcome"), "stopped");
+	json_doc_free(d);
+	wait_pane_gone(pane);
+	assert_int_equal(pmx_count_procs(needle), 0);
+	/* Forgotten: stopping or reading again is an error. */
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	expect_error("stop_program", args, id);
+	expect_error("read_program", args, id);
+	expect_error("stop_program", "{\"programId\":\"nosuch\"}", "nosuch");
+	expect_error("stop_program", "{\"programId\":\"x\",\"graceMs\":-1}",
+	    "graceMs");
+	free(id);
+	free(pane);
+}
+
+/* capture_pane: the screen, scrollback, maxLines, errors. */
+static void
+test_capture(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *pane, args[200];
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"seq 1 50; "
+	    "printf '\\\\033[2;5Hmoved'; exec sleep 30\"],\"width\":40,"
+	    "\"height\":10}", &pane);
+	assert_non_null(id);
+	free(pmx_read_all(&C, id, 300, NULL));
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", pane);
+	d = call_ok("capture_pane", args);
+	/* Row 2 held "43"; the cursor moved there and wrote over it. */
+	assert_non_null(strstr(sc_str(d, "text"), "\n43  moved\n"));
+	assert_int_equal(sc_int(d, "totalLines"), 9);
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"start\":-100,"
+	    "\"maxLines\":5}", pane);
+	d = call_ok("capture_pane", args);
+	assert_int_equal(sc_int(d, "droppedLines"),
+	    sc_int(d, "totalLines") - 5);
+	assert_true(sc_int(d, "totalLines") >= 50);
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"start\":-100}", pane);
+	d = call_ok("capture_pane", args);
+	assert_non_null(strstr(sc_str(d, "text"), "1\n2\n3\n"));
+	json_doc_free(d);
+	expect_error("capture_pane", "{\"paneId\":\"%99999\"}", "%99999");
+	expect_error("capture_pane", "{\"paneId\":\"%1; kill-server\"}",
+	    "paneId");
+	expect_error("capture_pane", "{\"paneId\":\"#{pane_id}\"}", "paneId");
+	free(id);
+	free(pane);
+}
+
+/* send_keys: text arrives as typed, whatever tmux would make of it. */
+static void
+test_send_keys_literal(void **state)
+{
+	static const char *const keys[] = {
+		"; kill-server; ", "\\\\;", ";", "#{pane_id}", "'quoted'",
+		"\\\"dq\\\"", "$HOME", "a b  c", "~user", "{x}", "%1",
+	};
+	struct json_doc	*d;
+	char		*id, *pane, args[300], *text;
+	size_t		 i;
+
+	(void)state;
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		id = pmx_start_program(&C, "{\"argv\":[\"head\",\"-n\",\"1\"]}",
+		    &pane);
+		assert_non_null(id);
+		snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"%s\","
+		    "\"literal\":%s}", pane, keys[i], i % 2 ? "true" : "false");
+		d = call_ok("send_keys", args);
+		assert_true(sc_bool(d, "sent"));
+		json_doc_free(d);
+		text = pmx_read_all(&C, id, 10000, &d);
+		{
+			/* The echo of the typing and head's copy: both. */
+			struct json_doc	*k;
+			char		 j[300];
+			const char	*want;
+
+			snprintf(j, sizeof j, "\"%s\"", keys[i]);
+			k = json_parse(j, strlen(j), NULL);
+			want = json_str(json_root(k), NULL);
+			if (strstr(text, want) == NULL)
+				fail_msg("keys \"%s\" read back as \"%s\"",
+				    want, text);
+			json_doc_free(k);
+		}
+		assert_string_equal(sc_str(d, "outcome"), "completed");
+		free(text);
+		json_doc_free(d);
+		free(id);
+		free(pane);
+	}
+	/* tmux is still there and serving. */
+	d = call_ok("run_program", "{\"argv\":[\"echo\",\"ok\"]}");
+	assert_string_equal(sc_str(d, "text"), "ok\n");
+	json_doc_free(d);
+}
+
+/* C-c reaches the program as SIGINT. */
+static void
+test_send_keys_ctrl_c(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *pane, args[200], *text;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sleep\",\"30\"]}", &pane);
+	free(pmx_read_all(&C, id, 200, NULL));
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"C-c\","
+	    "\"enter\":false}", pane);
+	d = call_ok("send_keys", args);
+	json_doc_free(d);
+	text = pmx_read_all(&C, id, 10000, &d);
+	assert_string_equal(sc_str(d, "outcome"), "completed");
+	assert_string_equal(sc_str(d, "signal"), "SIGINT");
+	free(text);
+	json_doc_free(d);
+	expect_error("send_keys", "{\"paneId\":\"%99999\",\"keys\":\"x\"}",
+	    "%99999");
+	free(id);
+	free(pane);
+}
+
+/* list_programs: every program held, with its particulars. */
+static void
+test_list_programs(void **state)
+{
+	struct json_doc		*d;
+	const struct json	*list, *it;
+	char			*id;
+	size_t			 i;
+	bool			 found = false;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sleep\",\"20\"],"
+	    "\"lifetimeMs\":60000}", NULL);
+	d = call_ok("list_programs", "{}");
+	list = sc_get(d, "programs");
+	for (i = 0; i < json_len(list); i++) {
+		it = json_at(list, i);
+		if (strcmp(json_str(json_get(it, "programId"), NULL), id) != 0)
+			continue;
+		found = true;
+		assert_string_equal(json_str(json_at(json_get(it, "argv"), 0),
+		    NULL), "sleep");
+		assert_string_equal(json_str(json_get(it, "outcome"), NULL),
+		    "running");
+		assert_true(json_int(json_get(it, "lifetimeLeftMs")) <= 60000);
+		assert_true(json_int(json_get(it, "lifetimeLeftMs")) > 50000);
+	}
+	assert_true(found);
+	json_doc_free(d);
+	expect_error("list_programs", "{\"x\":1}", "x");
+	free(id);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_basic),
+		cmocka_unit_test(test_run_keep),
+		cmocka_unit_test(test_run_timeout),
+		cmocka_unit_test(test_run_input),
+		cmocka_unit_test(test_run_separate_stderr),
+		cmocka_unit_test(test_run_inherit_shell),
+		cmocka_unit_test(test_run_long_output),
+		cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_send_keys_literal),
+		cmocka_unit_test(test_send_keys_ctrl_c),
+		cmocka_unit_test(test_list_programs),
+	};
+
+	return (cmocka_run_group_tests_name("tools", tests, group_setup,
+	    group_teardown));
+}
