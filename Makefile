@@ -53,9 +53,6 @@ BENCH_SRC  = $(wildcard tests/bench/bench_*.c)
 BENCH_BIN  = $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 
 all: $(B)/progmux $(B)/progmux-reaper
-ifneq ($(B),build)
-	@mkdir -p build && ln -sf $(abspath $(B)/progmux) build/progmux && ln -sf $(abspath $(B)/progmux-reaper) build/progmux-reaper
-endif
 
 $(B)/libcommon.a: $(COMMON_OBJ)
 	@mkdir -p $(@D)

@@ -11,6 +11,8 @@ passed=0
 failed=0
 failed_names=""
 log=$(mktemp /tmp/progmux-testlog.XXXXXX)
+PROGMUX_BIN=$(pwd)/$B/progmux
+export PROGMUX_BIN
 
 run() {
 	name=$1; shift

@@ -220,6 +220,7 @@ main(int argc, char **argv)
 		if (pfd[i_in].revents)
 			main_read_stdin(&eof);
 		mcp_run_timers();
+		programs_collect();
 		if (mcp_output_pending() && mcp_flush(STDOUT_FILENO) == -1) {
 			log_debug("stdout: %s", strerror(errno));
 			break;	/* the client is gone */
@@ -228,6 +229,7 @@ main(int argc, char **argv)
 	if (eof)
 		mcp_input_eof();
 	main_shutdown();
+	programs_collect();
 	free(pfd);
 	free(pp);
 	return (0);

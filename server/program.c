@@ -31,6 +31,7 @@
 
 static struct {
 	struct program	*list;
+	struct program	*dead;		/* forgotten, freed after dispatch */
 	uint64_t	 seq;
 	uint64_t	 ended_seq;
 } pt;
@@ -361,7 +362,7 @@ program_on_readable(struct program *p)
 	ssize_t		 n;
 	int		 ret = 0, rounds = 0;
 
-	while (p->sock != -1 && rounds++ < 16) {
+	while (p->sock != -1 && !p->forgotten && rounds++ < 16) {
 		n = fd_read_into(p->sock, &p->sock_in, 256 * 1024);
 		if (n == -1 && errno == EAGAIN)
 			break;
@@ -369,12 +370,12 @@ program_on_readable(struct program *p)
 			program_reaper_gone(p);
 			return;
 		}
-		while (p->sock != -1 &&
+		while (p->sock != -1 && !p->forgotten &&
 		    (ret = frame_take(&p->sock_in, &m, &cause)) == 1) {
 			program_on_frame(p, &m);
 			msg_free(&m);
 		}
-		if (p->sock != -1 && ret == -1) {
+		if (p->sock != -1 && !p->forgotten && ret == -1) {
 			log_warn("%s: bad frame from reaper: %s", p->id,
 			    cause);
 			free(cause);
@@ -418,12 +419,20 @@ program_reap_children(void)
 	program_evict();
 }
 
-/* Free a program and its text; it is unknown from now on. */
+/*
+ * Forget a program: it is unknown from now on. Whatever waits on it is
+ * answered, its reaper told to quit, its pane removed. The memory is freed
+ * by programs_collect() once the loop is done dispatching, since callers
+ * up the stack may still hold it.
+ */
 void
 program_forget(struct program *p)
 {
 	struct program	**pp;
 
+	if (p->forgotten)
+		return;
+	p->forgotten = true;
 	program_requests_settle(p, true);
 	if (p->sock != -1) {
 		if (p->state != P_ENDED)
@@ -437,19 +446,32 @@ program_forget(struct program *p)
 			*pp = p->next;
 			break;
 		}
-	free(p->id);
-	strv_free(p->argv);
-	free(p->pane);
-	free(p->from_pane);
-	free(p->dir);
-	free(p->outcome);
-	free(p->why);
-	buf_free(&p->sock_in);
-	buf_free(&p->sock_out);
-	textbuf_free(&p->text);
-	textbuf_free(&p->errtext);
-	free(p->input);
-	free(p);
+	p->next = pt.dead;
+	pt.dead = p;
+}
+
+/* Free what was forgotten. */
+void
+programs_collect(void)
+{
+	struct program	*p;
+
+	while ((p = pt.dead) != NULL) {
+		pt.dead = p->next;
+		free(p->id);
+		strv_free(p->argv);
+		free(p->pane);
+		free(p->from_pane);
+		free(p->dir);
+		free(p->outcome);
+		free(p->why);
+		buf_free(&p->sock_in);
+		buf_free(&p->sock_out);
+		textbuf_free(&p->text);
+		textbuf_free(&p->errtext);
+		free(p->input);
+		free(p);
+	}
 }
 
 /* Ask the reaper to end the program (SIGTERM, SIGKILL after grace). */

@@ -165,6 +165,7 @@ struct program {
 	struct buf	 sock_in;
 	struct buf	 sock_out;
 	bool		 reaper_gone;
+	bool		 forgotten;	/* off the table; freed after dispatch */
 	bool		 pane_killed;
 
 	struct textbuf	 text;
@@ -201,6 +202,7 @@ void		 program_on_readable(struct program *);
 void		 program_on_writable(struct program *);
 void		 program_reap_children(void);
 void		 program_forget(struct program *);
+void		 programs_collect(void);
 void		 program_stop(struct program *, int64_t grace_ms);
 void		 programs_shutdown(void);
 bool		 programs_idle(void);

@@ -221,7 +221,9 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 		setenv("TMPDIR", c->dir, 1);
 		for (; env != NULL && *env != NULL; env++)
 			putenv((char *)*env);
-		execl("build/progmux", "progmux", (char *)NULL);
+		/* PROGMUX_BIN picks a build (make test SAN=1 sets it). */
+		execl(getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
+		    "build/progmux", "progmux", (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);

@@ -251,13 +251,14 @@ static void
 test_start_directory(void **state)
 {
 	struct json_doc	*d;
-	char		*text, *args, dir[400];
+	char		*text, *args, *q, dir[400];
 
 	(void)state;
 	snprintf(dir, sizeof dir, "%s/with space;and$dollar", C.dir);
 	assert_int_equal(mkdir(dir, 0700), 0);
-	xasprintf(&args, "{\"argv\":[\"pwd\"],\"startDirectory\":%s}",
-	    pmx_jstr(dir));
+	q = pmx_jstr(dir);
+	xasprintf(&args, "{\"argv\":[\"pwd\"],\"startDirectory\":%s}", q);
+	free(q);
 	text = run(args, &d);
 	free(args);
 	assert_non_null(strstr(text, "with space;and$dollar\n"));
@@ -280,7 +281,7 @@ static void
 test_not_started(void **state)
 {
 	struct json_doc	*d;
-	char		*text, *args, path[400];
+	char		*text, *args, *q, path[400];
 	FILE		*f;
 
 	(void)state;
@@ -297,7 +298,9 @@ test_not_started(void **state)
 	fputs("#!/bin/sh\necho no\n", f);
 	fclose(f);
 	chmod(path, 0644);
-	xasprintf(&args, "{\"argv\":[%s]}", pmx_jstr(path));
+	q = pmx_jstr(path);
+	xasprintf(&args, "{\"argv\":[%s]}", q);
+	free(q);
 	text = run(args, &d);
 	free(args);
 	assert_string_equal(sc_str(d, "outcome"), "not_started");
