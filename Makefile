@@ -134,5 +134,24 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: all unit test run clean fuzz bench bench-smoke
+.PHONY: all unit test run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
+
+# Install both binaries into one directory (progmux finds progmux-reaper
+# beside its own executable) and the man page. PREFIX and DESTDIR as usual.
+PREFIX ?= /usr/local
+BINDIR  = $(PREFIX)/bin
+MAN1DIR = $(PREFIX)/share/man/man1
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR)
+	install -m 0755 $(B)/progmux $(B)/progmux-reaper $(DESTDIR)$(BINDIR)/
+	install -m 0644 server/progmux.1 $(DESTDIR)$(MAN1DIR)/progmux.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/progmux $(DESTDIR)$(BINDIR)/progmux-reaper
+	rm -f $(DESTDIR)$(MAN1DIR)/progmux.1
+
+# A short scripted session to watch (DEMO_FAST=1: no pauses).
+demo: all
+	PROGMUX_BIN=$(B)/progmux node scripts/demo.mjs

@@ -120,6 +120,8 @@ config_usage(void)
 			printf("  %-20s %-26s also read, as libtmux does\n",
 			    "", s->alt_env);
 	}
+	printf("  --%-18s %-26s %s\n", "check", "", "check tmux, the socket "
+	    "and the runtime directory, print the settings, exit");
 	printf("  --%-18s %-26s %s\n", "help", "", "this text");
 	printf("  --%-18s %-26s %s\n", "version", "", "print the version");
 }
@@ -220,6 +222,10 @@ config_load(int argc, char **argv, char **cause)
 		    strcmp(argv[a], "-h") == 0) {
 			config_usage();
 			return (1);
+		}
+		if (strcmp(argv[a], "--check") == 0) {
+			cfg.check = true;
+			continue;
 		}
 		if (strcmp(argv[a], "--version") == 0 ||
 		    strcmp(argv[a], "-V") == 0) {

@@ -30,6 +30,47 @@
 #define MAIN_EXIT_FLUSH_MS	2000	/* at most this long to say goodbye */
 
 static int	main_sigfd = -1;
+
+/* --check: what would be used, and whether it works. Exit 0 if so. */
+static int
+main_check(void)
+{
+	char	*version = NULL, *cause = NULL;
+	int	 bad = 0;
+
+	printf("progmux %s\n", PROGMUX_VERSION);
+	if (tmux_probe(&version, &cause) == -1) {
+		printf("tmux:        NOT USABLE: %s\n", cause);
+		bad = 1;
+	} else
+		printf("tmux:        %s, version %s: ok\n", cfg.tmux_bin,
+		    version);
+	if (cfg.robust)
+		printf("socket:      %s (private, created at start): ok\n",
+		    cfg.socket_path);
+	else if (!bad)
+		printf("socket:      %s: %s\n", cfg.socket_path ?
+		    cfg.socket_path : cfg.socket_name ? cfg.socket_name :
+		    "tmux's default", tmux_server_running() ?
+		    "a server answers: ok" : "no server yet; progmux will "
+		    "start one: ok");
+	printf("reaper:      %s: ok\n", cfg.reaper_path);
+	printf("runtime dir: %s (mode 0700, writable): ok\n", cfg.rundir);
+	printf("mode:        %s; session %s\n", cfg.robust ? "robust" :
+	    "desktop", cfg.session);
+	printf("ceilings:    wait %lld ms, output %lld bytes per program, "
+	    "%lld programs alive, %lld ended kept, lifetime %lld ms\n",
+	    (long long)cfg.wait_max_ms, (long long)cfg.output_max_bytes,
+	    (long long)cfg.max_programs, (long long)cfg.keep_ended,
+	    (long long)cfg.lifetime_max_ms);
+	rmdir(cfg.rundir);
+	if (bad)
+		printf("fix: install tmux 3.2a or newer (apt-get install tmux) "
+		    "or point PROGMUX_TMUX_BIN at one\n");
+	free(version);
+	free(cause);
+	return (bad);
+}
 static bool	main_quit;
 
 /* Signals become readable events. */
@@ -144,6 +185,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "progmux: %s\n", cause);
 		return (2);
 	}
+	if (cfg.check)
+		return (main_check());
 	main_signals();
 	mcp_init();
 	programs_init();

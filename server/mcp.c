@@ -16,6 +16,7 @@
  * matches a shorter one. Ids are echoed as their raw JSON text; a
  * cancellation matches them by value (big integers by their digits).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 
 #define MCP_LINE_MAX	(16u * 1024 * 1024)	/* one message, in bytes */
 #define MCP_LATEST	"2025-11-25"
+#define MCP_PROGRESS_MS	1000	/* between progress notifications */
 #define MCP_NAME_SHOWN	128	/* bytes of a method or tool name echoed */
 
 static const char *mcp_versions[] = {
@@ -47,6 +49,7 @@ static struct {
 	struct buf	 out;
 	struct req	*pending;
 	char		 version[16];	/* negotiated */
+	int		 log_level;	/* index into mcp_levels */
 	bool		 initialized;
 	struct batch	*batch;		/* the batch being read, if any */
 } mcp;
@@ -56,6 +59,7 @@ void
 mcp_init(void)
 {
 	memset(&mcp, 0, sizeof mcp);
+	mcp.log_level = 3;	/* warning */
 	strcpy(mcp.version, MCP_LATEST);
 }
 
@@ -134,6 +138,7 @@ mcp_req_free(struct req *req)
 	mcp_batch_release((struct batch *)req->batch);
 	free(req->id);
 	free(req->idkey);
+	free(req->progress_token);
 	free(req->method);
 	free(req);
 }
@@ -252,6 +257,126 @@ mcp_quote_name(struct buf *b, const char *s, size_t len)
 		buf_adds(b, "...");
 }
 
+/* RFC 5424 order, as logging/setLevel names them. */
+static const char *mcp_levels[] = {
+	"debug", "info", "notice", "warning", "error", "critical", "alert",
+	"emergency"
+};
+
+/* logging/setLevel: send that level and more severe from now on. */
+static void
+mcp_set_level(struct req *req, const struct json *params)
+{
+	const struct json	*lv;
+	size_t			 i;
+
+	lv = params ? json_get(params, "level") : NULL;
+	for (i = 0; lv != NULL && json_type(lv) == JSON_STRING &&
+	    i < sizeof mcp_levels / sizeof *mcp_levels; i++) {
+		if (strcmp(json_str(lv, NULL), mcp_levels[i]) == 0) {
+			mcp.log_level = (int)i;
+			mcp_reply_result(req, "{}", 2);
+			return;
+		}
+	}
+	mcp_req_error(req, -32602, "logging/setLevel: level must be one of "
+	    "debug, info, notice, warning, error, critical, alert, emergency");
+}
+
+/*
+ * A notifications/message to the client, at a level (index into
+ * mcp_levels), if the client asked for that level or one below. Until
+ * logging/setLevel is called, warnings and worse are sent.
+ */
+void
+mcp_log(int level, const char *logger, const char *fmt, ...)
+{
+	struct buf	 b = BUF_INIT;
+	struct jw	 w;
+	va_list		 ap;
+	char		*s;
+
+	if (level < mcp.log_level || !mcp.initialized)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) == -1)
+		s = NULL;
+	va_end(ap);
+	jw_init(&w, &b);
+	jw_obj_begin(&w);
+	jw_key(&w, "jsonrpc");
+	jw_str(&w, "2.0");
+	jw_key(&w, "method");
+	jw_str(&w, "notifications/message");
+	jw_key(&w, "params");
+	jw_obj_begin(&w);
+	jw_key(&w, "level");
+	jw_str(&w, mcp_levels[level]);
+	jw_key(&w, "logger");
+	jw_str(&w, logger);
+	jw_key(&w, "data");
+	jw_str(&w, s ? s : "");
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+	mcp_write_line(&b);
+	buf_free(&b);
+	free(s);
+}
+
+/* Keep a tools/call's progress token (raw JSON), if it sent one. */
+static void
+mcp_progress_token(struct req *req, const struct json *params)
+{
+	const struct json	*meta, *tok;
+	const char		*raw;
+	size_t			 len;
+
+	if (params == NULL || (meta = json_get(params, "_meta")) == NULL ||
+	    json_type(meta) != JSON_OBJECT ||
+	    (tok = json_get(meta, "progressToken")) == NULL ||
+	    (json_type(tok) != JSON_STRING && json_type(tok) != JSON_NUMBER))
+		return;
+	raw = json_raw(tok, &len);
+	req->progress_token = xstrndup(raw, len);
+}
+
+/* notifications/progress for a waiting request; progress must grow. */
+void
+mcp_progress(struct req *req, double progress, double total,
+    const char *message)
+{
+	struct buf	 b = BUF_INIT;
+	struct jw	 w;
+
+	if (req->progress_token == NULL || progress <= req->progress_sent)
+		return;
+	req->progress_sent = progress;
+	jw_init(&w, &b);
+	jw_obj_begin(&w);
+	jw_key(&w, "jsonrpc");
+	jw_str(&w, "2.0");
+	jw_key(&w, "method");
+	jw_str(&w, "notifications/progress");
+	jw_key(&w, "params");
+	jw_obj_begin(&w);
+	jw_key(&w, "progressToken");
+	jw_raw(&w, req->progress_token, strlen(req->progress_token));
+	jw_key(&w, "progress");
+	jw_double(&w, progress);
+	if (total > 0) {
+		jw_key(&w, "total");
+		jw_double(&w, total);
+	}
+	if (message != NULL && strcmp(mcp.version, "2024-11-05") != 0) {
+		jw_key(&w, "message");
+		jw_str(&w, message);
+	}
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+	mcp_write_line(&b);
+	buf_free(&b);
+}
+
 /* initialize: agree on a version, say what we offer. */
 static void
 mcp_initialize(struct req *req, const struct json *params)
@@ -281,6 +406,9 @@ mcp_initialize(struct req *req, const struct json *params)
 	jw_key(&w, "listChanged");
 	jw_bool(&w, false);
 	jw_obj_end(&w);
+	jw_key(&w, "logging");
+	jw_obj_begin(&w);
+	jw_obj_end(&w);
 	jw_obj_end(&w);
 	jw_key(&w, "serverInfo");
 	jw_obj_begin(&w);
@@ -293,10 +421,16 @@ mcp_initialize(struct req *req, const struct json *params)
 	jw_obj_end(&w);
 	jw_key(&w, "instructions");
 	jw_str(&w, "progmux runs programs in tmux panes and returns what they "
-	    "print as clean text. Use start_program for anything that runs "
-	    "longer than one wait (a build, a server, a test suite) and "
-	    "read_program with the returned cursor to follow its output and "
-	    "learn how it ended. argv is never parsed by a shell.");
+	    "print as clean text; argv is never parsed by a shell. Use "
+	    "run_program for a one-shot command (it waits for the end and "
+	    "returns the output and exit status in one call). Use "
+	    "start_program for anything that runs longer than one wait or "
+	    "needs keys typed (a build, a server, a REPL), then read_program "
+	    "with the cursor each read returns until ended is true; "
+	    "send_keys types into its pane and stop_program ends it. For "
+	    "full-screen programs (editors, top, pagers) and the current "
+	    "state of progress bars, read the screen with capture_pane. "
+	    "list_programs shows every program held.");
 	jw_obj_end(&w);
 	mcp_reply_result(req, b.data, b.len);
 	buf_free(&b);
@@ -513,7 +647,10 @@ mcp_message(const struct json *msg)
 		mcp_reply_result(req, "{}", 2);
 	else if (strcmp(m, "tools/list") == 0)
 		mcp_tools_list(req, params);
+	else if (strcmp(m, "logging/setLevel") == 0)
+		mcp_set_level(req, params);
 	else if (strcmp(m, "tools/call") == 0) {
+		mcp_progress_token(req, params);
 		mcp_tools_call(req, params);
 		return;		/* tools own req from here */
 	} else {
@@ -626,9 +763,12 @@ mcp_next_deadline(void)
 	struct req	*req;
 	int64_t		 d = DEADLINE_NONE;
 
-	for (req = mcp.pending; req != NULL; req = req->next)
+	for (req = mcp.pending; req != NULL; req = req->next) {
 		if (req->deadline < d)
 			d = req->deadline;
+		if (req->progress_at != 0 && req->progress_at < d)
+			d = req->progress_at;
+	}
 	return (d);
 }
 
@@ -639,6 +779,12 @@ mcp_run_timers(void)
 	struct req	*req, *r;
 	int64_t		 now = now_ms();
 
+	for (req = mcp.pending; req != NULL; req = req->next) {
+		if (req->progress_at != 0 && req->progress_at <= now) {
+			tools_progress(req);
+			req->progress_at = now + MCP_PROGRESS_MS;
+		}
+	}
 	/* Answering one may answer others: scan again after each. */
 again:
 	for (req = mcp.pending; req != NULL; req = req->next) {

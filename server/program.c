@@ -410,9 +410,14 @@ program_reap_children(void)
 		for (p = pt.list; p != NULL; p = p->next)
 			if (p->reaper_pid == pid) {
 				p->reaper_pid = -1;
-				if (WIFSIGNALED(st))
+				if (WIFSIGNALED(st)) {
 					log_warn("%s: reaper killed by signal "
 					    "%d", p->id, WTERMSIG(st));
+					mcp_log(MCP_LOG_WARNING, "reaper", "%s: "
+					    "its reaper was killed by signal "
+					    "%d; the program reads as gone",
+					    p->id, WTERMSIG(st));
+				}
 				break;
 			}
 	}

@@ -34,6 +34,7 @@ struct config {
 	int64_t		 lifetime_max_ms;	/* PROGMUX_LIFETIME_MAX_MS */
 	char		*reaper_path;		/* progmux-reaper beside us */
 	char		*rundir;		/* private runtime directory */
+	bool		 check;			/* --check: report and exit */
 };
 extern struct config cfg;
 
@@ -56,6 +57,9 @@ struct req {
 	int64_t		 timeout_ms;	/* effective */
 	bool		 keep;		/* run_program's keep */
 	void		*op;		/* REQ_PANE: its pending operation */
+	char		*progress_token; /* raw JSON, if the client sent one */
+	double		 progress_sent;
+	int64_t		 progress_at;	/* next progress notification, or 0 */
 	struct req	*next;		/* in mcp's pending list */
 };
 #define REQ_NONE	0
@@ -80,6 +84,13 @@ void	mcp_reply_error(const char *id, int code, const char *msg);
 void	mcp_reply_result(struct req *, const char *result, size_t len);
 void	mcp_req_error(struct req *, int code, const char *msg);
 const char *mcp_protocol_version(void);
+void	mcp_log(int level, const char *logger, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+#define MCP_LOG_INFO	1
+#define MCP_LOG_WARNING	3
+#define MCP_LOG_ERROR	4
+void	mcp_progress(struct req *, double progress, double total,
+	    const char *message);
 
 /* tools.c */
 struct toolres {
@@ -100,6 +111,7 @@ int	tools_call(struct req *, const char *name, const struct json *args);
 void	tools_reply(struct req *, struct toolres *);
 void	tools_cancel(struct req *);	/* the client gave up on it */
 void	tools_timeout(struct req *);	/* its deadline passed */
+void	tools_progress(struct req *);	/* time for a progress note */
 int64_t	arg_int(const struct json *, const char *, int64_t dflt);
 bool	arg_bool(const struct json *, const char *, bool dflt);
 const char *arg_str(const struct json *, const char *, size_t *len);
@@ -112,6 +124,7 @@ void	tool_stop_program(struct req *, const struct json *);
 void	program_requests_settle(struct program *, bool forgetting);
 void	program_request_timeout(struct req *);
 void	program_request_cancel(struct req *);
+void	program_request_progress(struct req *);
 
 /* tool_pane.c — capture_pane, send_keys, list_programs */
 void	tool_capture_pane(struct req *, const struct json *);
@@ -136,6 +149,8 @@ void	tmux_quote(struct buf *, const char *);
 char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
 const char *tmux_version(void);
 bool	tmux_reaped(pid_t);
+int	tmux_probe(char **version, char **cause);
+int	tmux_server_running(void);
 
 /* program.c — the table of programs and their reapers */
 enum prog_state {

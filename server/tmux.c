@@ -176,6 +176,46 @@ tmux_check_version(char **cause)
 	return (0);
 }
 
+static void	tmux_build_argv(void);
+
+/* For --check: tmux's version, or why it cannot be used. */
+int
+tmux_probe(char **version, char **cause)
+{
+	if (tm.version[0] == '\0' && tmux_check_version(cause) == -1)
+		return (-1);
+	*version = xstrdup(tm.version);
+	return (0);
+}
+
+/* For --check: 1 if a server answers on our socket, 0 if none does. */
+int
+tmux_server_running(void)
+{
+	char	*argv[8];
+	size_t	 n = 0, i;
+	int	 st, null;
+	pid_t	 pid;
+
+	tmux_build_argv();
+	for (i = 0; tm.argv[i] != NULL; i++)
+		argv[n++] = tm.argv[i];
+	argv[n++] = (char *)"list-sessions";
+	argv[n] = NULL;
+	if ((pid = fork()) == 0) {
+		if ((null = open("/dev/null", O_RDWR)) != -1) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid == -1 || waitpid(pid, &st, 0) == -1)
+		return (0);
+	return (WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 /* The client's argv prefix: binary and socket. */
 static void
 tmux_build_argv(void)
@@ -257,6 +297,27 @@ tmux_start(char **cause)
 	free(tm.failure);
 	tm.failure = NULL;
 	tmux_command("refresh-client -f no-output,ignore-size", NULL, NULL);
+	if (cfg.robust) {
+		/*
+		 * The private server dies with us even on SIGKILL: when our
+		 * control client goes, its session is destroyed, and an
+		 * empty server exits.
+		 */
+		buf_reset(&tm.block);
+		tmux_command("set-option -g default-size 80x24", NULL, NULL);
+		tmux_command("set-option -g exit-empty on", NULL, NULL);
+		{
+			struct buf	c = BUF_INIT, t = BUF_INIT;
+
+			buf_printf(&t, "=%s:", cfg.session);
+			buf_adds(&c, "set-option -t ");
+			tmux_quote(&c, buf_cstr(&t));
+			buf_adds(&c, " destroy-unattached on");
+			tmux_command(buf_cstr(&c), NULL, NULL);
+			buf_free(&c);
+			buf_free(&t);
+		}
+	}
 	log_debug("control client %ld on %s", (long)tm.pid,
 	    cfg.socket_path ? cfg.socket_path : cfg.socket_name ?
 	    cfg.socket_name : "the default socket");
@@ -272,6 +333,8 @@ tmux_dead(const char *why)
 	if (!tm.alive)
 		return;
 	log_warn("tmux control client ended: %s", why);
+	mcp_log(MCP_LOG_WARNING, "tmux", "the tmux control client ended (%s); "
+	    "programs in flight read as gone", why);
 	tm.alive = false;
 	tm.gen++;
 	free(tm.failure);

@@ -126,6 +126,9 @@ start_args(struct program *p, const struct json *args, struct toolres *res)
 		return (-1);
 	}
 	if (programs_alive() >= (size_t)cfg.max_programs) {
+		mcp_log(MCP_LOG_WARNING, "ceiling", "start refused: %lld "
+		    "programs are running (PROGMUX_MAX_PROGRAMS)",
+		    (long long)cfg.max_programs);
 		tool_error(res, "ceiling reached: %lld programs are running "
 		    "(PROGMUX_MAX_PROGRAMS or --max-programs raises it); stop "
 		    "one with stop_program or wait for one to end",
@@ -207,6 +210,8 @@ start_common(struct req *req, const struct json *args, bool run)
 		if (req->timeout_ms > cfg.wait_max_ms)
 			req->timeout_ms = cfg.wait_max_ms;
 		req->deadline = now_ms() + req->timeout_ms;
+		if (req->progress_token != NULL)
+			req->progress_at = now_ms() + 1000;
 		if ((input = arg_str(args, "input", &len)) != NULL) {
 			p->input = xmemdup(input, len);
 			p->input_len = len;
@@ -600,6 +605,23 @@ program_request_timeout(struct req *req)
 		}
 		break;
 	}
+}
+
+/* A run_program waiting with a progress token: say how it goes. */
+void
+program_request_progress(struct req *req)
+{
+	struct program	*p = req->prog;
+	char		 msg[160];
+	int64_t		 waited;
+
+	if (p == NULL || (req->kind != REQ_RUN && req->kind != REQ_START))
+		return;
+	waited = now_ms() - p->started_ms;
+	snprintf(msg, sizeof msg, "%s still running after %lld s; %zu bytes "
+	    "of output so far", p->argv[0], (long long)(waited / 1000),
+	    p->text.len);
+	mcp_progress(req, (double)waited, (double)req->timeout_ms, msg);
 }
 
 void

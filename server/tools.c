@@ -233,6 +233,12 @@ tools_cancel(struct req *req)
 }
 
 void
+tools_progress(struct req *req)
+{
+	program_request_progress(req);
+}
+
+void
 tools_timeout(struct req *req)
 {
 	program_request_timeout(req);
