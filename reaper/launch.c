@@ -68,6 +68,7 @@ static struct {
 	bool		 noexec;
 	int		 noexec_status;
 	bool		 hangup;	/* terminal or reaper gone: no marker */
+	bool		 exit_asked;	/* "exit" came before the marker */
 	int64_t		 kill_deadline;	/* SIGKILL the group then */
 	char		*nonce;
 	int		 in_fd;		/* run_program's input, being written */
@@ -317,22 +318,14 @@ launch_marker(void)
 	l.state = L_HOLD;
 }
 
-/* Frames from the reaper after the spec. */
+/* Act on the frames from the reaper that are buffered. */
 static void
-launch_on_ctl(void)
+launch_ctl_frames(void)
 {
 	struct msg	 m;
 	char		*cause = NULL;
 	int64_t		 grace = 2000;
-	ssize_t		 n;
 
-	n = fd_read_into(l.ctl, &l.ctl_in, 4096);
-	if (n == -1 && errno == EAGAIN)
-		return;
-	if (n <= 0) {
-		l.hangup = true;	/* the reaper is gone */
-		return;
-	}
 	while (frame_take(&l.ctl_in, &m, &cause) == 1) {
 		if (msg_is(&m, MSG_TERM) && l.state == L_RUNNING) {
 			msg_get_int(&m, "grace_ms", &grace);
@@ -342,9 +335,27 @@ launch_on_ctl(void)
 			launch_signal_tree(SIGKILL);
 		else if (msg_is(&m, MSG_EXIT) && l.state == L_HOLD)
 			_exit(0);
+		else if (msg_is(&m, MSG_EXIT))
+			l.exit_asked = true;	/* once the marker is out */
 		msg_free(&m);
 	}
 	free(cause);
+}
+
+/* Frames from the reaper after the spec. */
+static void
+launch_on_ctl(void)
+{
+	ssize_t	n;
+
+	n = fd_read_into(l.ctl, &l.ctl_in, 4096);
+	if (n == -1 && errno == EAGAIN)
+		return;
+	if (n <= 0) {
+		l.hangup = true;	/* the reaper is gone */
+		return;
+	}
+	launch_ctl_frames();
 }
 
 /* Read the spec, blocking: this is the gate. */
@@ -435,6 +446,8 @@ launch_main(const char *ctl_path)
 	l.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 
 	launch_start(argv, dir, has_input, err_path);
+	/* Frames that came with the spec (a quick stop) count too. */
+	launch_ctl_frames();
 
 	for (;;) {
 		launch_reap();
@@ -462,8 +475,11 @@ launch_main(const char *ctl_path)
 			launch_signal_tree(SIGKILL);
 			l.kill_deadline = now_ms() + 50;
 		}
-		if (l.state == L_CLEANUP && !launch_has_children())
+		if (l.state == L_CLEANUP && !launch_has_children()) {
 			launch_marker();
+			if (l.exit_asked)
+				_exit(0);
+		}
 
 		launch_write_input();
 		pfd[0] = (struct pollfd){ l.sigfd, POLLIN, 0 };

@@ -107,7 +107,15 @@ function startServer() {
 		'PROGMUX_ROBUST', 'PROGMUX_SESSION', 'TMUX', 'TMUX_PANE']) delete env[k];
 	server = spawn(BIN, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
 	serverExit = new Promise((resolve) => {
-		server.on('exit', (code, signal) => resolve({ code, signal }));
+		server.on('exit', (code, signal) => {
+			// Nothing more will come: fail what still waits.
+			for (const [, w] of waiting) {
+				clearTimeout(w.timer);
+				w.reject(new Error(`progmux exited (${signal || code}) before replying`));
+			}
+			waiting.clear();
+			resolve({ code, signal });
+		});
 	});
 	server.on('error', (e) => {
 		fail(`cannot run ${BIN}: ${e.message} (run make all first)`);
@@ -352,5 +360,5 @@ try {
 	cleanup();
 }
 console.log('');
-console.log(rc === 0 && failures === 0 ? green('demo: every call succeeded') : red(`demo: ${failures} failure(s)`));
+console.log(rc === 0 && failures === 0 ? green('demo: every call succeeded') : red(failures > 0 ? `demo: ${failures} failure(s)` : 'demo: failed'));
 process.exit(rc === 0 && failures === 0 ? 0 : 1);

@@ -199,12 +199,14 @@ main(int argc, char **argv)
 	}
 	log_info("progmux %s on tmux %s, socket %s, %s mode, session %s, "
 	    "wait max %lld ms, output max %lld bytes, max programs %lld, "
-	    "keep ended %lld", PROGMUX_VERSION, tmux_version()[0] ?
+	    "keep ended %lld, lifetime max %lld ms", PROGMUX_VERSION,
+	    tmux_version()[0] ?
 	    tmux_version() : "(not found)", cfg.socket_path ? cfg.socket_path :
 	    cfg.socket_name ? cfg.socket_name : "(tmux default)",
 	    cfg.robust ? "robust" : "desktop", cfg.session,
 	    (long long)cfg.wait_max_ms, (long long)cfg.output_max_bytes,
-	    (long long)cfg.max_programs, (long long)cfg.keep_ended);
+	    (long long)cfg.max_programs, (long long)cfg.keep_ended,
+	    (long long)cfg.lifetime_max_ms);
 	fd_nonblock(STDIN_FILENO, 1);
 	fd_nonblock(STDOUT_FILENO, 1);
 

@@ -475,6 +475,7 @@ programs_collect(void)
 		textbuf_free(&p->text);
 		textbuf_free(&p->errtext);
 		free(p->input);
+		free(p->ctl);
 		free(p);
 	}
 }

@@ -194,6 +194,8 @@ struct program {
 	struct req	*start_req;	/* start or run waiting for the pane */
 	bool		 run;		/* started by run_program */
 	bool		 keep_pane;	/* pane stays after the end */
+	char		*ctl;		/* the launcher's control FIFO */
+	bool		 pane_retried;
 	bool		 stopping;	/* stop_program asked for its end */
 	int64_t		 stop_grace;
 	char		*input;		/* run_program's input, until sent */

@@ -23,6 +23,9 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
+static void	start_pane_command(struct program *, const char *,
+		    const char *, const char *);
+
 #define SEQ_ARG(p)	((void *)(uintptr_t)(p)->seq)
 #define ARG_PROG(a)	program_by_seq((uint64_t)(uintptr_t)(a))
 
@@ -139,6 +142,15 @@ start_made(void *arg, bool ok, const char *out, size_t len)
 			tmux_command(buf_cstr(&b), NULL, NULL);
 			buf_free(&b);
 		}
+		return;
+	}
+	if (!ok && !tmux_alive() && p->ctl != NULL && !p->pane_retried) {
+		/*
+		 * The control client died under the command (the server was
+		 * killed): once, try again on a fresh one.
+		 */
+		p->pane_retried = true;
+		start_pane_command(p, p->ctl, NULL, NULL);
 		return;
 	}
 	if (!ok || sscanf(out, "%31s %ld", pane, &pid) != 2 ||
@@ -286,6 +298,8 @@ program_make_pane(struct program *p, const char *ctl)
 	struct buf		 b = BUF_INIT;
 
 	if (p->from_pane == NULL) {
+		free(p->ctl);
+		p->ctl = xstrdup(ctl);
 		start_pane_command(p, ctl, NULL, NULL);
 		return;
 	}

@@ -32,6 +32,8 @@
 #include "server.h"
 #include "xmalloc.h"
 
+#define TMUX_EXITING	"progmux is exiting"
+
 struct tmux_cmd {
 	tmux_cb		 cb;
 	void		*arg;
@@ -53,6 +55,7 @@ static struct {
 	unsigned	 gen;		/* bumped when a client dies */
 	char		*failure;	/* why it is not alive */
 	char		 version[32];
+	bool		 version_ok;	/* 3.2a or newer */
 	char		**argv;		/* tmux + socket arguments */
 } tm = { .pid = -1, .in = -1, .out = -1 };
 
@@ -168,11 +171,14 @@ tmux_check_version(char **cause)
 	if (sscanf(p, "%d.%d", &major, &minor) < 2)
 		major = minor = 0;
 	snprintf(tm.version, sizeof tm.version, "%.31s", p);
-	if (major < 3 || (major == 3 && minor < 2)) {
+	/* 3.2a is the first release with what we use; "3.2" itself is not. */
+	if (major < 3 || (major == 3 && minor < 2) ||
+	    (major == 3 && minor == 2 && (p[3] < 'a' || p[3] > 'z'))) {
 		xasprintf(cause, "%s is \"%s\"; progmux needs tmux 3.2a or "
 		    "newer", cfg.tmux_bin, out);
 		return (-1);
 	}
+	tm.version_ok = true;
 	return (0);
 }
 
@@ -182,7 +188,7 @@ static void	tmux_build_argv(void);
 int
 tmux_probe(char **version, char **cause)
 {
-	if (tm.version[0] == '\0' && tmux_check_version(cause) == -1)
+	if (!tm.version_ok && tmux_check_version(cause) == -1)
 		return (-1);
 	*version = xstrdup(tm.version);
 	return (0);
@@ -244,7 +250,7 @@ tmux_start(char **cause)
 
 	if (tm.alive)
 		return (0);
-	if (tm.version[0] == '\0' && tmux_check_version(cause) == -1) {
+	if (!tm.version_ok && tmux_check_version(cause) == -1) {
 		free(tm.failure);
 		tm.failure = xstrdup(*cause);
 		return (-1);
@@ -328,11 +334,15 @@ tmux_start(char **cause)
 static void
 tmux_dead(const char *why)
 {
-	struct tmux_cmd	*c;
+	struct tmux_cmd	*c, *list;
+	char		*why_copy;
 
 	if (!tm.alive)
 		return;
-	log_warn("tmux control client ended: %s", why);
+	if (strcmp(why, TMUX_EXITING) == 0)
+		log_debug("tmux control client closed");
+	else
+		log_warn("tmux control client ended: %s", why);
 	mcp_log(MCP_LOG_WARNING, "tmux", "the tmux control client ended (%s); "
 	    "programs in flight read as gone", why);
 	tm.alive = false;
@@ -346,20 +356,24 @@ tmux_dead(const char *why)
 	if (tm.pid > 0)
 		kill(tm.pid, SIGTERM);
 	tm.pid = -1;
-	while ((c = tm.head) != NULL) {
-		tm.head = c->next;
+	/* Detach the queue first: a callback may start a new client. */
+	list = tm.head;
+	tm.head = tm.tail = NULL;
+	why_copy = xstrdup(tm.failure);
+	while ((c = list) != NULL) {
+		list = c->next;
 		if (c->cb != NULL)
-			c->cb(c->arg, false, tm.failure, strlen(tm.failure));
+			c->cb(c->arg, false, why_copy, strlen(why_copy));
 		free(c);
 	}
-	tm.tail = NULL;
+	free(why_copy);
 }
 
 void
 tmux_stop(void)
 {
 	if (tm.alive)
-		tmux_dead("progmux is exiting");
+		tmux_dead(TMUX_EXITING);
 }
 
 void

@@ -672,7 +672,8 @@ tool_list_programs(struct req *req, const struct json *args)
 		jw_str(&res.w, p->id);
 		jw_key(&res.w, "argv");
 		jw_arr_begin(&res.w);
-		for (i = 0; i < p->argc; i++)
+		/* With inheritShell, what was asked for, not the wrapper. */
+		for (i = p->inherit_shell ? 5 : 0; i < p->argc; i++)
 			jw_str(&res.w, p->argv[i]);
 		jw_arr_end(&res.w);
 		jw_key(&res.w, "paneId");
@@ -690,7 +691,8 @@ tool_list_programs(struct req *req, const struct json *args)
 		jw_int(&res.w, p->state == P_ENDED || left < 0 ? 0 : left);
 		jw_obj_end(&res.w);
 		buf_printf(&res.text, "%s %s %s %s\n", p->id, p->pane ?
-		    p->pane : "-", prog_outcome(p), p->argv[0]);
+		    p->pane : "-", prog_outcome(p),
+		    p->argv[p->inherit_shell ? 5 : 0]);
 		n++;
 	}
 	jw_arr_end(&res.w);

@@ -414,5 +414,8 @@ main(void)
 		cmocka_unit_test(test_stdin_eof),
 	};
 
+	/* PMX_TEST_FILTER=name runs only the matching tests. */
+	if (getenv("PMX_TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
 	return (cmocka_run_group_tests_name("lifecycle", tests, NULL, NULL));
 }

@@ -795,6 +795,9 @@ main(void)
 		cmocka_unit_test(test_ids_unique),
 	};
 
+	/* PMX_TEST_FILTER=name runs only the matching tests. */
+	if (getenv("PMX_TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
 	return (cmocka_run_group_tests_name("programs", tests, group_setup,
 	    group_teardown));
 }

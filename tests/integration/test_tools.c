@@ -556,6 +556,9 @@ main(void)
 		cmocka_unit_test(test_list_programs),
 	};
 
+	/* PMX_TEST_FILTER=name runs only the matching tests. */
+	if (getenv("PMX_TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
 	return (cmocka_run_group_tests_name("tools", tests, group_setup,
 	    group_teardown));
 }

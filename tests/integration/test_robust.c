@@ -1,0 +1,539 @@
+/*
+ * test_robust.c — robust mode, and the promise that nothing outlives its
+ * owner whatever fails, in both modes.
+ *
+ * Robust mode is tested without any tmux server started by the test:
+ * progmux makes its own. TMUX_TMPDIR points into the test's directory, so
+ * a stray use of tmux's default socket would show up there (and never
+ * touches the person's own server). Each scenario checks /proc and tmux
+ * for what is left, with bounded waits.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "client.h"
+#include "xmalloc.h"
+
+static const char *robust_env[] = { "PROGMUX_ROBUST=1", NULL };
+
+static const struct json *
+sc_get(const struct json_doc *d, const char *key)
+{
+	if (pmx_sc(d) == NULL)
+		fail_msg("no structuredContent: %s", pmx_text(d));
+	return (json_get(pmx_sc(d), key));
+}
+
+static const char *
+sc_str(const struct json_doc *d, const char *key)
+{
+	const struct json	*v = sc_get(d, key);
+
+	return (v && json_type(v) == JSON_STRING ? json_str(v, NULL) : NULL);
+}
+
+/* Open progmux in robust mode (no tmux of ours) or desktop mode. */
+static void
+open_mode(struct pmx *c, bool robust, const char *const *env)
+{
+	static char	 tt[400];
+	const char	*e[8];
+	int		 n = 0;
+
+	if (robust) {
+		e[n++] = "PROGMUX_ROBUST=1";
+		for (; env != NULL && *env != NULL && n < 6; env++)
+			e[n++] = *env;
+		e[n] = NULL;
+		assert_int_equal(pmx_open_no_tmux(c, e), 0);
+	} else
+		assert_int_equal(pmx_open(c, env), 0);
+	(void)tt;
+}
+
+/* The private server's socket: the one tmux -S ... of progmux's client. */
+static char *
+robust_socket(struct pmx *c)
+{
+	char	 cmd[600], *line = NULL;
+	size_t	 cap = 0;
+	FILE	*f;
+	char	*sock = NULL, *p;
+
+	snprintf(cmd, sizeof cmd, "find '%s' -maxdepth 2 -name tmux -type s",
+	    c->dir);
+	if ((f = popen(cmd, "r")) == NULL)
+		return (NULL);
+	if (getline(&line, &cap, f) > 0) {
+		if ((p = strchr(line, '\n')) != NULL)
+			*p = '\0';
+		sock = xstrdup(line);
+	}
+	free(line);
+	pclose(f);
+	return (sock);
+}
+
+/* Children of pid, by /proc/PID/task/PID/children. */
+static int
+count_children(pid_t pid)
+{
+	char	 path[64], buf[8192], *p, *end;
+	FILE	*f;
+	size_t	 n;
+	int	 count = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
+	    (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (-1);
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	for (p = buf; strtol(p, &end, 10) != 0 && end != p; p = end)
+		count++;
+	return (count);
+}
+
+/* Count processes whose command line contains needle, waiting up to ms
+ * for the count to reach want. */
+static int
+wait_count(const char *needle, int want, int ms)
+{
+	int64_t	t0 = pmx_now_ms();
+	int	n;
+
+	while ((n = pmx_count_procs(needle)) != want &&
+	    pmx_now_ms() - t0 < ms)
+		usleep(10000);
+	return (n);
+}
+
+/* Robust mode: a private server in a 0700 runtime directory, no config,
+ * nothing on tmux's default socket. */
+static void
+test_robust_private_server(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	struct stat	 st;
+	char		*sock, *dir, tt[400], env_tt[450], *out;
+	const char	*env[] = { env_tt, NULL };
+
+	(void)state;
+	snprintf(tt, sizeof tt, "/tmp/progmux-test-tt-%ld", (long)getpid());
+	mkdir(tt, 0700);
+	snprintf(env_tt, sizeof env_tt, "TMUX_TMPDIR=%s", tt);
+	open_mode(&c, true, env);
+	d = pmx_call(&c, "run_program", "{\"argv\":[\"sh\",\"-c\","
+	    "\"echo $TERM; tmux show -gv default-size 2>/dev/null || true\"]}",
+	    20000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	assert_string_equal(sc_str(d, "outcome"), "completed");
+	json_doc_free(d);
+
+	sock = robust_socket(&c);
+	assert_non_null(sock);
+	dir = xstrdup(sock);
+	*strrchr(dir, '/') = '\0';
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	/* The private server runs with default-size 80x24, no user config. */
+	snprintf(c.sock, sizeof c.sock, "%s", sock);
+	out = pmx_tmux(&c, "show-options", "-gv", "default-size", NULL);
+	assert_non_null(out);
+	assert_string_equal(out, "80x24\n");
+	free(out);
+	/* Nothing on the default socket directory. */
+	{
+		DIR		*dd = opendir(tt);
+		struct dirent	*de;
+		int		 n = 0;
+
+		while (dd != NULL && (de = readdir(dd)) != NULL)
+			if (de->d_name[0] != '.')
+				n++;
+		if (dd)
+			closedir(dd);
+		assert_int_equal(n, 0);
+	}
+	/* stdin EOF: progmux exits 0 and its server is gone. */
+	close(c.to);
+	c.to = -1;
+	assert_int_equal(pmx_wait_exit(&c, 3000), 0);
+	assert_int_equal(wait_count(sock, 0, 2000), 0);
+	assert_int_equal(stat(sock, &st), -1);
+	free(sock);
+	free(dir);
+	pmx_close(&c);
+	rmdir(tt);
+}
+
+/* Front killed with SIGKILL while 20 programs run (some ignoring SIGHUP
+ * and SIGTERM): within a second nothing of them is left, and in robust
+ * mode the private server is gone too. */
+static void
+front_killed(bool robust)
+{
+	struct pmx	 c;
+	char		 needle[64], args[200], *id, *sock = NULL;
+	int		 i, left;
+	int64_t		 t0;
+
+	open_mode(&c, robust, NULL);
+	snprintf(needle, sizeof needle, "sleep 6%02d%05d", robust ? 1 : 0,
+	    (int)getpid() % 100000);
+	for (i = 0; i < 20; i++) {
+		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"%sexec "
+		    "%s\"]}", i % 2 ? "trap '' HUP TERM; " : "", needle);
+		id = pmx_start_program(&c, args, NULL);
+		assert_non_null(id);
+		free(id);
+	}
+	assert_int_equal(wait_count(needle, 20, 10000), 20);
+	if (robust)
+		assert_non_null(sock = robust_socket(&c));
+	kill(c.pid, SIGKILL);
+	waitpid(c.pid, NULL, 0);
+	c.pid = -1;
+	t0 = pmx_now_ms();
+	left = wait_count(needle, 0, 1000);
+	print_message("%s: programs gone after %lld ms (%d left)\n",
+	    robust ? "robust" : "desktop", (long long)(pmx_now_ms() - t0),
+	    left);
+	assert_int_equal(left, 0);
+	assert_int_equal(wait_count("--launch", 0, 1000) >= 0, 1);
+	if (robust) {
+		/* The private tmux server goes with its owner. */
+		assert_int_equal(wait_count(sock, 0, 1000), 0);
+		print_message("robust: private server gone after %lld ms\n",
+		    (long long)(pmx_now_ms() - t0));
+		free(sock);
+	}
+	pmx_close(&c);
+}
+
+static void
+test_front_killed_robust(void **state)
+{
+	(void)state;
+	front_killed(true);
+}
+
+/* SIGTERM, SIGINT, SIGHUP to the front: programs end, exit 0 in 2 s. */
+static void
+signalled(bool robust, int sig)
+{
+	struct pmx	 c;
+	char		 needle[64], args[200], *id;
+	int		 i, st;
+
+	open_mode(&c, robust, NULL);
+	snprintf(needle, sizeof needle, "sleep 5%d%d%05d", robust, sig,
+	    (int)getpid() % 100000);
+	for (i = 0; i < 3; i++) {
+		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
+		    "\"trap '' HUP TERM; exec %s\"]}", needle);
+		id = pmx_start_program(&c, args, NULL);
+		free(id);
+	}
+	assert_int_equal(wait_count(needle, 3, 10000), 3);
+	kill(c.pid, sig);
+	st = pmx_wait_exit(&c, 2000);
+	assert_int_equal(st, 0);
+	assert_int_equal(wait_count(needle, 0, 2000), 0);
+	pmx_close(&c);
+}
+
+static void
+test_signals(void **state)
+{
+	(void)state;
+	signalled(false, SIGTERM);
+	signalled(false, SIGINT);
+	signalled(false, SIGHUP);
+	signalled(true, SIGTERM);
+	signalled(true, SIGHUP);
+}
+
+/* The tmux server killed mid-run: reads report gone, the front stays up
+ * and the next start works on a fresh server. */
+static void
+tmux_killed(bool robust)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*id, *text, *sock;
+
+	open_mode(&c, robust, NULL);
+	id = pmx_start_program(&c, "{\"argv\":[\"sh\",\"-c\",\"echo up; "
+	    "exec sleep 300\"]}", NULL);
+	assert_non_null(id);
+	if (robust) {
+		sock = robust_socket(&c);
+		snprintf(c.sock, sizeof c.sock, "%s", sock);
+		free(sock);
+	}
+	text = pmx_read_all(&c, id, 300, NULL);
+	free(pmx_tmux(&c, "kill-server", NULL));
+	free(text);
+	text = pmx_read_all(&c, id, 10000, &d);
+	assert_string_equal(text, "up\n");
+	assert_string_equal(sc_str(d, "outcome"), "gone");
+	free(text);
+	json_doc_free(d);
+	free(id);
+	/* Still serving: a new program runs (on a new server). */
+	d = pmx_call(&c, "run_program", "{\"argv\":[\"echo\",\"again\"]}",
+	    20000);
+	assert_non_null(d);
+	if (pmx_is_error(d))
+		fail_msg("after kill-server: %s", pmx_text(d));
+	assert_string_equal(sc_str(d, "text"), "again\n");
+	json_doc_free(d);
+	pmx_close(&c);
+}
+
+static void
+test_tmux_killed(void **state)
+{
+	(void)state;
+	tmux_killed(false);
+	tmux_killed(true);
+}
+
+/* A program's whole tree ends with it: background children, double-forked
+ * daemons, at its end, at expiry and at stop. */
+static void
+test_process_tree(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 needle[64], args[400], *id;
+
+	(void)state;
+	open_mode(&c, false, NULL);
+	snprintf(needle, sizeof needle, "sleep 4%06d", (int)getpid() % 1000000);
+	/* Background grandchild; the program itself ends at once. */
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"%s & echo "
+	    "started\"]}", needle);
+	d = pmx_call(&c, "run_program", args, 20000);
+	assert_string_equal(sc_str(d, "text"), "started\n");
+	json_doc_free(d);
+	assert_int_equal(wait_count(needle, 0, 2000), 0);
+	/* A daemon: double fork and setsid, ignoring HUP and TERM. */
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"setsid sh -c "
+	    "'trap \\\"\\\" HUP TERM; %s' </dev/null >/dev/null 2>&1 & "
+	    "echo forked\"]}", needle);
+	d = pmx_call(&c, "run_program", args, 20000);
+	assert_string_equal(sc_str(d, "text"), "forked\n");
+	json_doc_free(d);
+	assert_int_equal(wait_count(needle, 0, 3000), 0);
+	/* At expiry. */
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"%s & "
+	    "exec %s\"],\"lifetimeMs\":300}", needle, needle);
+	id = pmx_start_program(&c, args, NULL);
+	free(pmx_read_all(&c, id, 10000, NULL));
+	free(id);
+	assert_int_equal(wait_count(needle, 0, 3000), 0);
+	/* At stop. */
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"%s & "
+	    "exec %s\"]}", needle, needle);
+	id = pmx_start_program(&c, args, NULL);
+	assert_int_equal(wait_count(needle, 2, 5000), 2);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"graceMs\":200}",
+	    id);
+	d = pmx_call(&c, "stop_program", args, 10000);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	free(id);
+	assert_int_equal(wait_count(needle, 0, 3000), 0);
+	pmx_close(&c);
+}
+
+/* A client that stops reading: the front neither blocks nor loses a
+ * reply; once it reads again every reply is there. */
+static void
+test_slow_client(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	int64_t		 ids[60], pid;
+	int		 i;
+
+	(void)state;
+	open_mode(&c, false, NULL);
+	/* Each reply carries ~100 KB; 60 of them overflow any pipe. */
+	for (i = 0; i < 60; i++)
+		ids[i] = pmx_send(&c, "tools/call", "{\"name\":\"run_program\","
+		    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"seq 1 4000\"]}}");
+	pid = pmx_send(&c, "ping", NULL);
+	/* Not reading for a while; then read everything. */
+	usleep(1500000);
+	for (i = 0; i < 60; i++) {
+		d = pmx_wait(&c, ids[i], 60000);
+		assert_non_null(d);
+		assert_false(pmx_is_error(d));
+		assert_non_null(strstr(sc_str(d, "text"), "\n4000\n"));
+		json_doc_free(d);
+	}
+	d = pmx_wait(&c, pid, 10000);
+	assert_non_null(d);
+	json_doc_free(d);
+	pmx_close(&c);
+}
+
+/* The runtime directory removed: a clear error for new programs, the
+ * running ones unaffected. */
+static void
+test_rundir_removed(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*id, cmd[600], *text;
+
+	(void)state;
+	open_mode(&c, false, NULL);
+	id = pmx_start_program(&c, "{\"argv\":[\"sh\",\"-c\",\"echo one; "
+	    "sleep 1; echo two\"]}", NULL);
+	assert_non_null(id);
+	/* Once it runs (its FIFOs are open), the directory goes. */
+	snprintf(cmd, sizeof cmd, "{\"programId\":\"%s\",\"timeoutMs\":"
+	    "10000}", id);
+	d = pmx_call(&c, "read_program", cmd, 15000);
+	assert_string_equal(sc_str(d, "text"), "one\n");
+	json_doc_free(d);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'/progmux-*", c.dir);
+	assert_int_equal(system(cmd), 0);
+	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", 10000);
+	assert_non_null(d);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "FIFO"));
+	json_doc_free(d);
+	text = pmx_read_all(&c, id, 10000, &d);
+	assert_string_equal(text, "one\ntwo\n");
+	assert_string_equal(sc_str(d, "outcome"), "completed");
+	free(text);
+	json_doc_free(d);
+	free(id);
+	pmx_close(&c);
+}
+
+/* 500 programs started and stopped: the front's descriptors and
+ * children are back where they started; no zombie. */
+static void
+test_no_leaks(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 path[64], args[100], *id;
+	int		 i, fd0, fd1, kids0, kids1;
+	int64_t		 t0;
+
+	(void)state;
+	open_mode(&c, true, NULL);
+	d = pmx_call(&c, "run_program", "{\"argv\":[\"true\"]}", 20000);
+	json_doc_free(d);
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)c.pid);
+#define COUNT_DIR(p, n) do {						\
+	DIR *dd = opendir(p); struct dirent *de; (n) = 0;		\
+	while (dd && (de = readdir(dd)) != NULL)			\
+		if (de->d_name[0] != '.') (n)++;			\
+	if (dd) closedir(dd);						\
+} while (0)
+	t0 = pmx_now_ms();
+	do {
+		COUNT_DIR(path, fd0);
+		kids0 = count_children(c.pid);
+	} while (kids0 > 1 && pmx_now_ms() - t0 < 5000 && !usleep(10000));
+	for (i = 0; i < 500; i++) {
+		id = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"60\"]}",
+		    NULL);
+		assert_non_null(id);
+		snprintf(args, sizeof args, "{\"programId\":\"%s\","
+		    "\"graceMs\":100}", id);
+		d = pmx_call(&c, "stop_program", args, 10000);
+		assert_non_null(d);
+		assert_false(pmx_is_error(d));
+		json_doc_free(d);
+		free(id);
+	}
+	t0 = pmx_now_ms();
+	do {
+		COUNT_DIR(path, fd1);
+		kids1 = count_children(c.pid);
+	} while ((fd1 != fd0 || kids1 != kids0) &&
+	    pmx_now_ms() - t0 < 5000 && !usleep(20000));
+	print_message("fds %d -> %d, reapers %d -> %d\n", fd0, fd1, kids0,
+	    kids1);
+	assert_int_equal(fd1, fd0);
+	assert_int_equal(kids1, kids0);
+	/* Only the tmux control client is left as a child. */
+	assert_int_equal(kids1, 1);
+	pmx_close(&c);
+}
+
+/* The runtime directory and FIFOs are private to the user. */
+static void
+test_permissions(void **state)
+{
+	struct pmx	 c;
+	char		 cmd[600], *line = NULL;
+	size_t		 cap = 0;
+	FILE		*f;
+	char		*id;
+	int		 n = 0;
+
+	(void)state;
+	open_mode(&c, false, NULL);
+	id = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
+	assert_non_null(id);
+	snprintf(cmd, sizeof cmd, "find '%s' -path '*progmux-*' \\( -type d "
+	    "-o -type p \\) -printf '%%m %%y %%p\\n'", c.dir);
+	f = popen(cmd, "r");
+	while (getline(&line, &cap, f) > 0) {
+		if (line[2] == '0' || strncmp(line, "700 d", 5) == 0 ||
+		    strncmp(line, "600 p", 5) == 0)
+			n++;
+		else
+			fail_msg("too open: %s", line);
+	}
+	pclose(f);
+	free(line);
+	assert_true(n >= 3);	/* the directory and two FIFOs */
+	free(id);
+	pmx_close(&c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_robust_private_server),
+		cmocka_unit_test(test_front_killed_robust),
+		cmocka_unit_test(test_signals),
+		cmocka_unit_test(test_tmux_killed),
+		cmocka_unit_test(test_process_tree),
+		cmocka_unit_test(test_slow_client),
+		cmocka_unit_test(test_rundir_removed),
+		cmocka_unit_test(test_no_leaks),
+		cmocka_unit_test(test_permissions),
+	};
+
+	(void)robust_env;
+	/* PMX_TEST_FILTER=name runs only the matching tests. */
+	if (getenv("PMX_TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
+	return (cmocka_run_group_tests_name("robust", tests, NULL, NULL));
+}
