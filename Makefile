@@ -126,6 +126,11 @@ test:
 	$(MAKE) all unit
 	sh scripts/test.sh $(B)
 
+# The integration suites with progmux under valgrind (slow; not in CI).
+test-valgrind: all unit
+	for t in $(ITEST_BIN); do \
+	  PROGMUX_BIN=$(CURDIR)/scripts/valgrind-progmux.sh $$t || exit 1; done
+
 run:
 	sh scripts/deps.sh
 	$(MAKE) all
@@ -134,7 +139,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: all unit test run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: all unit test test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper

@@ -39,6 +39,9 @@ done
 if [ -f scripts/e2e.sh ] && [ "${SKIP_E2E:-0}" != 1 ]; then
 	run e2e sh scripts/e2e.sh "$B"
 fi
+if [ -f scripts/newcomer.sh ] && [ "${SKIP_NEWCOMER:-0}" != 1 ]; then
+	run newcomer sh scripts/newcomer.sh "$B"
+fi
 rm -f "$log"
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "$passed passed, $failed failed"

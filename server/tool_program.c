@@ -125,16 +125,6 @@ start_args(struct program *p, const struct json *args, struct toolres *res)
 		    "no directory has one in its name");
 		return (-1);
 	}
-	if (programs_alive() >= (size_t)cfg.max_programs) {
-		mcp_log(MCP_LOG_WARNING, "ceiling", "start refused: %lld "
-		    "programs are running (PROGMUX_MAX_PROGRAMS)",
-		    (long long)cfg.max_programs);
-		tool_error(res, "ceiling reached: %lld programs are running "
-		    "(PROGMUX_MAX_PROGRAMS or --max-programs raises it); stop "
-		    "one with stop_program or wait for one to end",
-		    (long long)cfg.max_programs);
-		return (-1);
-	}
 	p->argc = n;
 	p->argv = xcalloc(n + 1, sizeof *p->argv);
 	for (i = 0; i < n; i++)
@@ -192,6 +182,16 @@ start_common(struct req *req, const struct json *args, bool run)
 	size_t		 len;
 
 	toolres_init(&res);
+	if (programs_alive() >= (size_t)cfg.max_programs) {
+		mcp_log(MCP_LOG_WARNING, "ceiling", "start refused: %lld "
+		    "programs are running (PROGMUX_MAX_PROGRAMS)",
+		    (long long)cfg.max_programs);
+		tool_error(&res, "ceiling reached: %lld programs are running "
+		    "(PROGMUX_MAX_PROGRAMS or --max-programs raises it); stop "
+		    "one with stop_program or wait for one to end",
+		    (long long)cfg.max_programs);
+		goto fail;
+	}
 	if (!tmux_alive() && tmux_start(&cause) == -1) {
 		tool_error(&res, "tmux is not available: %s", cause);
 		free(cause);

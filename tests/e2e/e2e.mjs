@@ -117,7 +117,8 @@ async function main() {
     const r = await client.listTools();
     tools = r.tools;
     const names = tools.map((t) => t.name);
-    for (const want of ['start_program', 'read_program']) {
+    for (const want of ['start_program', 'read_program', 'run_program', 'stop_program',
+      'capture_pane', 'send_keys', 'list_programs']) {
       const t = tools.find((x) => x.name === want);
       if (!t) return `missing ${want} in ${names.join(',')}`;
       if (!t.inputSchema || t.inputSchema.type !== 'object') return `${want}: inputSchema`;
@@ -164,6 +165,59 @@ async function main() {
     if (last.exitStatus !== 0) return 'exitStatus ' + last.exitStatus;
     if (last.signal !== null) return 'signal ' + last.signal;
     if (last.outputComplete !== true) return 'outputComplete ' + last.outputComplete;
+  });
+
+  // Every other tool through the SDK: each result validated by it.
+  await step('run_program echo: one call, output and status', async () => {
+    const r = await client.callTool({ name: 'run_program', arguments: { argv: ['echo', 'hi'] } });
+    if (r.isError) return 'isError: ' + JSON.stringify(r.content);
+    const sc = r.structuredContent;
+    if (sc.text !== 'hi\n' || sc.outcome !== 'completed' || sc.exitStatus !== 0) return JSON.stringify(sc);
+  });
+  await step('run_program with input and separateStderr', async () => {
+    const r = await client.callTool({
+      name: 'run_program',
+      arguments: { argv: ['sh', '-c', 'cat; echo oops >&2'], input: 'in\n', separateStderr: true },
+    });
+    if (r.isError) return 'isError: ' + JSON.stringify(r.content);
+    const sc = r.structuredContent;
+    if (sc.text !== 'in\n' || sc.stderr !== 'oops\n') return JSON.stringify(sc);
+  });
+  let pane = null;
+  let longId = null;
+  await step('start_program a long one, capture_pane shows its screen', async () => {
+    const r = await client.callTool({
+      name: 'start_program',
+      arguments: { argv: ['sh', '-c', 'echo screen-line; exec cat'] },
+    });
+    if (r.isError) return 'isError: ' + JSON.stringify(r.content);
+    longId = r.structuredContent.programId;
+    pane = r.structuredContent.paneId;
+    const first = await client.callTool({ name: 'read_program', arguments: { programId: longId, timeoutMs: 10000 } });
+    if (first.structuredContent.text !== 'screen-line\n') return JSON.stringify(first.structuredContent);
+    const c = await client.callTool({ name: 'capture_pane', arguments: { paneId: pane } });
+    if (c.isError) return 'isError: ' + JSON.stringify(c.content);
+    if (!c.structuredContent.text.includes('screen-line')) return JSON.stringify(c.structuredContent);
+  });
+  await step('send_keys types into it; read_program sees the echo', async () => {
+    const s = await client.callTool({ name: 'send_keys', arguments: { paneId: pane, keys: 'typed; #{x}', literal: true } });
+    if (s.isError || s.structuredContent.sent !== true) return JSON.stringify(s);
+    const r = await client.callTool({ name: 'read_program', arguments: { programId: longId, cursor: 12, timeoutMs: 10000 } });
+    if (!r.structuredContent.text.includes('typed; #{x}')) return JSON.stringify(r.structuredContent);
+  });
+  await step('list_programs lists it', async () => {
+    const r = await client.callTool({ name: 'list_programs', arguments: {} });
+    if (r.isError) return 'isError: ' + JSON.stringify(r.content);
+    if (!r.structuredContent.programs.some((p) => p.programId === longId && p.outcome === 'running')) {
+      return JSON.stringify(r.structuredContent);
+    }
+  });
+  await step('stop_program ends it', async () => {
+    const r = await client.callTool({ name: 'stop_program', arguments: { programId: longId } });
+    if (r.isError) return 'isError: ' + JSON.stringify(r.content);
+    if (r.structuredContent.wasRunning !== true || r.structuredContent.outcome !== 'stopped') {
+      return JSON.stringify(r.structuredContent);
+    }
   });
 
   await step('start_program with argv [] is a tool error (isError)', async () => {

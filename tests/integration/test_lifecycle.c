@@ -306,6 +306,8 @@ test_max_programs(void **state)
 	assert_int_equal(pmx_open(&c, env), 0);
 	a = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
 	b = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
+	assert_non_null(a);
+	assert_non_null(b);
 	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", 5000);
 	assert_true(pmx_is_error(d));
 	assert_non_null(strstr(pmx_text(d), "PROGMUX_MAX_PROGRAMS"));
