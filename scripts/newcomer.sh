@@ -22,7 +22,8 @@
 # per check, a cmocka-style summary for scripts/test.sh and
 # "N passed, M failed"; exits non-zero on any failure.
 #
-# Environment: PROGMUX_NPM_CACHE (npm cache, default /tmp/progmux-npm-cache).
+# Environment: PROGMUX_NPM_CACHE (npm cache, default /tmp/progmux-npm-cache);
+# NEWCOMER_KEEP=1 keeps the temporary directory (its logs) for a look.
 set -eu
 B=${1:-build}
 cd "$(dirname "$0")/.."
@@ -51,7 +52,7 @@ cleanup() {
 	for s in "$RUN_SOCK" "$INSP_SOCK"; do
 		tmux -S "$s" kill-server >/dev/null 2>&1 || true
 	done
-	rm -rf "$tmp"
+	[ -n "${NEWCOMER_KEEP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT

@@ -49,6 +49,10 @@ static const struct setting settings[] = {
 	{ "output-max-bytes", "PROGMUX_OUTPUT_MAX_BYTES", NULL, 'i',
 	  &cfg.output_max_bytes, 1024, (int64_t)1 << 32, "8388608",
 	  "text kept per program; beyond it outputCut" },
+	{ "total-output-max-bytes", "PROGMUX_TOTAL_OUTPUT_MAX_BYTES", NULL,
+	  'i', &cfg.total_output_max_bytes, 1024, (int64_t)1 << 40,
+	  "268435456", "text kept for all programs together; a start past "
+	  "it is refused" },
 	{ "keep-ended", "PROGMUX_KEEP_ENDED", NULL, 'i', &cfg.keep_ended, 0,
 	  100000, "32", "ended programs kept readable" },
 	{ "max-programs", "PROGMUX_MAX_PROGRAMS", NULL, 'i',

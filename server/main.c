@@ -58,9 +58,11 @@ main_check(void)
 	printf("runtime dir: %s (mode 0700, writable): ok\n", cfg.rundir);
 	printf("mode:        %s; session %s\n", cfg.robust ? "robust" :
 	    "desktop", cfg.session);
-	printf("ceilings:    wait %lld ms, output %lld bytes per program, "
-	    "%lld programs alive, %lld ended kept, lifetime %lld ms\n",
-	    (long long)cfg.wait_max_ms, (long long)cfg.output_max_bytes,
+	printf("ceilings:    wait %lld ms, output %lld bytes per program "
+	    "and %lld in all, %lld programs alive, %lld ended kept, lifetime "
+	    "%lld ms\n", (long long)cfg.wait_max_ms,
+	    (long long)cfg.output_max_bytes,
+	    (long long)cfg.total_output_max_bytes,
 	    (long long)cfg.max_programs, (long long)cfg.keep_ended,
 	    (long long)cfg.lifetime_max_ms);
 	rmdir(cfg.rundir);
@@ -199,14 +201,16 @@ main(int argc, char **argv)
 	}
 	log_info("progmux %s on tmux %s, socket %s, %s mode, session %s, "
 	    "wait max %lld ms, output max %lld bytes, max programs %lld, "
-	    "keep ended %lld, lifetime max %lld ms", PROGMUX_VERSION,
+	    "keep ended %lld, lifetime max %lld ms, total output max %lld "
+	    "bytes", PROGMUX_VERSION,
 	    tmux_version()[0] ?
 	    tmux_version() : "(not found)", cfg.socket_path ? cfg.socket_path :
 	    cfg.socket_name ? cfg.socket_name : "(tmux default)",
 	    cfg.robust ? "robust" : "desktop", cfg.session,
 	    (long long)cfg.wait_max_ms, (long long)cfg.output_max_bytes,
 	    (long long)cfg.max_programs, (long long)cfg.keep_ended,
-	    (long long)cfg.lifetime_max_ms);
+	    (long long)cfg.lifetime_max_ms,
+	    (long long)cfg.total_output_max_bytes);
 	fd_nonblock(STDIN_FILENO, 1);
 	fd_nonblock(STDOUT_FILENO, 1);
 

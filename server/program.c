@@ -85,6 +85,37 @@ programs_alive(void)
 	return (n);
 }
 
+/* Bytes of text kept for every program together. */
+size_t
+programs_text_kept(void)
+{
+	struct program	*p;
+	size_t		 n = 0;
+
+	for (p = pt.list; p != NULL; p = p->next)
+		n += p->text.len + p->errtext.len;
+	return (n);
+}
+
+/* Past the total text ceiling, drop ended programs, oldest first. */
+void
+programs_make_room(void)
+{
+	struct program	*p, *oldest;
+
+	while (programs_text_kept() >= (size_t)cfg.total_output_max_bytes) {
+		oldest = NULL;
+		for (p = pt.list; p != NULL; p = p->next)
+			if (p->state == P_ENDED && p->sock == -1 &&
+			    (oldest == NULL || p->ended_seq < oldest->ended_seq))
+				oldest = p;
+		if (oldest == NULL)
+			return;
+		log_debug("%s evicted for room", oldest->id);
+		program_forget(oldest);
+	}
+}
+
 /* A new program, at the end of the table. */
 struct program *
 program_new(void)

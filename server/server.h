@@ -29,6 +29,7 @@ struct config {
 	bool		 robust;
 	int64_t		 wait_max_ms;		/* PROGMUX_WAIT_MAX_MS */
 	int64_t		 output_max_bytes;	/* PROGMUX_OUTPUT_MAX_BYTES */
+	int64_t		 total_output_max_bytes; /* ..._TOTAL_OUTPUT_MAX_BYTES */
 	int64_t		 keep_ended;		/* PROGMUX_KEEP_ENDED */
 	int64_t		 max_programs;		/* PROGMUX_MAX_PROGRAMS */
 	int64_t		 lifetime_max_ms;	/* PROGMUX_LIFETIME_MAX_MS */
@@ -213,6 +214,8 @@ struct program	*program_find(const char *id);
 struct program	*program_by_seq(uint64_t);
 struct program	*program_first(void);
 size_t		 programs_alive(void);
+size_t		 programs_text_kept(void);
+void		 programs_make_room(void);
 struct program	*program_new(void);
 int		 program_spawn_reaper(struct program *, char **cause);
 void		 program_on_readable(struct program *);

@@ -192,6 +192,18 @@ start_common(struct req *req, const struct json *args, bool run)
 		    (long long)cfg.max_programs);
 		goto fail;
 	}
+	programs_make_room();
+	if (programs_text_kept() >= (size_t)cfg.total_output_max_bytes) {
+		mcp_log(MCP_LOG_WARNING, "ceiling", "start refused: %zu bytes "
+		    "of text kept (PROGMUX_TOTAL_OUTPUT_MAX_BYTES)",
+		    programs_text_kept());
+		tool_error(&res, "ceiling reached: programs hold %zu bytes of "
+		    "text, the most kept in all (PROGMUX_TOTAL_OUTPUT_MAX_BYTES "
+		    "or --total-output-max-bytes raises it); stop programs "
+		    "whose output you have read with stop_program",
+		    programs_text_kept());
+		goto fail;
+	}
 	if (!tmux_alive() && tmux_start(&cause) == -1) {
 		tool_error(&res, "tmux is not available: %s", cause);
 		free(cause);

@@ -317,6 +317,38 @@ test_max_programs(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
+/* The total text ceiling: ended programs make room; running ones holding
+ * text past it make a start a clear error. */
+static void
+test_total_text_ceiling(void **state)
+{
+	const char	*env[] = { "PROGMUX_TOTAL_OUTPUT_MAX_BYTES=2000", NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*a, *b, *text;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, env), 0);
+	a = pmx_start_program(&c, "{\"argv\":[\"seq\",\"1\",\"1000\"]}",
+	    NULL);
+	text = pmx_read_all(&c, a, 10000, NULL);
+	assert_int_equal(strlen(text), 3893);
+	free(text);
+	/* a has ended: it is dropped to make room. */
+	b = pmx_start_program(&c, "{\"argv\":[\"sh\",\"-c\",\"seq 1 1000; "
+	    "exec sleep 30\"]}", NULL);
+	assert_non_null(b);
+	text = pmx_read_all(&c, b, 1000, NULL);
+	free(text);
+	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", 5000);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "PROGMUX_TOTAL_OUTPUT_MAX_BYTES"));
+	json_doc_free(d);
+	free(a);
+	free(b);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
 /* 100 programs at once, 10,000 numbered lines each: all read back whole
  * and in order; afterwards no zombie and no leaked descriptor. */
 static void
@@ -412,6 +444,7 @@ main(void)
 		cmocka_unit_test(test_eviction),
 		cmocka_unit_test(test_wait_ceiling),
 		cmocka_unit_test(test_max_programs),
+		cmocka_unit_test(test_total_text_ceiling),
 		cmocka_unit_test(test_hundred_programs),
 		cmocka_unit_test(test_stdin_eof),
 	};
