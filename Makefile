@@ -61,8 +61,16 @@ $(B)/libcommon.a: $(COMMON_OBJ)
 $(B)/progmux: $(SERVER_OBJ) $(B)/libcommon.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# The reaper is linked statically (outside sanitizer builds): one runs per
+# program, and a static binary maps far less of libc (about 0.7 MiB
+# resident instead of 1.6).
+ifeq ($(SAN),1)
+REAPER_STATIC =
+else
+REAPER_STATIC = -static
+endif
 $(B)/progmux-reaper: $(REAPER_OBJ) $(B)/libcommon.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) $(REAPER_STATIC) -o $@ $^ $(PKG_LIBS)
 
 $(B)/obj/%.o: %.c $(wildcard common/*.h server/*.h reaper/*.h) $(B)/gen/schemas.h
 	@mkdir -p $(@D)

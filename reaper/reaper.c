@@ -40,7 +40,8 @@
 #include "xmalloc.h"
 
 #define REAPER_READ_CHUNK	(32u * 1024)
-#define REAPER_QUEUE_MAX	(256u * 1024)	/* stop reading the FIFO past it */
+#define REAPER_STRIP_CHUNK	(8u * 1024)	/* stripped at a time */
+#define REAPER_QUEUE_MAX	(128u * 1024)	/* stop reading the FIFO past it */
 #define REAPER_FALLBACK_MS	3000		/* after grace, give up waiting */
 
 enum reaper_state {
@@ -103,7 +104,7 @@ static struct {
 } r;
 
 static char	read_buf[REAPER_READ_CHUNK];
-static char	strip_buf[STRIP_MAX_OUT(REAPER_READ_CHUNK)];
+static char	strip_buf[STRIP_MAX_OUT(REAPER_STRIP_CHUNK)];
 
 static void	reaper_cleanup_exit(bool front_gone) __attribute__((noreturn));
 
@@ -174,21 +175,31 @@ reaper_read_err(bool drain)
 			r.err_fd = -1;
 			return;
 		}
-		k = strip_feed(&r.errstrip, read_buf, (size_t)n, strip_buf);
-		reaper_send_errtext(strip_buf, k);
+		for (size_t off = 0; off < (size_t)n; off += REAPER_STRIP_CHUNK) {
+			size_t piece = (size_t)n - off < REAPER_STRIP_CHUNK ?
+			    (size_t)n - off : REAPER_STRIP_CHUNK;
+
+			k = strip_feed(&r.errstrip, read_buf + off, piece,
+			    strip_buf);
+			reaper_send_errtext(strip_buf, k);
+		}
 	}
 }
 
-/* Strip raw pane bytes into text and queue it. */
+/* Strip raw pane bytes into text and queue it, a small piece at a time
+ * so the output buffer stays small (text can be 3 times the bytes). */
 static void
 reaper_feed(const char *p, size_t len)
 {
-	size_t	n;
+	size_t	n, k;
 
-	if (len == 0)
-		return;
-	n = strip_feed(&r.strip, p, len, strip_buf);
-	reaper_send_text(strip_buf, n);
+	while (len > 0) {
+		k = len > REAPER_STRIP_CHUNK ? REAPER_STRIP_CHUNK : len;
+		n = strip_feed(&r.strip, p, k, strip_buf);
+		reaper_send_text(strip_buf, n);
+		p += k;
+		len -= k;
+	}
 }
 
 static void

@@ -81,7 +81,7 @@ check() { # check NAME LOG CMD...: ok when CMD exits 0, its output in LOG
 	if "$@" >"$log" 2>&1; then ok "$name"; else notok "$name (exit $?)" "$log"; fi
 }
 
-for tool in git node npm tmux make timeout; do
+for tool in node npm tmux make timeout; do
 	if command -v "$tool" >/dev/null 2>&1; then
 		ok "$tool is on PATH"
 	else
