@@ -139,10 +139,11 @@ test-valgrind: all unit
 	for t in $(ITEST_BIN); do \
 	  PROGMUX_BIN=$(CURDIR)/scripts/valgrind-progmux.sh $$t || exit 1; done
 
+# stdout is the protocol: everything else goes to stderr.
 run:
-	sh scripts/deps.sh
-	$(MAKE) all
-	exec ./build/progmux
+	@sh scripts/deps.sh >&2
+	@$(MAKE) -s all >&2
+	@exec ./$(B)/progmux
 
 clean:
 	rm -rf build

@@ -377,19 +377,6 @@ reaper_read_fifo(void)
 	}
 }
 
-/* Make a FIFO at path, mode 0600. */
-static int
-reaper_mkfifo(const char *path, char **cause)
-{
-	unlink(path);
-	if (mkfifo(path, 0600) == -1) {
-		xasprintf(cause, "cannot make FIFO %s: %s", path,
-		    strerror(errno));
-		return (-1);
-	}
-	return (0);
-}
-
 static void
 reaper_fail(const char *why)
 {
@@ -407,7 +394,7 @@ reaper_on_start(struct msg *m)
 {
 	struct msg_out	 m2;
 	unsigned char	 rnd[MARKER_NONCE_LEN / 2];
-	char		*rundir, *rundir_copy, *cause = NULL;
+	char		*cause = NULL;
 	int64_t		 lifetime = 0;
 	size_t		 i;
 
@@ -415,7 +402,6 @@ reaper_on_start(struct msg *m)
 	r.argv = msg_dup_strv(m, "argv", &r.argc);
 	r.dir = msg_dup_str(m, "dir");
 	r.tmux = msg_dup_strv(m, "tmux", NULL);
-	rundir = msg_dup_str(m, "rundir");
 	if (!msg_get_int(m, "width", &r.width))
 		r.width = 0;
 	if (!msg_get_int(m, "height", &r.height))
@@ -434,16 +420,14 @@ reaper_on_start(struct msg *m)
 			r.has_input = true;
 		}
 	}
-	if (r.id == NULL || r.argv == NULL || r.argc == 0 || rundir == NULL ||
+	if (r.id == NULL || r.argv == NULL || r.argc == 0 ||
 	    r.tmux == NULL || lifetime <= 0) {
-		free(rundir);
 		reaper_fail("start frame lacks a field");
 		return;
 	}
 	r.lifetime_deadline = now_ms() + lifetime;
 
 	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
-		free(rundir);
 		reaper_fail("getrandom failed");
 		return;
 	}
@@ -452,17 +436,12 @@ reaper_on_start(struct msg *m)
 	r.prefix_len = (size_t)snprintf(r.prefix, sizeof r.prefix, "%s%s;",
 	    MARKER_PREFIX, r.nonce);
 
-	xasprintf(&r.out_path, "%s/%s.out", rundir, r.id);
-	xasprintf(&r.ctl_path, "%s/%s.ctl", rundir, r.id);
-	rundir_copy = rundir;
-	if (msg_get_bool(m, "separate_stderr"))
-		xasprintf(&r.err_path, "%s/%s.err", rundir_copy, r.id);
-	free(rundir_copy);
-	if (reaper_mkfifo(r.out_path, &cause) == -1 ||
-	    reaper_mkfifo(r.ctl_path, &cause) == -1 ||
-	    (r.err_path != NULL && reaper_mkfifo(r.err_path, &cause) == -1)) {
-		reaper_fail(cause);
-		free(cause);
+	/* The front made the FIFOs; we own them from here. */
+	r.out_path = msg_dup_str(m, "out");
+	r.ctl_path = msg_dup_str(m, "ctl");
+	r.err_path = msg_dup_str(m, "err");
+	if (r.out_path == NULL || r.ctl_path == NULL) {
+		reaper_fail("start frame lacks the FIFO paths");
 		return;
 	}
 	/*

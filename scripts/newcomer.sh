@@ -48,7 +48,16 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES SAN B TMUX TMUX_PANE \
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/progmux-newcomer.XXXXXX")
 RUN_SOCK=$tmp/run.sock		# the clone's make run and --check
 INSP_SOCK=$tmp/tmux.sock	# the inspector part
+child=""
+step_in=/dev/null
 cleanup() {
+	# A signal can come while a step runs: end it (timeout, its process
+	# group leader, passes the signal on to its whole group) and wait, so
+	# nothing writes into $tmp or starts a tmux server after this.
+	if [ -n "$child" ]; then
+		kill -TERM "$child" 2>/dev/null || true
+		wait "$child" 2>/dev/null || true
+	fi
 	for s in "$RUN_SOCK" "$INSP_SOCK"; do
 		tmux -S "$s" kill-server >/dev/null 2>&1 || true
 	done
@@ -75,10 +84,22 @@ $1"
 		tail -n 25 "$2" | sed 's/^/#   /'
 	fi
 }
-check() { # check NAME LOG CMD...: ok when CMD exits 0, its output in LOG
+step() { # step CMD...: run CMD, a `timeout ...` (or sh -c '... exec timeout ...'),
+	# in the background and wait for it, so a signal reaches our trap at
+	# once and cleanup can end CMD's process group.
+	# (An asynchronous command's stdin is /dev/null unless redirected:
+	# $step_in names what it reads.)
+	"$@" <"$step_in" &
+	child=$!
+	rc=0
+	wait "$child" || rc=$?
+	child=""
+	return "$rc"
+}
+check() { # check NAME LOG CMD...: ok when step CMD exits 0, its output in LOG
 	name=$1 log=$2
 	shift 2
-	if "$@" >"$log" 2>&1; then ok "$name"; else notok "$name (exit $?)" "$log"; fi
+	if step "$@" >"$log" 2>&1; then ok "$name"; else notok "$name (exit $?)" "$log"; fi
 }
 
 for tool in node npm tmux make timeout; do
@@ -123,12 +144,14 @@ else
 			'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
 			'{"jsonrpc":"2.0","id":2,"method":"tools/list"}' >"$tmp/run.in"
 		t0=$(date +%s)
-		if (cd "$C" && PROGMUX_SOCKET_PATH=$RUN_SOCK timeout 180 make run) \
-			<"$tmp/run.in" >"$tmp/run.out" 2>"$tmp/run.err"; then
+		step_in=$tmp/run.in
+		if step sh -c 'cd "$1" && exec env PROGMUX_SOCKET_PATH="$2" timeout 180 make run' \
+			sh "$C" "$RUN_SOCK" >"$tmp/run.out" 2>"$tmp/run.err"; then
 			ok "make run in the clone builds, serves stdin and exits at EOF ($(( $(date +%s) - t0 ))s)"
 		else
 			notok "make run in the clone (exit $?)" "$tmp/run.err"
 		fi
+		step_in=/dev/null
 		tmux -S "$RUN_SOCK" kill-server >/dev/null 2>&1 || true
 		# replies: id, then a verdict for each of the two requests
 		node -e '
@@ -164,7 +187,7 @@ else
 
 		R=$tmp/root
 		check "make install DESTDIR=\$tmp/root PREFIX=/usr in the clone" "$tmp/install.log" \
-			sh -c 'cd "$1" && timeout 180 make install DESTDIR="$2" PREFIX=/usr' sh "$C" "$R"
+			sh -c 'cd "$1" && exec timeout 180 make install DESTDIR="$2" PREFIX=/usr' sh "$C" "$R"
 		missing=""
 		for f in usr/bin/progmux usr/bin/progmux-reaper usr/share/man/man1/progmux.1; do
 			[ -f "$R/$f" ] || missing="$missing $f"
@@ -179,8 +202,8 @@ else
 		else
 			notok "installed progmux --version (exit $?)" "$tmp/version.log"
 		fi
-		if PROGMUX_SOCKET_PATH=$RUN_SOCK timeout 30 "$R/usr/bin/progmux" --check \
-			>"$tmp/check.log" 2>&1; then
+		if step env PROGMUX_SOCKET_PATH="$RUN_SOCK" timeout 30 "$R/usr/bin/progmux" \
+			--check >"$tmp/check.log" 2>&1; then
 			ok "installed progmux --check exits 0"
 		else
 			notok "installed progmux --check (exit $?)" "$tmp/check.log"
@@ -189,10 +212,11 @@ else
 
 		t0=$(date +%s)
 		check "make unit in the clone builds every test program" "$tmp/unit.log" \
-			sh -c 'cd "$1" && timeout 240 make -j"$2" unit' sh "$C" \
+			sh -c 'cd "$1" && exec timeout 240 make -j"$2" unit' sh "$C" \
 			"$(nproc 2>/dev/null || echo 2)"
 		echo "# make unit took $(( $(date +%s) - t0 ))s"
-		if (cd "$C" && timeout 60 build/tests/test_textbuf) >"$tmp/textbuf.log" 2>&1 &&
+		if step sh -c 'cd "$1" && exec timeout 60 build/tests/test_textbuf' sh "$C" \
+			>"$tmp/textbuf.log" 2>&1 &&
 			grep -q '^\[  PASSED  \]' "$tmp/textbuf.log" &&
 			! grep -q '^\[  FAILED  \]' "$tmp/textbuf.log"; then
 			ok "the clone's build/tests/test_textbuf passes"
@@ -218,8 +242,8 @@ want_sdk=$(pinned "$SDK")
 if [ "$want_insp" != "$(pkgver "$INSP")" ] || [ "$want_sdk" != "$(pkgver "$SDK")" ]; then
 	echo "# installing $INSP@$want_insp and $SDK@$want_sdk into $E2E/node_modules"
 	mkdir -p "$CACHE"
-	(cd "$E2E" && timeout 300 npm install --no-audit --no-fund --loglevel=error \
-		--cache "$CACHE") >"$tmp/npm.log" 2>&1 || true
+	step sh -c 'cd "$1" && exec timeout 300 npm install --no-audit --no-fund \
+		--loglevel=error --cache "$2"' sh "$E2E" "$CACHE" >"$tmp/npm.log" 2>&1 || true
 fi
 if [ -n "$want_insp" ] && [ "$want_insp" = "$(pkgver "$INSP")" ] && [ -f "$INSP_DIR/index.js" ]; then
 	ok "$INSP@$want_insp installed in $E2E/node_modules"
@@ -231,14 +255,16 @@ fi
 
 if [ ! -x "$BIN" ]; then
 	notok "$BIN exists (run make all first)"
+elif ! tmux -S "$INSP_SOCK" -f /dev/null new-session -d -s base >"$tmp/tmux.log" 2>&1; then
+	notok "a private tmux server for the inspector checks" "$tmp/tmux.log"
 elif [ "$have_insp" = 1 ]; then
-	tmux -S "$INSP_SOCK" -f /dev/null new-session -d -s base
 	insp() { # insp LOG ARGS...: the inspector CLI against BIN
 		log=$1
 		shift
 		# 1.0.3 finds its ../package.json relative to the working directory.
-		(cd "$INSP_DIR" && PROGMUX_SOCKET_PATH=$INSP_SOCK timeout 60 \
-			node index.js "$BIN" "$@") >"$log" 2>"$log.err"
+		step sh -c 'cd "$1" && s=$2 b=$3 && shift 3 &&
+			exec env PROGMUX_SOCKET_PATH="$s" timeout 60 node index.js "$b" "$@"' \
+			sh "$INSP_DIR" "$INSP_SOCK" "$BIN" "$@" >"$log" 2>"$log.err"
 	}
 
 	if insp "$tmp/list.json" --method tools/list; then

@@ -14,11 +14,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "fdutil.h"
@@ -28,6 +30,8 @@
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
+
+extern char **environ;
 
 static struct {
 	struct program	*list;
@@ -151,60 +155,145 @@ program_send(struct program *p, const char *type)
 	program_on_writable(p);
 }
 
-/* Fork+exec the reaper and send it the program's particulars. */
+/* Make one of the program's FIFOs in the runtime directory. */
+static int
+program_mkfifo(struct program *p, const char *suffix, char **path,
+    char **cause)
+{
+	xasprintf(path, "%s/%s.%s", cfg.rundir, p->id, suffix);
+	unlink(*path);
+	if (mkfifo(*path, 0600) == -1) {
+		xasprintf(cause, "cannot make FIFO %s: %s (is the runtime "
+		    "directory still there?)", *path, strerror(errno));
+		free(*path);
+		*path = NULL;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Open each FIFO once, both ways, without blocking: a launcher or a
+ * pipe-pane cat blocked in open() on one (its reaper never opened it) is
+ * released and sees EOF, instead of hanging on forever.
+ */
+static void
+program_release_fifos(struct program *p)
+{
+	char	*paths[] = { p->out_path, p->ctl, p->err_path };
+	size_t	 i;
+	int	 fd;
+
+	for (i = 0; i < sizeof paths / sizeof *paths; i++) {
+		if (paths[i] == NULL)
+			continue;
+		if ((fd = open(paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC)) !=
+		    -1)
+			close(fd);
+		if ((fd = open(paths[i], O_WRONLY | O_NONBLOCK | O_CLOEXEC)) !=
+		    -1)
+			close(fd);
+	}
+}
+
+/* Remove the FIFOs (the reaper removes them too when it goes). */
+static void
+program_unlink_fifos(struct program *p)
+{
+	char	**paths[] = { &p->out_path, &p->ctl, &p->err_path };
+	size_t	  i;
+
+	if (p->reaper_gone || p->sock == -1)
+		program_release_fifos(p);
+	for (i = 0; i < sizeof paths / sizeof *paths; i++) {
+		if (*paths[i] == NULL)
+			continue;
+		unlink(*paths[i]);
+		free(*paths[i]);
+		*paths[i] = NULL;
+	}
+}
+
+/*
+ * Make the program's FIFOs. They exist before the pane and the reaper
+ * do, so the pane can be made while the reaper starts: the launcher's
+ * open of its control FIFO and pipe-pane's open of the output FIFO wait
+ * for the reaper's opens.
+ */
+int
+program_make_fifos(struct program *p, char **cause)
+{
+	if (program_mkfifo(p, "out", &p->out_path, cause) == -1 ||
+	    program_mkfifo(p, "ctl", &p->ctl, cause) == -1 ||
+	    (p->separate_stderr &&
+	    program_mkfifo(p, "err", &p->err_path, cause) == -1)) {
+		program_unlink_fifos(p);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Spawn the reaper (posix_spawn: a vfork, no copy of our memory) with its
+ * socket as fd 3, and send it the program's particulars.
+ */
 int
 program_spawn_reaper(struct program *p, char **cause)
 {
-	struct msg_out	 m;
-	sigset_t	 all, old;
-	int		 sv[2], null, sig;
-	pid_t		 pid;
+	posix_spawn_file_actions_t	 fa;
+	posix_spawnattr_t		 attr;
+	struct msg_out			 m;
+	sigset_t			 none, all;
+	char				*argv[] = { (char *)"progmux-reaper", NULL };
+	int				 sv[2], err;
+	pid_t				 pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
 		xasprintf(cause, "socketpair: %s", strerror(errno));
+		program_unlink_fifos(p);
 		return (-1);
 	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null",
+	    O_RDWR, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
+	    O_RDWR, 0);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], PROTO_REAPER_FD);
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
 	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = fork();
-	if (pid == 0) {
-		for (sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		if ((null = open("/dev/null", O_RDWR)) != -1) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-		}
-		if (dup2(sv[1], PROTO_REAPER_FD) == -1)
-			_exit(127);
-		fd_closefrom(PROTO_REAPER_FD + 1, -1);
-		execl(cfg.reaper_path, "progmux-reaper", (char *)NULL);
-		_exit(127);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+	    POSIX_SPAWN_SETSIGDEF);
+	/* Everything else of ours is close-on-exec. */
+	err = posix_spawn(&pid, cfg.reaper_path, &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	close(sv[1]);
-	if (pid == -1) {
+	if (err != 0) {
 		close(sv[0]);
-		xasprintf(cause, "cannot fork a reaper: %s", strerror(errno));
+		xasprintf(cause, "cannot start %s: %s", cfg.reaper_path,
+		    strerror(err));
+		program_unlink_fifos(p);
 		return (-1);
 	}
 	p->reaper_pid = pid;
 	p->sock = sv[0];
 	fd_nonblock(p->sock, 1);
 
-	msg_begin(&m, MSG_START, 12);
+	msg_begin(&m, MSG_START, 14);
 	msg_str(&m, "id", p->id);
 	msg_strv(&m, "argv", p->argv, p->argc);
 	msg_str(&m, "dir", p->dir);
 	msg_int(&m, "width", p->width);
 	msg_int(&m, "height", p->height);
 	msg_int(&m, "lifetime_ms", p->lifetime_ms);
-	p->keep_pane = p->from_pane != NULL ||
-	    (p->run && p->start_req != NULL && p->start_req->keep);
 	msg_bool(&m, "keep_pane", p->keep_pane);
 	msg_int(&m, "max_text", cfg.output_max_bytes);
-	msg_str(&m, "rundir", cfg.rundir);
+	msg_str(&m, "out", p->out_path);
+	msg_str(&m, "ctl", p->ctl);
+	msg_str(&m, "err", p->err_path);
 	if (p->has_input)
 		msg_bin(&m, "input", p->input ? p->input : "", p->input_len);
 	else
@@ -291,6 +380,17 @@ program_ended(struct program *p, const char *how, int64_t status, int sig,
 	program_changed(p);
 }
 
+/* The program cannot go on (its pane could not be piped): it reads as
+ * gone, with why; its reaper and pane go. */
+void
+program_abandon(struct program *p, const char *why)
+{
+	p->state = P_RUNNING;
+	program_ended(p, "gone", -1, 0, true, why);
+	program_send(p, MSG_QUIT);
+	program_kill_pane(p);
+}
+
 /* The reaper's socket is closed: it exited or died. */
 static void
 program_reaper_gone(struct program *p)
@@ -302,7 +402,8 @@ program_reaper_gone(struct program *p)
 	buf_free(&p->sock_in);
 	buf_free(&p->sock_out);
 	p->reaper_gone = true;
-	if (p->state == P_STARTING) {
+	program_release_fifos(p);
+	if (p->state == P_STARTING && p->start_req != NULL) {
 		program_start_failed(p, "the program could not be started: "
 		    "its reaper exited early (see progmux's stderr)");
 		return;
@@ -314,20 +415,12 @@ program_reaper_gone(struct program *p)
 	program_evict();
 }
 
-/* The reaper's "ready": its FIFOs exist; make the pane. */
+/* The reaper's "ready": it has opened the FIFOs. */
 static void
 program_on_ready(struct program *p, struct msg *m)
 {
-	char	*ctl;
-
-	ctl = msg_dup_str(m, "ctl");
-	if (ctl == NULL) {
-		log_warn("%s: ready without ctl", p->id);
-		program_send(p, MSG_QUIT);
-		return;
-	}
-	program_make_pane(p, ctl);
-	free(ctl);
+	(void)m;
+	log_debug("%s: reaper ready", p->id);
 }
 
 static void
@@ -477,6 +570,7 @@ program_forget(struct program *p)
 		p->sock = -1;
 	}
 	program_kill_pane(p);
+	program_unlink_fifos(p);
 	for (pp = &pt.list; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == p) {
 			*pp = p->next;
@@ -507,6 +601,8 @@ programs_collect(void)
 		textbuf_free(&p->errtext);
 		free(p->input);
 		free(p->ctl);
+		free(p->out_path);
+		free(p->err_path);
 		free(p);
 	}
 }

@@ -196,7 +196,10 @@ struct program {
 	bool		 run;		/* started by run_program */
 	bool		 keep_pane;	/* pane stays after the end */
 	char		*ctl;		/* the launcher's control FIFO */
+	char		*out_path;	/* the output FIFO pipe-pane writes */
+	char		*err_path;	/* standard error's FIFO, or NULL */
 	bool		 pane_retried;
+	bool		 start_cancelled; /* the caller gave up on the start */
 	bool		 stopping;	/* stop_program asked for its end */
 	int64_t		 stop_grace;
 	char		*input;		/* run_program's input, until sent */
@@ -217,7 +220,9 @@ size_t		 programs_alive(void);
 size_t		 programs_text_kept(void);
 void		 programs_make_room(void);
 struct program	*program_new(void);
+int		 program_make_fifos(struct program *, char **cause);
 int		 program_spawn_reaper(struct program *, char **cause);
+void		 program_abandon(struct program *, const char *why);
 void		 program_on_readable(struct program *);
 void		 program_on_writable(struct program *);
 void		 program_reap_children(void);
@@ -229,7 +234,7 @@ bool		 programs_idle(void);
 /* Called by program.c when text arrives or the program ends. */
 void		 program_changed(struct program *);
 const char	*signal_name(int);
-void		 program_make_pane(struct program *, const char *ctl);
+void		 program_make_pane(struct program *);
 void		 program_start_failed(struct program *, const char *why);
 
 #endif

@@ -95,22 +95,25 @@ start_piped(void *arg, bool ok, const char *out, size_t len)
 	if (!ok) {
 		xasprintf(&why, "tmux could not attach pipe-pane to %s: %s",
 		    p->pane, out);
-		program_start_failed(p, why);
+		if (p->start_req != NULL)
+			program_start_failed(p, why);
+		else
+			program_abandon(p, why);	/* answered already */
 		free(why);
 		return;
 	}
+	/* Output is piped from here on: release the launcher's gate. */
 	msg_begin(&m, MSG_PANE, 2);
 	msg_str(&m, "pane", p->pane);
 	msg_int(&m, "pid", p->pane_pid);
 	msg_end(&m, &p->sock_out);
 	program_on_writable(p);
 	p->state = P_RUNNING;
-	if (p->start_req == NULL && !p->stopping) {
+	if (p->start_cancelled && !p->stopping) {
 		/* The caller cancelled the start: end it again. */
 		program_forget(p);
 		return;
 	}
-	start_reply(p);
 	if (p->stopping)
 		program_stop(p, p->stop_grace);
 }
@@ -179,12 +182,26 @@ start_made(void *arg, bool ok, const char *out, size_t len)
 		struct buf	sh = BUF_INIT;
 
 		/* The FIFO path is ours: letters, digits and /._- only. */
-		buf_printf(&sh, "exec cat >%s/%s.out", cfg.rundir, p->id);
+		buf_printf(&sh, "exec cat >%s", p->out_path);
 		tmux_quote(&b, buf_cstr(&sh));
 		buf_free(&sh);
 	}
 	tmux_command(buf_cstr(&b), start_piped, SEQ_ARG(p));
 	buf_free(&b);
+	/*
+	 * The pane exists: answer now. The program waits at the launcher's
+	 * gate until pipe-pane (already queued in tmux, behind nothing of
+	 * the client's) is attached, so nothing it prints is lost. Then
+	 * the reaper, which the launcher's open of its control FIFO awaits.
+	 */
+	start_reply(p);
+	if (program_spawn_reaper(p, &why) == -1) {
+		program_abandon(p, why);
+		free(why);
+		return;
+	}
+	free(p->input);		/* the reaper has it now */
+	p->input = NULL;
 }
 
 /* A window name from argv[0]: its base name, plain characters only. */
@@ -290,16 +307,15 @@ start_from_pane(void *arg, bool ok, const char *out, size_t len)
 	free(fp);
 }
 
-/* The reaper is ready: make the pane (beside fromPaneId if given). */
+/* Make the program's pane (beside fromPaneId if given). */
 void
-program_make_pane(struct program *p, const char *ctl)
+program_make_pane(struct program *p)
 {
+	const char		*ctl = p->ctl;
 	struct from_pane	*fp;
 	struct buf		 b = BUF_INIT;
 
 	if (p->from_pane == NULL) {
-		free(p->ctl);
-		p->ctl = xstrdup(ctl);
 		start_pane_command(p, ctl, NULL, NULL);
 		return;
 	}

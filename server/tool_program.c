@@ -235,22 +235,24 @@ start_common(struct req *req, const struct json *args, bool run)
 			start_inherit_shell(p);
 		}
 	}
+	p->keep_pane = p->from_pane != NULL || (run && req->keep);
 	p->start_req = req;
 	req->kind = REQ_START;
 	req->prog = p;
-	if (program_spawn_reaper(p, &cause) == -1) {
-		p->start_req = NULL;
-		req->prog = NULL;
-		tool_error(&res, "%s", cause);
-		free(cause);
-		program_forget(p);
-		goto fail;
+	/* The FIFOs, then the pane; the reaper is spawned once the pane
+	 * exists (start.c), after the answer, off the caller's path. */
+	if (program_make_fifos(p, &cause) == 0) {
+		program_make_pane(p);
+		toolres_free(&res);
+		mcp_req_park(req);
+		return;
 	}
-	free(p->input);		/* the reaper has it now */
-	p->input = NULL;
-	toolres_free(&res);
-	mcp_req_park(req);
-	return;
+	p->start_req = NULL;
+	req->prog = NULL;
+	tool_error(&res, "%s", cause);
+	free(cause);
+	program_forget(p);
+	goto fail;
 
 fail:
 	req->prog = NULL;
@@ -643,8 +645,10 @@ program_request_cancel(struct req *req)
 
 	if (p == NULL)
 		return;
-	if (req->kind == REQ_START)
+	if (req->kind == REQ_START) {
 		p->start_req = NULL;	/* start.c ends it once it is up */
+		p->start_cancelled = true;
+	}
 	else if (req->kind == REQ_RUN && !req->keep && p->state == P_ENDED)
 		program_forget(p);
 	req->prog = NULL;

@@ -136,7 +136,7 @@ test_reaper_killed(void **state)
 	struct json_doc	*d;
 	char		*id, *pane, *text, *out;
 	pid_t		 kids[64];
-	int		 n, i;
+	int		 n, i, killed = 0;
 	int64_t		 t0;
 
 	(void)state;
@@ -144,20 +144,30 @@ test_reaper_killed(void **state)
 	id = pmx_start_program(&c, "{\"argv\":[\"sh\",\"-c\",\"echo hi; "
 	    "exec sleep 600\"]}", &pane);
 	assert_non_null(id);
-	n = children_of(c.pid, kids, 64);
-	for (i = 0; i < n; i++) {
-		char path[64], cmd[256] = "";
-		FILE *f;
+	/* The reaper may be mid-exec (no command line yet): look again. */
+	t0 = pmx_now_ms();
+	while (killed == 0 && pmx_now_ms() - t0 < 5000) {
+		n = children_of(c.pid, kids, 64);
+		for (i = 0; i < n; i++) {
+			char path[64], cmd[256] = "";
+			FILE *f;
 
-		snprintf(path, sizeof path, "/proc/%d/cmdline", (int)kids[i]);
-		if ((f = fopen(path, "r")) != NULL) {
-			if (fread(cmd, 1, sizeof cmd - 1, f) == 0)
-				cmd[0] = '\0';
-			fclose(f);
+			snprintf(path, sizeof path, "/proc/%d/cmdline",
+			    (int)kids[i]);
+			if ((f = fopen(path, "r")) != NULL) {
+				if (fread(cmd, 1, sizeof cmd - 1, f) == 0)
+					cmd[0] = '\0';
+				fclose(f);
+			}
+			if (strstr(cmd, "progmux-reaper") != NULL) {
+				kill(kids[i], SIGKILL);
+				killed++;
+			}
 		}
-		if (strstr(cmd, "progmux-reaper") != NULL)
-			kill(kids[i], SIGKILL);
+		if (killed == 0)
+			usleep(5000);
 	}
+	assert_int_equal(killed, 1);
 	text = pmx_read_all(&c, id, 10000, &d);
 	assert_string_equal(json_str(sc_get(d, "outcome"), NULL), "gone");
 	assert_true(json_bool(sc_get(d, "ended")));
