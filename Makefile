@@ -172,12 +172,14 @@ demo: all
 
 # The front's JSON-RPC input path (mcp.c, tools.c, the tools) under
 # libFuzzer: every server module but main.c, the embedded schemas and
-# common/. fork() is wrapped so no child can ever be made (see the harness).
+# common/. fork() and posix_spawn() are wrapped so no child can ever be
+# made (see the harness).
 FUZZ_MCP_SRC = $(filter-out server/main.c,$(SERVER_SRC)) $(B)/gen/schemas.c \
 	$(COMMON_SRC)
 build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
     $(wildcard common/*.h server/*.h)
 	@mkdir -p $(@D)
 	clang $(CPPFLAGS) -I$(B)/gen -Iserver -std=gnu11 -g -O1 \
-	    -fsanitize=fuzzer,address,undefined -Wl,--wrap=fork -o $@ \
+	    -fsanitize=fuzzer,address,undefined \
+	    -Wl,--wrap=fork,--wrap=posix_spawn -o $@ \
 	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS)

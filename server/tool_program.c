@@ -326,6 +326,21 @@ done:
 	toolres_free(&res);
 }
 
+/* The error for a programId this server does not hold. */
+static void
+reply_unknown_program(struct req *req, const char *id)
+{
+	struct toolres	res;
+
+	toolres_init(&res);
+	tool_error(&res, "unknown programId \"%s\": it was never started "
+	    "here, was stopped, or was dropped after %lld later programs "
+	    "ended; list_programs shows the ones there are", id,
+	    (long long)cfg.keep_ended);
+	tools_reply(req, &res);
+	toolres_free(&res);
+}
+
 /* Could a parked read be answered now? */
 static bool
 read_ready(struct req *req)
@@ -349,19 +364,12 @@ void
 tool_read_program(struct req *req, const struct json *args)
 {
 	struct program	*p;
-	struct toolres	 res;
 	const char	*id;
 	int64_t		 timeout;
 
 	id = arg_str(args, "programId", NULL);
 	if ((p = program_find(id)) == NULL) {
-		toolres_init(&res);
-		tool_error(&res, "unknown programId \"%s\": it was never "
-		    "started here, was stopped, or was dropped after %lld "
-		    "later programs ended; list_programs shows the ones there "
-		    "are", id, (long long)cfg.keep_ended);
-		tools_reply(req, &res);
-		toolres_free(&res);
+		reply_unknown_program(req, id);
 		return;
 	}
 	timeout = arg_int(args, "timeoutMs", DEFAULT_WAIT_MS);
@@ -502,19 +510,12 @@ void
 tool_stop_program(struct req *req, const struct json *args)
 {
 	struct program	*p;
-	struct toolres	 res;
 	const char	*id = arg_str(args, "programId", NULL);
 	int64_t		 grace = arg_int(args, "graceMs", DEFAULT_GRACE_MS);
 
 	p = program_find(id);
 	if (p == NULL || p->stopping) {
-		toolres_init(&res);
-		tool_error(&res, "unknown programId \"%s\": it was never "
-		    "started here, is already stopped, or was dropped after "
-		    "%lld later programs ended; list_programs shows the ones "
-		    "there are", id, (long long)cfg.keep_ended);
-		tools_reply(req, &res);
-		toolres_free(&res);
+		reply_unknown_program(req, id);
 		return;
 	}
 	req->prog = p;

@@ -6,9 +6,10 @@
  * joined), then mcp_input_eof(). The front runs without tmux: cfg names a
  * tmux binary that does not exist, so start_program, run_program,
  * capture_pane and send_keys fail with a tool error before any reaper
- * could be spawned. As a second guard the link wraps fork() (see the
- * Makefile): it fails, so no child process is ever made, and a fork while
- * a program other than the fixtures exists (a reaper spawn) aborts.
+ * could be spawned. As a second guard the link wraps fork() and
+ * posix_spawn() (see the Makefile): fork fails, so no child process is
+ * ever made; a fork while a program other than the fixtures exists, or
+ * any posix_spawn (the reaper's), aborts.
  *
  * So that read_program, stop_program, list_programs and cancellation reach
  * past "unknown programId", each input starts with two fixture programs
@@ -42,6 +43,8 @@
 int	LLVMFuzzerInitialize(int *, char ***);
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 pid_t	__wrap_fork(void);
+int	__wrap_posix_spawn(pid_t *, const char *, const void *, const void *,
+	    char *const [], char *const []);
 
 #define FUZZ_VERSION	"2025-11-25"	/* each input starts with it */
 #define FUZZ_FIXTURES	2		/* p1 running, p2 ended */
@@ -69,6 +72,20 @@ __wrap_fork(void)
 	}
 	errno = EAGAIN;
 	return (-1);
+}
+
+/* posix_spawn() as the server's objects see it: only reapers use it. */
+int
+__wrap_posix_spawn(pid_t *pid, const char *path, const void *fa,
+    const void *attr, char *const argv[], char *const envp[])
+{
+	(void)pid;
+	(void)fa;
+	(void)attr;
+	(void)argv;
+	(void)envp;
+	fprintf(stderr, "posix_spawn %s, without tmux\n", path);
+	abort();
 }
 
 /* Programs in the table that are not fixtures. */
@@ -134,6 +151,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	cfg.robust = false;
 	cfg.wait_max_ms = 30000;
 	cfg.output_max_bytes = 1024 * 1024;
+	cfg.total_output_max_bytes = 256 * 1024 * 1024;
 	cfg.keep_ended = 32;
 	cfg.max_programs = 64;
 	cfg.lifetime_max_ms = 3600000;
