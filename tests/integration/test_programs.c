@@ -493,6 +493,31 @@ test_text_rules(void **state)
 	json_doc_free(d);
 }
 
+/* Arbitrary bytes (random, invalid UTF-8, every control) come back as
+ * valid JSON carrying valid UTF-8 with no control but TAB and LF; every
+ * page of a long line is cut on a character boundary. */
+static void
+test_binary_output(void **state)
+{
+	struct json_doc	*d;
+	char		*text;
+	size_t		 i, len;
+
+	(void)state;
+	text = run("{\"argv\":[\"head\",\"-c\",\"300000\",\"/dev/urandom\"]}",
+	    &d);
+	len = strlen(text);
+	assert_true(len > 100000);
+	assert_true(utf8_valid(text, len));
+	for (i = 0; i < len; i++)
+		if ((unsigned char)text[i] < 0x20 && text[i] != '\t' &&
+		    text[i] != '\n')
+			fail_msg("control byte 0x%02x at %zu", text[i], i);
+	assert_true(sc_bool(d, "outputComplete"));
+	free(text);
+	json_doc_free(d);
+}
+
 /* Bad input is a tool error that starts nothing, and says what to do. */
 static void
 test_bad_start_input(void **state)
@@ -785,6 +810,7 @@ main(void)
 		cmocka_unit_test(test_read_wakes_on_line),
 		cmocka_unit_test(test_paging),
 		cmocka_unit_test(test_text_rules),
+		cmocka_unit_test(test_binary_output),
 		cmocka_unit_test(test_bad_start_input),
 		cmocka_unit_test(test_lifetime_reported),
 		cmocka_unit_test(test_expired),
