@@ -113,9 +113,9 @@ fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$${f#build/fuzz/fuzz_}; \
 	  mkdir -p tests/fuzz/$$n build/fuzz/new-$$n; \
 	  echo "fuzz: $$f for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build/fuzz/new-$$n tests/fuzz/$$n 2>build/fuzz/$$n.log \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/new-$$n tests/fuzz/$$n 2>build/fuzz/$$n.log \
 	    || { tail -50 build/fuzz/$$n.log; exit 1; }; \
-	  grep -h stat::number_of_executed_runs build/fuzz/$$n.log; done
+	  grep -h 'stat::number_of_executed_units' build/fuzz/$$n.log || true; done
 
 # Benchmarks print figures; they never fail on a slow machine.
 $(B)/bench/%: tests/bench/%.c tests/client.c $(B)/libcommon.a

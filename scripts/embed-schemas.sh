@@ -39,4 +39,5 @@ if ! cmp -s "$out/schemas.h.tmp" "$out/schemas.h" 2>/dev/null; then
 	mv "$out/schemas.h.tmp" "$out/schemas.h"
 else
 	rm -f "$out/schemas.h.tmp"
+	touch "$out/schemas.h"	# newer than schemas/: no rebuild next time
 fi

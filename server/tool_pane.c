@@ -238,6 +238,7 @@ tool_send_keys(struct req *req, const struct json *args)
 	const char	*pane = arg_str(args, "paneId", NULL), *keys;
 	size_t		 len;
 	bool		 literal = arg_bool(args, "literal", false);
+	bool		 enter = arg_bool(args, "enter", true);
 
 	keys = arg_str(args, "keys", &len);
 	toolres_init(&res);
@@ -255,19 +256,21 @@ tool_send_keys(struct req *req, const struct json *args)
 	toolres_free(&res);
 	op = xcalloc(1, sizeof *op);
 	op->pane = xstrdup(pane);
-	op->enter = arg_bool(args, "enter", true);
+	op->enter = enter;
 	pane_park(req, op);
+	/*
+	 * send_done frees op, and a callback may run at once (tmux not
+	 * there): after the last command that gets it, op is not touched.
+	 */
 	if (len > 0) {
 		buf_printf(&b, "send-keys -t %s%s -- ", pane, literal ? " -l" :
 		    "");
 		tmux_quote(&b, keys);
-		tmux_command(buf_cstr(&b), op->enter ? send_step : send_done,
-		    op);
+		tmux_command(buf_cstr(&b), enter ? send_step : send_done, op);
 		buf_reset(&b);
 	}
-	if (op->enter || len == 0) {
-		buf_printf(&b, "send-keys -t %s%s", pane, op->enter ? " Enter" :
-		    "");
+	if (enter || len == 0) {
+		buf_printf(&b, "send-keys -t %s%s", pane, enter ? " Enter" : "");
 		tmux_command(buf_cstr(&b), send_done, op);
 	}
 	buf_free(&b);

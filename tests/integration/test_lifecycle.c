@@ -359,6 +359,41 @@ test_total_text_ceiling(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
+/* No tmux at all: every tool says so clearly and the server goes on
+ * (send_keys with enter false once freed its request twice here). */
+static void
+test_no_tmux(void **state)
+{
+	const char	*env[] = { "PROGMUX_TMUX_BIN=/nonexistent/tmux", NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+	static const char *const calls[][2] = {
+		{ "start_program", "{\"argv\":[\"true\"]}" },
+		{ "run_program", "{\"argv\":[\"true\"]}" },
+		{ "capture_pane", "{\"paneId\":\"%1\"}" },
+		{ "send_keys", "{\"paneId\":\"%1\",\"keys\":\"x\","
+		    "\"enter\":false}" },
+		{ "send_keys", "{\"paneId\":\"%1\",\"keys\":\"x\"}" },
+		{ "send_keys", "{\"paneId\":\"%1\",\"keys\":\"\"}" },
+	};
+	size_t		 i;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, env), 0);
+	for (i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		d = pmx_call(&c, calls[i][0], calls[i][1], 10000);
+		assert_non_null(d);
+		assert_true(pmx_is_error(d));
+		if (strstr(pmx_text(d), "tmux") == NULL)
+			fail_msg("%s: %s", calls[i][0], pmx_text(d));
+		json_doc_free(d);
+	}
+	d = pmx_call(&c, "list_programs", "{}", 10000);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
 /* 100 programs at once, 10,000 numbered lines each: all read back whole
  * and in order; afterwards no zombie and no leaked descriptor. */
 static void
@@ -455,6 +490,7 @@ main(void)
 		cmocka_unit_test(test_wait_ceiling),
 		cmocka_unit_test(test_max_programs),
 		cmocka_unit_test(test_total_text_ceiling),
+		cmocka_unit_test(test_no_tmux),
 		cmocka_unit_test(test_hundred_programs),
 		cmocka_unit_test(test_stdin_eof),
 	};
