@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/close_range.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 
 #include "fdutil.h"
 #include "log.h"
@@ -176,9 +178,17 @@ main(int argc, char **argv)
 	size_t		 cap = 0, n, i, first_prog;
 	char		*cause = NULL;
 	bool		 eof = false;
+	int64_t		 deadline;
 	int		 ret, i_in, i_out, i_tin, i_tout, i_sig;
 
 	log_init("progmux");
+	/*
+	 * Descriptors we were started with beyond 0-2 (a shell's saved
+	 * ones, a client's) must not reach reapers: close-on-exec for all.
+	 */
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		for (ret = 3; ret < 1024; ret++)
+			fd_cloexec(ret, 1);
 	/* stdout is the protocol: nothing else may write to it. */
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if ((ret = config_load(argc, argv, &cause)) != 0) {
@@ -243,7 +253,10 @@ main(int argc, char **argv)
 			pfd[n++] = (struct pollfd){ p->sock, POLLIN |
 			    (p->sock_out.len ? POLLOUT : 0), 0 };
 		}
-		if (poll(pfd, n, poll_timeout(mcp_next_deadline())) == -1) {
+		deadline = mcp_next_deadline();
+		if (tmux_deadline() < deadline)
+			deadline = tmux_deadline();
+		if (poll(pfd, n, poll_timeout(deadline)) == -1) {
 			if (errno == EINTR)
 				continue;
 			fatalx("poll: %s", strerror(errno));
@@ -269,6 +282,7 @@ main(int argc, char **argv)
 		if (pfd[i_in].revents)
 			main_read_stdin(&eof);
 		mcp_run_timers();
+		tmux_check_attach();
 		programs_collect();
 		if (mcp_output_pending() && mcp_flush(STDOUT_FILENO) == -1) {
 			log_debug("stdout: %s", strerror(errno));

@@ -150,6 +150,8 @@ void	tmux_quote(struct buf *, const char *);
 char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
 const char *tmux_version(void);
 bool	tmux_reaped(pid_t);
+int64_t	tmux_deadline(void);
+void	tmux_check_attach(void);
 int	tmux_probe(char **version, char **cause);
 int	tmux_server_running(void);
 

@@ -19,17 +19,20 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 
 #include "fdutil.h"
 #include "frame.h"
 #include "log.h"
 #include "server.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 #define TMUX_EXITING	"progmux is exiting"
@@ -37,6 +40,7 @@
 struct tmux_cmd {
 	tmux_cb		 cb;
 	void		*arg;
+	char		*line;		/* kept until written */
 	struct tmux_cmd	*next;
 };
 
@@ -51,13 +55,66 @@ static struct {
 	bool		 ours;		/* the block answers our command */
 	struct buf	 block;
 	bool		 alive;
-	bool		 ready;		/* tmux has spoken: commands may go */
+	bool		 ready;		/* attached and answering: commands go */
+	bool		 probing;	/* attached; the probe is out */
+	int64_t		 attach_deadline;
+	int		 attach_tries;
+	int		 lock_fd;	/* held while attaching, or -1 */
 	unsigned	 gen;		/* bumped when a client dies */
 	char		*failure;	/* why it is not alive */
 	char		 version[32];
 	bool		 version_ok;	/* 3.2a or newer */
 	char		**argv;		/* tmux + socket arguments */
-} tm = { .pid = -1, .in = -1, .out = -1 };
+} tm = { .pid = -1, .in = -1, .out = -1, .lock_fd = -1 };
+
+#define TMUX_LOCK_WAIT_MS	3000
+#define TMUX_ATTACH_MS		2000	/* attached and answering by then */
+#define TMUX_ATTACH_TRIES	3
+#define TMUX_PROBE		"refresh-client -f no-output,ignore-size"
+
+/*
+ * tmux 3.3a (and later, up to at least 3.5a) can crash when a
+ * notification reaches a control client still identifying itself, which
+ * happens when two attach at the same moment. Our own instances take
+ * turns: one lock per user, held from spawning the client until it is
+ * attached. A private (robust) server needs none. Failing to lock is not
+ * fatal; it only loses the protection.
+ */
+static void
+tmux_lock_attach(void)
+{
+	const char	*dir = getenv("TMUX_TMPDIR");
+	char		*path;
+	int64_t		 deadline = now_ms() + TMUX_LOCK_WAIT_MS;
+
+	if (cfg.robust || tm.lock_fd != -1)
+		return;
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	xasprintf(&path, "%s/progmux-attach-%u.lock", dir, (unsigned)getuid());
+	tm.lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	free(path);
+	if (tm.lock_fd == -1)
+		return;
+	while (flock(tm.lock_fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK || now_ms() >= deadline) {
+			close(tm.lock_fd);
+			tm.lock_fd = -1;
+			return;
+		}
+		poll(NULL, 0, 5);
+	}
+}
+
+static void
+tmux_unlock_attach(void)
+{
+	if (tm.lock_fd != -1) {
+		close(tm.lock_fd);	/* releases the lock */
+		tm.lock_fd = -1;
+	}
+}
 
 const char *
 tmux_version(void)
@@ -86,7 +143,75 @@ tmux_fd_in(void)
 int
 tmux_fd_out(void)
 {
-	return (tm.wbuf.len > 0 && tm.ready ? tm.out : -1);
+	return (tm.wbuf.len > 0 && (tm.ready || tm.probing) ? tm.out : -1);
+}
+
+static void	tmux_dead(const char *);
+
+/* The probe was answered: write every command queued meanwhile. */
+static void
+tmux_attached(void)
+{
+	struct tmux_cmd	*c;
+
+	tm.probing = false;
+	tm.ready = true;
+	tm.attach_tries = 0;
+	tmux_unlock_attach();
+	for (c = tm.head; c != NULL; c = c->next) {
+		if (c->line == NULL)
+			continue;
+		buf_adds(&tm.wbuf, c->line);
+		buf_addc(&tm.wbuf, '\n');
+		free(c->line);
+		c->line = NULL;
+	}
+	tmux_on_writable();
+}
+
+/* When the attach must be done by (for poll's timeout). */
+int64_t
+tmux_deadline(void)
+{
+	return (tm.alive && !tm.ready ? tm.attach_deadline : DEADLINE_NONE);
+}
+
+/*
+ * A client that is not attached and answering in time is stuck (tmux can
+ * leave one so when clients attach at once): start another, keeping the
+ * queued commands, none of which was written. After a few tries, give up
+ * and fail them.
+ */
+void
+tmux_check_attach(void)
+{
+	char	*cause = NULL;
+
+	if (!tm.alive || tm.ready || now_ms() < tm.attach_deadline)
+		return;
+	log_warn("tmux control client %ld did not attach in %d ms%s",
+	    (long)tm.pid, TMUX_ATTACH_MS, tm.attach_tries + 1 <
+	    TMUX_ATTACH_TRIES ? "; starting another" : "");
+	if (++tm.attach_tries >= TMUX_ATTACH_TRIES) {
+		tm.attach_tries = 0;
+		tmux_dead("it did not attach to the tmux server");
+		return;
+	}
+	close(tm.in);
+	close(tm.out);
+	tm.in = tm.out = -1;
+	if (tm.pid > 0)
+		kill(tm.pid, SIGKILL);	/* reaped with the others */
+	tm.pid = -1;
+	tm.alive = false;
+	tm.gen++;
+	tmux_unlock_attach();
+	if (tmux_start(&cause) == -1) {
+		tm.attach_tries = 0;
+		tm.alive = true;	/* so that tmux_dead fails the queue */
+		tmux_dead(cause);
+		free(cause);
+	}
 }
 
 char **
@@ -273,7 +398,9 @@ tmux_start(char **cause)
 	argv[n++] = cfg.session;
 	argv[n] = NULL;
 
+	tmux_lock_attach();
 	if ((tm.pid = fork()) == -1) {
+		tmux_unlock_attach();
 		xasprintf(cause, "fork: %s", strerror(errno));
 		return (-1);
 	}
@@ -296,13 +423,15 @@ tmux_start(char **cause)
 	fd_nonblock(tm.in, 1);
 	fd_nonblock(tm.out, 1);
 	tm.alive = true;
-	tm.ready = false;
+	tm.ready = tm.probing = false;
+	tm.attach_deadline = now_ms() + TMUX_ATTACH_MS;
 	tm.in_block = false;
 	buf_reset(&tm.rbuf);
 	buf_reset(&tm.wbuf);
 	free(tm.failure);
 	tm.failure = NULL;
-	tmux_command("refresh-client -f no-output,ignore-size", NULL, NULL);
+	if (tm.attach_tries > 0)
+		return (0);	/* a retry: the commands are queued already */
 	if (cfg.robust) {
 		/*
 		 * The private server dies with us even on SIGKILL: when our
@@ -347,6 +476,7 @@ tmux_dead(const char *why)
 	    "programs in flight read as gone", why);
 	tm.alive = false;
 	tm.gen++;
+	tmux_unlock_attach();
 	free(tm.failure);
 	xasprintf(&tm.failure, "the tmux server went away (%s); the next "
 	    "start_program starts it again", why);
@@ -364,6 +494,7 @@ tmux_dead(const char *why)
 		list = c->next;
 		if (c->cb != NULL)
 			c->cb(c->arg, false, why_copy, strlen(why_copy));
+		free(c->line);
 		free(c);
 	}
 	free(why_copy);
@@ -397,6 +528,10 @@ tmux_command(const char *line, tmux_cb cb, void *arg)
 	else
 		tm.head = c;
 	tm.tail = c;
+	if (!tm.ready) {
+		c->line = xstrdup(line);	/* written once attached */
+		return;
+	}
 	buf_adds(&tm.wbuf, line);
 	buf_addc(&tm.wbuf, '\n');
 	tmux_on_writable();
@@ -405,8 +540,9 @@ tmux_command(const char *line, tmux_cb cb, void *arg)
 void
 tmux_on_writable(void)
 {
-	/* Commands sent before the client is attached fail: wait. */
-	if (tm.alive && tm.ready && fd_flush(tm.out, &tm.wbuf) == -1)
+	/* Nothing goes before the client is attached (see tmux_line). */
+	if (tm.alive && (tm.ready || tm.probing) &&
+	    fd_flush(tm.out, &tm.wbuf) == -1)
 		tmux_dead(strerror(errno));
 }
 
@@ -416,6 +552,11 @@ tmux_block_done(bool ok)
 {
 	struct tmux_cmd	*c;
 
+	if (tm.probing) {
+		/* The probe's answer: tmux takes our commands. */
+		tmux_attached();
+		return;
+	}
 	if ((c = tm.head) == NULL) {
 		log_warn("tmux answered a command we did not send");
 		return;
@@ -429,6 +570,7 @@ tmux_block_done(bool ok)
 	    tm.block.data ? tm.block.data : "");
 	if (c->cb != NULL)
 		c->cb(c->arg, ok, buf_cstr(&tm.block), tm.block.len);
+	free(c->line);
 	free(c);
 }
 
@@ -439,6 +581,7 @@ tmux_line(char *line, size_t len)
 	unsigned long	t, num;
 	int		flags;
 
+	log_debug("< %.*s", (int)(len > 100 ? 100 : len), line);
 	if (tm.in_block) {
 		if ((strncmp(line, "%end ", 5) == 0 ||
 		    strncmp(line, "%error ", 7) == 0) &&
@@ -460,6 +603,18 @@ tmux_line(char *line, size_t len)
 		tm.in_block = true;
 		tm.ours = (flags & 1) != 0;
 		buf_reset(&tm.block);
+		return;
+	}
+	if (strncmp(line, "%session-changed ", 17) == 0 && !tm.ready &&
+	    !tm.probing) {
+		/*
+		 * Attached. Commands sent before this can fail ("no current
+		 * client") or go unanswered; one probe goes first, and the
+		 * rest once tmux has answered it.
+		 */
+		tm.probing = true;
+		buf_adds(&tm.wbuf, TMUX_PROBE "\n");
+		tmux_on_writable();
 		return;
 	}
 	if (strncmp(line, "%exit", 5) == 0)
@@ -493,12 +648,7 @@ tmux_on_readable(void)
 	}
 	if (tm.alive && tm.gen == gen)
 		buf_drain(&tm.rbuf, used);
-	if (tm.alive && !tm.ready && tm.gen == gen &&
-	    tm.rbuf.len == 0 && !tm.in_block) {
-		/* The attach block is over: the client is attached. */
-		tm.ready = true;
-		tmux_on_writable();
-	}
+
 }
 
 /* Reap the control client if it was ours and has exited. */

@@ -85,6 +85,33 @@ count_zombie_children(pid_t pid)
 	return (z);
 }
 
+/* With PMX_DEBUG_FDS set, say what each descriptor is. */
+static void
+show_fds(pid_t pid)
+{
+	char		 path[64], link[256];
+	DIR		*d;
+	struct dirent	*de;
+	ssize_t		 n;
+
+	if (getenv("PMX_DEBUG_FDS") == NULL)
+		return;
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char fp[400];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(fp, sizeof fp, "%s/%s", path, de->d_name);
+		n = readlink(fp, link, sizeof link - 1);
+		link[n < 0 ? 0 : n] = '\0';
+		print_message("fd %s -> %s\n", de->d_name, link);
+	}
+	closedir(d);
+}
+
 static int
 count_fds(pid_t pid)
 {
@@ -394,6 +421,54 @@ test_no_tmux(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
+/* Sockets among pid's descriptors: one per reaper it still talks to. */
+static int
+count_sockets(pid_t pid)
+{
+	char		 path[64], fp[400], link[256];
+	DIR		*d;
+	struct dirent	*de;
+	ssize_t		 n;
+	int		 count = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(fp, sizeof fp, "%s/%s", path, de->d_name);
+		if ((n = readlink(fp, link, sizeof link - 1)) > 0 &&
+		    strncmp(link, "socket:", 7) == 0)
+			count++;
+	}
+	closedir(d);
+	return (count);
+}
+
+/* Wait (bounded) until progmux has no child but its tmux client, and no
+ * reaper socket left open. */
+static void
+wait_reapers_gone(pid_t pid)
+{
+	int64_t	t0 = pmx_now_ms();
+
+	while (count_sockets(pid) > 0 && pmx_now_ms() - t0 < 10000)
+		usleep(10000);
+
+	while (pmx_now_ms() - t0 < 10000) {
+		pid_t	kids[256];
+		int	n = children_of(pid, kids, 256), live = 0, k;
+
+		for (k = 0; k < n; k++)
+			if (alive(kids[k]))
+				live++;
+		if (live <= 1)	/* the tmux control client */
+			return;
+		usleep(20000);
+	}
+}
+
 /* 100 programs at once, 10,000 numbered lines each: all read back whole
  * and in order; afterwards no zombie and no leaked descriptor. */
 static void
@@ -405,14 +480,26 @@ test_hundred_programs(void **state)
 	struct buf	 want = BUF_INIT;
 	char		*ids[100], *text;
 	int		 i, fds0, fds1;
-	int64_t		 t0;
 
 	(void)state;
 	for (i = 1; i <= 10000; i++)
 		buf_printf(&want, "%d\n", i);
 	buf_cstr(&want);
 	assert_int_equal(pmx_open(&c, env), 0);
+	/* One program first: the tmux client is attached and settled. */
+	text = pmx_read_all(&c, "none", 1, NULL);
+	free(text);
+	{
+		char *first = pmx_start_program(&c, "{\"argv\":[\"true\"]}",
+		    NULL);
+
+		assert_non_null(first);
+		free(pmx_read_all(&c, first, 10000, NULL));
+		free(first);
+	}
+	wait_reapers_gone(c.pid);
 	fds0 = count_fds(c.pid);
+	show_fds(c.pid);
 	for (i = 0; i < 100; i++) {
 		ids[i] = pmx_start_program(&c, "{\"argv\":[\"seq\",\"1\","
 		    "\"10000\"]}", NULL);
@@ -431,20 +518,10 @@ test_hundred_programs(void **state)
 		free(ids[i]);
 	}
 	/* Reapers exit once their program ended; wait for them to go. */
-	t0 = pmx_now_ms();
-	while (pmx_now_ms() - t0 < 10000) {
-		pid_t	kids[256];
-		int	n = children_of(c.pid, kids, 256), live = 0, k;
-
-		for (k = 0; k < n; k++)
-			if (alive(kids[k]))
-				live++;
-		if (live <= 1)	/* the tmux control client */
-			break;
-		usleep(20000);
-	}
+	wait_reapers_gone(c.pid);
 	assert_int_equal(count_zombie_children(c.pid), 0);
 	fds1 = count_fds(c.pid);
+	show_fds(c.pid);
 	assert_int_equal(fds0, fds1);
 	buf_free(&want);
 	assert_int_equal(pmx_close(&c), 0);
