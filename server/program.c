@@ -110,7 +110,7 @@ programs_make_room(void)
 	while (programs_text_kept() >= (size_t)cfg.total_output_max_bytes) {
 		oldest = NULL;
 		for (p = pt.list; p != NULL; p = p->next)
-			if (p->state == P_ENDED && p->sock == -1 &&
+			if (p->state == P_ENDED &&
 			    (oldest == NULL || p->ended_seq < oldest->ended_seq))
 				oldest = p;
 		if (oldest == NULL)

@@ -553,6 +553,10 @@ test_stdin_eof(void **state)
 	while (pmx_count_procs(needle) > 0 && pmx_now_ms() - t0 < 2000)
 		usleep(10000);
 	assert_int_equal(pmx_count_procs(needle), 0);
+	/* tmux removes the panes as their processes go. */
+	t0 = pmx_now_ms();
+	while (count_program_panes(&c) > 1 && pmx_now_ms() - t0 < 2000)
+		usleep(10000);
 	assert_true(count_program_panes(&c) <= 1);
 	pmx_close(&c);
 }
