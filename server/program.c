@@ -320,6 +320,12 @@ program_kill_pane(struct program *p)
 
 	if (p->pane == NULL || p->pane_killed || !tmux_alive())
 		return;
+	if (p->pane_gen != tmux_generation()) {
+		/* Another client, maybe another server: %N may be another
+		 * pane now. Its own launcher removes it, if it is there. */
+		p->pane_killed = true;
+		return;
+	}
 	p->pane_killed = true;
 	buf_adds(&b, "kill-pane -t ");
 	tmux_quote(&b, p->pane);

@@ -151,6 +151,7 @@ char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
 const char *tmux_version(void);
 bool	tmux_reaped(pid_t);
 int64_t	tmux_deadline(void);
+unsigned tmux_generation(void);
 void	tmux_check_attach(void);
 int	tmux_probe(char **version, char **cause);
 int	tmux_server_running(void);
@@ -168,6 +169,7 @@ struct program {
 	char		**argv;
 	size_t		 argc;
 	char		*pane;		/* "%N" once known */
+	unsigned	 pane_gen;	/* tmux_generation() it belongs to */
 	pid_t		 pane_pid;
 	char		*from_pane;
 	bool		 split;
@@ -200,7 +202,7 @@ struct program {
 	char		*ctl;		/* the launcher's control FIFO */
 	char		*out_path;	/* the output FIFO pipe-pane writes */
 	char		*err_path;	/* standard error's FIFO, or NULL */
-	bool		 pane_retried;
+	int		 pane_retries;
 	bool		 start_cancelled; /* the caller gave up on the start */
 	bool		 stopping;	/* stop_program asked for its end */
 	int64_t		 stop_grace;

@@ -147,12 +147,13 @@ start_made(void *arg, bool ok, const char *out, size_t len)
 		}
 		return;
 	}
-	if (!ok && !tmux_alive() && p->ctl != NULL && !p->pane_retried) {
+	if (!ok && !tmux_alive() && p->ctl != NULL && p->from_pane == NULL &&
+	    p->pane_retries++ < 3) {
 		/*
 		 * The control client died under the command (the server was
-		 * killed): once, try again on a fresh one.
+		 * killed; a new client may still reach the dying server):
+		 * try again on a fresh one, a few times.
 		 */
-		p->pane_retried = true;
 		start_pane_command(p, p->ctl, NULL, NULL);
 		return;
 	}
@@ -166,6 +167,7 @@ start_made(void *arg, bool ok, const char *out, size_t len)
 	}
 	p->pane = xstrdup(pane);
 	p->pane_pid = (pid_t)pid;
+	p->pane_gen = tmux_generation();
 
 	if (p->width > 0 || p->height > 0) {
 		buf_printf(&b, "%s -t %s", p->split ? "resize-pane" :

@@ -116,6 +116,14 @@ tmux_unlock_attach(void)
 	}
 }
 
+/* Bumped whenever a control client goes: pane ids from before may name
+ * other panes now (a new server numbers from %0 again). */
+unsigned
+tmux_generation(void)
+{
+	return (tm.gen);
+}
+
 const char *
 tmux_version(void)
 {
