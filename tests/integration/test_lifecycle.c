@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -421,6 +422,40 @@ test_no_tmux(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
+/* A tmux older than 3.2a is refused, in every tool call, saying why. */
+static void
+test_old_tmux(void **state)
+{
+	static char	 envbin[700];
+	const char	*env[] = { envbin, NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 dir[] = "/tmp/progmux-test-oldtmux-XXXXXX", path[600];
+	FILE		*f;
+	int		 i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/tmux", dir);
+	f = fopen(path, "w");
+	fprintf(f, "#!/bin/sh\necho 'tmux 3.1c'\n");
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(envbin, sizeof envbin, "PROGMUX_TMUX_BIN=%s", path);
+	assert_int_equal(pmx_open(&c, env), 0);
+	for (i = 0; i < 2; i++) {
+		d = pmx_call(&c, "run_program", "{\"argv\":[\"true\"]}", 10000);
+		assert_non_null(d);
+		assert_true(pmx_is_error(d));
+		if (strstr(pmx_text(d), "3.2a") == NULL)
+			fail_msg("%s", pmx_text(d));
+		json_doc_free(d);
+	}
+	assert_int_equal(pmx_close(&c), 0);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* Sockets among pid's descriptors: one per reaper it still talks to. */
 static int
 count_sockets(pid_t pid)
@@ -572,6 +607,7 @@ main(void)
 		cmocka_unit_test(test_max_programs),
 		cmocka_unit_test(test_total_text_ceiling),
 		cmocka_unit_test(test_no_tmux),
+		cmocka_unit_test(test_old_tmux),
 		cmocka_unit_test(test_hundred_programs),
 		cmocka_unit_test(test_stdin_eof),
 	};
