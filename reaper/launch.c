@@ -50,6 +50,7 @@
 
 #define LAUNCH_CLEANUP_GRACE_MS	200	/* leftovers: SIGTERM, then SIGKILL */
 #define LAUNCH_HANGUP_GRACE_MS	500
+#define LAUNCH_SPEC_WAIT_MS	30000	/* the reaper's spec, at most */
 
 enum launch_state {
 	L_RUNNING,	/* the program runs */
@@ -358,12 +359,19 @@ launch_on_ctl(void)
 	launch_ctl_frames();
 }
 
-/* Read the spec, blocking: this is the gate. */
+/*
+ * Read the spec: this is the gate. The FIFO is opened without blocking and
+ * waited on with a bound, so a reaper that never comes (it died, or the
+ * front did, before it opened its end) does not leave us in the pane for
+ * ever; its EOF (reaper gone) ends the wait too.
+ */
 static struct msg *
 launch_read_spec(void)
 {
 	static struct msg	 m;
+	struct pollfd		 pfd;
 	char			*cause = NULL;
+	int64_t			 deadline = now_ms() + LAUNCH_SPEC_WAIT_MS;
 	ssize_t			 n;
 	int			 ret;
 
@@ -372,8 +380,11 @@ launch_read_spec(void)
 			break;
 		if (ret == -1)
 			return (NULL);
+		pfd = (struct pollfd){ l.ctl, POLLIN, 0 };
+		if (poll(&pfd, 1, poll_timeout(deadline)) == 0)
+			return (NULL);		/* no reaper came */
 		n = fd_read_into(l.ctl, &l.ctl_in, 64 * 1024);
-		if (n <= 0)
+		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
 			return (NULL);
 	}
 	if (!msg_is(&m, MSG_SPEC)) {
@@ -403,7 +414,8 @@ launch_main(const char *ctl_path)
 	for (sig = 3; sig < 1024; sig++)
 		if (sig != STDERR_FILENO)
 			fd_cloexec(sig, 1);
-	if ((l.ctl = open(ctl_path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if ((l.ctl = open(ctl_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) ==
+	    -1) {
 		dprintf(STDERR_FILENO, "progmux: cannot open %s: %s\n",
 		    ctl_path, strerror(errno));
 		return (1);

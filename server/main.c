@@ -22,6 +22,7 @@
 #include <linux/close_range.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "fdutil.h"
 #include "log.h"
@@ -134,32 +135,68 @@ main_read_stdin(bool *eof)
 	}
 }
 
-/* Say goodbye: end programs, flush what is queued, within a bound. */
+/*
+ * Wait (until deadline) for every child to exit and reap it: the reapers
+ * told to quit and the tmux client. Orphans would be left for init, which
+ * some containers never reap.
+ */
+static void
+main_reap_all(int64_t deadline)
+{
+	struct pollfd		pfd;
+	struct signalfd_siginfo	si;
+	pid_t			pid;
+
+	for (;;) {
+		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		if (pid == -1 || now_ms() >= deadline)
+			return;		/* ECHILD: none left */
+		pfd = (struct pollfd){ main_sigfd, POLLIN, 0 };
+		if (poll(&pfd, 1, poll_timeout(deadline)) > 0)
+			while (read(main_sigfd, &si, sizeof si) > 0)
+				;
+	}
+}
+
+/*
+ * Say goodbye: end programs, flush what is queued, within a bound. The
+ * last tmux commands (kill-pane, kill-server) must be answered, not only
+ * written: the server reads our client's input, and drops what it has
+ * not read once the client goes.
+ */
 static void
 main_shutdown(void)
 {
-	struct pollfd	pfd[2];
+	struct pollfd	pfd[3];
 	int64_t		deadline = now_ms() + MAIN_EXIT_FLUSH_MS;
-	int		n;
+	int		n, i_tin;
 
 	programs_shutdown();
 	if (cfg.robust && tmux_alive())
 		tmux_command("kill-server", NULL, NULL);
-	while (now_ms() < deadline &&
-	    (mcp_output_pending() || tmux_fd_out() != -1)) {
+	while (now_ms() < deadline && (mcp_output_pending() || !tmux_idle())) {
 		n = 0;
+		i_tin = -1;
 		if (mcp_output_pending())
 			pfd[n++] = (struct pollfd){ STDOUT_FILENO, POLLOUT, 0 };
 		if (tmux_fd_out() != -1)
 			pfd[n++] = (struct pollfd){ tmux_fd_out(), POLLOUT, 0 };
+		if (tmux_fd_in() != -1)
+			pfd[i_tin = n++] = (struct pollfd){ tmux_fd_in(), POLLIN,
+			    0 };
 		if (poll(pfd, n, poll_timeout(deadline)) <= 0)
 			break;
 		if (mcp_output_pending() && mcp_flush(STDOUT_FILENO) == -1)
 			break;
 		if (tmux_fd_out() != -1)
 			tmux_on_writable();
+		if (i_tin != -1 && pfd[i_tin].revents)
+			tmux_on_readable();
+		tmux_check_attach();
 	}
 	tmux_stop();
+	main_reap_all(deadline);
 	if (cfg.rundir != NULL) {
 		char	*sock;
 

@@ -639,6 +639,7 @@ programs_shutdown(void)
 			(void)fd_flush(p->sock, &p->sock_out);
 		}
 		program_kill_pane(p);
+		program_unlink_fifos(p);	/* none of it is wanted now */
 	}
 }
 

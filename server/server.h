@@ -138,6 +138,7 @@ typedef void (*tmux_cb)(void *arg, bool ok, const char *out, size_t len);
 int	tmux_start(char **cause);
 void	tmux_stop(void);
 bool	tmux_alive(void);
+bool	tmux_idle(void);
 const char *tmux_failure(void);
 int	tmux_fd_in(void);		/* read tmux's output */
 int	tmux_fd_out(void);		/* -1 unless commands are queued */

@@ -183,8 +183,15 @@ start_made(void *arg, bool ok, const char *out, size_t len)
 	{
 		struct buf	sh = BUF_INIT;
 
-		/* The FIFO path is ours: letters, digits and /._- only. */
-		buf_printf(&sh, "exec cat >%s", p->out_path);
+		/*
+		 * The FIFO path is ours: letters, digits and /._- only.
+		 * Opened read-write first as fd 3, the write-only open
+		 * cannot block; with fd 3 closed, cat has no read end of its
+		 * own, so with no reaper reading its first write fails
+		 * (EPIPE) instead of it waiting in open() for ever.
+		 */
+		buf_printf(&sh, "exec cat 3<>%s >%s 3>&-", p->out_path,
+		    p->out_path);
 		tmux_quote(&b, buf_cstr(&sh));
 		buf_free(&sh);
 	}

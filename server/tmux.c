@@ -130,6 +130,13 @@ tmux_version(void)
 	return (tm.version);
 }
 
+/* Nothing queued or waiting for its answer (or no client to ask). */
+bool
+tmux_idle(void)
+{
+	return (!tm.alive || (tm.head == NULL && tm.wbuf.len == 0));
+}
+
 bool
 tmux_alive(void)
 {

@@ -26,6 +26,90 @@ struct held {
 	struct held	*next;
 };
 
+/*
+ * Every harness opened and not yet closed, by value: a failing test
+ * jumps out of its function without pmx_close(), and what it started
+ * (progmux, the private tmux server, its directory) must still go. An
+ * atexit handler ends them, by PID and by the socket we made.
+ */
+#define PMX_LIVE_MAX	64
+static struct pmx_live {
+	char	sock[300];
+	char	dir[256];
+	pid_t	pid;
+	bool	used;
+} pmx_live[PMX_LIVE_MAX];
+static bool	pmx_live_hooked;
+
+static void
+pmx_live_cleanup(void)
+{
+	char	*argv[] = { (char *)"tmux", (char *)"-S", NULL,
+		    (char *)"kill-server", NULL };
+	char	 cmd[600];
+	int	 i, st;
+	pid_t	 pid;
+
+	for (i = 0; i < PMX_LIVE_MAX; i++) {
+		if (!pmx_live[i].used)
+			continue;
+		if (pmx_live[i].pid > 0) {
+			kill(pmx_live[i].pid, SIGKILL);
+			waitpid(pmx_live[i].pid, NULL, 0);
+		}
+		argv[2] = pmx_live[i].sock;
+		if ((pid = fork()) == 0) {
+			int null = open("/dev/null", O_RDWR);
+
+			dup2(null, 1);
+			dup2(null, 2);
+			execvp(argv[0], argv);
+			_exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, &st, 0);
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", pmx_live[i].dir);
+		if (strncmp(pmx_live[i].dir, "/tmp/progmux-test-", 18) == 0 &&
+		    system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", pmx_live[i].dir);
+		pmx_live[i].used = false;
+	}
+}
+
+/* Note (or update) c as live; pid -1 keeps the one noted. */
+static void
+pmx_live_note(const struct pmx *c)
+{
+	int	i, free_slot = -1;
+
+	if (!pmx_live_hooked) {
+		atexit(pmx_live_cleanup);
+		pmx_live_hooked = true;
+	}
+	for (i = 0; i < PMX_LIVE_MAX; i++) {
+		if (pmx_live[i].used && strcmp(pmx_live[i].dir, c->dir) == 0)
+			break;
+		if (!pmx_live[i].used && free_slot == -1)
+			free_slot = i;
+	}
+	if (i == PMX_LIVE_MAX && (i = free_slot) == -1)
+		return;
+	pmx_live[i].used = true;
+	snprintf(pmx_live[i].sock, sizeof pmx_live[i].sock, "%s", c->sock);
+	snprintf(pmx_live[i].dir, sizeof pmx_live[i].dir, "%s", c->dir);
+	pmx_live[i].pid = c->pid;
+}
+
+static void
+pmx_live_forget(const struct pmx *c)
+{
+	int	i;
+
+	for (i = 0; i < PMX_LIVE_MAX; i++)
+		if (pmx_live[i].used && strcmp(pmx_live[i].dir, c->dir) == 0)
+			pmx_live[i].used = false;
+}
+
 int64_t
 pmx_now_ms(void)
 {
@@ -162,6 +246,7 @@ pmx_mkdir(struct pmx *c)
 		return (-1);
 	snprintf(c->sock, sizeof c->sock, "%s/tmux.sock", c->dir);
 	pmx_load_schemas(c);
+	pmx_live_note(c);
 	return (0);
 }
 
@@ -229,6 +314,7 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 	close(in[0]);
 	close(out[1]);
 	close(err[1]);
+	pmx_live_note(c);
 	c->to = in[1];
 	c->from = out[0];
 	c->err = err[0];
@@ -303,8 +389,16 @@ pmx_close(struct pmx *c)
 	if (c->err != -1)
 		close(c->err);
 	c->from = c->err = -1;
-	if ((out = pmx_tmux(c, "kill-server", NULL)) != NULL)
+	/* Until the server is gone (bounded): a client attaching just then
+	 * can outlive one kill-server. */
+	for (i = 0; i < 100; i++) {
+		if ((out = pmx_tmux(c, "kill-server", NULL)) != NULL)
+			free(out);
+		if ((out = pmx_tmux(c, "list-sessions", NULL)) == NULL)
+			break;
 		free(out);
+		usleep(20000);
+	}
 	while (c->held != NULL) {
 		struct held *h = c->held;
 
@@ -323,6 +417,7 @@ pmx_close(struct pmx *c)
 		if (system(cmd) != 0)
 			fprintf(stderr, "could not remove %s\n", c->dir);
 	}
+	pmx_live_forget(c);
 	return (st);
 }
 
