@@ -84,7 +84,7 @@ void	mcp_run_timers(void);
 void	mcp_reply_error(const char *id, int code, const char *msg);
 void	mcp_reply_result(struct req *, const char *result, size_t len);
 void	mcp_req_error(struct req *, int code, const char *msg);
-const char *mcp_protocol_version(void);
+const char *mcp_protocol_version(void);	/* the fuzz harness resets it */
 void	mcp_log(int level, const char *logger, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
 #define MCP_LOG_INFO	1
@@ -127,7 +127,7 @@ void	program_request_timeout(struct req *);
 void	program_request_cancel(struct req *);
 void	program_request_progress(struct req *);
 
-/* tool_pane.c — capture_pane, send_keys, list_programs */
+/* tool_pane.c — capture_pane, send_keys (list_programs: tool_program.c) */
 void	tool_capture_pane(struct req *, const struct json *);
 void	tool_send_keys(struct req *, const struct json *);
 void	tool_list_programs(struct req *, const struct json *);
@@ -139,7 +139,6 @@ int	tmux_start(char **cause);
 void	tmux_stop(void);
 bool	tmux_alive(void);
 bool	tmux_idle(void);
-const char *tmux_failure(void);
 int	tmux_fd_in(void);		/* read tmux's output */
 int	tmux_fd_out(void);		/* -1 unless commands are queued */
 void	tmux_on_readable(void);
@@ -235,7 +234,6 @@ void		 program_forget(struct program *);
 void		 programs_collect(void);
 void		 program_stop(struct program *, int64_t grace_ms);
 void		 programs_shutdown(void);
-bool		 programs_idle(void);
 /* Called by program.c when text arrives or the program ends. */
 void		 program_changed(struct program *);
 const char	*signal_name(int);

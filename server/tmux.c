@@ -143,12 +143,6 @@ tmux_alive(void)
 	return (tm.alive);
 }
 
-const char *
-tmux_failure(void)
-{
-	return (tm.failure ? tm.failure : "tmux is not running");
-}
-
 int
 tmux_fd_in(void)
 {
