@@ -422,6 +422,39 @@ test_no_tmux(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
+/* Neither capture_pane nor send_keys acts on the pane progmux runs in
+ * ($TMUX_PANE on its own server), unless send_keys is forced. */
+static void
+test_own_pane(void **state)
+{
+	static char	 tmuxenv[400];
+	const char	*env[] = { "TMUX_PANE=%0", tmuxenv, NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+
+	(void)state;
+	/* $TMUX names the socket pmx_open will make: dir/tmux.sock. */
+	assert_int_equal(pmx_open(&c, NULL), 0);
+	snprintf(tmuxenv, sizeof tmuxenv, "TMUX=%s,1,0", c.sock);
+	close(c.to);
+	c.to = -1;
+	assert_int_equal(pmx_wait_exit(&c, 5000), 0);
+	assert_int_equal(pmx_spawn(&c, env, true), 0);
+	d = pmx_call(&c, "send_keys", "{\"paneId\":\"%0\",\"keys\":\"x\"}",
+	    10000);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "force"));
+	json_doc_free(d);
+	d = pmx_call(&c, "capture_pane", "{\"paneId\":\"%0\"}", 10000);
+	assert_true(pmx_is_error(d));
+	json_doc_free(d);
+	d = pmx_call(&c, "send_keys", "{\"paneId\":\"%0\",\"keys\":\"x\","
+	    "\"force\":true,\"enter\":false}", 10000);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
 /* A tmux older than 3.2a is refused, in every tool call, saying why. */
 static void
 test_old_tmux(void **state)
@@ -608,6 +641,7 @@ main(void)
 		cmocka_unit_test(test_total_text_ceiling),
 		cmocka_unit_test(test_no_tmux),
 		cmocka_unit_test(test_old_tmux),
+		cmocka_unit_test(test_own_pane),
 		cmocka_unit_test(test_hundred_programs),
 		cmocka_unit_test(test_stdin_eof),
 	};
