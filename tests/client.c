@@ -32,6 +32,8 @@ struct held {
  * (progmux, the private tmux server, its directory) must still go. An
  * atexit handler ends them, by PID and by the socket we made.
  */
+static void	pmx_kill_by_dir(const char *);
+
 #define PMX_LIVE_MAX	64
 static struct pmx_live {
 	char	sock[300];
@@ -68,6 +70,7 @@ pmx_live_cleanup(void)
 		}
 		if (pid > 0)
 			waitpid(pid, &st, 0);
+		pmx_kill_by_dir(pmx_live[i].dir);
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", pmx_live[i].dir);
 		if (strncmp(pmx_live[i].dir, "/tmp/progmux-test-", 18) == 0 &&
 		    system(cmd) != 0)
@@ -108,6 +111,44 @@ pmx_live_forget(const struct pmx *c)
 	for (i = 0; i < PMX_LIVE_MAX; i++)
 		if (pmx_live[i].used && strcmp(pmx_live[i].dir, c->dir) == 0)
 			pmx_live[i].used = false;
+}
+
+/*
+ * End, by PID, every process whose command line names our private
+ * directory (its tmux server and clients): one whose socket file is gone
+ * no longer answers kill-server. The directory is unique to us.
+ */
+static void
+pmx_kill_by_dir(const char *dir)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[64], cmd[4096];
+	ssize_t		 n;
+	int		 fd;
+
+	if (strncmp(dir, "/tmp/progmux-test-", 18) != 0 ||
+	    (d = opendir("/proc")) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]) ||
+		    atoi(de->d_name) == getpid())
+			continue;
+		snprintf(path, sizeof path, "/proc/%.20s/cmdline", de->d_name);
+		if ((fd = open(path, O_RDONLY)) == -1)
+			continue;
+		n = read(fd, cmd, sizeof cmd - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			if (cmd[i] == '\0')
+				cmd[i] = ' ';
+		cmd[n] = '\0';
+		if (strncmp(cmd, "tmux ", 5) == 0 && strstr(cmd, dir) != NULL)
+			kill(atoi(de->d_name), SIGKILL);
+	}
+	closedir(d);
 }
 
 int64_t
@@ -399,6 +440,7 @@ pmx_close(struct pmx *c)
 		free(out);
 		usleep(20000);
 	}
+	pmx_kill_by_dir(c->dir);
 	while (c->held != NULL) {
 		struct held *h = c->held;
 
