@@ -37,7 +37,8 @@
 #define PROTO_VERSION		1
 #define PROTO_FRAME_MAX		(16u * 1024 * 1024)
 #define PROTO_TEXT_CHUNK	(64u * 1024)	/* text per "text" frame */
-#define PROTO_REAPER_FD		3
+#define PROTO_REAPER_FD		3	/* the reaper's socket to the front */
+#define PROTO_OUT_FD		4	/* read end of the output FIFO */
 
 /* front -> reaper */
 #define MSG_START	"start"	/* id argv dir width height lifetime_ms

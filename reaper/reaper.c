@@ -445,11 +445,14 @@ reaper_on_start(struct msg *m)
 		return;
 	}
 	/*
-	 * Our own read end of the output FIFO; pipe-pane's writer arrives
-	 * later. The control FIFO is opened read-write so the launcher's
-	 * open never blocks and its reads see EOF only when we are gone.
+	 * The output FIFO's read end came from the front as fd 4 (it has
+	 * been open since the FIFO was made, so pipe-pane's writer never
+	 * found it without a reader). The control FIFO is opened read-write
+	 * so the launcher's open never blocks and its reads see EOF only
+	 * when we are gone.
 	 */
-	r.out_fd = open(r.out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r.out_fd == -1)
+		r.out_fd = open(r.out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	r.ctl_fd = open(r.ctl_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (r.err_path != NULL)
 		r.err_fd = open(r.err_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -537,6 +540,8 @@ reaper_on_frame(struct msg *m)
 			reaper_end_program(END_STOPPED, grace);
 	} else if (msg_is(m, MSG_QUIT))
 		reaper_cleanup_exit(false);
+	else if (msg_is(m, MSG_PANE) && r.state == R_DONE)
+		;	/* stopped before its pane was ready: nothing to start */
 	else
 		log_warn("%s: unexpected frame \"%s\"", r.id ? r.id : "?",
 		    m->type);
@@ -651,6 +656,11 @@ reaper_setup(void)
 	}
 	fd_cloexec(r.sock, 1);
 	fd_nonblock(r.sock, 1);
+	if (fstat(PROTO_OUT_FD, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		r.out_fd = PROTO_OUT_FD;	/* see reaper_on_start */
+		fd_cloexec(r.out_fd, 1);
+		fd_nonblock(r.out_fd, 1);
+	}
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);

@@ -28,7 +28,11 @@ run() {
 	echo "$name: $p passed, $f failed ($(( $(date +%s) - start ))s)"
 	if [ "$rc" -ne 0 ] || [ "$f" -ne 0 ]; then
 		failed_names="$failed_names $name"
-		sed 's/^/    /' "$log" | tail -80
+		# What failed first (a sanitizer's report can be long), then the end.
+		grep -n -B2 -A3 -E '^\[  ERROR   \]|^\[  FAILED  \] [a-z]|^ERROR|^not ok|^FAIL' "$log" |
+		    head -60 | sed 's/^/    /'
+		echo "    ..."
+		sed 's/^/    /' "$log" | tail -40
 	fi
 }
 

@@ -130,6 +130,7 @@ program_new(void)
 	p->seq = ++pt.seq;
 	xasprintf(&p->id, "p%llu", (unsigned long long)p->seq);
 	p->sock = -1;
+	p->out_rfd = -1;
 	p->reaper_pid = -1;
 	p->exit_status = -1;
 	p->started_ms = now_ms();
@@ -203,6 +204,10 @@ program_unlink_fifos(struct program *p)
 	char	**paths[] = { &p->out_path, &p->ctl, &p->err_path };
 	size_t	  i;
 
+	if (p->out_rfd != -1) {
+		close(p->out_rfd);
+		p->out_rfd = -1;
+	}
 	if (p->reaper_gone || p->sock == -1)
 		program_release_fifos(p);
 	for (i = 0; i < sizeof paths / sizeof *paths; i++) {
@@ -217,8 +222,13 @@ program_unlink_fifos(struct program *p)
 /*
  * Make the program's FIFOs. They exist before the pane and the reaper
  * do, so the pane can be made while the reaper starts: the launcher's
- * open of its control FIFO and pipe-pane's open of the output FIFO wait
- * for the reaper's opens.
+ * open of its control FIFO waits for the reaper's open.
+ *
+ * The output FIFO has a reader from the start: ours, handed to the
+ * reaper when it is spawned. Whatever reaches the pane before the reaper
+ * runs (the echo of keys typed at once, say) waits in the FIFO; with no
+ * reader, pipe-pane's cat would die of EPIPE on its first write and the
+ * program's output and end would never be read.
  */
 int
 program_make_fifos(struct program *p, char **cause)
@@ -226,16 +236,24 @@ program_make_fifos(struct program *p, char **cause)
 	if (program_mkfifo(p, "out", &p->out_path, cause) == -1 ||
 	    program_mkfifo(p, "ctl", &p->ctl, cause) == -1 ||
 	    (p->separate_stderr &&
-	    program_mkfifo(p, "err", &p->err_path, cause) == -1)) {
-		program_unlink_fifos(p);
-		return (-1);
+	    program_mkfifo(p, "err", &p->err_path, cause) == -1))
+		goto fail;
+	p->out_rfd = open(p->out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (p->out_rfd == -1) {
+		xasprintf(cause, "cannot open FIFO %s: %s", p->out_path,
+		    strerror(errno));
+		goto fail;
 	}
 	return (0);
+fail:
+	program_unlink_fifos(p);
+	return (-1);
 }
 
 /*
  * Spawn the reaper (posix_spawn: a vfork, no copy of our memory) with its
- * socket as fd 3, and send it the program's particulars.
+ * socket as fd 3 and the output FIFO's read end as fd 4, and send it the
+ * program's particulars.
  */
 int
 program_spawn_reaper(struct program *p, char **cause)
@@ -259,6 +277,7 @@ program_spawn_reaper(struct program *p, char **cause)
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
 	    O_RDWR, 0);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], PROTO_REAPER_FD);
+	posix_spawn_file_actions_adddup2(&fa, p->out_rfd, PROTO_OUT_FD);
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
 	sigfillset(&all);
@@ -271,6 +290,8 @@ program_spawn_reaper(struct program *p, char **cause)
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(sv[1]);
+	close(p->out_rfd);	/* the reaper's now */
+	p->out_rfd = -1;
 	if (err != 0) {
 		close(sv[0]);
 		xasprintf(cause, "cannot start %s: %s", cfg.reaper_path,

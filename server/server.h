@@ -201,6 +201,7 @@ struct program {
 	bool		 keep_pane;	/* pane stays after the end */
 	char		*ctl;		/* the launcher's control FIFO */
 	char		*out_path;	/* the output FIFO pipe-pane writes */
+	int		 out_rfd;	/* its read end, until the reaper has it */
 	char		*err_path;	/* standard error's FIFO, or NULL */
 	int		 pane_retries;
 	bool		 start_cancelled; /* the caller gave up on the start */

@@ -480,6 +480,70 @@ test_send_keys_literal(void **state)
 	json_doc_free(d);
 }
 
+/*
+ * Keys typed the moment start_program answers reach the program, and
+ * their echo and the program's output are read, even when the reaper is
+ * slow to come up: here a copy of progmux whose reaper sleeps 300 ms
+ * before it runs. (The output FIFO must have a reader before pipe-pane
+ * writes to it, or pipe-pane's cat dies and the end is never read.)
+ */
+static void
+test_send_keys_before_reaper(void **state)
+{
+	static char	 binenv[400];
+	const char	*env[] = { binenv, NULL };
+	struct pmx	 c2;
+	struct json_doc	*d;
+	char		 dir[] = "/tmp/progmux-slowreaper-XXXXXX", path[300];
+	char		 real[300], cmd[1000], args[200], *id, *pane, *text;
+	const char	*bin = getenv("PROGMUX_BIN");
+	FILE		*f;
+	int		 i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	if (bin == NULL)
+		bin = "build/progmux";
+	assert_non_null(realpath(bin, real));
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s/progmux'", real, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/progmux-reaper", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	/* The launcher (--launch) is not slowed, only the reaper. */
+	fprintf(f, "#!/bin/sh\n[ \"$1\" = --launch ] || sleep 0.3\n"
+	    "exec '%s-reaper' \"$@\"\n", real);
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(binenv, sizeof binenv, "PROGMUX_BIN=%s/progmux", dir);
+
+	memset(&c2, 0, sizeof c2);
+	assert_int_equal(pmx_open(&c2, env), 0);
+	for (i = 0; i < 3; i++) {
+		id = pmx_start_program(&c2, "{\"argv\":[\"head\",\"-n\",\"1\"]}",
+		    &pane);
+		assert_non_null(id);
+		snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":"
+		    "\"typed at once\"}", pane);
+		d = pmx_call(&c2, "send_keys", args, 10000);
+		assert_non_null(d);
+		assert_false(pmx_is_error(d));
+		json_doc_free(d);
+		text = pmx_read_all(&c2, id, 10000, &d);
+		assert_non_null(text);
+		assert_string_equal(text, "typed at once\ntyped at once\n");
+		assert_string_equal(sc_str(d, "outcome"), "completed");
+		assert_int_equal(sc_int(d, "exitStatus"), 0);
+		free(text);
+		json_doc_free(d);
+		free(id);
+		free(pane);
+	}
+	assert_int_equal(pmx_close(&c2), 0);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* C-c reaches the program as SIGINT. */
 static void
 test_send_keys_ctrl_c(void **state)
@@ -552,6 +616,7 @@ main(void)
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_send_keys_literal),
+		cmocka_unit_test(test_send_keys_before_reaper),
 		cmocka_unit_test(test_send_keys_ctrl_c),
 		cmocka_unit_test(test_list_programs),
 	};
