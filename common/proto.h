@@ -12,13 +12,20 @@
  * The life of a program:
  *
  *   front                         reaper                      launcher (pane)
- *   fork+exec reaper   ------->
- *                      <-------  hello {v, pid}
- *   start {...}        ------->  mkfifo out, ctl
- *                      <-------  ready {ctl}
+ *   mkfifo OUT, CTL (ERR); opens OUT for reading, so it always has a reader
  *   tmux new-window -- progmux-reaper --launch CTL   ----->  opens CTL, waits
- *   tmux pipe-pane -O 'exec cat >OUT'
- *   pane {pane, pid}   ------->  writes spec to CTL  ----->  forks the program
+ *   tmux pipe-pane -O 'exec cat 3<>OUT >OUT 3>&-'
+ *   (start_program answered)
+ *   posix_spawn reaper, fd 3 the socket, fd 4 OUT's read end
+ *                      <-------  hello {v, pid}
+ *   start {...}        ------->  opens CTL read-write
+ *                      <-------  ready {ctl, out}
+ *   (pipe-pane answered)
+ *   pane {pane, pid}   ------->  writes spec to CTL  ----->  forks the program,
+ *                                                            which takes the
+ *                                                            terminal and execs
+ *                                                    <-----  run marker
+ *                      <-------  launched {}
  *                      <-------  text {b} ...        <-----  (pane output via
  *                                                              pipe-pane, FIFO)
  *                                                    <-----  end marker on the
@@ -29,7 +36,10 @@
  * The end marker is an OSC sequence carrying a per-program random nonce,
  * written by the launcher to the terminal after the program and all its
  * descendants are gone: it travels the same path as the output, so when
- * the reaper sees it, every byte before it has been read.
+ * the reaper sees it, every byte before it has been read. The run marker
+ * is the same sequence with kind "run", written once the program has
+ * exec'd (and so holds the terminal's foreground): keys the front held
+ * for a program not yet started are typed from then on.
  */
 #ifndef PROGMUX_PROTO_H
 #define PROGMUX_PROTO_H
@@ -53,6 +63,7 @@
 #define MSG_READY	"ready"	/* ctl out: FIFOs exist, start the pane */
 #define MSG_TEXT	"text"	/* b: clean text */
 #define MSG_ERRTEXT	"errtext" /* b: clean text of standard error */
+#define MSG_LAUNCHED	"launched" /* the program runs and has the terminal */
 #define MSG_END		"end"	/* how status signal lost_end cut dropped */
 #define MSG_FAIL	"fail"	/* why: this program cannot go on */
 
@@ -70,7 +81,8 @@
 #define END_STOPPED	"stopped"
 #define END_GONE	"gone"
 
-/* The end marker: ESC ] 5522 ; <nonce> ; <kind> ; <value> BEL */
+/* The markers: ESC ] 5522 ; <nonce> ; <kind> ; <value> BEL, kind one of
+ * run (value: pid), exit (status), signal (number), noexec (status). */
 #define MARKER_PREFIX	"\033]5522;"
 #define MARKER_NONCE_LEN 32	/* hex digits */
 #define MARKER_MAX	96

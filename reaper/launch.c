@@ -297,6 +297,22 @@ launch_has_children(void)
 	return (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0);
 }
 
+/*
+ * Say the program runs and has the terminal (exec succeeded after it took
+ * the foreground): a marker the reaper passes on, so the front can hold
+ * keys typed before this moment, when a C-c would have reached no program.
+ */
+static void
+launch_say_launched(void)
+{
+	char	m[MARKER_MAX + 64];
+	int	n;
+
+	n = snprintf(m, sizeof m, "%s%s;run;%ld\007", MARKER_PREFIX, l.nonce,
+	    (long)l.child);
+	(void)fd_write_all(STDOUT_FILENO, m, (size_t)n);
+}
+
 /* Write the end marker: every byte before it has reached the terminal. */
 static void
 launch_marker(void)
@@ -408,6 +424,20 @@ launch_main(const char *ctl_path)
 	int64_t		 w = 0, h = 0, deadline;
 	int		 sig;
 
+	/*
+	 * Until the program has the terminal we are its foreground group: a
+	 * C-c or C-\ typed as soon as the pane exists signals us. Held
+	 * (blocked) here, they are passed on to the program once it runs,
+	 * as if typed a moment later; job control keys are ignored.
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
+	signal(SIGTTIN, SIG_IGN);
+
 	memset(&l, 0, sizeof l);
 	l.kill_deadline = DEADLINE_NONE;
 	l.in_fd = -1;
@@ -444,13 +474,10 @@ launch_main(const char *ctl_path)
 		ioctl(STDIN_FILENO, TIOCSWINSZ, &ws);
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGTSTP, SIG_IGN);
-	signal(SIGTTOU, SIG_IGN);
-	signal(SIGTTIN, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGQUIT);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGTERM);
@@ -458,6 +485,8 @@ launch_main(const char *ctl_path)
 	l.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 
 	launch_start(argv, dir, has_input, err_path);
+	if (!l.noexec)
+		launch_say_launched();
 	/* Frames that came with the spec (a quick stop) count too. */
 	launch_ctl_frames();
 
@@ -509,6 +538,10 @@ launch_main(const char *ctl_path)
 				if (si.ssi_signo == SIGHUP ||
 				    si.ssi_signo == SIGTERM)
 					l.hangup = true;
+				else if ((si.ssi_signo == SIGINT ||
+				    si.ssi_signo == SIGQUIT) && l.child > 0 &&
+				    !l.child_done)
+					kill(-l.child, (int)si.ssi_signo);
 			}
 		}
 		if (pfd[1].revents)

@@ -251,16 +251,26 @@ reaper_send_end(const char *how, int64_t status, int64_t sig, bool lost_end,
 	    (long long)status, (long long)sig);
 }
 
-/* The marker's body is "kind;value": the program's end, all read. */
+/*
+ * The marker's body is "kind;value": "run" when the program has started,
+ * else its end, all read.
+ */
 static void
 reaper_marker(void)
 {
+	struct msg_out	 m;
 	const char	*how = END_COMPLETED;
 	int64_t		 status = -1, sig = -1;
 	char		*semi, *end;
 	long		 v;
 
 	r.mbody[r.mbody_len] = '\0';
+	if (strncmp(r.mbody, "run;", 4) == 0) {
+		/* Not the end: the program was started. */
+		msg_begin(&m, MSG_LAUNCHED, 0);
+		msg_end(&m, &r.sock_out);
+		return;
+	}
 	if ((semi = strchr(r.mbody, ';')) != NULL) {
 		*semi = '\0';
 		v = strtol(semi + 1, &end, 10);

@@ -493,7 +493,10 @@ program_on_frame(struct program *p, struct msg *m)
 		}
 	} else if (msg_is(m, MSG_READY))
 		program_on_ready(p, m);
-	else if (msg_is(m, MSG_END))
+	else if (msg_is(m, MSG_LAUNCHED)) {
+		p->launched = true;
+		program_changed(p);	/* keys held for it go now */
+	} else if (msg_is(m, MSG_END))
 		program_on_end(p, m);
 	else if (msg_is(m, MSG_FAIL)) {
 		char *why = msg_dup_str(m, "why");
@@ -605,6 +608,19 @@ program_forget(struct program *p)
 		}
 	p->next = pt.dead;
 	pt.dead = p;
+}
+
+/* The live program whose pane is pane on the tmux server of now. */
+struct program *
+program_by_pane(const char *pane)
+{
+	struct program	*p;
+
+	for (p = pt.list; p != NULL; p = p->next)
+		if (p->pane != NULL && strcmp(p->pane, pane) == 0 &&
+		    p->pane_gen == tmux_generation() && !p->forgotten)
+			return (p);
+	return (NULL);
 }
 
 /* Free what was forgotten. */

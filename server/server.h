@@ -69,6 +69,7 @@ struct req {
 #define REQ_RUN		3	/* run_program waiting for the end */
 #define REQ_STOP	4	/* stop_program waiting for the end */
 #define REQ_PANE	5	/* capture_pane, send_keys: tmux answers */
+#define REQ_KEYS	6	/* send_keys held until its program runs */
 
 void	mcp_init(void);
 void	mcp_input(const char *, size_t);	/* bytes from stdin */
@@ -132,6 +133,7 @@ void	tool_capture_pane(struct req *, const struct json *);
 void	tool_send_keys(struct req *, const struct json *);
 void	tool_list_programs(struct req *, const struct json *);
 void	pane_request_cancel(struct req *);
+void	pane_keys_release(struct req *);
 
 /* tmux.c — the control-mode client */
 typedef void (*tmux_cb)(void *arg, bool ok, const char *out, size_t len);
@@ -179,6 +181,7 @@ struct program {
 	int64_t		 started_ms;	/* monotonic */
 	int64_t		 started_real;	/* wall clock, for list_programs */
 	enum prog_state	 state;
+	bool		 launched;	/* the program runs, the terminal its */
 
 	pid_t		 reaper_pid;
 	int		 sock;
@@ -221,6 +224,7 @@ void		 programs_init(void);
 struct program	*program_find(const char *id);
 struct program	*program_by_seq(uint64_t);
 struct program	*program_first(void);
+struct program	*program_by_pane(const char *);
 size_t		 programs_alive(void);
 size_t		 programs_text_kept(void);
 void		 programs_make_room(void);

@@ -15,7 +15,11 @@
 
 #include "log.h"
 #include "server.h"
+#include "timeutil.h"
 #include "xmalloc.h"
+
+/* send_keys to a program not yet started waits this long at most. */
+#define PANE_KEYS_HOLD_MS	5000
 
 /* Is paneId the pane this server runs in? */
 static bool
@@ -48,8 +52,14 @@ struct pane_op {
 	struct req	*req;
 	char		*pane;
 	int64_t		 max_lines;
+	char		*keys;		/* send_keys: what to type */
+	size_t		 keys_len;
+	bool		 literal;
 	bool		 enter;
 };
+
+static void	pane_op_free(struct pane_op *);
+static void	send_issue(struct pane_op *);
 
 /* The client cancelled: the operation finishes with nobody to tell. */
 void
@@ -57,9 +67,26 @@ pane_request_cancel(struct req *req)
 {
 	struct pane_op	*op = req->op;
 
-	if (op != NULL)
+	if (req->kind == REQ_KEYS) {
+		/* Held, not yet sent: no tmux callback will free it. */
+		pane_op_free(op);
+		req->prog = NULL;
+	} else if (op != NULL)
 		op->req = NULL;
 	req->op = NULL;
+}
+
+/*
+ * Keys held for a program that had not yet started: it runs now (or
+ * ended, or is being removed, or the wait ran out). Type them.
+ */
+void
+pane_keys_release(struct req *req)
+{
+	req->kind = REQ_PANE;
+	req->prog = NULL;
+	req->deadline = DEADLINE_NONE;
+	send_issue(req->op);
 }
 
 /* Park req for tmux's answer to op. */
@@ -87,6 +114,7 @@ static void
 pane_op_free(struct pane_op *op)
 {
 	free(op->pane);
+	free(op->keys);
 	free(op);
 }
 
@@ -229,16 +257,40 @@ send_step(void *arg, bool ok, const char *out, size_t len)
 		pane_fail(op, "send_keys", out);	/* the rest is moot */
 }
 
+/*
+ * Type op's keys: send-keys, then Enter. send_done frees op, and a
+ * callback may run at once (tmux not there): after the last command that
+ * gets it, op is not touched.
+ */
+static void
+send_issue(struct pane_op *op)
+{
+	struct buf	b = BUF_INIT;
+	bool		enter = op->enter;
+
+	if (op->keys_len > 0) {
+		buf_printf(&b, "send-keys -t %s%s -- ", op->pane, op->literal ?
+		    " -l" : "");
+		tmux_quote(&b, op->keys);
+		tmux_command(buf_cstr(&b), enter ? send_step : send_done, op);
+		buf_reset(&b);
+	}
+	if (enter || op->keys_len == 0) {
+		buf_printf(&b, "send-keys -t %s%s", op->pane, enter ? " Enter" :
+		    "");
+		tmux_command(buf_cstr(&b), send_done, op);
+	}
+	buf_free(&b);
+}
+
 void
 tool_send_keys(struct req *req, const struct json *args)
 {
 	struct pane_op	*op;
+	struct program	*p;
 	struct toolres	 res;
-	struct buf	 b = BUF_INIT;
 	const char	*pane = arg_str(args, "paneId", NULL), *keys;
 	size_t		 len;
-	bool		 literal = arg_bool(args, "literal", false);
-	bool		 enter = arg_bool(args, "enter", true);
 
 	keys = arg_str(args, "keys", &len);
 	toolres_init(&res);
@@ -256,24 +308,25 @@ tool_send_keys(struct req *req, const struct json *args)
 	toolres_free(&res);
 	op = xcalloc(1, sizeof *op);
 	op->pane = xstrdup(pane);
-	op->enter = enter;
+	op->keys = xmemdup(keys, len + 1);
+	op->keys_len = len;
+	op->literal = arg_bool(args, "literal", false);
+	op->enter = arg_bool(args, "enter", true);
 	pane_park(req, op);
 	/*
-	 * send_done frees op, and a callback may run at once (tmux not
-	 * there): after the last command that gets it, op is not touched.
+	 * A program of ours whose pane exists but which has not yet been
+	 * started: until it runs, its terminal belongs to the launcher and
+	 * a C-c typed now would reach no program. Hold the keys until it
+	 * runs (or ends, or PANE_KEYS_HOLD_MS pass).
 	 */
-	if (len > 0) {
-		buf_printf(&b, "send-keys -t %s%s -- ", pane, literal ? " -l" :
-		    "");
-		tmux_quote(&b, keys);
-		tmux_command(buf_cstr(&b), enter ? send_step : send_done, op);
-		buf_reset(&b);
+	if ((p = program_by_pane(pane)) != NULL && !p->launched &&
+	    p->state != P_ENDED) {
+		req->kind = REQ_KEYS;
+		req->prog = p;
+		req->deadline = now_ms() + PANE_KEYS_HOLD_MS;
+		return;
 	}
-	if (enter || len == 0) {
-		buf_printf(&b, "send-keys -t %s%s", pane, enter ? " Enter" : "");
-		tmux_command(buf_cstr(&b), send_done, op);
-	}
-	buf_free(&b);
+	send_issue(op);
 	return;
 fail:
 	tools_reply(req, &res);

@@ -557,6 +557,9 @@ program_changed(struct program *p)
 			program_forget(p);
 			return;
 		}
+		else if (req->kind == REQ_KEYS && (p->launched ||
+		    p->state == P_ENDED))
+			pane_keys_release(req);
 	}
 }
 
@@ -582,6 +585,9 @@ program_requests_settle(struct program *p, bool forgetting)
 			break;
 		case REQ_STOP:
 			stop_answer(req, p->state != P_ENDED);
+			break;
+		case REQ_KEYS:
+			pane_keys_release(req);	/* tmux says if it is gone */
 			break;
 		default:
 			toolres_init(&res);
@@ -612,6 +618,9 @@ program_request_timeout(struct req *req)
 		/* The reaper did not report in time: forget it anyway. */
 		stop_answer(req, true);
 		program_forget(p);
+		break;
+	case REQ_KEYS:
+		pane_keys_release(req);	/* waited long enough: type now */
 		break;
 	case REQ_START:
 		if (p != NULL && p->run) {

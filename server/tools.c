@@ -226,7 +226,7 @@ tools_reply(struct req *req, struct toolres *res)
 void
 tools_cancel(struct req *req)
 {
-	if (req->kind == REQ_PANE)
+	if (req->kind == REQ_PANE || req->kind == REQ_KEYS)
 		pane_request_cancel(req);
 	else
 		program_request_cancel(req);

@@ -689,8 +689,31 @@ pmx_start_program(struct pmx *c, const char *args, char **pane)
 	return (id);
 }
 
+static char	*pmx_read_loop(struct pmx *, const char *, int, const char *,
+		    struct json_doc **);
+
 char *
 pmx_read_all(struct pmx *c, const char *id, int ms, struct json_doc **last)
+{
+	return (pmx_read_loop(c, id, ms, NULL, last));
+}
+
+char *
+pmx_read_until(struct pmx *c, const char *id, const char *needle, int ms)
+{
+	char	*text = pmx_read_loop(c, id, ms, needle, NULL);
+
+	if (strstr(text, needle) == NULL) {
+		free(text);
+		return (NULL);
+	}
+	return (text);
+}
+
+/* Read from cursor 0 until the end, needle (if not NULL) or ms. */
+static char *
+pmx_read_loop(struct pmx *c, const char *id, int ms, const char *needle,
+    struct json_doc **last)
 {
 	struct buf		 text = BUF_INIT, args = BUF_INIT;
 	struct json_doc		*d = NULL;
@@ -712,6 +735,8 @@ pmx_read_all(struct pmx *c, const char *id, int ms, struct json_doc **last)
 		buf_add(&text, t, len);
 		cursor = json_int(json_get(sc, "cursor"));
 		if (json_bool(json_get(sc, "ended")))
+			break;
+		if (needle != NULL && strstr(buf_cstr(&text), needle) != NULL)
 			break;
 	}
 	buf_free(&args);

@@ -73,6 +73,10 @@ char	*pmx_start_program(struct pmx *, const char *args, char **pane);
  * the last structuredContent as a document. */
 char	*pmx_read_all(struct pmx *, const char *id, int ms,
 	    struct json_doc **last);
+/* read_program until the text holds needle; the text (allocated), or NULL
+ * if the program ended or ms passed without it. */
+char	*pmx_read_until(struct pmx *, const char *id, const char *needle,
+	    int ms);
 
 /* Run tmux on the private socket with argv words; its stdout (allocated)
  * or NULL if it failed. */

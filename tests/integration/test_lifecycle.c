@@ -376,7 +376,8 @@ test_total_text_ceiling(void **state)
 	b = pmx_start_program(&c, "{\"argv\":[\"sh\",\"-c\",\"seq 1 1000; "
 	    "exec sleep 30\"]}", NULL);
 	assert_non_null(b);
-	text = pmx_read_all(&c, b, 1000, NULL);
+	text = pmx_read_until(&c, b, "\n1000\n", 10000);	/* all of it held */
+	assert_non_null(text);
 	free(text);
 	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", 5000);
 	assert_true(pmx_is_error(d));

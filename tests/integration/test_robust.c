@@ -285,7 +285,8 @@ tmux_killed(bool robust)
 		snprintf(c.sock, sizeof c.sock, "%s", sock);
 		free(sock);
 	}
-	text = pmx_read_all(&c, id, 300, NULL);
+	text = pmx_read_until(&c, id, "up\n", 10000);
+	assert_non_null(text);
 	free(pmx_tmux(&c, "kill-server", NULL));
 	free(text);
 	/* Until the server has really exited, a new program could still

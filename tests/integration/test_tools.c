@@ -355,7 +355,7 @@ static void
 test_stop(void **state)
 {
 	struct json_doc	*d;
-	char		*id, *pane, args[200], needle[64];
+	char		*id, *pane, args[200], needle[64], *text;
 	int64_t		 rid;
 
 	(void)state;
@@ -364,7 +364,9 @@ test_stop(void **state)
 	    "echo ready; exec %s\"]}", needle);
 	id = pmx_start_program(&C, args, &pane);
 	assert_non_null(id);
-	free(pmx_read_all(&C, id, 100, NULL));	/* let it start */
+	text = pmx_read_until(&C, id, "ready\n", 10000);	/* TERM ignored */
+	assert_non_null(text);
+	free(text);
 	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
 	    "{\"programId\":\"%s\",\"cursor\":6,\"timeoutMs\":20000}}", id);
 	rid = pmx_send(&C, "tools/call", args);
@@ -393,6 +395,25 @@ test_stop(void **state)
 	free(pane);
 }
 
+/* capture_pane with args until the screen shows needle (10 s at most). */
+static struct json_doc *
+wait_screen(const char *args, const char *needle)
+{
+	struct json_doc	*d;
+	int64_t		 t0 = pmx_now_ms();
+
+	for (;;) {
+		d = call_ok("capture_pane", args);
+		if (strstr(sc_str(d, "text"), needle) != NULL)
+			return (d);
+		if (pmx_now_ms() - t0 > 10000)
+			fail_msg("the screen never showed \"%s\": %s", needle,
+			    sc_str(d, "text"));
+		json_doc_free(d);
+		usleep(10000);
+	}
+}
+
 /* capture_pane: the screen, scrollback, maxLines, errors. */
 static void
 test_capture(void **state)
@@ -405,9 +426,8 @@ test_capture(void **state)
 	    "printf '\\\\033[2;5Hmoved'; exec sleep 30\"],\"width\":40,"
 	    "\"height\":10}", &pane);
 	assert_non_null(id);
-	free(pmx_read_all(&C, id, 300, NULL));
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", pane);
-	d = call_ok("capture_pane", args);
+	d = wait_screen(args, "moved");
 	/* Row 2 held "43"; the cursor moved there and wrote over it. */
 	assert_non_null(strstr(sc_str(d, "text"), "\n43  moved\n"));
 	assert_int_equal(sc_int(d, "totalLines"), 9);
@@ -484,7 +504,7 @@ test_send_keys_literal(void **state)
  * Keys typed the moment start_program answers reach the program, and
  * their echo and the program's output are read, even when the reaper is
  * slow to come up: here a copy of progmux whose reaper sleeps 300 ms
- * before it runs. (The output FIFO must have a reader before pipe-pane
+ * before it runs. So does a C-c typed at once. (The output FIFO must have a reader before pipe-pane
  * writes to it, or pipe-pane's cat dies and the end is never read.)
  */
 static void
@@ -539,6 +559,24 @@ test_send_keys_before_reaper(void **state)
 		free(id);
 		free(pane);
 	}
+	/* A C-c typed at once, while the launcher still has the terminal,
+	 * still interrupts the program. */
+	id = pmx_start_program(&c2, "{\"argv\":[\"sleep\",\"30\"]}", &pane);
+	assert_non_null(id);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"C-c\","
+	    "\"enter\":false}", pane);
+	d = pmx_call(&c2, "send_keys", args, 10000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	text = pmx_read_all(&c2, id, 10000, &d);
+	assert_string_equal(sc_str(d, "outcome"), "completed");
+	assert_string_equal(sc_str(d, "signal"), "SIGINT");
+	free(text);
+	json_doc_free(d);
+	free(id);
+	free(pane);
+
 	assert_int_equal(pmx_close(&c2), 0);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
@@ -553,7 +591,6 @@ test_send_keys_ctrl_c(void **state)
 
 	(void)state;
 	id = pmx_start_program(&C, "{\"argv\":[\"sleep\",\"30\"]}", &pane);
-	free(pmx_read_all(&C, id, 200, NULL));
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"C-c\","
 	    "\"enter\":false}", pane);
 	d = call_ok("send_keys", args);
