@@ -559,6 +559,36 @@ test_send_keys_before_reaper(void **state)
 		free(id);
 		free(pane);
 	}
+	/* Held keys whose request is cancelled are never typed; keys sent
+	 * after them are. */
+	id = pmx_start_program(&c2, "{\"argv\":[\"head\",\"-n\",\"1\"]}",
+	    &pane);
+	assert_non_null(id);
+	snprintf(cmd, sizeof cmd, "{\"jsonrpc\":\"2.0\",\"id\":\"held\","
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"send_keys\","
+	    "\"arguments\":{\"paneId\":\"%s\",\"keys\":\"cancelled\"}}}",
+	    pane);
+	pmx_send_raw(&c2, cmd, strlen(cmd));
+	snprintf(cmd, sizeof cmd, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":"
+	    "\"held\"}}");
+	pmx_send_raw(&c2, cmd, strlen(cmd));
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"after\"}",
+	    pane);
+	d = pmx_call(&c2, "send_keys", args, 10000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	text = pmx_read_all(&c2, id, 10000, &d);
+	assert_string_equal(text, "after\nafter\n");
+	assert_string_equal(sc_str(d, "outcome"), "completed");
+	free(text);
+	json_doc_free(d);
+	if ((d = pmx_next(&c2, 0)) != NULL)
+		fail_msg("the cancelled send_keys was answered");
+	free(id);
+	free(pane);
+
 	/* A C-c typed at once, while the launcher still has the terminal,
 	 * still interrupts the program. */
 	id = pmx_start_program(&c2, "{\"argv\":[\"sleep\",\"30\"]}", &pane);
