@@ -267,15 +267,16 @@ send_issue(struct pane_op *op)
 {
 	struct buf	b = BUF_INIT;
 	bool		enter = op->enter;
+	size_t		len = op->keys_len;
 
-	if (op->keys_len > 0) {
+	if (len > 0) {
 		buf_printf(&b, "send-keys -t %s%s -- ", op->pane, op->literal ?
 		    " -l" : "");
 		tmux_quote(&b, op->keys);
 		tmux_command(buf_cstr(&b), enter ? send_step : send_done, op);
 		buf_reset(&b);
 	}
-	if (enter || op->keys_len == 0) {
+	if (enter || len == 0) {	/* op is still ours */
 		buf_printf(&b, "send-keys -t %s%s", op->pane, enter ? " Enter" :
 		    "");
 		tmux_command(buf_cstr(&b), send_done, op);

@@ -1670,6 +1670,144 @@ test_fuzz(void **state)
 	json_doc_free(d);
 }
 
+/* The notifications held while waiting for a reply, with method m. */
+static int
+count_held(struct pmx *c, const char *m, const char *key, const char *want,
+    double *last)
+{
+	struct json_doc		*d;
+	const struct json	*p, *v;
+	int			 n = 0;
+	struct json_doc		*keep[64];
+	int			 nkeep = 0, i;
+
+	while ((d = pmx_next(c, 0)) != NULL) {
+		v = json_get(json_root(d), "method");
+		if (v == NULL || strcmp(json_str(v, NULL), m) != 0) {
+			if (nkeep < 64)
+				keep[nkeep++] = d;
+			else
+				json_doc_free(d);
+			continue;
+		}
+		p = json_get(json_root(d), "params");
+		assert_non_null(p);
+		v = json_get(p, key);
+		assert_non_null(v);
+		if (json_type(v) == JSON_STRING)
+			assert_string_equal(json_str(v, NULL), want);
+		else {
+			char	num[32];
+
+			snprintf(num, sizeof num, "%lld",
+			    (long long)json_int(v));
+			assert_string_equal(num, want);
+		}
+		if (last != NULL) {
+			/* progress only grows; total, when sent, is the wait */
+			v = json_get(p, "progress");
+			assert_non_null(v);
+			assert_true(json_num(v) > *last);
+			*last = json_num(v);
+		}
+		n++;
+		json_doc_free(d);
+	}
+	for (i = 0; i < nkeep; i++)
+		json_doc_free(keep[i]);
+	return (n);
+}
+
+/* Pins: a run_program that carries _meta.progressToken gets
+ * notifications/progress with that token (string or number, echoed as
+ * sent), growing progress, before its result; one without gets none. */
+static void
+test_progress_notifications(void **state)
+{
+	struct pmx	*c = *state;
+	struct json_doc	*d;
+	int64_t		 id;
+	double		 last = -1;
+	int		 n;
+
+	id = pmx_send(c, "tools/call", "{\"name\":\"run_program\","
+	    "\"arguments\":{\"argv\":[\"sleep\",\"2.5\"],\"timeoutMs\":20000},"
+	    "\"_meta\":{\"progressToken\":\"tok-1\"}}");
+	d = pmx_wait(c, id, 30000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	n = count_held(c, "notifications/progress", "progressToken", "tok-1",
+	    &last);
+	if (n < 1)
+		fail_msg("no progress notification in a 2.5 s run");
+
+	id = pmx_send(c, "tools/call", "{\"name\":\"run_program\","
+	    "\"arguments\":{\"argv\":[\"sleep\",\"1.5\"],\"timeoutMs\":20000},"
+	    "\"_meta\":{\"progressToken\":42}}");
+	d = pmx_wait(c, id, 30000);
+	assert_non_null(d);
+	json_doc_free(d);
+	last = -1;
+	assert_true(count_held(c, "notifications/progress", "progressToken",
+	    "42", &last) >= 1);
+
+	id = pmx_send(c, "tools/call", "{\"name\":\"run_program\","
+	    "\"arguments\":{\"argv\":[\"sleep\",\"1.5\"],\"timeoutMs\":20000}}");
+	d = pmx_wait(c, id, 30000);
+	assert_non_null(d);
+	json_doc_free(d);
+	assert_int_equal(count_held(c, "notifications/progress",
+	    "progressToken", "", NULL), 0);
+}
+
+/* Pins: logging/setLevel takes the eight RFC 5424 names and refuses
+ * others with -32602; a refused start (a ceiling) is told as a warning
+ * notifications/message before the tool's error, and not told once the
+ * level is above warning. */
+static void
+test_logging(void **state)
+{
+	static const char *const env[] = { "PROGMUX_MAX_PROGRAMS=1", NULL };
+	struct pmx	*c0 = *state, c;
+	struct json_doc	*d;
+	int64_t		 id;
+	char		*prog;
+
+	id = pmx_send(c0, "logging/setLevel", "{\"level\":\"loud\"}");
+	d = pmx_wait(c0, id, WAIT_MS);
+	assert_non_null(d);
+	assert_int_equal(json_int(json_get(json_get(json_root(d), "error"),
+	    "code")), -32602);
+	json_doc_free(d);
+
+	memset(&c, 0, sizeof c);
+	assert_int_equal(pmx_open(&c, env), 0);
+	prog = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
+	assert_non_null(prog);
+	id = pmx_send(&c, "logging/setLevel", "{\"level\":\"warning\"}");
+	d = pmx_wait(&c, id, WAIT_MS);
+	assert_non_null(pmx_result(d));
+	json_doc_free(d);
+	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", WAIT_MS);
+	assert_true(pmx_is_error(d));
+	json_doc_free(d);
+	assert_int_equal(count_held(&c, "notifications/message", "level",
+	    "warning", NULL), 1);
+
+	id = pmx_send(&c, "logging/setLevel", "{\"level\":\"error\"}");
+	d = pmx_wait(&c, id, WAIT_MS);
+	assert_non_null(pmx_result(d));
+	json_doc_free(d);
+	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", WAIT_MS);
+	assert_true(pmx_is_error(d));
+	json_doc_free(d);
+	assert_int_equal(count_held(&c, "notifications/message", "level",
+	    "warning", NULL), 0);
+	free(prog);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
 int
 main(void)
 {
@@ -1705,6 +1843,8 @@ main(void)
 		T(test_eof_exit),
 		T(test_eof_exit_busy),
 		T(test_fuzz),
+		T(test_progress_notifications),
+		T(test_logging),
 #undef T
 	};
 
