@@ -220,6 +220,24 @@ async function main() {
     }
   });
 
+  await step('send_keys C-c right after start_program interrupts the program (SIGINT)', async () => {
+    const r = await client.callTool({ name: 'start_program', arguments: { argv: ['sleep', '30'] } });
+    if (r.isError) return 'isError: ' + JSON.stringify(r.content);
+    const { programId: id, paneId } = r.structuredContent;
+    const s = await client.callTool({ name: 'send_keys', arguments: { paneId, keys: 'C-c', enter: false } });
+    if (s.isError) return 'isError: ' + JSON.stringify(s.content);
+    let cursor = 0;
+    let last = null;
+    const deadline = Date.now() + 20000;
+    while (Date.now() < deadline) {
+      const x = await client.callTool({ name: 'read_program', arguments: { programId: id, cursor, timeoutMs: 5000 } });
+      last = x.structuredContent;
+      cursor = last.cursor;
+      if (last.ended) break;
+    }
+    if (!last || last.outcome !== 'completed' || last.signal !== 'SIGINT') return JSON.stringify(last);
+  });
+
   await step('start_program with argv [] is a tool error (isError)', async () => {
     const r = await client.callTool({ name: 'start_program', arguments: { argv: [] } });
     if (r.isError !== true) return JSON.stringify(r);
