@@ -313,6 +313,41 @@ launch_say_launched(void)
 	(void)fd_write_all(STDOUT_FILENO, m, (size_t)n);
 }
 
+/*
+ * Signals, from the signalfd. HUP or TERM: the pane or the server is
+ * going. INT or QUIT: typed while we still had the terminal, for the
+ * program. USR2 or USR1 from the program itself: the login shell of
+ * inheritShell found argv[0] missing (127) or not executable (126), so
+ * the program never started.
+ */
+static void
+launch_signals(void)
+{
+	struct signalfd_siginfo	si;
+
+	while (read(l.sigfd, &si, sizeof si) == sizeof si) {
+		switch (si.ssi_signo) {
+		case SIGHUP:
+		case SIGTERM:
+			l.hangup = true;
+			break;
+		case SIGINT:
+		case SIGQUIT:
+			if (l.child > 0 && !l.child_done)
+				kill(-l.child, (int)si.ssi_signo);
+			break;
+		case SIGUSR1:
+		case SIGUSR2:
+			if (l.child > 0 && (pid_t)si.ssi_pid == l.child) {
+				l.noexec = true;
+				l.noexec_status = si.ssi_signo == SIGUSR2 ?
+				    127 : 126;
+			}
+			break;
+		}
+	}
+}
+
 /* Write the end marker: every byte before it has reached the terminal. */
 static void
 launch_marker(void)
@@ -320,6 +355,7 @@ launch_marker(void)
 	char	m[MARKER_MAX + 64];
 	int	n;
 
+	launch_signals();	/* a USR1/USR2 sent before the exit counts */
 	signal(SIGTTOU, SIG_IGN);
 	tcsetpgrp(STDOUT_FILENO, getpgrp());
 	if (l.noexec)
@@ -478,6 +514,8 @@ launch_main(const char *ctl_path)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGTERM);
@@ -531,19 +569,8 @@ launch_main(const char *ctl_path)
 		if (poll(pfd, np, poll_timeout(l.state == L_HOLD ?
 		    DEADLINE_NONE : l.kill_deadline)) == -1 && errno != EINTR)
 			_exit(1);
-		if (pfd[0].revents & POLLIN) {
-			struct signalfd_siginfo	si;
-
-			while (read(l.sigfd, &si, sizeof si) == sizeof si) {
-				if (si.ssi_signo == SIGHUP ||
-				    si.ssi_signo == SIGTERM)
-					l.hangup = true;
-				else if ((si.ssi_signo == SIGINT ||
-				    si.ssi_signo == SIGQUIT) && l.child > 0 &&
-				    !l.child_done)
-					kill(-l.child, (int)si.ssi_signo);
-			}
-		}
+		if (pfd[0].revents & POLLIN)
+			launch_signals();
 		if (pfd[1].revents)
 			launch_on_ctl();
 	}

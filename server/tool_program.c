@@ -143,8 +143,42 @@ start_args(struct program *p, const struct json *args, struct toolres *res)
 	return (0);
 }
 
-/* argv inside the login shell, still as separate words: the shell only
- * runs `exec "$@"` with argv as its positional parameters. */
+/*
+ * The script the login shell runs for inheritShell, argv its positional
+ * parameters (never part of the script). It looks argv[0] up in the PATH
+ * the start-up files made, as execvp would (a file found but not
+ * executable is 126, as its EACCES), and if it is missing or not
+ * executable says so and signals the launcher (its parent: USR2 for 127,
+ * USR1 for 126), so the program reads not_started as without the shell.
+ * POSIX sh, and zsh too: no reliance on word splitting.
+ */
+static const char inherit_script[] =
+	"f= n=\n"
+	"case $1 in\n"
+	"*/*) f=$1 ;;\n"
+	"*) p=$PATH:\n"
+	"   while [ -n \"$p\" ]; do\n"
+	"     d=${p%%:*}; p=${p#*:}\n"
+	"     if [ -f \"${d:-.}/$1\" ]; then\n"
+	"       if [ -x \"${d:-.}/$1\" ]; then f=${d:-.}/$1; break; fi\n"
+	"       [ -n \"$n\" ] || n=${d:-.}/$1\n"
+	"     fi\n"
+	"   done\n"
+	"   [ -n \"$f\" ] || f=$n ;;\n"
+	"esac\n"
+	"if [ -z \"$f\" ] || [ ! -e \"$f\" ]; then\n"
+	"  printf 'progmux: \"%s\": command not found\\n' \"$1\" >&2\n"
+	"  kill -s USR2 $PPID; exit 127\n"
+	"fi\n"
+	"if [ -d \"$f\" ] || [ ! -x \"$f\" ]; then\n"
+	"  printf 'progmux: \"%s\": cannot be executed\\n' \"$1\" >&2\n"
+	"  kill -s USR1 $PPID; exit 126\n"
+	"fi\n"
+	"unset f n p d\n"
+	"exec \"$@\"\n";
+
+/* argv inside the login shell, still as separate words: the shell runs
+ * inherit_script with argv as its positional parameters. */
 static void
 start_inherit_shell(struct program *p)
 {
@@ -162,7 +196,7 @@ start_inherit_shell(struct program *p)
 	v[0] = xstrdup(shell);
 	v[1] = xstrdup("-l");
 	v[2] = xstrdup("-c");
-	v[3] = xstrdup("exec \"$@\"");
+	v[3] = xstrdup(inherit_script);
 	v[4] = xstrdup(p->argv[0]);	/* $0 */
 	for (i = 0; i < p->argc; i++)
 		v[5 + i] = p->argv[i];

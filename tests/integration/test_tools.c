@@ -48,6 +48,11 @@ group_setup(void **state)
 	fprintf(f, "#!/bin/sh\necho from profile path\n");
 	fclose(f);
 	chmod(path, 0755);
+	snprintf(path, sizeof path, "%s/bin/not-executable", home);
+	f = fopen(path, "w");
+	fprintf(f, "#!/bin/sh\necho ran\n");
+	fclose(f);
+	chmod(path, 0644);
 	snprintf(henv, sizeof henv, "HOME=%s", home);
 	(void)penv;
 	/* Programs get the tmux server's environment: start it with ours. */
@@ -314,6 +319,27 @@ test_run_inherit_shell(void **state)
 	json_doc_free(d);
 	d = call_ok("run_program", "{\"argv\":[\"only-in-profile\"]}");
 	assert_string_equal(sc_str(d, "outcome"), "not_started");
+	json_doc_free(d);
+
+	/* Not found, or not executable, in the profile's PATH: not_started
+	 * with 127 or 126 and the reason, as without the shell. */
+	d = call_ok("run_program", "{\"argv\":[\"no-such-program-here\"],"
+	    "\"inheritShell\":true}");
+	assert_string_equal(sc_str(d, "outcome"), "not_started");
+	assert_int_equal(sc_int(d, "exitStatus"), 127);
+	assert_non_null(strstr(sc_str(d, "text"), "command not found"));
+	json_doc_free(d);
+	d = call_ok("run_program", "{\"argv\":[\"not-executable\"],"
+	    "\"inheritShell\":true}");
+	assert_string_equal(sc_str(d, "outcome"), "not_started");
+	assert_int_equal(sc_int(d, "exitStatus"), 126);
+	assert_null(strstr(sc_str(d, "text"), "ran"));
+	json_doc_free(d);
+	/* A program that exits 127 itself still completed. */
+	d = call_ok("run_program", "{\"argv\":[\"sh\",\"-c\",\"exit 127\"],"
+	    "\"inheritShell\":true}");
+	assert_string_equal(sc_str(d, "outcome"), "completed");
+	assert_int_equal(sc_int(d, "exitStatus"), 127);
 	json_doc_free(d);
 
 	snprintf(marker, sizeof marker, "%s/pwned", home);
