@@ -150,7 +150,7 @@ start_args(struct program *p, const struct json *args, struct toolres *res)
  * executable is 126, as its EACCES), and if it is missing or not
  * executable says so and signals the launcher (its parent: USR2 for 127,
  * USR1 for 126), so the program reads not_started as without the shell.
- * POSIX sh, and zsh too: no reliance on word splitting.
+ * POSIX sh, written without word splitting so that zsh runs it too.
  */
 static const char inherit_script[] =
 	"f= n=\n"
