@@ -22,6 +22,8 @@
 
 static struct pmx	C;
 static char		home[400];
+static char		slowdir[] = "/tmp/progmux-slowreaper-XXXXXX";
+static bool		slowdir_made;	/* removed by group_teardown */
 
 /* progmux runs with HOME and SHELL of our own, so inheritShell reads a
  * login profile this test wrote. */
@@ -70,6 +72,11 @@ group_teardown(void **state)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", home);
 	if (system(cmd) != 0)
 		return (-1);
+	if (slowdir_made) {
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", slowdir);
+		if (system(cmd) != 0)
+			return (-1);
+	}
 	return (pmx_close(&C) == 0 ? 0 : -1);
 }
 
@@ -541,7 +548,7 @@ test_send_keys_before_reaper(void **state)
 	const char	*env[] = { binenv, NULL };
 	struct pmx	 c2;
 	struct json_doc	*d;
-	char		 dir[] = "/tmp/progmux-slowreaper-XXXXXX";
+	const char	*dir = slowdir;
 	char		 real[PATH_MAX], path[PATH_MAX + 16];
 	char		 cmd[2 * PATH_MAX + 64], args[200], *id, *pane, *text;
 	const char	*bin = getenv("PROGMUX_BIN");
@@ -549,14 +556,14 @@ test_send_keys_before_reaper(void **state)
 	int		 i;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_non_null(mkdtemp(slowdir));
+	slowdir_made = true;
 	if (bin == NULL)
 		bin = "build/progmux";
 	assert_non_null(realpath(bin, real));
 	snprintf(path, sizeof path, "%s-reaper", real);
 	if (access(path, X_OK) != 0) {
 		/* PROGMUX_BIN is a wrapper (make test-valgrind): no copy. */
-		rmdir(dir);
 		skip();
 	}
 	snprintf(cmd, sizeof cmd, "cp '%s' '%s/progmux'", real, dir);
