@@ -97,7 +97,7 @@ $(B)/tests/%: tests/unit/%.c $(B)/libcommon.a
 unit: $(UNIT_BIN) $(ITEST_BIN)
 
 # Integration tests drive build/progmux through tests/client.c.
-$(B)/itests/%: tests/integration/%.c tests/client.c tests/client.h $(B)/libcommon.a
+$(B)/itests/%: tests/integration/%.c tests/integration/sc.h tests/client.c tests/client.h $(B)/libcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
 

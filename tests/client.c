@@ -18,6 +18,7 @@
 
 #include "client.h"
 #include "jschema.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 /* Lines already read but not yet claimed. */
@@ -113,6 +114,30 @@ pmx_live_forget(const struct pmx *c)
 			pmx_live[i].used = false;
 }
 
+/* The command line of process name (a /proc entry), NULs as spaces. */
+static bool
+proc_cmdline(const char *name, char *cmd, size_t size)
+{
+	char	path[64];
+	ssize_t	n;
+	int	fd;
+
+	if (!isdigit((unsigned char)name[0]))
+		return (false);
+	snprintf(path, sizeof path, "/proc/%.20s/cmdline", name);
+	if ((fd = open(path, O_RDONLY)) == -1)
+		return (false);
+	n = read(fd, cmd, size - 1);
+	close(fd);
+	if (n <= 0)
+		return (false);
+	for (ssize_t i = 0; i < n; i++)
+		if (cmd[i] == '\0')
+			cmd[i] = ' ';
+	cmd[n] = '\0';
+	return (true);
+}
+
 /*
  * End, by PID, every process whose command line names our private
  * directory (its tmux server and clients): one whose socket file is gone
@@ -123,45 +148,23 @@ pmx_kill_by_dir(const char *dir)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 path[64], cmd[4096];
-	ssize_t		 n;
-	int		 fd;
+	char		 cmd[4096];
 
 	if (strncmp(dir, "/tmp/progmux-test-", 18) != 0 ||
 	    (d = opendir("/proc")) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if (!isdigit((unsigned char)de->d_name[0]) ||
-		    atoi(de->d_name) == getpid())
+		if (atoi(de->d_name) == getpid() ||
+		    !proc_cmdline(de->d_name, cmd, sizeof cmd))
 			continue;
-		snprintf(path, sizeof path, "/proc/%.20s/cmdline", de->d_name);
-		if ((fd = open(path, O_RDONLY)) == -1)
-			continue;
-		n = read(fd, cmd, sizeof cmd - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		for (ssize_t i = 0; i < n; i++)
-			if (cmd[i] == '\0')
-				cmd[i] = ' ';
-		cmd[n] = '\0';
 		if (strncmp(cmd, "tmux ", 5) == 0 && strstr(cmd, dir) != NULL)
 			kill(atoi(de->d_name), SIGKILL);
 	}
 	closedir(d);
 }
 
-int64_t
-pmx_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
-static char *
-read_file(const char *path, size_t *len)
+char *
+pmx_read_file(const char *path, size_t *len)
 {
 	struct buf	b = BUF_INIT;
 	char		chunk[65536];
@@ -193,7 +196,7 @@ pmx_load_schemas(struct pmx *c)
 		if (strstr(de->d_name, ".json") == NULL)
 			continue;
 		snprintf(path, sizeof path, "schemas/%s", de->d_name);
-		if ((text = read_file(path, &len)) == NULL)
+		if ((text = pmx_read_file(path, &len)) == NULL)
 			continue;
 		c->schemas[c->nschemas] = json_parse(text, len, NULL);
 		if (c->schemas[c->nschemas] != NULL)
@@ -375,7 +378,7 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 	return (0);
 }
 
-static void
+void
 pmx_drain_err(struct pmx *c)
 {
 	char	chunk[4096];
@@ -390,14 +393,14 @@ pmx_drain_err(struct pmx *c)
 int
 pmx_wait_exit(struct pmx *c, int ms)
 {
-	int64_t	deadline = pmx_now_ms() + ms;
+	int64_t	deadline = now_ms() + ms;
 	int	st;
 	pid_t	r;
 
 	if (c->pid == -1)
 		return (-1);
 	while ((r = waitpid(c->pid, &st, WNOHANG)) == 0 &&
-	    pmx_now_ms() < deadline) {
+	    now_ms() < deadline) {
 		pmx_drain_err(c);
 		poll(NULL, 0, 5);
 	}
@@ -508,16 +511,17 @@ pmx_send(struct pmx *c, const char *method, const char *params)
 
 
 /* Read one line (up to ms). */
-static struct json_doc *
+struct json_doc *
 pmx_read_line(struct pmx *c, int ms)
 {
-	int64_t		 deadline = pmx_now_ms() + ms;
-	struct pollfd	 pfd;
+	int64_t		 deadline = now_ms() + ms;
+	struct pollfd	 pfd[2];
+	struct timespec	 ts;
 	char		*nl, *cause = NULL;
 	struct json_doc	*d;
 	ssize_t		 n;
 	size_t		 len;
-	int		 left;
+	int		 left, npfd;
 
 	for (;;) {
 		if ((nl = memchr(c->rbuf.data ? c->rbuf.data : "", '\n',
@@ -533,15 +537,25 @@ pmx_read_line(struct pmx *c, int ms)
 			buf_drain(&c->rbuf, len + 1);
 			return (d);
 		}
-		left = (int)(deadline - pmx_now_ms());
+		left = (int)(deadline - now_ms());
 		if (left <= 0)
 			return (NULL);
-		pmx_drain_err(c);
-		pfd = (struct pollfd){ c->from, POLLIN, 0 };
-		if (poll(&pfd, 1, left > 100 ? 100 : left) <= 0)
+		/* Wait on stdout and stderr both: stderr must never fill. */
+		pfd[0] = (struct pollfd){ c->from, POLLIN, 0 };
+		npfd = 1;
+		if (c->err != -1)
+			pfd[npfd++] = (struct pollfd){ c->err, POLLIN, 0 };
+		if (poll(pfd, npfd, left) <= 0)
+			continue;
+		if (npfd == 2 && pfd[1].revents != 0)
+			pmx_drain_err(c);
+		if (pfd[0].revents == 0)
 			continue;
 		buf_reserve(&c->rbuf, 1 << 20);
 		n = read(c->from, c->rbuf.data + c->rbuf.len, 1 << 20);
+		c->read_us = now_us();
+		clock_gettime(CLOCK_REALTIME, &ts);
+		c->read_real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 		if (n == 0)
 			return (NULL);
 		if (n > 0)
@@ -576,7 +590,7 @@ id_is(const struct json_doc *d, int64_t id)
 struct json_doc *
 pmx_wait(struct pmx *c, int64_t id, int ms)
 {
-	int64_t		  deadline = pmx_now_ms() + ms;
+	int64_t		  deadline = now_ms() + ms;
 	struct held	**hp, *h;
 	struct json_doc	 *d;
 	int		  left;
@@ -589,7 +603,7 @@ pmx_wait(struct pmx *c, int64_t id, int ms)
 			free(h);
 			return (d);
 		}
-	while ((left = (int)(deadline - pmx_now_ms())) > 0) {
+	while ((left = (int)(deadline - now_ms())) > 0) {
 		if ((d = pmx_read_line(c, left)) == NULL)
 			return (NULL);
 		if (id_is(d, id))
@@ -718,12 +732,12 @@ pmx_read_loop(struct pmx *c, const char *id, int ms, const char *needle,
 	struct buf		 text = BUF_INIT, args = BUF_INIT;
 	struct json_doc		*d = NULL;
 	const struct json	*sc;
-	int64_t			 cursor = 0, deadline = pmx_now_ms() + ms;
+	int64_t			 cursor = 0, deadline = now_ms() + ms;
 	const char		*t;
 	size_t			 len;
 
 	buf_cstr(&text);
-	while (pmx_now_ms() < deadline) {
+	while (now_ms() < deadline) {
 		json_doc_free(d);
 		buf_reset(&args);
 		buf_printf(&args, "{\"programId\":\"%s\",\"cursor\":%lld,"
@@ -763,29 +777,15 @@ pmx_count_procs(const char *needle)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 path[64], cmd[4096];
-	ssize_t		 n;
-	int		 fd, count = 0;
+	char		 cmd[4096];
+	int		 count = 0;
 
 	if ((d = opendir("/proc")) == NULL)
 		return (-1);
-	while ((de = readdir(d)) != NULL) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof path, "/proc/%.20s/cmdline", de->d_name);
-		if ((fd = open(path, O_RDONLY)) == -1)
-			continue;
-		n = read(fd, cmd, sizeof cmd - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		for (ssize_t i = 0; i < n; i++)
-			if (cmd[i] == '\0')
-				cmd[i] = ' ';
-		cmd[n] = '\0';
-		if (strstr(cmd, needle) != NULL)
+	while ((de = readdir(d)) != NULL)
+		if (proc_cmdline(de->d_name, cmd, sizeof cmd) &&
+		    strstr(cmd, needle) != NULL)
 			count++;
-	}
 	closedir(d);
 	return (count);
 }

@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "json.h"
+#include "timeutil.h"
 
 struct held;
 
@@ -29,6 +30,8 @@ struct pmx {
 	int		 from;		/* its stdout */
 	int		 err;		/* its stderr, kept in errlog */
 	struct buf	 rbuf;
+	int64_t		 read_us;	/* when stdout was last read (now_us) */
+	int64_t		 read_real_ns;	/* the same, CLOCK_REALTIME in ns */
 	struct buf	 errlog;
 	int64_t		 next_id;
 	struct held	*held;		/* replies read but not yet claimed */
@@ -56,6 +59,14 @@ int64_t	pmx_send(struct pmx *, const char *method, const char *params);
 struct json_doc *pmx_wait(struct pmx *, int64_t id, int ms);
 /* Wait for the next line, whatever it is. */
 struct json_doc *pmx_next(struct pmx *, int ms);
+/* The next line progmux writes, as JSON, bypassing replies held for
+ * pmx_wait (NULL on timeout, EOF or a line that is not JSON); it sets
+ * read_us and read_real_ns. */
+struct json_doc *pmx_read_line(struct pmx *, int ms);
+/* Keep progmux's stderr drained into errlog (it must never block). */
+void	pmx_drain_err(struct pmx *);
+/* A whole file (allocated, NUL-terminated) and its length, or NULL. */
+char	*pmx_read_file(const char *, size_t *);
 /* Call a tool; args is JSON text. Returns the response; the result is
  * checked against the outputSchema unless isError. */
 struct json_doc *pmx_call(struct pmx *, const char *tool, const char *args,
@@ -85,7 +96,6 @@ char	*pmx_tmux(struct pmx *, ...) __attribute__((sentinel));
 /* Format a JSON string value (with quotes) for building arguments. */
 char	*pmx_jstr(const char *);
 
-int64_t	pmx_now_ms(void);
 /* Count processes whose command line contains needle (for leak checks). */
 int	pmx_count_procs(const char *needle);
 

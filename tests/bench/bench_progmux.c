@@ -127,10 +127,6 @@ static pid_t		 waiter_pid = -1;	/* a tmux wait-for client */
 static bool		 ctl_quiet;		/* a failure is not reported */
 static bool		 ctl_exit;		/* tmux said "server exited" */
 
-/* When the latest bytes from progmux arrived (monotonic us, realtime ns). */
-static int64_t		 last_read_us;
-static int64_t		 last_read_rt;
-
 /* Say the harness broke; the run goes on, but exits 1. */
 static void __attribute__((format(printf, 1, 2)))
 bench_broke(const char *fmt, ...)
@@ -299,71 +295,6 @@ bench_signal(int sig)
  * pmx_open() (which leaves nothing held).
  */
 
-/* Keep progmux's stderr drained so it never blocks on it. */
-static void
-bc_drain_err(struct pmx *c)
-{
-	char	chunk[4096];
-	ssize_t	n;
-
-	if (c->err == -1)
-		return;
-	while ((n = read(c->err, chunk, sizeof chunk)) > 0)
-		buf_add(&c->errlog, chunk, (size_t)n);
-}
-
-/* The next line from progmux as JSON (NULL on timeout, EOF or bad JSON). */
-static struct json_doc *
-bc_line(struct pmx *c, int ms)
-{
-	int64_t		 deadline = now_ms() + ms;
-	struct pollfd	 pfd[2];
-	struct json_doc	*d;
-	char		*nl, *cause = NULL;
-	size_t		 len;
-	ssize_t		 n;
-	int		 left, npfd;
-
-	for (;;) {
-		if (c->rbuf.len > 0 && (nl = memchr(c->rbuf.data, '\n',
-		    c->rbuf.len)) != NULL) {
-			len = (size_t)(nl - c->rbuf.data);
-			if ((d = json_parse(c->rbuf.data, len, &cause)) ==
-			    NULL) {
-				bench_broke("progmux wrote a line that is not "
-				    "JSON (%s): %.200s", cause, c->rbuf.data);
-				free(cause);
-			}
-			buf_drain(&c->rbuf, len + 1);
-			return (d);
-		}
-		if ((left = (int)(deadline - now_ms())) <= 0)
-			return (NULL);
-		pfd[0] = (struct pollfd){ c->from, POLLIN, 0 };
-		npfd = 1;
-		if (c->err != -1)
-			pfd[npfd++] = (struct pollfd){ c->err, POLLIN, 0 };
-		if (poll(pfd, npfd, left) <= 0)
-			continue;
-		if (npfd == 2 && pfd[1].revents != 0)
-			bc_drain_err(c);
-		if (pfd[0].revents == 0)
-			continue;
-		buf_reserve(&c->rbuf, 1 << 20);
-		n = read(c->from, c->rbuf.data + c->rbuf.len, 1 << 20);
-		last_read_us = now_us();
-		last_read_rt = realtime_ns();
-		if (n == 0)
-			return (NULL);
-		if (n == -1) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return (NULL);
-		}
-		c->rbuf.len += (size_t)n;
-	}
-}
-
 /* The id of a reply, or -1. */
 static int64_t
 bc_id(const struct json_doc *d)
@@ -397,10 +328,10 @@ bc_call(struct pmx *c, const char *tool, const char *args, int64_t *us)
 
 	t0 = now_us();
 	id = bc_send(c, tool, args);
-	while ((d = bc_line(c, (int)(deadline - now_ms()))) != NULL) {
+	while ((d = pmx_read_line(c, (int)(deadline - now_ms()))) != NULL) {
 		if (bc_id(d) == id) {
 			if (us != NULL)
-				*us = last_read_us - t0;
+				*us = c->read_us - t0;
 			return (d);
 		}
 		json_doc_free(d);
@@ -749,7 +680,7 @@ bench_open_ctl(struct pmx *c, struct ctl *t)
 					return (0);
 			}
 		}
-		bc_drain_err(c);
+		pmx_drain_err(c);
 		bench_log("warning: %s%s; starting again (%.*s)", why,
 		    ctl_exit ? " (the tmux server crashed: tmux "
 		    "control-mode bug, see the notes)" : "",
@@ -940,17 +871,17 @@ cold_once(struct pmx *h, double *ms, bool *has_run)
 	id = pmx_send(&c, "initialize", "{\"protocolVersion\":\"2025-06-18\","
 	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"progmux-bench\","
 	    "\"version\":\"1\"}}");
-	while ((d = bc_line(&c, 10000)) != NULL && bc_id(d) != id)
+	while ((d = pmx_read_line(&c, 10000)) != NULL && bc_id(d) != id)
 		json_doc_free(d);
 	json_doc_free(d);
 	if (d != NULL) {
 		pmx_send_raw(&c, "{\"jsonrpc\":\"2.0\",\"method\":"
 		    "\"notifications/initialized\"}", 54);
 		id = pmx_send(&c, "tools/list", NULL);
-		while ((d = bc_line(&c, 10000)) != NULL && bc_id(d) != id)
+		while ((d = pmx_read_line(&c, 10000)) != NULL && bc_id(d) != id)
 			json_doc_free(d);
 	}
-	*ms = (double)(last_read_us - t0) / 1000.0;
+	*ms = (double)(c.read_us - t0) / 1000.0;
 	if (d != NULL)
 		*has_run = bc_has_tool(d, "run_program");
 	json_doc_free(d);
@@ -1000,7 +931,7 @@ wake_once(struct pmx *c, double *ms)
 		text = json_str(json_get(sc, "text"), &len);
 		cursor = json_int(json_get(sc, "cursor"));
 		if (len > 0) {
-			*ms = (double)(last_read_rt - strtoll(text, NULL, 10)) /
+			*ms = (double)(c->read_real_ns - strtoll(text, NULL, 10)) /
 			    1e6;
 			rc = 0;
 			break;
@@ -1186,7 +1117,7 @@ tp_progmux(struct pmx *c, double *secs, long *hwm_kb, long *front_kb)
 		    *hwm_kb)
 			*hwm_kb = kb;
 		if (json_bool(json_get(sc, "ended"))) {
-			*secs = (double)(last_read_us - t0) / 1e6;
+			*secs = (double)(c->read_us - t0) / 1e6;
 			outcome = json_str(json_get(sc, "outcome"), NULL);
 			if (!seq_done(&chk, sz.seq_n))
 				bench_broke("seq 1 %ld through read_program: "
@@ -1602,7 +1533,7 @@ scale_read(struct pmx *c, char **ids, int n)
 		req[i] = bc_send_read(c, ids[i], 0, 20000);
 	}
 	while (left > 0) {
-		if ((d = bc_line(c, CALL_MS)) == NULL) {
+		if ((d = pmx_read_line(c, CALL_MS)) == NULL) {
 			bench_broke("scale: %d programs never gave all their "
 			    "lines", left);
 			rc = -1;
@@ -1726,25 +1657,6 @@ bench_scale(void)
 	bench_close(&c);
 }
 
-/* Read a whole small file (allocated), or NULL. */
-static char *
-slurp(const char *path, size_t *len)
-{
-	struct buf	b = BUF_INIT;
-	char		chunk[8192];
-	ssize_t		n;
-	int		fd;
-
-	if ((fd = open(path, O_RDONLY)) == -1)
-		return (NULL);
-	while ((n = read(fd, chunk, sizeof chunk)) > 0)
-		buf_add(&b, chunk, (size_t)n);
-	close(fd);
-	*len = b.len;
-	buf_cstr(&b);
-	return (b.data);
-}
-
 /* Figure 6: fold in bench_strip --json, if it ran. */
 static void
 bench_strip_figures(const char *path)
@@ -1761,7 +1673,7 @@ bench_strip_figures(const char *path)
 	fx = fig_new("strip_mixed", "6 stripper, escape-heavy (best)",
 	    "MB/s", "-");
 	fx->decimals = 1;
-	if (path != NULL && (text = slurp(path, &len)) != NULL) {
+	if (path != NULL && (text = pmx_read_file(path, &len)) != NULL) {
 		d = json_parse(text, len, NULL);
 		free(text);
 	}

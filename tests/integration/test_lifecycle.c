@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "sc.h"
 #include "xmalloc.h"
 
 /* Children of pid (from /proc/PID/task/PID/children). */
@@ -131,13 +132,6 @@ count_fds(pid_t pid)
 	return (n);
 }
 
-static const struct json *
-sc_get(const struct json_doc *d, const char *key)
-{
-	assert_non_null(pmx_sc(d));
-	return (json_get(pmx_sc(d), key));
-}
-
 /* Panes on the private server other than the base session's. */
 static int
 count_program_panes(struct pmx *c)
@@ -173,8 +167,8 @@ test_reaper_killed(void **state)
 	    "exec sleep 600\"]}", &pane);
 	assert_non_null(id);
 	/* The reaper may be mid-exec (no command line yet): look again. */
-	t0 = pmx_now_ms();
-	while (killed == 0 && pmx_now_ms() - t0 < 5000) {
+	t0 = now_ms();
+	while (killed == 0 && now_ms() - t0 < 5000) {
 		n = children_of(c.pid, kids, 64);
 		for (i = 0; i < n; i++) {
 			char path[64], cmd[256] = "";
@@ -202,7 +196,7 @@ test_reaper_killed(void **state)
 	json_doc_free(d);
 	free(text);
 	/* Its pane goes too. */
-	t0 = pmx_now_ms();
+	t0 = now_ms();
 	for (;;) {
 		out = pmx_tmux(&c, "list-panes", "-a", "-F", "#{pane_id}", NULL);
 		if (strstr(out, pane) == NULL) {
@@ -210,7 +204,7 @@ test_reaper_killed(void **state)
 			break;
 		}
 		free(out);
-		assert_true(pmx_now_ms() - t0 < 5000);
+		assert_true(now_ms() - t0 < 5000);
 		usleep(10000);
 	}
 	/* And the server goes on. */
@@ -246,8 +240,8 @@ test_front_killed(void **state)
 		assert_non_null(id);
 		free(id);
 	}
-	t0 = pmx_now_ms();
-	while (pmx_count_procs(needle) < 20 && pmx_now_ms() - t0 < 10000)
+	t0 = now_ms();
+	while (pmx_count_procs(needle) < 20 && now_ms() - t0 < 10000)
 		usleep(10000);
 	assert_int_equal(pmx_count_procs(needle), 20);
 	assert_int_equal(count_program_panes(&c), 20 + 1);
@@ -257,8 +251,8 @@ test_front_killed(void **state)
 	kill(c.pid, SIGKILL);
 	waitpid(c.pid, NULL, 0);
 	c.pid = -1;
-	t0 = pmx_now_ms();
-	while (pmx_now_ms() - t0 < 1000) {
+	t0 = now_ms();
+	while (now_ms() - t0 < 1000) {
 		left = pmx_count_procs(needle);
 		panes = count_program_panes(&c);
 		for (reapers = 0, k = 0; k < n; k++)
@@ -269,7 +263,7 @@ test_front_killed(void **state)
 		usleep(10000);
 	}
 	print_message("after %lld ms: %d programs, %d panes, %d reapers\n",
-	    (long long)(pmx_now_ms() - t0), left, panes, reapers);
+	    (long long)(now_ms() - t0), left, panes, reapers);
 	assert_int_equal(left, 0);
 	assert_true(panes <= 1);	/* the session's first window */
 	pmx_close(&c);
@@ -520,12 +514,12 @@ count_sockets(pid_t pid)
 static void
 wait_reapers_gone(pid_t pid)
 {
-	int64_t	t0 = pmx_now_ms();
+	int64_t	t0 = now_ms();
 
-	while (count_sockets(pid) > 0 && pmx_now_ms() - t0 < 10000)
+	while (count_sockets(pid) > 0 && now_ms() - t0 < 10000)
 		usleep(10000);
 
-	while (pmx_now_ms() - t0 < 10000) {
+	while (now_ms() - t0 < 10000) {
 		pid_t	kids[256];
 		int	n = children_of(pid, kids, 256), live = 0, k;
 
@@ -618,13 +612,13 @@ test_stdin_eof(void **state)
 	c.to = -1;
 	st = pmx_wait_exit(&c, 2000);
 	assert_int_equal(st, 0);
-	t0 = pmx_now_ms();
-	while (pmx_count_procs(needle) > 0 && pmx_now_ms() - t0 < 2000)
+	t0 = now_ms();
+	while (pmx_count_procs(needle) > 0 && now_ms() - t0 < 2000)
 		usleep(10000);
 	assert_int_equal(pmx_count_procs(needle), 0);
 	/* tmux removes the panes as their processes go. */
-	t0 = pmx_now_ms();
-	while (count_program_panes(&c) > 1 && pmx_now_ms() - t0 < 2000)
+	t0 = now_ms();
+	while (count_program_panes(&c) > 1 && now_ms() - t0 < 2000)
 		usleep(10000);
 	assert_true(count_program_panes(&c) <= 1);
 	pmx_close(&c);

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "sc.h"
 #include "xmalloc.h"
 
 static struct pmx	C;
@@ -35,53 +36,6 @@ group_teardown(void **state)
 {
 	(void)state;
 	return (pmx_close(&C) == 0 ? 0 : -1);
-}
-
-/* structuredContent field helpers. */
-static const struct json *
-sc_get(const struct json_doc *d, const char *key)
-{
-	const struct json	*sc = pmx_sc(d);
-
-	assert_non_null(sc);
-	return (json_get(sc, key));
-}
-
-static const char *
-sc_str(const struct json_doc *d, const char *key)
-{
-	const struct json	*v = sc_get(d, key);
-
-	if (v == NULL || json_type(v) != JSON_STRING)
-		return (NULL);
-	return (json_str(v, NULL));
-}
-
-static bool
-sc_bool(const struct json_doc *d, const char *key)
-{
-	const struct json	*v = sc_get(d, key);
-
-	assert_non_null(v);
-	return (json_bool(v));
-}
-
-static int64_t
-sc_int(const struct json_doc *d, const char *key)
-{
-	const struct json	*v = sc_get(d, key);
-
-	if (v == NULL || json_type(v) != JSON_NUMBER)
-		return (-999);
-	return (json_int(v));
-}
-
-static bool
-sc_null(const struct json_doc *d, const char *key)
-{
-	const struct json	*v = sc_get(d, key);
-
-	return (v != NULL && json_type(v) == JSON_NULL);
 }
 
 /* Start, read to the end, return the text; *last keeps the final read. */
@@ -372,9 +326,9 @@ test_running_and_timeout(void **state)
 	/* Nothing new: a timed-out read gives empty text, same cursor. */
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":6,"
 	    "\"timeoutMs\":300}", id);
-	t0 = pmx_now_ms();
+	t0 = now_ms();
 	d = pmx_call(&C, "read_program", args, 10000);
-	assert_true(pmx_now_ms() - t0 >= 290);
+	assert_true(now_ms() - t0 >= 290);
 	assert_string_equal(sc_str(d, "text"), "");
 	assert_int_equal(sc_int(d, "cursor"), 6);
 	assert_int_equal(sc_int(d, "effectiveTimeoutMs"), 300);
@@ -415,12 +369,12 @@ test_read_wakes_on_line(void **state)
 	json_doc_free(d);
 	/* Type a line into the pane: the waiting read answers with it, long
 	 * before its 20 s are up. */
-	t0 = pmx_now_ms();
+	t0 = now_ms();
 	free(pmx_tmux(&C, "send-keys", "-t", pane, "-l", "hi", NULL));
 	free(pmx_tmux(&C, "send-keys", "-t", pane, "Enter", NULL));
 	d = pmx_wait(&C, rid, 15000);
 	assert_non_null(d);
-	assert_true(pmx_now_ms() - t0 < 15000);
+	assert_true(now_ms() - t0 < 15000);
 	assert_non_null(strstr(sc_str(d, "text"), "hi\n"));
 	json_doc_free(d);
 	free(id);
@@ -620,19 +574,19 @@ test_expired(void **state)
 	    &pane);
 	assert_non_null(id);
 	/* No call for a while: the pane must go by itself. */
-	t0 = pmx_now_ms();
+	t0 = now_ms();
 	for (;;) {
 		out = pmx_tmux(&C, "list-panes", "-a", "-F", "#{pane_id}", NULL);
 		assert_non_null(out);
 		if (strstr(out, pane) == NULL ||
-		    pmx_now_ms() - t0 > 10000) {
+		    now_ms() - t0 > 10000) {
 			free(out);
 			break;
 		}
 		free(out);
 		usleep(20000);
 	}
-	assert_true(pmx_now_ms() - t0 <= 10000);
+	assert_true(now_ms() - t0 <= 10000);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
 	d = pmx_call(&C, "read_program", args, 10000);
 	assert_string_equal(sc_str(d, "outcome"), "expired");
@@ -690,7 +644,7 @@ test_pane_removed_at_end(void **state)
 	id = pmx_start_program(&C, "{\"argv\":[\"echo\",\"bye\"]}", &pane);
 	text = pmx_read_all(&C, id, 10000, &d);
 	assert_string_equal(text, "bye\n");
-	t0 = pmx_now_ms();
+	t0 = now_ms();
 	for (;;) {
 		out = pmx_tmux(&C, "list-panes", "-a", "-F", "#{pane_id}", NULL);
 		if (strstr(out, pane) == NULL) {
@@ -698,7 +652,7 @@ test_pane_removed_at_end(void **state)
 			break;
 		}
 		free(out);
-		assert_true(pmx_now_ms() - t0 < 5000);
+		assert_true(now_ms() - t0 < 5000);
 		usleep(10000);
 	}
 	free(text);

@@ -22,25 +22,10 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "sc.h"
 #include "xmalloc.h"
 
 static const char *robust_env[] = { "PROGMUX_ROBUST=1", NULL };
-
-static const struct json *
-sc_get(const struct json_doc *d, const char *key)
-{
-	if (pmx_sc(d) == NULL)
-		fail_msg("no structuredContent: %s", pmx_text(d));
-	return (json_get(pmx_sc(d), key));
-}
-
-static const char *
-sc_str(const struct json_doc *d, const char *key)
-{
-	const struct json	*v = sc_get(d, key);
-
-	return (v && json_type(v) == JSON_STRING ? json_str(v, NULL) : NULL);
-}
 
 /* Open progmux in robust mode (no tmux of ours) or desktop mode. */
 static void
@@ -110,11 +95,11 @@ count_children(pid_t pid)
 static int
 wait_count(const char *needle, int want, int ms)
 {
-	int64_t	t0 = pmx_now_ms();
+	int64_t	t0 = now_ms();
 	int	n;
 
 	while ((n = pmx_count_procs(needle)) != want &&
-	    pmx_now_ms() - t0 < ms)
+	    now_ms() - t0 < ms)
 		usleep(10000);
 	return (n);
 }
@@ -207,10 +192,10 @@ front_killed(bool robust)
 	kill(c.pid, SIGKILL);
 	waitpid(c.pid, NULL, 0);
 	c.pid = -1;
-	t0 = pmx_now_ms();
+	t0 = now_ms();
 	left = wait_count(needle, 0, 1000);
 	print_message("%s: programs gone after %lld ms (%d left)\n",
-	    robust ? "robust" : "desktop", (long long)(pmx_now_ms() - t0),
+	    robust ? "robust" : "desktop", (long long)(now_ms() - t0),
 	    left);
 	assert_int_equal(left, 0);
 	assert_int_equal(wait_count("--launch", 0, 1000) >= 0, 1);
@@ -218,7 +203,7 @@ front_killed(bool robust)
 		/* The private tmux server goes with its owner. */
 		assert_int_equal(wait_count(sock, 0, 1000), 0);
 		print_message("robust: private server gone after %lld ms\n",
-		    (long long)(pmx_now_ms() - t0));
+		    (long long)(now_ms() - t0));
 		free(sock);
 	}
 	pmx_close(&c);
@@ -292,11 +277,11 @@ tmux_killed(bool robust)
 	/* Until the server has really exited, a new program could still
 	 * land on it and go with it. */
 	{
-		int64_t	 t0 = pmx_now_ms();
+		int64_t	 t0 = now_ms();
 		char	*out;
 
 		while ((out = pmx_tmux(&c, "list-sessions", NULL)) != NULL &&
-		    pmx_now_ms() - t0 < 5000) {
+		    now_ms() - t0 < 5000) {
 			free(out);
 			usleep(10000);
 		}
@@ -467,11 +452,11 @@ test_no_leaks(void **state)
 		if (de->d_name[0] != '.') (n)++;			\
 	if (dd) closedir(dd);						\
 } while (0)
-	t0 = pmx_now_ms();
+	t0 = now_ms();
 	do {
 		COUNT_DIR(path, fd0);
 		kids0 = count_children(c.pid);
-	} while (kids0 > 1 && pmx_now_ms() - t0 < 5000 && !usleep(10000));
+	} while (kids0 > 1 && now_ms() - t0 < 5000 && !usleep(10000));
 	for (i = 0; i < 500; i++) {
 		id = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"60\"]}",
 		    NULL);
@@ -484,12 +469,12 @@ test_no_leaks(void **state)
 		json_doc_free(d);
 		free(id);
 	}
-	t0 = pmx_now_ms();
+	t0 = now_ms();
 	do {
 		COUNT_DIR(path, fd1);
 		kids1 = count_children(c.pid);
 	} while ((fd1 != fd0 || kids1 != kids0) &&
-	    pmx_now_ms() - t0 < 5000 && !usleep(20000));
+	    now_ms() - t0 < 5000 && !usleep(20000));
 	print_message("fds %d -> %d, reapers %d -> %d\n", fd0, fd1, kids0,
 	    kids1);
 	assert_int_equal(fd1, fd0);

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "sc.h"
 #include "xmalloc.h"
 
 static struct pmx	C;
@@ -80,49 +81,6 @@ group_teardown(void **state)
 	return (pmx_close(&C) == 0 ? 0 : -1);
 }
 
-static const struct json *
-sc_get(const struct json_doc *d, const char *key)
-{
-	const struct json	*sc = pmx_sc(d);
-
-	if (sc == NULL)
-		fail_msg("no structuredContent: %s", pmx_text(d));
-	return (json_get(sc, key));
-}
-
-static const char *
-sc_str(const struct json_doc *d, const char *key)
-{
-	const struct json	*v = sc_get(d, key);
-
-	return (v && json_type(v) == JSON_STRING ? json_str(v, NULL) : NULL);
-}
-
-static int64_t
-sc_int(const struct json_doc *d, const char *key)
-{
-	const struct json	*v = sc_get(d, key);
-
-	return (v && json_type(v) == JSON_NUMBER ? json_int(v) : -999);
-}
-
-static bool
-sc_bool(const struct json_doc *d, const char *key)
-{
-	const struct json	*v = sc_get(d, key);
-
-	assert_non_null(v);
-	return (json_bool(v));
-}
-
-static bool
-sc_null(const struct json_doc *d, const char *key)
-{
-	const struct json	*v = sc_get(d, key);
-
-	return (v != NULL && json_type(v) == JSON_NULL);
-}
-
 static struct json_doc *
 call_ok(const char *tool, const char *args)
 {
@@ -164,10 +122,10 @@ pane_exists(const char *pane)
 static void
 wait_pane_gone(const char *pane)
 {
-	int64_t	t0 = pmx_now_ms();
+	int64_t	t0 = now_ms();
 
 	while (pane_exists(pane)) {
-		if (pmx_now_ms() - t0 > 5000)
+		if (now_ms() - t0 > 5000)
 			fail_msg("pane %s is still there", pane);
 		usleep(10000);
 	}
@@ -434,13 +392,13 @@ static struct json_doc *
 wait_screen(const char *args, const char *needle)
 {
 	struct json_doc	*d;
-	int64_t		 t0 = pmx_now_ms();
+	int64_t		 t0 = now_ms();
 
 	for (;;) {
 		d = call_ok("capture_pane", args);
 		if (strstr(sc_str(d, "text"), needle) != NULL)
 			return (d);
-		if (pmx_now_ms() - t0 > 10000)
+		if (now_ms() - t0 > 10000)
 			fail_msg("the screen never showed \"%s\": %s", needle,
 			    sc_str(d, "text"));
 		json_doc_free(d);
