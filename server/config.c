@@ -74,8 +74,10 @@ config_set(const struct setting *s, const char *from, const char *v,
 	switch (s->kind) {
 	case 's':
 		free(*(char **)s->where);
-		*(char **)s->where = (v == NULL || *v == '\0') ? NULL :
-		    xstrdup(v);
+		/* Empty: the default (none for the socket settings). */
+		if (v == NULL || *v == '\0')
+			v = s->dflt;
+		*(char **)s->where = v != NULL ? xstrdup(v) : NULL;
 		return (0);
 	case 'b':
 		if (v == NULL || strcmp(v, "1") == 0 || strcmp(v, "true") == 0 ||

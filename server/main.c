@@ -304,12 +304,13 @@ main(int argc, char **argv)
 			tmux_on_readable();
 		if (i_tout != -1 && pfd[i_tout].revents)
 			tmux_on_writable();
-		/* Reapers may be forgotten while we go: look each one up. */
+		/*
+		 * A program forgotten while we go keeps its memory until
+		 * programs_collect() below, with its socket closed (-1).
+		 */
 		for (i = first_prog; i < n; i++) {
-			for (p = program_first(); p != NULL; p = p->next)
-				if (p == pp[i])
-					break;
-			if (p == NULL || p->sock != pfd[i].fd)
+			p = pp[i];
+			if (p->sock != pfd[i].fd)
 				continue;
 			if (pfd[i].revents & POLLOUT)
 				program_on_writable(p);

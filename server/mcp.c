@@ -558,7 +558,6 @@ mcp_cancelled(const struct json *params)
 	for (req = mcp.pending; req != NULL; req = req->next) {
 		if (req->idkey != NULL && strcmp(req->idkey, key) == 0) {
 			log_debug("request %s cancelled", req->id);
-			req->cancelled = true;
 			tools_cancel(req);
 			mcp_req_done(req);
 			break;

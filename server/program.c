@@ -407,11 +407,13 @@ program_ended(struct program *p, const char *how, int64_t status, int sig,
 	program_changed(p);
 }
 
-/* The program cannot go on (its pane could not be piped): it reads as
- * gone, with why; its reaper and pane go. */
+/* The program cannot go on (its pane could not be piped, its reaper
+ * failed): it reads as gone, with why; its reaper and pane go. */
 void
 program_abandon(struct program *p, const char *why)
 {
+	if (p->state == P_ENDED)
+		return;
 	p->state = P_RUNNING;
 	program_ended(p, "gone", -1, 0, true, why);
 	program_send(p, MSG_QUIT);
@@ -430,11 +432,7 @@ program_reaper_gone(struct program *p)
 	buf_free(&p->sock_out);
 	p->reaper_gone = true;
 	program_release_fifos(p);
-	if (p->state == P_STARTING && p->start_req != NULL) {
-		program_start_failed(p, "the program could not be started: "
-		    "its reaper exited early (see progmux's stderr)");
-		return;
-	}
+	/* (The start was answered before its reaper was spawned.) */
 	if (p->state != P_ENDED)
 		program_ended(p, "gone", -1, 0, true,
 		    "its reaper exited before the program's end was read");
@@ -501,8 +499,10 @@ program_on_frame(struct program *p, struct msg *m)
 	else if (msg_is(m, MSG_FAIL)) {
 		char *why = msg_dup_str(m, "why");
 
+		/* The start was answered already: the program reads gone,
+		 * with why. */
 		log_warn("%s: %s", p->id, why ? why : "reaper failed");
-		program_start_failed(p, why ? why : "the reaper failed");
+		program_abandon(p, why ? why : "its reaper failed");
 		free(why);
 	} else
 		log_warn("%s: unexpected frame \"%s\"", p->id, m->type);
@@ -592,7 +592,7 @@ program_forget(struct program *p)
 	if (p->forgotten)
 		return;
 	p->forgotten = true;
-	program_requests_settle(p, true);
+	program_requests_settle(p);
 	if (p->sock != -1) {
 		if (p->state != P_ENDED)
 			program_send(p, MSG_QUIT);

@@ -49,7 +49,6 @@ struct req {
 	char		*method;
 	void		*batch;		/* the batch it came in, if any */
 	bool		 parked;	/* in the pending list */
-	bool		 cancelled;
 	int64_t		 deadline;	/* for waiting requests */
 	int		 kind;		/* REQ_* while it waits */
 	struct program	*prog;		/* what it waits on */
@@ -123,7 +122,7 @@ void	tool_start_program(struct req *, const struct json *);
 void	tool_read_program(struct req *, const struct json *);
 void	tool_run_program(struct req *, const struct json *);
 void	tool_stop_program(struct req *, const struct json *);
-void	program_requests_settle(struct program *, bool forgetting);
+void	program_requests_settle(struct program *);
 void	program_request_timeout(struct req *);
 void	program_request_cancel(struct req *);
 void	program_request_progress(struct req *);

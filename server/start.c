@@ -90,15 +90,14 @@ start_piped(void *arg, bool ok, const char *out, size_t len)
 	char		*why;
 
 	(void)len;
-	if (p == NULL)
+	/* Gone, or already ended (its reaper failed or exited meanwhile). */
+	if (p == NULL || p->state != P_STARTING)
 		return;
 	if (!ok) {
+		/* start_program was answered when the pane was made. */
 		xasprintf(&why, "tmux could not attach pipe-pane to %s: %s",
 		    p->pane, out);
-		if (p->start_req != NULL)
-			program_start_failed(p, why);
-		else
-			program_abandon(p, why);	/* answered already */
+		program_abandon(p, why);
 		free(why);
 		return;
 	}

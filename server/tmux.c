@@ -52,6 +52,8 @@ static struct {
 	struct buf	 wbuf;
 	struct tmux_cmd	*head, *tail;	/* awaiting their blocks */
 	bool		 in_block;
+	unsigned long	 block_time;	/* its %begin's time and number: only */
+	unsigned long	 block_num;	/* the %end or %error with both ends it */
 	bool		 ours;		/* the block answers our command */
 	struct buf	 block;
 	bool		 alive;
@@ -592,10 +594,16 @@ tmux_line(char *line, size_t len)
 
 	log_debug("< %.*s", (int)(len > 100 ? 100 : len), line);
 	if (tm.in_block) {
+		/*
+		 * A command's output is not escaped (capture-pane of a pane
+		 * showing "%end ..." prints that line): only the guard lines
+		 * carrying the %begin's time and number end the block.
+		 */
 		if ((strncmp(line, "%end ", 5) == 0 ||
 		    strncmp(line, "%error ", 7) == 0) &&
 		    sscanf(line + (line[1] == 'e' && line[2] == 'n' ? 5 : 7),
-		    "%lu %lu %d", &t, &num, &flags) == 3) {
+		    "%lu %lu %d", &t, &num, &flags) == 3 &&
+		    t == tm.block_time && num == tm.block_num) {
 			tm.in_block = false;
 			if (tm.ours)
 				tmux_block_done(line[2] == 'n');
@@ -610,6 +618,8 @@ tmux_line(char *line, size_t len)
 	if (strncmp(line, "%begin ", 7) == 0 &&
 	    sscanf(line + 7, "%lu %lu %d", &t, &num, &flags) == 3) {
 		tm.in_block = true;
+		tm.block_time = t;
+		tm.block_num = num;
 		tm.ours = (flags & 1) != 0;
 		buf_reset(&tm.block);
 		return;

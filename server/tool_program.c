@@ -548,7 +548,7 @@ tool_stop_program(struct req *req, const struct json *args)
 	int64_t		 grace = arg_int(args, "graceMs", DEFAULT_GRACE_MS);
 
 	p = program_find(id);
-	if (p == NULL || p->stopping) {
+	if (p == NULL) {
 		reply_unknown_program(req, id);
 		return;
 	}
@@ -559,6 +559,10 @@ tool_stop_program(struct req *req, const struct json *args)
 		program_forget(p);
 		return;
 	}
+	req->deadline = now_ms() + grace + STOP_SLACK_MS;
+	mcp_req_park(req);
+	if (p->stopping)
+		return;		/* a stop is under way: wait for it too */
 	p->stopping = true;
 	p->stop_grace = grace;
 	/* Reads waiting on it answer now, with outcome stopped. */
@@ -566,8 +570,6 @@ tool_stop_program(struct req *req, const struct json *args)
 	if (p->state == P_RUNNING)
 		program_stop(p, grace);
 	/* (A program still starting is stopped once its pane is there.) */
-	req->deadline = now_ms() + grace + STOP_SLACK_MS;
-	mcp_req_park(req);
 }
 
 /* Text arrived or the program ended: answer what waits on it. */
@@ -586,25 +588,25 @@ program_changed(struct program *p)
 			if (run_answer(req))
 				return;		/* p is gone */
 		}
-		else if (req->kind == REQ_STOP && p->state == P_ENDED) {
+		else if (req->kind == REQ_STOP && p->state == P_ENDED)
 			stop_answer(req, true);
-			program_forget(p);
-			return;
-		}
 		else if (req->kind == REQ_KEYS && (p->launched ||
 		    p->state == P_ENDED))
 			pane_keys_release(req);
 	}
+	/* Stopped, and the stop answered (or given up by its caller):
+	 * stop_program forgets it. */
+	if (p->stopping && p->state == P_ENDED)
+		program_forget(p);
 }
 
 /* p is about to be forgotten: nothing may wait on it any longer. */
 void
-program_requests_settle(struct program *p, bool forgetting)
+program_requests_settle(struct program *p)
 {
 	struct req	*req, *next;
 	struct toolres	 res;
 
-	(void)forgetting;
 	for (req = mcp_pending_first(); req != NULL; req = next) {
 		next = req->next;
 		if (req->prog != p)

@@ -221,9 +221,8 @@ pmx_output_schema(struct pmx *c, const char *tool)
 	return (NULL);
 }
 
-/* Run argv to completion; stdout captured. */
-static char *
-run_capture(char **argv, int *status)
+char *
+pmx_run_capture(char **argv, int *status)
 {
 	struct buf	 b = BUF_INIT;
 	char		 chunk[4096];
@@ -270,7 +269,7 @@ pmx_tmux(struct pmx *c, ...)
 		n++;
 	va_end(ap);
 	argv[n] = NULL;
-	out = run_capture(argv, &st);
+	out = pmx_run_capture(argv, &st);
 	if (st != 0) {
 		free(out);
 		return (NULL);

@@ -89,6 +89,10 @@ char	*pmx_read_all(struct pmx *, const char *id, int ms,
 char	*pmx_read_until(struct pmx *, const char *id, const char *needle,
 	    int ms);
 
+/* Run argv to completion (stdin and stderr /dev/null); its stdout
+ * (allocated) and *status, its exit status or 128 if a signal ended it. */
+char	*pmx_run_capture(char **argv, int *status);
+
 /* Run tmux on the private socket with argv words; its stdout (allocated)
  * or NULL if it failed. */
 char	*pmx_tmux(struct pmx *, ...) __attribute__((sentinel));

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -382,6 +383,32 @@ test_total_text_ceiling(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
+/* A flag given an empty value means its default (--tmux-bin= once left
+ * no tmux binary at all and crashed the server). */
+static void
+test_empty_flag_values(void **state)
+{
+	struct pmx	 c;
+	char		 bin[PATH_MAX], *out;
+	char		*argv[] = { bin, (char *)"--tmux-bin=",
+			    (char *)"--session=", (char *)"--check", NULL };
+	int		 st;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, NULL), 0);
+	snprintf(bin, sizeof bin, "%s", getenv("PROGMUX_BIN") ?
+	    getenv("PROGMUX_BIN") : "build/progmux");
+	setenv("PROGMUX_SOCKET_PATH", c.sock, 1);
+	out = pmx_run_capture(argv, &st);
+	unsetenv("PROGMUX_SOCKET_PATH");
+	assert_non_null(out);
+	if (st != 0 || strstr(out, "tmux, version") == NULL ||
+	    strstr(out, "session progmux") == NULL)
+		fail_msg("--check with empty values: exit %d: %s", st, out);
+	free(out);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
 /* No tmux at all: every tool says so clearly and the server goes on
  * (send_keys with enter false once freed its request twice here). */
 static void
@@ -634,6 +661,7 @@ main(void)
 		cmocka_unit_test(test_wait_ceiling),
 		cmocka_unit_test(test_max_programs),
 		cmocka_unit_test(test_total_text_ceiling),
+		cmocka_unit_test(test_empty_flag_values),
 		cmocka_unit_test(test_no_tmux),
 		cmocka_unit_test(test_old_tmux),
 		cmocka_unit_test(test_own_pane),

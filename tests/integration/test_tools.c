@@ -635,6 +635,121 @@ test_send_keys_ctrl_c(void **state)
 	free(pane);
 }
 
+/* Is programId listed by list_programs? */
+static bool
+listed(const char *id)
+{
+	struct json_doc		*d = call_ok("list_programs", "{}");
+	const struct json	*list = sc_get(d, "programs");
+	size_t			 i;
+	bool			 yes = false;
+
+	for (i = 0; i < json_len(list); i++)
+		if (strcmp(json_str(json_get(json_at(list, i), "programId"),
+		    NULL), id) == 0)
+			yes = true;
+	json_doc_free(d);
+	return (yes);
+}
+
+/* Start a program that ignores SIGTERM and wait until it runs. */
+static char *
+start_term_proof(void)
+{
+	char	*id, *text;
+
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"trap '' TERM; "
+	    "echo ready; exec sleep 30\"]}", NULL);
+	assert_non_null(id);
+	text = pmx_read_until(&C, id, "ready\n", 10000);
+	assert_non_null(text);
+	free(text);
+	return (id);
+}
+
+/*
+ * A second stop_program while one is under way waits for the same end;
+ * a stop whose request is cancelled still forgets the program once it
+ * has ended.
+ */
+static void
+test_stop_twice_and_cancelled(void **state)
+{
+	struct json_doc	*d;
+	char		*id, args[300];
+	int64_t		 first, t0;
+
+	(void)state;
+	id = start_term_proof();
+	snprintf(args, sizeof args, "{\"name\":\"stop_program\",\"arguments\":"
+	    "{\"programId\":\"%s\",\"graceMs\":300}}", id);
+	first = pmx_send(&C, "tools/call", args);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"graceMs\":300}",
+	    id);
+	d = call_ok("stop_program", args);
+	assert_string_equal(sc_str(d, "outcome"), "stopped");
+	assert_string_equal(sc_str(d, "signal"), "SIGKILL");
+	json_doc_free(d);
+	d = pmx_wait(&C, first, 10000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	assert_string_equal(sc_str(d, "outcome"), "stopped");
+	json_doc_free(d);
+	assert_false(listed(id));
+	free(id);
+
+	id = start_term_proof();
+	snprintf(args, sizeof args, "{\"jsonrpc\":\"2.0\",\"id\":\"stop-c\","
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"stop_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"graceMs\":300}}}", id);
+	pmx_send_raw(&C, args, strlen(args));
+	snprintf(args, sizeof args, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":"
+	    "\"stop-c\"}}");
+	pmx_send_raw(&C, args, strlen(args));
+	t0 = now_ms();
+	while (listed(id)) {
+		if (now_ms() - t0 > 10000)
+			fail_msg("%s is still listed after its stop", id);
+		usleep(20000);
+	}
+	free(id);
+}
+
+/*
+ * Lines of a pane that look like control-mode guard lines ("%end ...")
+ * come back in capture_pane's text, and later answers still go to the
+ * right calls.
+ */
+static void
+test_capture_guard_lines(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *pane, *text, args[200];
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"printf '%%end 1 "
+	    "1 1\\\\n%%error 2 2 1\\\\n%%begin 3 3 1\\\\nafter\\\\n'; exec sleep "
+	    "30\"]}", &pane);
+	assert_non_null(id);
+	text = pmx_read_until(&C, id, "after\n", 10000);
+	assert_non_null(text);
+	free(text);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", pane);
+	d = wait_screen(args, "after");
+	text = (char *)sc_str(d, "text");
+	if (strstr(text, "%end 1 1 1\n%error 2 2 1\n%begin 3 3 1\n") == NULL)
+		fail_msg("capture_pane lost lines: %s", text);
+	json_doc_free(d);
+	d = call_ok("run_program", "{\"argv\":[\"echo\",\"ok\"]}");
+	assert_string_equal(sc_str(d, "text"), "ok\n");
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	json_doc_free(call_ok("stop_program", args));
+	free(id);
+	free(pane);
+}
+
 /* list_programs: every program held, with its particulars. */
 static void
 test_list_programs(void **state)
@@ -681,6 +796,8 @@ main(void)
 		cmocka_unit_test(test_run_long_output),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_capture_guard_lines),
+		cmocka_unit_test(test_stop_twice_and_cancelled),
 		cmocka_unit_test(test_send_keys_literal),
 		cmocka_unit_test(test_send_keys_before_reaper),
 		cmocka_unit_test(test_send_keys_ctrl_c),
