@@ -771,6 +771,19 @@ pmx_jstr(const char *s)
 	return (b.data);
 }
 
+bool
+pmx_has_line(const char *text, const char *line)
+{
+	size_t		 n = strlen(line);
+	const char	*p;
+
+	for (p = text; (p = strstr(p, line)) != NULL; p += n)
+		if ((p == text || p[-1] == '\n') &&
+		    (p[n] == '\n' || p[n] == '\0'))
+			return (true);
+	return (false);
+}
+
 int
 pmx_count_procs(const char *needle)
 {

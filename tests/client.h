@@ -89,6 +89,8 @@ char	*pmx_read_all(struct pmx *, const char *id, int ms,
 char	*pmx_read_until(struct pmx *, const char *id, const char *needle,
 	    int ms);
 
+/* Is line one of the lines of text (a pane id among list-panes')? */
+bool	pmx_has_line(const char *text, const char *line);
 /* Run argv to completion (stdin and stderr /dev/null); its stdout
  * (allocated) and *status, its exit status or 128 if a signal ended it. */
 char	*pmx_run_capture(char **argv, int *status);

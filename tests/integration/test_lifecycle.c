@@ -200,7 +200,7 @@ test_reaper_killed(void **state)
 	t0 = now_ms();
 	for (;;) {
 		out = pmx_tmux(&c, "list-panes", "-a", "-F", "#{pane_id}", NULL);
-		if (strstr(out, pane) == NULL) {
+		if (!pmx_has_line(out, pane)) {
 			free(out);
 			break;
 		}
@@ -295,6 +295,15 @@ test_eviction(void **state)
 	assert_true(pmx_is_error(d));
 	assert_non_null(strstr(pmx_text(d), ids[0]));
 	json_doc_free(d);
+	/* Exactly two kept: the first two ended are gone. */
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", ids[1]);
+	d = pmx_call(&c, "read_program", args, 5000);
+	assert_true(pmx_is_error(d));
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", ids[2]);
+	d = pmx_call(&c, "read_program", args, 5000);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", ids[3]);
 	d = pmx_call(&c, "read_program", args, 5000);
 	assert_false(pmx_is_error(d));
@@ -380,6 +389,98 @@ test_total_text_ceiling(void **state)
 	json_doc_free(d);
 	free(a);
 	free(b);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/* progmux's first line on stderr (allocated), waited for up to 5 s. */
+static char *
+first_err_line(struct pmx *c)
+{
+	int64_t	 t0 = now_ms();
+	char	*nl;
+
+	for (;;) {
+		pmx_drain_err(c);
+		if (c->errlog.len > 0 && (nl = memchr(c->errlog.data, '\n',
+		    c->errlog.len)) != NULL)
+			return (xstrndup(c->errlog.data,
+			    (size_t)(nl - c->errlog.data)));
+		if (now_ms() - t0 > 5000)
+			fail_msg("no line on stderr");
+		usleep(10000);
+	}
+}
+
+/*
+ * Settings DESIGN lists: the start line on stderr names the version, the
+ * socket and the mode; PROGMUX_OUTPUT_MAX_BYTES cuts the text kept
+ * (outputCut); PROGMUX_SESSION names the session; libtmux's
+ * LIBTMUX_SOCKET_PATH is honoured when progmux's own is not set.
+ */
+static void
+test_settings(void **state)
+{
+	static char	 libenv[400];
+	const char	*env[] = { "PROGMUX_OUTPUT_MAX_BYTES=1024",
+			    "PROGMUX_SESSION=ci-progs", NULL };
+	const char	*env2[] = { "PROGMUX_SOCKET_PATH=", libenv, NULL };
+	struct pmx	 c, c2;
+	struct json_doc	*d;
+	char		*id, *pane, *text, *line, *out, lib[300];
+	char		*kill[] = { (char *)"tmux", (char *)"-S", lib,
+			    (char *)"kill-server", NULL };
+	int		 st;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, env), 0);
+	line = first_err_line(&c);
+	if (strstr(line, "progmux " PROGMUX_VERSION " on tmux ") == NULL ||
+	    strstr(line, c.sock) == NULL || strstr(line, "desktop mode") ==
+	    NULL || strstr(line, "session ci-progs") == NULL)
+		fail_msg("start line: %s", line);
+	free(line);
+
+	id = pmx_start_program(&c, "{\"argv\":[\"seq\",\"1\",\"10000\"]}",
+	    NULL);
+	assert_non_null(id);
+	text = pmx_read_all(&c, id, 20000, &d);
+	assert_true(strlen(text) <= 1024);
+	assert_int_equal(strncmp(text, "1\n2\n3\n", 6), 0);
+	assert_true(sc_bool(d, "ended"));
+	assert_true(sc_bool(d, "outputCut"));
+	assert_false(sc_bool(d, "outputComplete"));
+	assert_string_equal(sc_str(d, "outcome"), "completed");
+	json_doc_free(d);
+	free(text);
+	free(id);
+
+	id = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"30\"]}", &pane);
+	assert_non_null(id);
+	out = pmx_tmux(&c, "display-message", "-p", "-t", pane,
+	    "#{session_name}", NULL);
+	assert_non_null(out);
+	assert_string_equal(out, "ci-progs\n");
+	free(out);
+	free(pane);
+	free(id);
+
+	/* A second progmux told only libtmux's variable: its programs are
+	 * on that socket (a server it starts there, ended below). */
+	snprintf(lib, sizeof lib, "%s/libtmux.sock", c.dir);
+	snprintf(libenv, sizeof libenv, "LIBTMUX_SOCKET_PATH=%s", lib);
+	assert_int_equal(pmx_open(&c2, env2), 0);
+	id = pmx_start_program(&c2, "{\"argv\":[\"sleep\",\"30\"]}", &pane);
+	assert_non_null(id);
+	out = pmx_run_capture((char *[]){ (char *)"tmux", (char *)"-S", lib,
+	    (char *)"list-panes", (char *)"-a", (char *)"-F",
+	    (char *)"#{pane_id}", NULL }, &st);
+	assert_int_equal(st, 0);
+	assert_true(pmx_has_line(out, pane));
+	free(out);
+	free(pane);
+	free(id);
+	assert_int_equal(pmx_close(&c2), 0);
+	free(pmx_run_capture(kill, &st));
 	assert_int_equal(pmx_close(&c), 0);
 }
 
@@ -633,8 +734,14 @@ test_stdin_eof(void **state)
 		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
 		    "\"trap '' HUP TERM; exec %s\"]}", needle);
 		id = pmx_start_program(&c, args, NULL);
+		assert_non_null(id);
 		free(id);
 	}
+	/* All five run (and ignore HUP and TERM) before stdin ends. */
+	t0 = now_ms();
+	while (pmx_count_procs(needle) < 5 && now_ms() - t0 < 10000)
+		usleep(10000);
+	assert_int_equal(pmx_count_procs(needle), 5);
 	close(c.to);
 	c.to = -1;
 	st = pmx_wait_exit(&c, 2000);
@@ -661,6 +768,7 @@ main(void)
 		cmocka_unit_test(test_wait_ceiling),
 		cmocka_unit_test(test_max_programs),
 		cmocka_unit_test(test_total_text_ceiling),
+		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_empty_flag_values),
 		cmocka_unit_test(test_no_tmux),
 		cmocka_unit_test(test_old_tmux),

@@ -374,7 +374,7 @@ test_read_wakes_on_line(void **state)
 	free(pmx_tmux(&C, "send-keys", "-t", pane, "Enter", NULL));
 	d = pmx_wait(&C, rid, 15000);
 	assert_non_null(d);
-	assert_true(now_ms() - t0 < 15000);
+	assert_true(now_ms() - t0 < 10000);	/* not the 20 s timeout */
 	assert_non_null(strstr(sc_str(d, "text"), "hi\n"));
 	json_doc_free(d);
 	free(id);
@@ -423,6 +423,41 @@ test_paging(void **state)
 	    id);
 	expect_tool_error("read_program", args, "cursor", NULL);
 	free(id);
+
+	/* Long output comes in pages of at most about 24,000 characters,
+	 * each ending on a line break, that join up to all of it; the
+	 * default wait is 30 s. */
+	{
+		const char	*t;
+		size_t		 len, total = 0;
+		int64_t		 cursor = 0;
+		int		 pages = 0;
+		bool		 ended = false;
+
+		id = pmx_start_program(&C, "{\"argv\":[\"seq\",\"1\","
+		    "\"20000\"]}", NULL);
+		assert_non_null(id);
+		free(pmx_read_all(&C, id, 20000, NULL));
+		while (!ended) {
+			snprintf(args, sizeof args, "{\"programId\":\"%s\","
+			    "\"cursor\":%lld}", id, (long long)cursor);
+			d = pmx_call(&C, "read_program", args, 10000);
+			t = sc_str(d, "text");
+			len = strlen(t);
+			assert_true(len > 0 && len <= 24000);
+			assert_int_equal(t[len - 1], '\n');
+			assert_int_equal(sc_int(d, "effectiveTimeoutMs"), 30000);
+			total += len;
+			cursor = sc_int(d, "cursor");
+			ended = sc_bool(d, "ended");
+			pages++;
+			json_doc_free(d);
+			assert_true(pages < 100);
+		}
+		assert_true(pages >= 5);
+		assert_int_equal(total, 108894);	/* bytes of seq 1 20000 */
+		free(id);
+	}
 }
 
 /* The text rules hold end to end: CR LF, progress bars, colours. */
@@ -578,7 +613,7 @@ test_expired(void **state)
 	for (;;) {
 		out = pmx_tmux(&C, "list-panes", "-a", "-F", "#{pane_id}", NULL);
 		assert_non_null(out);
-		if (strstr(out, pane) == NULL ||
+		if (!pmx_has_line(out, pane) ||
 		    now_ms() - t0 > 10000) {
 			free(out);
 			break;
@@ -647,7 +682,7 @@ test_pane_removed_at_end(void **state)
 	t0 = now_ms();
 	for (;;) {
 		out = pmx_tmux(&C, "list-panes", "-a", "-F", "#{pane_id}", NULL);
-		if (strstr(out, pane) == NULL) {
+		if (!pmx_has_line(out, pane)) {
 			free(out);
 			break;
 		}
@@ -682,18 +717,46 @@ test_from_pane(void **state)
 	free(args);
 	assert_non_null(id);
 	text = pmx_read_all(&C, id, 10000, &d);
-	assert_true(strlen(text) > 1);
+	out = pmx_tmux(&C, "display-message", "-p", "-t", base,
+	    "#{pane_current_path}", NULL);
+	assert_non_null(out);
+	assert_string_equal(text, out);		/* in its directory */
+	free(out);
 	win2 = pmx_tmux(&C, "display-message", "-p", "-t", pane,
 	    "#{session_name}", NULL);
 	assert_non_null(win2);
 	assert_string_equal(win, win2);	/* same session */
-	/* Still there after the end. */
+	free(win2);
+	out = pmx_tmux(&C, "display-message", "-p", "-t", pane,
+	    "#{window_id}", NULL);
+	win2 = pmx_tmux(&C, "display-message", "-p", "-t", base,
+	    "#{window_id}", NULL);
+	assert_string_not_equal(out, win2);	/* a window of its own */
+	free(out);
+	free(win2);
+	/* Still there after the end; stop_program removes it. */
 	out = pmx_tmux(&C, "list-panes", "-a", "-F", "#{pane_id}", NULL);
-	assert_non_null(strstr(out, pane));
+	assert_true(pmx_has_line(out, pane));
 	free(out);
 	free(text);
-	free(win2);
 	json_doc_free(d);
+	xasprintf(&args, "{\"programId\":\"%s\"}", id);
+	d = pmx_call(&C, "stop_program", args, 10000);
+	free(args);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	{
+		int64_t	t0 = now_ms();
+
+		while ((out = pmx_tmux(&C, "list-panes", "-a", "-F",
+		    "#{pane_id}", NULL)) != NULL && pmx_has_line(out, pane)) {
+			free(out);
+			if (now_ms() - t0 > 5000)
+				fail_msg("kept pane %s stayed after stop", pane);
+			usleep(10000);
+		}
+		free(out);
+	}
 	free(id);
 	free(pane);
 
