@@ -64,7 +64,7 @@
 #define MSG_TEXT	"text"	/* b: clean text */
 #define MSG_ERRTEXT	"errtext" /* b: clean text of standard error */
 #define MSG_LAUNCHED	"launched" /* the program runs and has the terminal */
-#define MSG_END		"end"	/* how status signal lost_end cut dropped */
+#define MSG_END		"end"	/* how status signal lost_end cut why */
 #define MSG_FAIL	"fail"	/* why: this program cannot go on */
 
 /* reaper -> launcher, over the ctl FIFO, same framing */
@@ -84,6 +84,10 @@
 /* The markers: ESC ] 5522 ; <nonce> ; <kind> ; <value> BEL, kind one of
  * run (value: pid), exit (status), signal (number), noexec (status). */
 #define MARKER_PREFIX	"\033]5522;"
+#define MARKER_RUN	"run"
+#define MARKER_EXIT	"exit"
+#define MARKER_SIGNAL	"signal"
+#define MARKER_NOEXEC	"noexec"
 #define MARKER_NONCE_LEN 32	/* hex digits */
 #define MARKER_MAX	96
 

@@ -69,7 +69,6 @@ static struct {
 	bool		 noexec;
 	int		 noexec_status;
 	bool		 hangup;	/* terminal or reaper gone: no marker */
-	bool		 exit_asked;	/* "exit" came before the marker */
 	int64_t		 kill_deadline;	/* SIGKILL the group then */
 	char		*nonce;
 	int		 in_fd;		/* run_program's input, being written */
@@ -297,19 +296,15 @@ launch_has_children(void)
 	return (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0);
 }
 
-/*
- * Say the program runs and has the terminal (exec succeeded after it took
- * the foreground): a marker the reaper passes on, so the front can hold
- * keys typed before this moment, when a C-c would have reached no program.
- */
+/* Write a marker (proto.h) to the terminal, behind all output so far. */
 static void
-launch_say_launched(void)
+launch_write_marker(const char *kind, long value)
 {
 	char	m[MARKER_MAX + 64];
 	int	n;
 
-	n = snprintf(m, sizeof m, "%s%s;run;%ld\007", MARKER_PREFIX, l.nonce,
-	    (long)l.child);
+	n = snprintf(m, sizeof m, "%s%s;%s;%ld\007", MARKER_PREFIX, l.nonce,
+	    kind, value);
 	(void)fd_write_all(STDOUT_FILENO, m, (size_t)n);
 }
 
@@ -352,22 +347,15 @@ launch_signals(void)
 static void
 launch_marker(void)
 {
-	char	m[MARKER_MAX + 64];
-	int	n;
-
 	launch_signals();	/* a USR1/USR2 sent before the exit counts */
 	signal(SIGTTOU, SIG_IGN);
 	tcsetpgrp(STDOUT_FILENO, getpgrp());
 	if (l.noexec)
-		n = snprintf(m, sizeof m, "%s%s;noexec;%d\007", MARKER_PREFIX,
-		    l.nonce, l.noexec_status);
+		launch_write_marker(MARKER_NOEXEC, l.noexec_status);
 	else if (WIFSIGNALED(l.status))
-		n = snprintf(m, sizeof m, "%s%s;signal;%d\007", MARKER_PREFIX,
-		    l.nonce, WTERMSIG(l.status));
+		launch_write_marker(MARKER_SIGNAL, WTERMSIG(l.status));
 	else
-		n = snprintf(m, sizeof m, "%s%s;exit;%d\007", MARKER_PREFIX,
-		    l.nonce, WEXITSTATUS(l.status));
-	(void)fd_write_all(STDOUT_FILENO, m, (size_t)n);
+		launch_write_marker(MARKER_EXIT, WEXITSTATUS(l.status));
 	l.state = L_HOLD;
 }
 
@@ -387,9 +375,7 @@ launch_ctl_frames(void)
 		} else if (msg_is(&m, MSG_KILL))
 			launch_signal_tree(SIGKILL);
 		else if (msg_is(&m, MSG_EXIT) && l.state == L_HOLD)
-			_exit(0);
-		else if (msg_is(&m, MSG_EXIT))
-			l.exit_asked = true;	/* once the marker is out */
+			_exit(0);	/* (sent only once the marker was read) */
 		msg_free(&m);
 	}
 	free(cause);
@@ -458,7 +444,6 @@ launch_main(const char *ctl_path)
 	bool		 has_input;
 	int		 np;
 	int64_t		 w = 0, h = 0, deadline;
-	int		 sig;
 
 	/*
 	 * Until the program has the terminal we are its foreground group: a
@@ -477,9 +462,8 @@ launch_main(const char *ctl_path)
 	memset(&l, 0, sizeof l);
 	l.kill_deadline = DEADLINE_NONE;
 	l.in_fd = -1;
-	for (sig = 3; sig < 1024; sig++)
-		if (sig != STDERR_FILENO)
-			fd_cloexec(sig, 1);
+	/* (Our descriptors are close-on-exec; the program's child closes
+	 * all but 0, 1, 2 before exec: fd_closefrom in launch_child.) */
 	if ((l.ctl = open(ctl_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) ==
 	    -1) {
 		dprintf(STDERR_FILENO, "progmux: cannot open %s: %s\n",
@@ -524,7 +508,9 @@ launch_main(const char *ctl_path)
 
 	launch_start(argv, dir, has_input, err_path);
 	if (!l.noexec)
-		launch_say_launched();
+		/* The program runs and has the terminal: the front holds keys
+		 * typed before this, when a C-c would reach no program. */
+		launch_write_marker(MARKER_RUN, (long)l.child);
 	/* Frames that came with the spec (a quick stop) count too. */
 	launch_ctl_frames();
 
@@ -556,8 +542,6 @@ launch_main(const char *ctl_path)
 		}
 		if (l.state == L_CLEANUP && !launch_has_children()) {
 			launch_marker();
-			if (l.exit_asked)
-				_exit(0);
 		}
 
 		launch_write_input();

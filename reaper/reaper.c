@@ -15,7 +15,8 @@
  *
  * Memory is bounded whatever the output: fixed read and strip buffers, a
  * send queue that stops FIFO reads while it is full (tmux then holds the
- * rest), and past the text ceiling bytes are read, counted and dropped.
+ * rest), and past the text ceiling bytes are read (for the end marker)
+ * and dropped unstripped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,7 +74,8 @@ static struct {
 	char		*out_path;
 	char		*ctl_path;
 	char		*pane;
-	pid_t		 pane_pid;
+	pid_t		 pane_pid;	/* the launcher */
+	pid_t		 prog_pid;	/* the program (its group), once run */
 
 	int		 out_fd;	/* the FIFO pipe-pane writes */
 	int		 err_fd;	/* separate standard error, or -1 */
@@ -98,9 +100,9 @@ static struct {
 	bool		 in_body;
 
 	struct strip	 strip;
+	struct buf	 pending;	/* text not yet framed (reaper_flush_text) */
 	int64_t		 text_sent;
 	bool		 cut;
-	int64_t		 dropped;
 } r;
 
 static char	read_buf[REAPER_READ_CHUNK];
@@ -108,29 +110,42 @@ static char	strip_buf[STRIP_MAX_OUT(REAPER_STRIP_CHUNK)];
 
 static void	reaper_cleanup_exit(bool front_gone) __attribute__((noreturn));
 
-/* Queue clean text for the front, counting what the ceiling drops. */
+/* Frame the pending text for the front, PROTO_TEXT_CHUNK at most each. */
+static void
+reaper_flush_text(void)
+{
+	struct msg_out	m;
+	size_t		off, n;
+
+	for (off = 0; off < r.pending.len; off += n) {
+		n = r.pending.len - off;
+		if (n > PROTO_TEXT_CHUNK)
+			n = PROTO_TEXT_CHUNK;
+		msg_begin(&m, MSG_TEXT, 1);
+		msg_bin(&m, "b", r.pending.data + off, n);
+		msg_end(&m, &r.sock_out);
+	}
+	buf_reset(&r.pending);
+}
+
+/*
+ * Clean text for the front, up to the ceiling (then only cut). It is
+ * gathered and framed once per read from the FIFO (or a chunk's worth),
+ * not once per run of text between escape sequences.
+ */
 static void
 reaper_send_text(const char *p, size_t len)
 {
-	struct msg_out	m;
-	size_t		n;
-
 	if (len == 0)
 		return;
 	if (r.text_sent >= r.max_text) {
 		r.cut = true;
-		r.dropped += (int64_t)len;
 		return;
 	}
-	while (len > 0) {
-		n = len > PROTO_TEXT_CHUNK ? PROTO_TEXT_CHUNK : len;
-		msg_begin(&m, MSG_TEXT, 1);
-		msg_bin(&m, "b", p, n);
-		msg_end(&m, &r.sock_out);
-		r.text_sent += (int64_t)n;
-		p += n;
-		len -= n;
-	}
+	buf_add(&r.pending, p, len);
+	r.text_sent += (int64_t)len;
+	if (r.pending.len >= PROTO_TEXT_CHUNK)
+		reaper_flush_text();
 }
 
 /* Standard error, stripped on its own, goes as "errtext". */
@@ -193,6 +208,10 @@ reaper_feed(const char *p, size_t len)
 {
 	size_t	n, k;
 
+	if (len > 0 && r.text_sent >= r.max_text) {
+		r.cut = true;		/* past the ceiling: not even stripped */
+		return;
+	}
 	while (len > 0) {
 		k = len > REAPER_STRIP_CHUNK ? REAPER_STRIP_CHUNK : len;
 		n = strip_feed(&r.strip, p, k, strip_buf);
@@ -230,9 +249,10 @@ reaper_send_end(const char *how, int64_t status, int64_t sig, bool lost_end,
 
 	n = strip_finish(&r.strip, tail);
 	reaper_send_text(tail, n);
+	reaper_flush_text();	/* all text goes before the end */
 	reaper_read_err(true);
 
-	msg_begin(&m, MSG_END, 7);
+	msg_begin(&m, MSG_END, 6);
 	msg_str(&m, "how", how);
 	if (status >= 0)
 		msg_int(&m, "status", status);
@@ -244,7 +264,6 @@ reaper_send_end(const char *how, int64_t status, int64_t sig, bool lost_end,
 		msg_nil(&m, "signal");
 	msg_bool(&m, "lost_end", lost_end);
 	msg_bool(&m, "cut", r.cut);
-	msg_int(&m, "dropped", r.dropped);
 	msg_str(&m, "why", why);
 	msg_end(&m, &r.sock_out);
 	log_debug("%s: %s status %lld signal %lld", r.id, how,
@@ -265,8 +284,10 @@ reaper_marker(void)
 	long		 v;
 
 	r.mbody[r.mbody_len] = '\0';
-	if (strncmp(r.mbody, "run;", 4) == 0) {
-		/* Not the end: the program was started. */
+	if (strncmp(r.mbody, MARKER_RUN ";", 4) == 0) {
+		/* Not the end: the program was started, in a process group
+		 * of its own whose id is its pid. */
+		r.prog_pid = (pid_t)strtol(r.mbody + 4, NULL, 10);
 		msg_begin(&m, MSG_LAUNCHED, 0);
 		msg_end(&m, &r.sock_out);
 		return;
@@ -274,11 +295,11 @@ reaper_marker(void)
 	if ((semi = strchr(r.mbody, ';')) != NULL) {
 		*semi = '\0';
 		v = strtol(semi + 1, &end, 10);
-		if (strcmp(r.mbody, "exit") == 0)
+		if (strcmp(r.mbody, MARKER_EXIT) == 0)
 			status = v;
-		else if (strcmp(r.mbody, "signal") == 0)
+		else if (strcmp(r.mbody, MARKER_SIGNAL) == 0)
 			sig = v;
-		else if (strcmp(r.mbody, "noexec") == 0) {
+		else if (strcmp(r.mbody, MARKER_NOEXEC) == 0) {
 			status = v;
 			how = END_NOT_STARTED;
 		}
@@ -382,8 +403,10 @@ reaper_read_fifo(void)
 			return;
 		}
 		log_debug("%s: %zd bytes from the pane", r.id, n);
-		if (r.state == R_RUNNING || r.state == R_ENDING)
+		if (r.state == R_RUNNING || r.state == R_ENDING) {
 			reaper_scan(read_buf, (size_t)n);
+			reaper_flush_text();
+		}
 	}
 }
 
@@ -627,7 +650,10 @@ reaper_on_deadline(void)
 		r.state = R_DONE;
 	}
 	if (r.state == R_ENDING && now >= r.fallback_deadline) {
-		/* The launcher did not answer: kill its pane's process. */
+		/* The launcher did not answer: kill the program's group
+		 * (it is not the launcher's) and the launcher. */
+		if (r.prog_pid > 0)
+			kill(-r.prog_pid, SIGKILL);
 		if (r.pane_pid > 0)
 			kill(r.pane_pid, SIGKILL);
 		reaper_send_end(r.end_reason, -1, SIGKILL, true,
