@@ -83,6 +83,27 @@ fd_write_all(int fd, const void *p, size_t len)
 	return (0);
 }
 
+/* The highest descriptor number worth a loop, when close_range fails. */
+static int
+fd_max(void)
+{
+	int	max = (int)sysconf(_SC_OPEN_MAX);
+
+	return (max < 0 || max > 65536 ? 65536 : max);
+}
+
+/* Mark every descriptor from lowfd up close-on-exec. */
+void
+fd_cloexec_from(int lowfd)
+{
+	int	fd, max;
+
+	if (syscall(SYS_close_range, lowfd, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	for (fd = lowfd, max = fd_max(); fd < max; fd++)
+		fd_cloexec(fd, 1);
+}
+
 void
 fd_closefrom(int lowfd, int keep)
 {
@@ -97,10 +118,7 @@ fd_closefrom(int lowfd, int keep)
 		    syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
 			return;
 	}
-	max = (int)sysconf(_SC_OPEN_MAX);
-	if (max < 0 || max > 65536)
-		max = 65536;
-	for (fd = lowfd; fd < max; fd++)
+	for (fd = lowfd, max = fd_max(); fd < max; fd++)
 		if (fd != keep)
 			close(fd);
 }

@@ -21,5 +21,6 @@ int	fd_flush(int, struct buf *);
 int	fd_write_all(int, const void *, size_t);
 /* Close every descriptor from lowfd up, except keep (or -1). */
 void	fd_closefrom(int lowfd, int keep);
+void	fd_cloexec_from(int lowfd);
 
 #endif

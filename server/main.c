@@ -19,9 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/close_range.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "fdutil.h"
@@ -223,9 +221,7 @@ main(int argc, char **argv)
 	 * Descriptors we were started with beyond 0-2 (a shell's saved
 	 * ones, a client's) must not reach reapers: close-on-exec for all.
 	 */
-	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
-		for (ret = 3; ret < 1024; ret++)
-			fd_cloexec(ret, 1);
+	fd_cloexec_from(3);
 	/* stdout is the protocol: nothing else may write to it. */
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if ((ret = config_load(argc, argv, &cause)) != 0) {

@@ -29,7 +29,6 @@
 
 #define MCP_LINE_MAX	(16u * 1024 * 1024)	/* one message, in bytes */
 #define MCP_LATEST	"2025-11-25"
-#define MCP_PROGRESS_MS	1000	/* between progress notifications */
 #define MCP_NAME_SHOWN	128	/* bytes of a method or tool name echoed */
 
 static const char *mcp_versions[] = {

@@ -90,6 +90,7 @@ void	mcp_log(int level, const char *logger, const char *, ...)
 #define MCP_LOG_INFO	1
 #define MCP_LOG_WARNING	3
 #define MCP_LOG_ERROR	4
+#define MCP_PROGRESS_MS	1000	/* between progress notifications */
 void	mcp_progress(struct req *, double progress, double total,
 	    const char *message);
 

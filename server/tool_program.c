@@ -257,7 +257,7 @@ start_common(struct req *req, const struct json *args, bool run)
 			req->timeout_ms = cfg.wait_max_ms;
 		req->deadline = now_ms() + req->timeout_ms;
 		if (req->progress_token != NULL)
-			req->progress_at = now_ms() + 1000;
+			req->progress_at = now_ms() + MCP_PROGRESS_MS;
 		if ((input = arg_str(args, "input", &len)) != NULL) {
 			p->input = xmemdup(input, len);
 			p->input_len = len;

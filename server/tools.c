@@ -249,18 +249,11 @@ int64_t
 arg_int(const struct json *args, const char *key, int64_t dflt)
 {
 	const struct json	*v = json_get(args, key);
-	double			 d;
 
+	/* json_int truncates a fraction and clamps to int64_t. */
 	if (v == NULL || json_type(v) != JSON_NUMBER)
 		return (dflt);
-	if (json_is_int(v))
-		return (json_int(v));
-	d = json_num(v);
-	if (d >= 9.2e18)
-		return (INT64_MAX);
-	if (d <= -9.2e18)
-		return (INT64_MIN);
-	return ((int64_t)d);
+	return (json_int(v));
 }
 
 bool
