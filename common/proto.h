@@ -19,7 +19,6 @@
  *   posix_spawn reaper, fd 3 the socket, fd 4 OUT's read end
  *                      <-------  hello {v, pid}
  *   start {...}        ------->  opens CTL read-write
- *                      <-------  ready {ctl, out}
  *   (pipe-pane answered)
  *   pane {pane, pid}   ------->  writes spec to CTL  ----->  forks the program,
  *                                                            which takes the
@@ -52,15 +51,14 @@
 
 /* front -> reaper */
 #define MSG_START	"start"	/* id argv dir width height lifetime_ms
-				   keep_pane max_text rundir tmux[] input
-				   separate_stderr */
+				   keep_pane max_text out ctl err tmux[]
+				   input separate_stderr */
 #define MSG_PANE	"pane"	/* pane pid: pipe-pane is attached, go */
 #define MSG_STOP	"stop"	/* grace_ms: end the program (stop_program) */
 #define MSG_QUIT	"quit"	/* forget it: end what runs, exit, no report */
 
 /* reaper -> front */
 #define MSG_HELLO	"hello"	/* v pid */
-#define MSG_READY	"ready"	/* ctl out: FIFOs exist, start the pane */
 #define MSG_TEXT	"text"	/* b: clean text */
 #define MSG_ERRTEXT	"errtext" /* b: clean text of standard error */
 #define MSG_LAUNCHED	"launched" /* the program runs and has the terminal */

@@ -421,11 +421,10 @@ reaper_fail(const char *why)
 	r.state = R_DONE;
 }
 
-/* "start": keep the program's particulars, make the FIFOs, say ready. */
+/* "start": keep the program's particulars and open its FIFOs. */
 static void
 reaper_on_start(struct msg *m)
 {
-	struct msg_out	 m2;
 	unsigned char	 rnd[MARKER_NONCE_LEN / 2];
 	char		*cause = NULL;
 	int64_t		 lifetime = 0;
@@ -497,10 +496,6 @@ reaper_on_start(struct msg *m)
 		free(cause);
 		return;
 	}
-	msg_begin(&m2, MSG_READY, 2);
-	msg_str(&m2, "ctl", r.ctl_path);
-	msg_str(&m2, "out", r.out_path);
-	msg_end(&m2, &r.sock_out);
 	r.state = R_WAIT_PANE;
 }
 

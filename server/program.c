@@ -440,14 +440,6 @@ program_reaper_gone(struct program *p)
 	program_evict();
 }
 
-/* The reaper's "ready": it has opened the FIFOs. */
-static void
-program_on_ready(struct program *p, struct msg *m)
-{
-	(void)m;
-	log_debug("%s: reaper ready", p->id);
-}
-
 static void
 program_on_end(struct program *p, struct msg *m)
 {
@@ -489,9 +481,7 @@ program_on_frame(struct program *p, struct msg *m)
 			    p->id, (long long)v, PROTO_VERSION);
 			program_reaper_gone(p);
 		}
-	} else if (msg_is(m, MSG_READY))
-		program_on_ready(p, m);
-	else if (msg_is(m, MSG_LAUNCHED)) {
+	} else if (msg_is(m, MSG_LAUNCHED)) {
 		p->launched = true;
 		program_changed(p);	/* keys held for it go now */
 	} else if (msg_is(m, MSG_END))

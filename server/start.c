@@ -1,14 +1,15 @@
 /*
  * start.c — making a program's pane, for start_program and run_program.
  *
- * The answer comes once the pane exists and pipe-pane is attached (the
- * program itself is still held at the launcher's gate then, so no output
- * is lost). The steps run as tmux callbacks, which hold the program's
- * sequence number rather than a pointer, since a program may be forgotten
- * while a command is in flight:
+ * The answer comes once the pane exists; pipe-pane is queued behind it,
+ * and the program itself waits at the launcher's gate until pipe-pane is
+ * attached, so no output is lost. The steps run as tmux callbacks, which
+ * hold the program's sequence number rather than a pointer, since a
+ * program may be forgotten while a command is in flight:
  *
- *   reaper "ready" -> [display-message for fromPaneId] -> new-window or
- *   split-window -> [resize] -> pipe-pane -> "pane" to the reaper -> reply
+ *   FIFOs made -> [display-message for fromPaneId] -> new-window or
+ *   split-window -> reply, [resize], pipe-pane queued, reaper spawned ->
+ *   pipe-pane answered -> "pane" to the reaper (the launcher's gate opens)
  */
 #include <signal.h>
 #include <stdint.h>
@@ -24,7 +25,7 @@
 #include "xmalloc.h"
 
 static void	start_pane_command(struct program *, const char *,
-		    const char *, const char *);
+		    const char *);
 
 #define SEQ_ARG(p)	((void *)(uintptr_t)(p)->seq)
 #define ARG_PROG(a)	program_by_seq((uint64_t)(uintptr_t)(a))
@@ -153,7 +154,7 @@ start_made(void *arg, bool ok, const char *out, size_t len)
 		 * killed; a new client may still reach the dying server):
 		 * try again on a fresh one, a few times.
 		 */
-		start_pane_command(p, p->ctl, NULL, NULL);
+		start_pane_command(p, NULL, NULL);
 		return;
 	}
 	if (!ok || sscanf(out, "%31s %ld", pane, &pid) != 2 ||
@@ -233,8 +234,7 @@ start_window_name(struct buf *b, const char *argv0)
 
 /* The command that makes the pane, running the launcher. */
 static void
-start_pane_command(struct program *p, const char *ctl, const char *target,
-    const char *cwd)
+start_pane_command(struct program *p, const char *target, const char *cwd)
 {
 	struct buf	b = BUF_INIT;
 
@@ -269,31 +269,22 @@ start_pane_command(struct program *p, const char *ctl, const char *target,
 	buf_adds(&b, " -- ");
 	tmux_quote(&b, cfg.reaper_path);
 	buf_adds(&b, " --launch ");
-	tmux_quote(&b, ctl);
+	tmux_quote(&b, p->ctl);
 	tmux_command(buf_cstr(&b), start_made, SEQ_ARG(p));
 	buf_free(&b);
 }
-
-struct from_pane {
-	uint64_t	 seq;
-	char		*ctl;
-};
 
 /* display-message answered "%P<TAB>@W<TAB>path" for fromPaneId. */
 static void
 start_from_pane(void *arg, bool ok, const char *out, size_t len)
 {
-	struct from_pane	*fp = arg;
-	struct program		*p = program_by_seq(fp->seq);
-	char			*tab, *why, *copy;
-	size_t			 plen;
+	struct program	*p = ARG_PROG(arg);
+	char		*tab, *why, *copy;
+	size_t		 plen;
 
 	(void)len;
-	if (p == NULL) {
-		free(fp->ctl);
-		free(fp);
+	if (p == NULL)
 		return;
-	}
 	plen = strlen(p->from_pane);
 	if (!ok || strncmp(out, p->from_pane, plen) != 0 ||
 	    out[plen] != '\t' || (tab = strchr(out + plen + 1, '\t')) ==
@@ -307,35 +298,27 @@ start_from_pane(void *arg, bool ok, const char *out, size_t len)
 		copy = xstrdup(out + plen + 1);
 		tab = copy + (tab - (out + plen + 1));
 		*tab = '\0';
-		start_pane_command(p, fp->ctl, p->split ? p->from_pane : copy,
-		    tab + 1);
+		start_pane_command(p, p->split ? p->from_pane : copy, tab + 1);
 		free(copy);
 	}
-	free(fp->ctl);
-	free(fp);
 }
 
 /* Make the program's pane (beside fromPaneId if given). */
 void
 program_make_pane(struct program *p)
 {
-	const char		*ctl = p->ctl;
-	struct from_pane	*fp;
-	struct buf		 b = BUF_INIT;
+	struct buf	b = BUF_INIT;
 
 	if (p->from_pane == NULL) {
-		start_pane_command(p, ctl, NULL, NULL);
+		start_pane_command(p, NULL, NULL);
 		return;
 	}
-	fp = xcalloc(1, sizeof *fp);
-	fp->seq = p->seq;
-	fp->ctl = xstrdup(ctl);
 	buf_adds(&b, "display-message -p -t ");
 	tmux_quote(&b, p->from_pane);
 	/* display-message falls back to another pane when the target is
 	 * missing, so ask for the pane's id too and compare. */
 	buf_adds(&b, " '#{pane_id}\t#{window_id}\t#{pane_current_path}'");
-	tmux_command(buf_cstr(&b), start_from_pane, fp);
+	tmux_command(buf_cstr(&b), start_from_pane, SEQ_ARG(p));
 	buf_free(&b);
 }
 
