@@ -169,14 +169,16 @@ main_shutdown(void)
 	struct pollfd	pfd[3];
 	int64_t		deadline = now_ms() + MAIN_EXIT_FLUSH_MS;
 	int		n, i_tin;
+	bool		out_ok = true;	/* stdout still takes our replies */
 
 	programs_shutdown();
 	if (cfg.robust && tmux_alive())
 		tmux_command("kill-server", NULL, NULL);
-	while (now_ms() < deadline && (mcp_output_pending() || !tmux_idle())) {
+	while (now_ms() < deadline && ((out_ok && mcp_output_pending()) ||
+	    !tmux_idle())) {
 		n = 0;
 		i_tin = -1;
-		if (mcp_output_pending())
+		if (out_ok && mcp_output_pending())
 			pfd[n++] = (struct pollfd){ STDOUT_FILENO, POLLOUT, 0 };
 		if (tmux_fd_out() != -1)
 			pfd[n++] = (struct pollfd){ tmux_fd_out(), POLLOUT, 0 };
@@ -185,8 +187,10 @@ main_shutdown(void)
 			    0 };
 		if (poll(pfd, n, poll_timeout(deadline)) <= 0)
 			break;
-		if (mcp_output_pending() && mcp_flush(STDOUT_FILENO) == -1)
-			break;
+		/* A client gone does not excuse us from tmux's answers. */
+		if (out_ok && mcp_output_pending() &&
+		    mcp_flush(STDOUT_FILENO) == -1)
+			out_ok = false;
 		if (tmux_fd_out() != -1)
 			tmux_on_writable();
 		if (i_tin != -1 && pfd[i_tin].revents)
