@@ -44,7 +44,7 @@ void
 textbuf_init(struct textbuf *tb, size_t max)
 {
 	tb->data = NULL;
-	tb->len = tb->cap = 0;
+	tb->len = tb->cap = tb->chars = 0;
 	tb->max = max;
 	tb->cut = false;
 	tb->dropped = 0;
@@ -93,6 +93,7 @@ textbuf_trim(struct textbuf *tb)
 		return;		/* stray continuation bytes: nothing began */
 	tb->dropped += tb->len - (i - 1);
 	tb->len = i - 1;
+	tb->chars--;		/* the lead byte counted one; the rest none */
 }
 
 /*
@@ -149,6 +150,7 @@ textbuf_append(struct textbuf *tb, const char *s, size_t n)
 	textbuf_grow(tb, tb->len + keep);
 	memcpy(tb->data + tb->len, s, keep);
 	tb->len += keep;
+	tb->chars += utf8_count(s, keep);
 }
 
 /* Code points: every byte that is not a continuation byte starts one. */

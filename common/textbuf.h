@@ -27,6 +27,7 @@
 struct textbuf {
 	char	*data;
 	size_t	 len;		/* bytes kept */
+	size_t	 chars;		/* code points kept: utf8_count(data, len) */
 	size_t	 cap;
 	size_t	 max;		/* ceiling on len */
 	bool	 cut;		/* text was offered past max and not kept */

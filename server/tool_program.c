@@ -438,7 +438,8 @@ put_tail(struct jw *w, struct buf *tb, const struct textbuf *t,
 			buf_addc(tb, '\n');
 	}
 	if (omitted != NULL)
-		*omitted = utf8_count(t->data, pg.start);
+		*omitted = t->chars - utf8_count(text_at(t, pg.start),
+		    t->len - pg.start);
 	if (end != NULL)
 		*end = pg.end;
 }
@@ -745,7 +746,7 @@ tool_list_programs(struct req *req, const struct json *args)
 		jw_key(&res.w, "ended");
 		jw_bool(&res.w, p->state == P_ENDED);
 		jw_key(&res.w, "textChars");
-		jw_int(&res.w, (int64_t)utf8_count(p->text.data, p->text.len));
+		jw_int(&res.w, (int64_t)p->text.chars);
 		jw_key(&res.w, "startedAt");
 		put_iso_time(&res.w, p->started_real);
 		left = p->started_ms + p->lifetime_ms - now;

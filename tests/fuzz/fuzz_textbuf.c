@@ -75,6 +75,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		textbuf_append(&tb, text + off, n);
 	}
 	if (tb.len > max || tb.len + tb.dropped != tlen ||
+	    tb.chars != utf8_count(tb.data, tb.len) ||
 	    memcmp(tb.data, text, tb.len) != 0 ||
 	    tb.cut != (tlen > max) ||
 	    (tb.len < tlen && (text[tb.len] & 0xc0) == 0x80))

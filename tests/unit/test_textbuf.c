@@ -139,6 +139,8 @@ test_ceiling(void **state)
 	assert_int_equal(tb.len, 10);
 	assert_int_equal(tb.dropped, 4);
 	assert_true(tb.cap <= 10);
+	/* The running count of characters agrees with the bytes. */
+	assert_int_equal(tb.chars, utf8_count(tb.data, tb.len));
 	textbuf_free(&tb);
 
 	/* A character that would straddle the ceiling is dropped whole,
@@ -152,6 +154,8 @@ test_ceiling(void **state)
 	textbuf_append(&tb, "z", 1);
 	assert_int_equal(tb.len, 9);
 	assert_int_equal(tb.dropped, 4);
+	/* The running count of characters agrees with the bytes. */
+	assert_int_equal(tb.chars, utf8_count(tb.data, tb.len));
 	textbuf_free(&tb);
 
 	/* A 4-byte character cut in the middle. */
@@ -160,6 +164,8 @@ test_ceiling(void **state)
 	assert_int_equal(tb.len, 6);
 	assert_memory_equal(tb.data, "ab\xf0\x9f\x98\x80", 6);
 	assert_int_equal(tb.dropped, 4);
+	/* The running count of characters agrees with the bytes. */
+	assert_int_equal(tb.chars, utf8_count(tb.data, tb.len));
 	textbuf_free(&tb);
 
 	textbuf_init(&tb, 5);
@@ -167,6 +173,8 @@ test_ceiling(void **state)
 	assert_int_equal(tb.len, 2);
 	assert_int_equal(tb.dropped, 4);
 	assert_true(tb.cut);
+	/* The running count of characters agrees with the bytes. */
+	assert_int_equal(tb.chars, utf8_count(tb.data, tb.len));
 	textbuf_free(&tb);
 
 	/* Filling exactly is not a cut; one byte more is. */
@@ -178,6 +186,8 @@ test_ceiling(void **state)
 	textbuf_append(&tb, "e", 1);
 	assert_true(tb.cut);
 	assert_int_equal(tb.dropped, 1);
+	/* The running count of characters agrees with the bytes. */
+	assert_int_equal(tb.chars, utf8_count(tb.data, tb.len));
 	textbuf_free(&tb);
 
 	/* Appends that split characters: the ceiling still keeps whole
@@ -194,6 +204,8 @@ test_ceiling(void **state)
 	assert_memory_equal(tb.data, "abcdefghij", 10);
 	assert_true(tb.cut);
 	assert_int_equal(tb.dropped, 10);
+	/* The running count of characters agrees with the bytes. */
+	assert_int_equal(tb.chars, utf8_count(tb.data, tb.len));
 	textbuf_free(&tb);
 
 	/* A ceiling of zero keeps nothing. */
@@ -202,6 +214,8 @@ test_ceiling(void **state)
 	assert_int_equal(tb.len, 0);
 	assert_true(tb.cut);
 	assert_int_equal(tb.dropped, 3);
+	/* The running count of characters agrees with the bytes. */
+	assert_int_equal(tb.chars, utf8_count(tb.data, tb.len));
 	textbuf_free(&tb);
 
 	/* A big append past the ceiling. */
@@ -216,6 +230,8 @@ test_ceiling(void **state)
 	assert_int_equal(tb.len, 1000);
 	assert_int_equal(tb.dropped, 99000);
 	assert_true(tb.cap == 1000);
+	/* The running count of characters agrees with the bytes. */
+	assert_int_equal(tb.chars, utf8_count(tb.data, tb.len));
 	textbuf_free(&tb);
 }
 
