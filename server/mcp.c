@@ -84,12 +84,10 @@ mcp_flush(int fd)
 	return (fd_flush(fd, &mcp.out));
 }
 
-/* A reply for req goes out now, or into its batch. */
+/* A reply goes out now, or into its batch (bt, if not NULL). */
 static void
-mcp_emit(struct req *req, struct buf *msg)
+mcp_emit(struct batch *bt, struct buf *msg)
 {
-	struct batch	*bt = (struct batch *)req->batch;
-
 	if (bt == NULL) {
 		mcp_write_line(msg);
 		return;
@@ -134,7 +132,7 @@ mcp_req_new(const char *id, const char *method)
 static void
 mcp_req_free(struct req *req)
 {
-	mcp_batch_release((struct batch *)req->batch);
+	mcp_batch_release(req->batch);
 	free(req->id);
 	free(req->idkey);
 	free(req->progress_token);
@@ -185,7 +183,7 @@ mcp_reply_result(struct req *req, const char *result, size_t len)
 	buf_adds(&b, ",\"result\":");
 	buf_add(&b, result, len);
 	buf_addc(&b, '}');
-	mcp_emit(req, &b);
+	mcp_emit(req->batch, &b);
 	buf_free(&b);
 }
 
@@ -220,12 +218,7 @@ mcp_reply_error(const char *id, int code, const char *msg)
 	struct buf	b = BUF_INIT;
 
 	mcp_error_msg(&b, id, code, msg);
-	if (mcp.batch != NULL) {
-		buf_addc(&mcp.batch->parts, mcp.batch->any ? ',' : '[');
-		buf_add(&mcp.batch->parts, b.data, b.len);
-		mcp.batch->any = true;
-	} else
-		mcp_write_line(&b);
+	mcp_emit(mcp.batch, &b);
 	buf_free(&b);
 }
 
@@ -236,7 +229,7 @@ mcp_req_error(struct req *req, int code, const char *msg)
 	struct buf	b = BUF_INIT;
 
 	mcp_error_msg(&b, req->id, code, msg);
-	mcp_emit(req, &b);
+	mcp_emit(req->batch, &b);
 	buf_free(&b);
 }
 

@@ -43,11 +43,13 @@ int	config_load(int argc, char **argv, char **cause);
 void	config_usage(void);
 
 /* mcp.c — requests and replies */
+struct batch;
+
 struct req {
 	char		*id;		/* raw JSON text of the id, echoed */
 	char		*idkey;		/* the id by value, for cancellation */
 	char		*method;
-	void		*batch;		/* the batch it came in, if any */
+	struct batch	*batch;		/* the batch it came in, if any (mcp.c) */
 	bool		 parked;	/* in the pending list */
 	int64_t		 deadline;	/* for waiting requests */
 	int		 kind;		/* REQ_* while it waits */
