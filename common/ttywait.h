@@ -1,0 +1,29 @@
+/*
+ * ttywait.h — is a terminal's foreground process group waiting for the
+ * keyboard?
+ *
+ * Linux only: read from /proc. A process waits for keyboard input when it
+ * is blocked in a read of its terminal, or in a poll, select or epoll wait
+ * whose set holds its terminal for input. Where /proc cannot be read far
+ * enough to tell (another user's process, an unknown wait) the answer is
+ * TTYWAIT_UNKNOWN and the caller decides by other means.
+ */
+#ifndef PROGMUX_TTYWAIT_H
+#define PROGMUX_TTYWAIT_H
+
+#include <sys/types.h>
+
+enum ttywait {
+	TTYWAIT_NO,		/* busy, sleeping, or waiting on something else */
+	TTYWAIT_YES,		/* blocked reading the terminal */
+	TTYWAIT_UNKNOWN		/* asleep in a wait /proc did not show us */
+};
+
+/*
+ * Look at the foreground process group of the terminal that pid (a process
+ * in the pane: the launcher) has as its controlling terminal, among pid and
+ * its descendants.
+ */
+enum ttywait	ttywait_check(pid_t pid);
+
+#endif
