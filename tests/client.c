@@ -801,3 +801,68 @@ pmx_count_procs(const char *needle)
 	closedir(d);
 	return (count);
 }
+
+pid_t
+pmx_find_proc(const char *needle)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 cmd[4096];
+	pid_t		 pid = -1;
+
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while (pid == -1 && (de = readdir(d)) != NULL)
+		if (atoi(de->d_name) != getpid() &&
+		    proc_cmdline(de->d_name, cmd, sizeof cmd) &&
+		    strstr(cmd, needle) != NULL)
+			pid = (pid_t)atoi(de->d_name);
+	closedir(d);
+	return (pid);
+}
+
+int
+pmx_kill_procs(const char *needle)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 cmd[4096];
+	int		 count = 0;
+
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL)
+		if (atoi(de->d_name) != getpid() &&
+		    proc_cmdline(de->d_name, cmd, sizeof cmd) &&
+		    strstr(cmd, needle) != NULL &&
+		    kill(atoi(de->d_name), SIGKILL) == 0)
+			count++;
+	closedir(d);
+	return (count);
+}
+
+bool
+pmx_drain_err_eof(struct pmx *c, int ms)
+{
+	int64_t		deadline = now_ms() + ms;
+	struct pollfd	pfd;
+	char		chunk[4096];
+	ssize_t		n;
+	int		left;
+
+	if (c->err == -1)
+		return (false);
+	while ((left = (int)(deadline - now_ms())) > 0) {
+		pfd = (struct pollfd){ c->err, POLLIN, 0 };
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		n = read(c->err, chunk, sizeof chunk);
+		if (n == 0)
+			return (true);
+		if (n > 0)
+			buf_add(&c->errlog, chunk, (size_t)n);
+		else if (errno != EAGAIN && errno != EINTR)
+			return (false);
+	}
+	return (false);
+}
