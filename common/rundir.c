@@ -30,6 +30,7 @@
 #include "timeutil.h"
 
 #define RUNDIR_SUFFIX_LEN	6	/* mkdtemp's XXXXXX */
+#define RUNDIR_TRIES		3	/* to empty and remove it */
 
 /* Is name progmux-XXXXXX, as mkdtemp makes it? */
 static bool
@@ -138,8 +139,11 @@ rundir_empty(int dfd, int64_t wait_ms)
 				left++;
 			continue;
 		}
+		/* (A FIFO's name can be a regular file: pipe-pane's sh
+		 * makes one if it opens the FIFO after it was removed.) */
 		known = st.st_uid == geteuid() &&
-		    ((S_ISFIFO(st.st_mode) && rundir_fifo_name(n)) ||
+		    (((S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)) &&
+		    rundir_fifo_name(n)) ||
 		    (S_ISREG(st.st_mode) && rundir_conf_name(n)) ||
 		    (S_ISSOCK(st.st_mode) && strcmp(n, "tmux") == 0 &&
 		    !rundir_listening(dfd, n, wait_ms)));
@@ -189,7 +193,7 @@ int
 rundir_remove_dead(int parentfd, const char *name, int64_t wait_ms)
 {
 	struct stat	st, dst, lst;
-	int		dfd, lfd = -1, removed = 0;
+	int		dfd, lfd = -1, removed = 0, tries;
 
 	if (!rundir_name_ok(name) ||
 	    fstatat(parentfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
@@ -211,10 +215,14 @@ rundir_remove_dead(int parentfd, const char *name, int64_t wait_ms)
 	/* Nobody of that instance lives. The lock goes last, and only if
 	 * the directory can go with it: else a later try can still prove
 	 * what it is. */
-	if (rundir_empty(dfd, wait_ms) == 0 &&
-	    unlinkat(dfd, RUNDIR_LOCK, 0) == 0 &&
-	    unlinkat(parentfd, name, AT_REMOVEDIR) == 0)
-		removed = 1;
+	for (tries = 0; tries < RUNDIR_TRIES && !removed; tries++) {
+		/* (Again if a late writer made an entry meanwhile.) */
+		if (rundir_empty(dfd, wait_ms) != 0 ||
+		    (unlinkat(dfd, RUNDIR_LOCK, 0) == -1 && errno != ENOENT))
+			break;
+		if (unlinkat(parentfd, name, AT_REMOVEDIR) == 0)
+			removed = 1;
+	}
 out:
 	if (lfd != -1)
 		close(lfd);

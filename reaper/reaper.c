@@ -727,6 +727,7 @@ static bool
 reaper_pane_already_gone(const char *err)
 {
 	return (strstr(err, "can't find pane") != NULL ||
+	    strstr(err, "no current target") != NULL ||
 	    strstr(err, "no server running") != NULL ||
 	    strstr(err, "error connecting to") != NULL);
 }

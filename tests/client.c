@@ -840,29 +840,3 @@ pmx_kill_procs(const char *needle)
 	closedir(d);
 	return (count);
 }
-
-bool
-pmx_drain_err_eof(struct pmx *c, int ms)
-{
-	int64_t		deadline = now_ms() + ms;
-	struct pollfd	pfd;
-	char		chunk[4096];
-	ssize_t		n;
-	int		left;
-
-	if (c->err == -1)
-		return (false);
-	while ((left = (int)(deadline - now_ms())) > 0) {
-		pfd = (struct pollfd){ c->err, POLLIN, 0 };
-		if (poll(&pfd, 1, left) <= 0)
-			continue;
-		n = read(c->err, chunk, sizeof chunk);
-		if (n == 0)
-			return (true);
-		if (n > 0)
-			buf_add(&c->errlog, chunk, (size_t)n);
-		else if (errno != EAGAIN && errno != EINTR)
-			return (false);
-	}
-	return (false);
-}

@@ -109,8 +109,5 @@ pid_t	pmx_find_proc(const char *needle);
 /* SIGKILL every process whose command line contains needle (a test's
  * own unique marker: what a failed check left behind); how many. */
 int	pmx_kill_procs(const char *needle);
-/* Read progmux's stderr into errlog until every writer has closed it
- * (EOF) or ms pass; true at EOF. */
-bool	pmx_drain_err_eof(struct pmx *, int ms);
 
 #endif
