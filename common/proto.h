@@ -16,7 +16,8 @@
  *   tmux new-window -- progmux-reaper --launch CTL   ----->  opens CTL, waits
  *   tmux pipe-pane -O 'exec cat 3<>OUT >OUT 3>&-'
  *   (start_program answered)
- *   posix_spawn reaper, fd 3 the socket, fd 4 OUT's read end
+ *   posix_spawn reaper, fd 3 the socket, fd 4 OUT's read end, fd 5 the
+ *   runtime directory's lock (held shared while any of us lives)
  *                      <-------  hello {v, pid}
  *   start {...}        ------->  opens CTL read-write
  *   (pipe-pane answered)
@@ -48,6 +49,10 @@
 #define PROTO_TEXT_CHUNK	(64u * 1024)	/* text per "text" frame */
 #define PROTO_REAPER_FD		3	/* the reaper's socket to the front */
 #define PROTO_OUT_FD		4	/* read end of the output FIFO */
+#define PROTO_LOCK_FD		5	/* the runtime directory's lock (rundir.h) */
+#define PROTO_STR_(x)		#x
+#define PROTO_STR(x)		PROTO_STR_(x)	/* "5" for PROTO_LOCK_FD */
+#define PROTO_GRACE_MS		2000	/* SIGTERM, then SIGKILL this much later */
 
 /* front -> reaper */
 #define MSG_START	"start"	/* id argv dir width height lifetime_ms

@@ -365,7 +365,7 @@ launch_ctl_frames(void)
 {
 	struct msg	 m;
 	char		*cause = NULL;
-	int64_t		 grace = 2000;
+	int64_t		 grace = PROTO_GRACE_MS;
 
 	while (frame_take(&l.ctl_in, &m, &cause) == 1) {
 		if (msg_is(&m, MSG_TERM) && l.state == L_RUNNING) {

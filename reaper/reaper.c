@@ -9,17 +9,24 @@
  * program ended in one "end" frame after the last text.
  *
  * It is a small state machine driven by one poll loop: events are frames
- * from the front, FIFO data or EOF, the deadline, and signals. If the front
- * goes away (EOF on fd 3), the reaper ends its program and removes its pane
- * at once and exits: nothing outlives the front.
+ * from the front, FIFO data or EOF, the launcher's exit (a pidfd), the
+ * deadline, and signals. If the front goes away (EOF on fd 3), the reaper
+ * ends its program and removes its pane at once and exits: nothing
+ * outlives the front. If the launcher goes before the program's end was
+ * read (killed, say), the program it would have ended is ended here: its
+ * process group and the rest of the pane's session get SIGTERM, and
+ * SIGKILL after the grace. The last process of a progmux instance to go
+ * (front or reaper) removes its runtime directory (rundir.h).
  *
  * Memory is bounded whatever the output: fixed read and strip buffers, a
  * send queue that stops FIFO reads while it is full (tmux then holds the
  * rest), and past the text ceiling bytes are read (for the end marker)
  * and dropped unstripped.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -30,12 +37,15 @@
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "fdutil.h"
 #include "frame.h"
 #include "log.h"
 #include "proto.h"
 #include "reaper.h"
+#include "rundir.h"
 #include "strip.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -44,6 +54,9 @@
 #define REAPER_STRIP_CHUNK	(8u * 1024)	/* stripped at a time */
 #define REAPER_QUEUE_MAX	(128u * 1024)	/* stop reading the FIFO past it */
 #define REAPER_FALLBACK_MS	3000		/* after grace, give up waiting */
+#define REAPER_CHECK_MS		50		/* is what was left still there? */
+#define REAPER_KILL_PANE_MS	5000		/* tmux kill-pane, at most */
+#define REAPER_TMUX_GONE_MS	2000		/* our tmux server exiting */
 
 enum reaper_state {
 	R_INIT,		/* waiting for "start" */
@@ -52,6 +65,13 @@ enum reaper_state {
 	R_ENDING,	/* asked to end (lifetime or stop); waiting for marker */
 	R_HELD,		/* ended, reported; pane kept until lifetime or quit */
 	R_DONE
+};
+
+/* What the reaper itself does to a program whose launcher is gone. */
+enum reaper_group {
+	G_NONE,		/* nothing: the launcher ends the program */
+	G_TERM,		/* SIGTERM sent; SIGKILL at group_deadline */
+	G_KILLED	/* SIGKILL sent, or nothing was left */
 };
 
 static struct {
@@ -74,8 +94,16 @@ static struct {
 	char		*out_path;
 	char		*ctl_path;
 	char		*pane;
-	pid_t		 pane_pid;	/* the launcher */
+	pid_t		 pane_pid;	/* the launcher (its session's id) */
 	pid_t		 prog_pid;	/* the program (its group), once run */
+	int		 launcher_fd;	/* pidfd of the launcher, or -1 */
+	bool		 launcher_gone;
+	enum reaper_group group;
+	int64_t		 group_deadline;
+	int64_t		 group_check;
+
+	int		 lock_fd;	/* the runtime directory's lock */
+	char		*rundir;
 
 	int		 out_fd;	/* the FIFO pipe-pane writes */
 	int		 err_fd;	/* separate standard error, or -1 */
@@ -366,6 +394,116 @@ reaper_scan(const char *p, size_t len)
 	}
 }
 
+/*
+ * Send sig (0: only count) to what a gone launcher left of its program:
+ * the program's process group and every other process of the pane's
+ * session (background jobs the launcher would have ended). Neither id
+ * can be reused while a process still carries it. Zombies do not count.
+ * Returns how many processes there were.
+ */
+static int
+reaper_signal_left(int sig)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[64], line[512], *p, state;
+	int		 ppid, pgrp, sess, n = 0, fd;
+	ssize_t		 len;
+	pid_t		 pid, self = getpid();
+
+	if (r.prog_pid <= 0 && r.pane_pid <= 0)
+		return (0);
+	if (r.prog_pid > 0 && sig != 0) {
+		kill(-r.prog_pid, sig);
+		if (sig == SIGTERM)
+			kill(-r.prog_pid, SIGCONT);
+	}
+	if ((d = opendir("/proc")) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL) {
+		if ((pid = (pid_t)atoi(de->d_name)) <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		len = read(fd, line, sizeof line - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		line[len] = '\0';
+		/* "pid (comm) state ppid pgrp session ...": comm may hold
+		 * anything, so parse from its last ')'. */
+		if ((p = strrchr(line, ')')) == NULL ||
+		    sscanf(p + 1, " %c %d %d %d", &state, &ppid, &pgrp,
+		    &sess) != 4 || state == 'Z')
+			continue;
+		if ((r.prog_pid > 0 && pgrp == r.prog_pid) ||
+		    (r.pane_pid > 0 && sess == r.pane_pid)) {
+			n++;
+			if (sig != 0)
+				kill(pid, sig);
+			if (sig == SIGTERM)
+				kill(pid, SIGCONT);
+		}
+	}
+	closedir(d);
+	return (n);
+}
+
+/*
+ * The launcher is gone (or its pane is) before the program's end was
+ * read: nobody else will end the program, so we do, as the launcher
+ * would have: SIGTERM now, SIGKILL after the grace.
+ */
+static void
+reaper_orphaned(void)
+{
+	if (r.group != G_NONE)
+		return;
+	log_debug("%s: launcher gone; ending what it left", r.id);
+	r.group = G_TERM;
+	r.group_deadline = now_ms() + PROTO_GRACE_MS;
+	r.group_check = now_ms() + REAPER_CHECK_MS;
+	if (reaper_signal_left(SIGTERM) == 0)
+		r.group = G_KILLED;	/* nothing was left */
+}
+
+/* The group's grace: SIGKILL at its end, or done once nothing is left. */
+static void
+reaper_group_deadline(int64_t now)
+{
+	if (r.group != G_TERM)
+		return;
+	if (now >= r.group_deadline) {
+		reaper_signal_left(SIGKILL);
+		r.group = G_KILLED;
+	} else if (now >= r.group_check) {
+		if (reaper_signal_left(0) == 0)
+			r.group = G_KILLED;
+		r.group_check = now + REAPER_CHECK_MS;
+	}
+}
+
+/* The launcher's pidfd is readable: it has exited. */
+static void
+reaper_launcher_exited(void)
+{
+	close(r.launcher_fd);
+	r.launcher_fd = -1;
+	r.launcher_gone = true;
+	if (r.state != R_RUNNING && r.state != R_ENDING)
+		return;
+	reaper_orphaned();
+	/* Its pane's stream should end now (EOF on the FIFO); if a pane
+	 * that stays (remain-on-exit) keeps it open, give up in time. */
+	if (r.state == R_RUNNING) {
+		r.end_reason = END_GONE;
+		r.state = R_ENDING;
+		r.fallback_deadline = now_ms() + PROTO_GRACE_MS +
+		    REAPER_FALLBACK_MS;
+	}
+}
+
 /* Drain the FIFO (bounded per wakeup); EOF means the pane is gone. */
 static void
 reaper_read_fifo(void)
@@ -393,6 +531,7 @@ reaper_read_fifo(void)
 				if (r.mpos > 0)
 					reaper_feed(r.prefix, r.mpos);
 				r.mpos = 0;
+				reaper_orphaned();
 				reaper_send_end(r.state == R_ENDING ?
 				    r.end_reason : END_GONE, -1, -1, true,
 				    "the pane was closed before the program's "
@@ -510,6 +649,13 @@ reaper_on_pane(struct msg *m)
 	r.pane = msg_dup_str(m, "pane");
 	msg_get_int(m, "pid", &pid);
 	r.pane_pid = (pid_t)pid;
+	/* Watch the launcher: if it is killed, its program is ours to end.
+	 * (Gone already: the same, found at once.) */
+	if (r.pane_pid > 0 && r.launcher_fd == -1) {
+		r.launcher_fd = (int)syscall(SYS_pidfd_open, r.pane_pid, 0);
+		if (r.launcher_fd == -1 && errno == ESRCH)
+			r.launcher_gone = true;
+	}
 
 	msg_begin(&m2, MSG_SPEC, 8);
 	if (r.has_input)
@@ -553,7 +699,7 @@ reaper_end_program(const char *reason, int64_t grace)
 static void
 reaper_on_frame(struct msg *m)
 {
-	int64_t	grace = 2000;
+	int64_t	grace = PROTO_GRACE_MS;
 
 	if (msg_is(m, MSG_START) && r.state == R_INIT)
 		reaper_on_start(m);
@@ -575,29 +721,34 @@ reaper_on_frame(struct msg *m)
 		    m->type);
 }
 
+/* Does tmux's complaint say the pane (or its server) is gone already,
+ * which is what kill-pane was for? */
+static bool
+reaper_pane_already_gone(const char *err)
+{
+	return (strstr(err, "can't find pane") != NULL ||
+	    strstr(err, "no current target") != NULL ||
+	    strstr(err, "no server running") != NULL ||
+	    strstr(err, "error connecting to") != NULL);
+}
+
 /*
- * The end of the reaper. With the front gone nobody else will remove the
- * pane, so the reaper replaces itself with `tmux kill-pane`; closing the
- * control FIFO (by exiting) makes the launcher end the program first.
+ * With the front gone nobody else will remove the pane: run `tmux
+ * kill-pane` and wait for it (bounded: we are on our way out). A pane
+ * already gone is no error; anything else tmux says is passed on.
  */
 static void
-reaper_cleanup_exit(bool front_gone)
+reaper_kill_pane(void)
 {
-	char	**argv;
-	size_t	  n, i;
+	struct pollfd	 pfd;
+	sigset_t	 none;
+	char		**argv, err[1024];
+	size_t		 n, i, len = 0;
+	ssize_t		 k;
+	int		 fds[2], null;
+	int64_t		 deadline = now_ms() + REAPER_KILL_PANE_MS;
+	pid_t		 pid;
 
-	if (r.ctl_fd != -1 && (r.state == R_RUNNING || r.state == R_ENDING))
-		reaper_send_ctl(MSG_KILL, 0);
-	if (r.out_path != NULL)
-		unlink(r.out_path);
-	if (r.ctl_path != NULL)
-		unlink(r.ctl_path);
-	if (r.err_path != NULL)
-		unlink(r.err_path);
-	if (!front_gone || r.pane == NULL || r.tmux == NULL)
-		_exit(0);
-	if (r.ctl_fd != -1)
-		close(r.ctl_fd);
 	for (n = 0; r.tmux[n] != NULL; n++)
 		;
 	argv = xcalloc(n + 4, sizeof *argv);
@@ -606,7 +757,86 @@ reaper_cleanup_exit(bool front_gone)
 	argv[n] = (char *)"kill-pane";
 	argv[n + 1] = (char *)"-t";
 	argv[n + 2] = r.pane;
-	execvp(argv[0], argv);
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		free(argv);
+		return;
+	}
+	if ((pid = fork()) == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if ((null = open("/dev/null", O_RDWR)) != -1) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+		}
+		dup2(fds[1], STDERR_FILENO);
+		fd_closefrom(STDERR_FILENO + 1, -1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	free(argv);
+	if (pid == -1) {
+		close(fds[0]);
+		return;
+	}
+	for (;;) {
+		pfd = (struct pollfd){ fds[0], POLLIN, 0 };
+		if (poll(&pfd, 1, poll_timeout(deadline)) <= 0)
+			break;
+		k = read(fds[0], err + len, sizeof err - 1 - len);
+		if (k == -1 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		if ((len += (size_t)k) == sizeof err - 1)
+			break;
+	}
+	close(fds[0]);
+	err[len] = '\0';
+	if (waitpid(pid, NULL, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (len > 0 && !reaper_pane_already_gone(err))
+		log_warn("%s: tmux kill-pane -t %s: %.*s", r.id ? r.id : "?",
+		    r.pane, (int)strcspn(err, "\n"), err);
+}
+
+/*
+ * The end of the reaper. The launcher is told to kill the program (or,
+ * if it is gone, what it left is killed here). With the front gone
+ * nobody else will remove the pane, so we do; closing the control FIFO
+ * makes the launcher end the program first. Last, our hold on the
+ * runtime directory's lock goes, and if we were the last of our
+ * instance, the directory with it.
+ */
+static void
+reaper_cleanup_exit(bool front_gone)
+{
+	if (r.ctl_fd != -1 && (r.state == R_RUNNING || r.state == R_ENDING))
+		reaper_send_ctl(MSG_KILL, 0);
+	if (r.group == G_TERM || (r.launcher_gone &&
+	    (r.state == R_RUNNING || r.state == R_ENDING)))
+		reaper_signal_left(SIGKILL);
+	if (r.out_path != NULL)
+		unlink(r.out_path);
+	if (r.ctl_path != NULL)
+		unlink(r.ctl_path);
+	if (r.err_path != NULL)
+		unlink(r.err_path);
+	if (r.ctl_fd != -1) {
+		close(r.ctl_fd);
+		r.ctl_fd = -1;
+	}
+	if (front_gone && r.pane != NULL && r.tmux != NULL)
+		reaper_kill_pane();
+	if (r.lock_fd != -1) {
+		close(r.lock_fd);
+		r.lock_fd = -1;
+		if (r.rundir != NULL)
+			rundir_remove_path(r.rundir, REAPER_TMUX_GONE_MS);
+	}
 	_exit(0);
 }
 
@@ -639,12 +869,21 @@ reaper_on_deadline(void)
 
 	if (now >= r.lifetime_deadline &&
 	    (r.state == R_RUNNING || r.state == R_HELD))
-		reaper_end_program(END_EXPIRED, 2000);
+		reaper_end_program(END_EXPIRED, PROTO_GRACE_MS);
 	else if (now >= r.lifetime_deadline && r.state == R_WAIT_PANE) {
 		reaper_send_end(END_EXPIRED, -1, -1, false, NULL);
 		r.state = R_DONE;
 	}
-	if (r.state == R_ENDING && now >= r.fallback_deadline) {
+	if (r.state == R_ENDING && now >= r.fallback_deadline &&
+	    r.launcher_gone) {
+		/* Its pane stays (remain-on-exit), so no EOF comes. */
+		reaper_signal_left(SIGKILL);
+		r.group = G_KILLED;
+		reaper_send_end(r.end_reason, -1, -1, true, "the program's "
+		    "launcher went away before its end was read; what it "
+		    "left was ended");
+		r.state = R_DONE;
+	} else if (r.state == R_ENDING && now >= r.fallback_deadline) {
 		/* The launcher did not answer: kill the program's group
 		 * (it is not the launcher's) and the launcher. */
 		if (r.prog_pid > 0)
@@ -655,6 +894,7 @@ reaper_on_deadline(void)
 		    "the launcher did not report the program's end");
 		r.state = R_DONE;
 	}
+	reaper_group_deadline(now);
 }
 
 static int64_t
@@ -667,7 +907,29 @@ reaper_deadline(void)
 		d = r.lifetime_deadline;
 	if (r.state == R_ENDING)
 		d = r.fallback_deadline;
+	if (r.group == G_TERM && r.group_check < d)
+		d = r.group_check < r.group_deadline ? r.group_check :
+		    r.group_deadline;
 	return (d);
+}
+
+/* The runtime directory: where our lock file is. */
+static void
+reaper_find_rundir(void)
+{
+	char	path[PATH_MAX], *slash;
+	ssize_t	n;
+
+	n = readlink("/proc/self/fd/" PROTO_STR(PROTO_LOCK_FD), path,
+	    sizeof path - 1);
+	if (n <= 0)
+		return;
+	path[n] = '\0';
+	if ((slash = strrchr(path, '/')) == NULL ||
+	    strcmp(slash + 1, RUNDIR_LOCK) != 0)
+		return;		/* moved, or "(deleted)" */
+	*slash = '\0';
+	r.rundir = xstrdup(path);
 }
 
 static int
@@ -678,7 +940,7 @@ reaper_setup(void)
 
 	memset(&r, 0, sizeof r);
 	r.sock = PROTO_REAPER_FD;
-	r.out_fd = r.ctl_fd = r.err_fd = -1;
+	r.out_fd = r.ctl_fd = r.err_fd = r.launcher_fd = r.lock_fd = -1;
 	r.fallback_deadline = r.lifetime_deadline = DEADLINE_NONE;
 	if (fstat(r.sock, &st) == -1 || !S_ISSOCK(st.st_mode)) {
 		log_warn("fd %d is not a socket: this program is started by "
@@ -691,6 +953,12 @@ reaper_setup(void)
 		r.out_fd = PROTO_OUT_FD;	/* see reaper_on_start */
 		fd_cloexec(r.out_fd, 1);
 		fd_nonblock(r.out_fd, 1);
+	}
+	if (fstat(PROTO_LOCK_FD, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* Held while we live; where it is names the directory. */
+		r.lock_fd = PROTO_LOCK_FD;
+		fd_cloexec(r.lock_fd, 1);
+		reaper_find_rundir();
 	}
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
@@ -708,8 +976,8 @@ int
 reaper_main(void)
 {
 	struct msg_out	m;
-	struct pollfd	pfd[5];
-	int		n, i_sock, i_out, i_ctl, i_sig, i_err;
+	struct pollfd	pfd[6];
+	int		n, i_sock, i_out, i_ctl, i_sig, i_err, i_pid;
 
 	if (reaper_setup() == -1)
 		return (2);
@@ -721,14 +989,15 @@ reaper_main(void)
 	for (;;) {
 		if (fd_flush(r.sock, &r.sock_out) == -1)
 			reaper_cleanup_exit(true);
-		if (r.state == R_DONE && r.sock_out.len == 0)
+		if (r.state == R_DONE && r.sock_out.len == 0 &&
+		    r.group != G_TERM)
 			reaper_cleanup_exit(false);
 		if (r.ctl_fd != -1 && r.ctl_out.len > 0 &&
 		    fd_flush(r.ctl_fd, &r.ctl_out) == -1)
 			buf_reset(&r.ctl_out);
 
 		n = 0;
-		i_out = i_ctl = i_err = -1;
+		i_out = i_ctl = i_err = i_pid = -1;
 		pfd[i_sock = n++] = (struct pollfd){ r.sock, POLLIN |
 		    (r.sock_out.len ? POLLOUT : 0), 0 };
 		pfd[i_sig = n++] = (struct pollfd){ r.sigfd, POLLIN, 0 };
@@ -743,6 +1012,9 @@ reaper_main(void)
 		    (r.state == R_RUNNING || r.state == R_ENDING))
 			pfd[i_err = n++] = (struct pollfd){ r.err_fd, POLLIN,
 			    0 };
+		if (r.launcher_fd != -1)
+			pfd[i_pid = n++] = (struct pollfd){ r.launcher_fd,
+			    POLLIN, 0 };
 		if (poll(pfd, n, poll_timeout(reaper_deadline())) == -1) {
 			if (errno == EINTR)
 				continue;
@@ -759,6 +1031,8 @@ reaper_main(void)
 			reaper_read_err(false);
 		if (i_out != -1 && pfd[i_out].revents)
 			reaper_read_fifo();
+		if (i_pid != -1 && pfd[i_pid].revents)
+			reaper_launcher_exited();
 		reaper_on_deadline();
 	}
 }

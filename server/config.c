@@ -7,14 +7,19 @@
  * written for libtmux's server works unchanged.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "proto.h"
+#include "rundir.h"
 #include "server.h"
 #include "xmalloc.h"
+
+#define CONFIG_RUNDIR_WAIT_MS	1000	/* for our tmux server to go, at exit */
 
 struct config cfg;
 
@@ -132,19 +137,25 @@ config_usage(void)
 	printf("  --%-18s %-26s %s\n", "version", "", "print the version");
 }
 
-/* Runtime directory: private, 0700, under XDG_RUNTIME_DIR or TMPDIR. */
+/*
+ * Runtime directory: private, 0700, under XDG_RUNTIME_DIR or TMPDIR, with
+ * its lock held for as long as we or a reaper of ours lives. Directories
+ * there of instances that died whole go first (rundir.h).
+ */
 static int
 config_rundir(char **cause)
 {
 	const char	*base;
 	char		*tmpl;
+	int		 fd;
 
 	base = getenv("XDG_RUNTIME_DIR");
 	if (base == NULL || *base == '\0' || access(base, W_OK) != 0)
 		base = getenv("TMPDIR");
 	if (base == NULL || *base == '\0' || access(base, W_OK) != 0)
 		base = "/tmp";
-	xasprintf(&tmpl, "%s/progmux-XXXXXX", base);
+	rundir_sweep(base);
+	xasprintf(&tmpl, "%s/" RUNDIR_PREFIX "XXXXXX", base);
 	if (mkdtemp(tmpl) == NULL) {
 		xasprintf(cause, "cannot make a runtime directory under %s: "
 		    "%s (set TMPDIR to a writable directory)", base,
@@ -162,8 +173,42 @@ config_rundir(char **cause)
 		free(tmpl);
 		return (-1);
 	}
+	/*
+	 * The lock lives at the fd number reapers get it as (anything we
+	 * inherited there is close-on-exec and unused): posix_spawn then
+	 * hands it over in place, and no other descriptor it moves can be
+	 * that number.
+	 */
+	if ((fd = rundir_lock(tmpl)) == -1 || (fd != PROTO_LOCK_FD &&
+	    dup3(fd, PROTO_LOCK_FD, O_CLOEXEC) == -1)) {
+		xasprintf(cause, "cannot make the lock file in runtime "
+		    "directory %s: %s", tmpl, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		rundir_remove_path(tmpl, 0);
+		free(tmpl);
+		return (-1);
+	}
+	if (fd != PROTO_LOCK_FD)
+		close(fd);
+	cfg.lock_fd = PROTO_LOCK_FD;
 	cfg.rundir = tmpl;
 	return (0);
+}
+
+/*
+ * On the way out: let go of the lock, and remove the runtime directory
+ * if no reaper of ours holds it any more (else the last one does).
+ */
+void
+config_rundir_leave(void)
+{
+	if (cfg.lock_fd != -1) {
+		close(cfg.lock_fd);
+		cfg.lock_fd = -1;
+	}
+	if (cfg.rundir != NULL)
+		rundir_remove_path(cfg.rundir, CONFIG_RUNDIR_WAIT_MS);
 }
 
 /* progmux-reaper lives beside progmux. */
@@ -212,6 +257,7 @@ config_load(int argc, char **argv, char **cause)
 	int			 a;
 
 	memset(&cfg, 0, sizeof cfg);
+	cfg.lock_fd = -1;
 	for (i = 0; i < NSETTINGS; i++) {
 		s = &settings[i];
 		if (s->dflt && config_set(s, "default", s->dflt, cause) == -1)

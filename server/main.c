@@ -66,7 +66,7 @@ main_check(void)
 	    (long long)cfg.total_output_max_bytes,
 	    (long long)cfg.max_programs, (long long)cfg.keep_ended,
 	    (long long)cfg.lifetime_max_ms);
-	rmdir(cfg.rundir);
+	config_rundir_leave();
 	if (bad)
 		printf("fix: install tmux 3.2a or newer (apt-get install tmux) "
 		    "or point PROGMUX_TMUX_BIN at one\n");
@@ -199,14 +199,7 @@ main_shutdown(void)
 	}
 	tmux_stop();
 	main_reap_all(deadline);
-	if (cfg.rundir != NULL) {
-		char	*sock;
-
-		xasprintf(&sock, "%s/tmux", cfg.rundir);
-		unlink(sock);
-		free(sock);
-		rmdir(cfg.rundir);	/* reapers remove their FIFOs */
-	}
+	config_rundir_leave();	/* or the last reaper of ours removes it */
 }
 
 int

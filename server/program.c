@@ -252,8 +252,8 @@ fail:
 
 /*
  * Spawn the reaper (posix_spawn: a vfork, no copy of our memory) with its
- * socket as fd 3 and the output FIFO's read end as fd 4, and send it the
- * program's particulars.
+ * socket as fd 3, the output FIFO's read end as fd 4 and the runtime
+ * directory's lock as fd 5, and send it the program's particulars.
  */
 int
 program_spawn_reaper(struct program *p, char **cause)
@@ -278,6 +278,9 @@ program_spawn_reaper(struct program *p, char **cause)
 	    O_RDWR, 0);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], PROTO_REAPER_FD);
 	posix_spawn_file_actions_adddup2(&fa, p->out_rfd, PROTO_OUT_FD);
+	if (cfg.lock_fd == PROTO_LOCK_FD)	/* in place: not close-on-exec */
+		posix_spawn_file_actions_adddup2(&fa, PROTO_LOCK_FD,
+		    PROTO_LOCK_FD);
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
 	sigfillset(&all);

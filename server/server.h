@@ -35,12 +35,14 @@ struct config {
 	int64_t		 lifetime_max_ms;	/* PROGMUX_LIFETIME_MAX_MS */
 	char		*reaper_path;		/* progmux-reaper beside us */
 	char		*rundir;		/* private runtime directory */
+	int		 lock_fd;		/* its lock, held shared */
 	bool		 check;			/* --check: report and exit */
 };
 extern struct config cfg;
 
 int	config_load(int argc, char **argv, char **cause);
 void	config_usage(void);
+void	config_rundir_leave(void);
 
 /* mcp.c — requests and replies */
 struct batch;

@@ -16,13 +16,13 @@
 #include <time.h>
 
 #include "log.h"
+#include "proto.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
 #define DEFAULT_LIFETIME_MS	(10 * 60 * 1000)
 #define DEFAULT_WAIT_MS		30000
-#define DEFAULT_GRACE_MS	2000
 #define STOP_SLACK_MS		5000	/* past grace, stop answers anyway */
 
 /* Text at offset off; "" while nothing has been kept yet. */
@@ -546,7 +546,7 @@ tool_stop_program(struct req *req, const struct json *args)
 {
 	struct program	*p;
 	const char	*id = arg_str(args, "programId", NULL);
-	int64_t		 grace = arg_int(args, "graceMs", DEFAULT_GRACE_MS);
+	int64_t		 grace = arg_int(args, "graceMs", PROTO_GRACE_MS);
 
 	p = program_find(id);
 	if (p == NULL) {

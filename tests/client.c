@@ -801,3 +801,42 @@ pmx_count_procs(const char *needle)
 	closedir(d);
 	return (count);
 }
+
+pid_t
+pmx_find_proc(const char *needle)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 cmd[4096];
+	pid_t		 pid = -1;
+
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while (pid == -1 && (de = readdir(d)) != NULL)
+		if (atoi(de->d_name) != getpid() &&
+		    proc_cmdline(de->d_name, cmd, sizeof cmd) &&
+		    strstr(cmd, needle) != NULL)
+			pid = (pid_t)atoi(de->d_name);
+	closedir(d);
+	return (pid);
+}
+
+int
+pmx_kill_procs(const char *needle)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 cmd[4096];
+	int		 count = 0;
+
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL)
+		if (atoi(de->d_name) != getpid() &&
+		    proc_cmdline(de->d_name, cmd, sizeof cmd) &&
+		    strstr(cmd, needle) != NULL &&
+		    kill(atoi(de->d_name), SIGKILL) == 0)
+			count++;
+	closedir(d);
+	return (count);
+}

@@ -104,5 +104,10 @@ char	*pmx_jstr(const char *);
 
 /* Count processes whose command line contains needle (for leak checks). */
 int	pmx_count_procs(const char *needle);
+/* The first process whose command line contains needle, or -1. */
+pid_t	pmx_find_proc(const char *needle);
+/* SIGKILL every process whose command line contains needle (a test's
+ * own unique marker: what a failed check left behind); how many. */
+int	pmx_kill_procs(const char *needle);
 
 #endif

@@ -9,6 +9,8 @@
  * for what is left, with bounded waits.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -518,6 +523,321 @@ test_permissions(void **state)
 	pmx_close(&c);
 }
 
+/*
+ * The in-pane launcher killed by SIGKILL while its program (which ignores
+ * SIGHUP) runs: the program reads gone, is ended within a bounded wait
+ * anyway (its reaper ends its process group), and nothing of it is left
+ * once progmux has exited.
+ */
+static void
+launcher_killed(bool robust)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 marker[64], args[300], launch[400], *id, *text;
+	char		*outcome = NULL;
+	pid_t		 lpid;
+	int		 running, left, after;
+
+	open_mode(&c, robust, NULL);
+	snprintf(marker, sizeof marker, "pmx-lk-%d-%ld", robust,
+	    (long)getpid());
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"trap '' HUP; "
+	    "echo up; while :; do sleep 0.3; done\",\"%s\"]}", marker);
+	id = pmx_start_program(&c, args, NULL);
+	assert_non_null(id);
+	text = pmx_read_until(&c, id, "up\n", 10000);
+	assert_non_null(text);
+	free(text);
+	running = pmx_count_procs(marker);
+	/* The launcher: the pane's process, naming our directory. */
+	snprintf(launch, sizeof launch, "--launch %s/", c.dir);
+	lpid = pmx_find_proc(launch);
+	if (lpid > 0)
+		kill(lpid, SIGKILL);
+	left = wait_count(marker, 0, 15000);
+	text = pmx_read_all(&c, id, 15000, &d);
+	if (d != NULL && sc_str(d, "outcome") != NULL)
+		outcome = xstrdup(sc_str(d, "outcome"));
+	json_doc_free(d);
+	free(text);
+	free(id);
+	pmx_close(&c);
+	after = pmx_count_procs(marker);
+	pmx_kill_procs(marker);		/* what a failure would leave */
+	print_message("%s: launcher %ld killed; program processes %d -> %d, "
+	    "%d after exit, outcome %s\n", robust ? "robust" : "desktop",
+	    (long)lpid, running, left, after, outcome ? outcome : "(none)");
+	assert_true(running >= 1);
+	assert_true(lpid > 0);
+	assert_int_equal(left, 0);
+	assert_non_null(outcome);
+	assert_string_equal(outcome, "gone");
+	assert_int_equal(after, 0);
+	free(outcome);
+}
+
+static void
+test_launcher_killed(void **state)
+{
+	(void)state;
+	launcher_killed(false);
+	launcher_killed(true);
+}
+
+/* The runtime directory of the progmux running in c (the one
+ * progmux-* entry of its TMPDIR), or NULL. */
+static char *
+runtime_dir(struct pmx *c)
+{
+	DIR		*dd;
+	struct dirent	*de;
+	char		*found = NULL;
+	int		 n = 0;
+
+	if ((dd = opendir(c->dir)) == NULL)
+		return (NULL);
+	while ((de = readdir(dd)) != NULL)
+		if (strncmp(de->d_name, "progmux-", 8) == 0 && n++ == 0)
+			xasprintf(&found, "%s/%s", c->dir, de->d_name);
+	closedir(dd);
+	if (n != 1) {
+		free(found);
+		return (NULL);
+	}
+	return (found);
+}
+
+/* Wait up to ms for path to be gone; true if it is. */
+static bool
+wait_gone(const char *path, int ms)
+{
+	int64_t		t0 = now_ms();
+	struct stat	st;
+
+	while (lstat(path, &st) == 0 && now_ms() - t0 < ms)
+		usleep(10000);
+	return (lstat(path, &st) == -1 && errno == ENOENT);
+}
+
+/*
+ * Front killed with SIGKILL while programs run: once its reapers have
+ * cleaned up, its runtime directory (FIFOs, lock, robust mode's tmux
+ * socket) is gone too, and by then none of them has printed tmux's
+ * "can't find pane" (a pane already gone) on the front's stderr.
+ */
+static void
+rundir_front_killed(bool robust)
+{
+	struct pmx	 c;
+	char		 needle[64], args[200], *id, *dir;
+	bool		 gone;
+	int		 i;
+
+	open_mode(&c, robust, NULL);
+	snprintf(needle, sizeof needle, "sleep 7%d%05d", robust,
+	    (int)getpid() % 100000);
+	for (i = 0; i < 3; i++) {
+		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"%sexec "
+		    "%s\"]}", i == 1 ? "trap '' HUP TERM; " : "", needle);
+		id = pmx_start_program(&c, args, NULL);
+		assert_non_null(id);
+		free(id);
+	}
+	assert_int_equal(wait_count(needle, 3, 10000), 3);
+	dir = runtime_dir(&c);
+	assert_non_null(dir);
+	kill(c.pid, SIGKILL);
+	waitpid(c.pid, NULL, 0);
+	c.pid = -1;
+	gone = wait_gone(dir, 10000);
+	/* Gone: the last reaper let go of the lock, and each did so only
+	 * after its kill-pane had run and said what it had to. */
+	pmx_drain_err(&c);
+	print_message("%s: runtime directory %s; stderr:\n%.*s\n",
+	    robust ? "robust" : "desktop", gone ? "removed" : "LEFT",
+	    (int)c.errlog.len, c.errlog.data ? c.errlog.data : "");
+	assert_true(gone);
+	assert_null(strstr(buf_cstr(&c.errlog), "can't find pane"));
+	assert_int_equal(wait_count(needle, 0, 5000), 0);
+	free(dir);
+	pmx_close(&c);
+}
+
+static void
+test_rundir_front_killed(void **state)
+{
+	(void)state;
+	rundir_front_killed(false);
+	rundir_front_killed(true);
+}
+
+/* stop_program on a kept run_program (its pane held), then a clean exit:
+ * nothing on stderr says "can't find pane". */
+static void
+test_stop_kept_quiet(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 args[200], *id, *dir;
+
+	(void)state;
+	open_mode(&c, false, NULL);
+	d = pmx_call(&c, "run_program", "{\"argv\":[\"echo\",\"kept\"],"
+	    "\"keep\":true}", 20000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	assert_string_equal(sc_str(d, "outcome"), "completed");
+	id = xstrdup(sc_str(d, "programId"));
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	d = pmx_call(&c, "stop_program", args, 15000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	free(id);
+	dir = runtime_dir(&c);
+	assert_non_null(dir);
+	close(c.to);
+	c.to = -1;
+	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+	/* A clean exit leaves no runtime directory either; it goes once
+	 * the reaper, done with its kill-pane, has let go of the lock. */
+	assert_true(wait_gone(dir, 10000));
+	pmx_drain_err(&c);
+	print_message("stderr:\n%.*s\n", (int)c.errlog.len,
+	    c.errlog.data ? c.errlog.data : "");
+	assert_null(strstr(buf_cstr(&c.errlog), "can't find pane"));
+	free(dir);
+	pmx_close(&c);
+}
+
+/* Make dir/name a directory with mode, and a lock file if asked. */
+static void
+plant_dir(const char *dir, const char *name, mode_t mode, bool lock)
+{
+	char	path[1024];
+	int	fd;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chmod(path, mode), 0);
+	if (lock) {
+		snprintf(path, sizeof path, "%s/%s/lock", dir, name);
+		assert_true((fd = open(path, O_CREAT | O_WRONLY, 0600)) != -1);
+		close(fd);
+	}
+}
+
+/* Make dir/name a FIFO. */
+static void
+plant_fifo(const char *dir, const char *name)
+{
+	char	path[1024];
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_int_equal(mkfifo(path, 0600), 0);
+}
+
+/* A unix socket at dir/name: listening (returned), or stale (-1). */
+static int
+plant_socket(const char *dir, const char *name, bool listening)
+{
+	struct sockaddr_un	sa;
+	int			fd;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s/%s", dir, name);
+	assert_true((fd = socket(AF_UNIX, SOCK_STREAM, 0)) != -1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	if (!listening) {
+		close(fd);
+		return (-1);
+	}
+	assert_int_equal(listen(fd, 4), 0);
+	return (fd);
+}
+
+/* Does dir/name exist (not followed if a symlink)? */
+static bool
+exists(const char *dir, const char *name)
+{
+	char		path[1024];
+	struct stat	st;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return (lstat(path, &st) == 0);
+}
+
+/*
+ * At start, progmux removes the runtime directories of instances that are
+ * provably dead (ours, 0700, a lock file nobody holds, no tmux server
+ * listening) and touches nothing else: a symlink, a directory without a
+ * lock file, one whose lock is held, one of another mode, one of another
+ * name, one whose tmux socket has a listener.
+ */
+static void
+test_rundir_sweep(void **state)
+{
+	struct pmx	 c;
+	char		 sub[600], path[600];
+	int		 held, live;
+
+	(void)state;
+	open_mode(&c, false, NULL);
+	close(c.to);
+	c.to = -1;
+	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+
+	plant_dir(c.dir, "progmux-Dead01", 0700, true);
+	snprintf(sub, sizeof sub, "%s/progmux-Dead01", c.dir);
+	plant_fifo(sub, "p1.out");
+	plant_fifo(sub, "p1.ctl");
+	plant_fifo(sub, "p2.err");
+	plant_socket(sub, "tmux", false);
+
+	plant_dir(c.dir, "target", 0700, true);
+	snprintf(sub, sizeof sub, "%s/target", c.dir);
+	plant_fifo(sub, "p1.out");
+	snprintf(path, sizeof path, "%s/progmux-abc123", c.dir);
+	assert_int_equal(symlink(sub, path), 0);
+
+	plant_dir(c.dir, "progmux-NoLck1", 0700, false);
+	snprintf(sub, sizeof sub, "%s/progmux-NoLck1", c.dir);
+	plant_fifo(sub, "p1.out");
+
+	plant_dir(c.dir, "progmux-Held01", 0700, true);
+	snprintf(path, sizeof path, "%s/progmux-Held01/lock", c.dir);
+	assert_true((held = open(path, O_RDONLY)) != -1);
+	assert_int_equal(flock(held, LOCK_SH), 0);
+
+	plant_dir(c.dir, "progmux-Mode01", 0755, true);
+	plant_dir(c.dir, "progmux-other-name", 0700, true);
+
+	plant_dir(c.dir, "progmux-Live01", 0700, true);
+	snprintf(sub, sizeof sub, "%s/progmux-Live01", c.dir);
+	live = plant_socket(sub, "tmux", true);
+
+	/* The next progmux on this TMPDIR. */
+	assert_int_equal(pmx_spawn(&c, NULL, true), 0);
+	close(held);
+	close(live);
+
+	assert_false(exists(c.dir, "progmux-Dead01"));
+	assert_true(exists(c.dir, "progmux-abc123"));
+	assert_true(exists(c.dir, "target/lock"));
+	assert_true(exists(c.dir, "target/p1.out"));
+	assert_true(exists(c.dir, "progmux-NoLck1/p1.out"));
+	assert_true(exists(c.dir, "progmux-Held01/lock"));
+	assert_true(exists(c.dir, "progmux-Mode01/lock"));
+	assert_true(exists(c.dir, "progmux-other-name/lock"));
+	assert_true(exists(c.dir, "progmux-Live01/lock"));
+	assert_true(exists(c.dir, "progmux-Live01/tmux"));
+	/* (pmx_close removes c.dir and all planted here.) */
+	pmx_close(&c);
+}
+
 int
 main(void)
 {
@@ -531,6 +851,10 @@ main(void)
 		cmocka_unit_test(test_rundir_removed),
 		cmocka_unit_test(test_no_leaks),
 		cmocka_unit_test(test_permissions),
+		cmocka_unit_test(test_launcher_killed),
+		cmocka_unit_test(test_rundir_front_killed),
+		cmocka_unit_test(test_stop_kept_quiet),
+		cmocka_unit_test(test_rundir_sweep),
 	};
 
 	(void)robust_env;

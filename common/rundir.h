@@ -1,0 +1,34 @@
+/*
+ * rundir.h — the runtime directory's lock, and removing a dead one.
+ *
+ * Each progmux makes one private runtime directory, progmux-XXXXXX (0700),
+ * under XDG_RUNTIME_DIR, TMPDIR or /tmp. In it the front makes a file
+ * "lock" and holds flock(LOCK_SH) on it; each reaper inherits that open
+ * file (fd PROTO_LOCK_FD), so the lock is held for as long as anyone of
+ * the instance lives. Whoever then gets LOCK_EX on a fresh open of it is
+ * provably the last: it removes what it knows of the directory (the
+ * FIFOs p<N>.out/ctl/err, the tmux socket if no server listens on it,
+ * *.conf files, the lock) and the directory itself. The next progmux to
+ * start does the same for any such directory whose instance died whole.
+ */
+#ifndef PROGMUX_RUNDIR_H
+#define PROGMUX_RUNDIR_H
+
+#include <stdint.h>
+
+#define RUNDIR_PREFIX	"progmux-"
+#define RUNDIR_LOCK	"lock"
+
+/* Make dir's lock file and hold LOCK_SH on it: the fd (close-on-exec),
+ * or -1 with errno. */
+int	rundir_lock(const char *dir);
+/* Remove parentfd/name if it is provably a dead instance's directory;
+ * a tmux server still listening in it is waited for up to wait_ms.
+ * 1 if removed, 0 if left alone. */
+int	rundir_remove_dead(int parentfd, const char *name, int64_t wait_ms);
+/* The same for a path (ours, on the way out). */
+int	rundir_remove_path(const char *dir, int64_t wait_ms);
+/* Remove every dead instance's directory under base; how many. */
+int	rundir_sweep(const char *base);
+
+#endif
