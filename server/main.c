@@ -293,11 +293,15 @@ main(int argc, char **argv)
 		deadline = mcp_next_deadline();
 		if (tmux_deadline() < deadline)
 			deadline = tmux_deadline();
+		if (programs_deadline() < deadline)
+			deadline = programs_deadline();
 		if (poll(pfd, n, poll_timeout(deadline)) == -1) {
 			if (errno == EINTR)
 				continue;
 			fatalx("poll: %s", strerror(errno));
 		}
+		/* Work the last turn deferred, its replies sent first. */
+		programs_run_deferred();
 		if (pfd[i_sig].revents & POLLIN)
 			main_on_signal();
 		if (i_tin != -1 && pfd[i_tin].revents)

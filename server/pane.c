@@ -10,7 +10,7 @@
  *
  *   FIFOs made -> [display-message for fromPaneId] -> new-window or
  *   split-window -> [resize] -> program_pane_made (the start answers) ->
- *   pipe-pane queued, reaper spawned (program_pipe) -> pipe-pane answered
+ *   pipe-pane, on the next loop turn (program_pipe) -> pipe-pane answered
  *   -> program_pane_piped ("pane" to the reaper: the launcher's gate opens)
  *
  * The program waits at the launcher's gate until pipe-pane is attached,

@@ -47,6 +47,7 @@ struct program {
 	enum program_state	 state;
 	bool			 launched;	/* it runs, the terminal its */
 	int64_t			 stop_grace;	/* with STOPPING */
+	bool			 pipe_deferred;	/* pipe-pane and reaper due */
 
 	struct pane		*pane;
 	struct reaper_link	*link;
@@ -71,6 +72,7 @@ static struct {
 	struct program	*dead;		/* dropped, freed after dispatch */
 	uint64_t	 seq;
 	uint64_t	 ended_seq;
+	size_t		 deferred;	/* programs with pipe_deferred */
 } pt;
 
 /* Start with no programs. */
@@ -356,6 +358,25 @@ program_end(struct program *p, const char *how, int64_t status, int sig,
 		program_check_closed(p);
 }
 
+/* The pane exists: tell the start, then pipe it and spawn the reaper on
+ * the next loop turn, so the start's reply leaves first. */
+void
+program_pane_made(struct program *p)
+{
+	program_notify(p, PROGRAM_PANE);
+	if (p->state == PROGRAM_DROPPED || program_ended(p))
+		return;
+	p->pipe_deferred = true;
+	pt.deferred++;
+}
+
+/* When deferred work is due: now, if any is. */
+int64_t
+programs_deadline(void)
+{
+	return (pt.deferred > 0 ? now_ms() : DEADLINE_NONE);
+}
+
 /* Pipe one program's pane, then spawn its reaper. */
 static void
 program_pipe(struct program *p)
@@ -372,13 +393,24 @@ program_pipe(struct program *p)
 	p->spec.input = NULL;
 }
 
-/* The pane exists: tell the start, then pipe it and spawn the reaper. */
+/* Run what program_pane_made deferred. */
 void
-program_pane_made(struct program *p)
+programs_run_deferred(void)
 {
-	program_notify(p, PROGRAM_PANE);
-	if (p->state == PROGRAM_STARTING || p->state == PROGRAM_STOPPING)
-		program_pipe(p);
+	struct program	*p, *next;
+
+	/* (Piping one may drop it, never another.) */
+	for (p = pt.list; p != NULL && pt.deferred > 0; p = next) {
+		next = p->next;
+		if (!p->pipe_deferred)
+			continue;
+		p->pipe_deferred = false;
+		pt.deferred--;
+		if (p->state == PROGRAM_STARTING ||
+		    p->state == PROGRAM_STOPPING)
+			program_pipe(p);
+	}
+	pt.deferred = 0;
 }
 
 /* pipe-pane is attached: release the launcher's gate. */
@@ -529,6 +561,10 @@ program_drop(struct program *p)
 	/* Told while it still reads as it stood. */
 	program_notify(p, PROGRAM_DROP);
 	p->state = PROGRAM_DROPPED;
+	if (p->pipe_deferred) {
+		p->pipe_deferred = false;
+		pt.deferred--;
+	}
 	if (p->link != NULL) {
 		if (was < PROGRAM_ENDED)
 			reaper_link_quit(p->link);

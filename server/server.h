@@ -225,6 +225,8 @@ void		 program_drop(struct program *);
 void		 programs_collect(void);
 void		 programs_shutdown(void);
 void		 programs_reap_children(void);
+int64_t		 programs_deadline(void);	/* for poll */
+void		 programs_run_deferred(void);	/* once per loop turn */
 int		 program_fd(struct program *);
 bool		 program_fd_wants_write(struct program *);
 void		 program_on_readable(struct program *);
