@@ -10,6 +10,7 @@
 #include "log.h"
 
 static const char	*log_name = "progmux";
+static log_sink_cb	 log_sink;
 int			 log_debug_on;
 
 void
@@ -71,6 +72,31 @@ log_debug_(const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vwrite("debug: ", fmt, ap);
 	va_end(ap);
+}
+
+/* Where log_notify() sends its messages; NULL for nowhere. */
+void
+log_set_sink(log_sink_cb cb)
+{
+	log_sink = cb;
+}
+
+/* A message for the process's client, through the sink, if there is one. */
+void
+log_notify(int level, const char *logger, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*s;
+	int	 n;
+
+	if (log_sink == NULL)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	log_sink(level, logger, n == -1 ? "" : s);
+	if (n != -1)
+		free(s);
 }
 
 void

@@ -101,7 +101,7 @@ main_on_signal(void)
 
 	while (read(main_sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
 		if (si.ssi_signo == SIGCHLD)
-			program_reap_children();
+			programs_reap_children();
 		else {
 			log_debug("signal %u: exiting", si.ssi_signo);
 			main_quit = true;
@@ -256,7 +256,7 @@ main(int argc, char **argv)
 
 	while (!main_quit && !eof) {
 		n = 5;
-		for (p = program_first(); p != NULL; p = p->next)
+		for (p = program_first(); p != NULL; p = program_next(p))
 			n++;
 		if (n > cap) {
 			cap = n * 2;
@@ -276,21 +276,25 @@ main(int argc, char **argv)
 			pfd[i_tout = n++] = (struct pollfd){ tmux_fd_out(),
 			    POLLOUT, 0 };
 		first_prog = n;
-		for (p = program_first(); p != NULL; p = p->next) {
-			if (p->sock == -1)
+		for (p = program_first(); p != NULL; p = program_next(p)) {
+			if (program_fd(p) == -1)
 				continue;
 			pp[n] = p;
-			pfd[n++] = (struct pollfd){ p->sock, POLLIN |
-			    (p->sock_out.len ? POLLOUT : 0), 0 };
+			pfd[n++] = (struct pollfd){ program_fd(p), POLLIN |
+			    (program_fd_wants_write(p) ? POLLOUT : 0), 0 };
 		}
 		deadline = mcp_next_deadline();
 		if (tmux_deadline() < deadline)
 			deadline = tmux_deadline();
+		if (programs_deadline() < deadline)
+			deadline = programs_deadline();
 		if (poll(pfd, n, poll_timeout(deadline)) == -1) {
 			if (errno == EINTR)
 				continue;
 			fatalx("poll: %s", strerror(errno));
 		}
+		/* Work the last turn deferred, its replies sent first. */
+		programs_run_deferred();
 		if (pfd[i_sig].revents & POLLIN)
 			main_on_signal();
 		if (i_tin != -1 && pfd[i_tin].revents)
@@ -303,7 +307,7 @@ main(int argc, char **argv)
 		 */
 		for (i = first_prog; i < n; i++) {
 			p = pp[i];
-			if (p->sock != pfd[i].fd)
+			if (program_fd(p) != pfd[i].fd)
 				continue;
 			if (pfd[i].revents & POLLOUT)
 				program_on_writable(p);

@@ -53,13 +53,17 @@ static struct {
 	struct batch	*batch;		/* the batch being read, if any */
 } mcp;
 
-/* Start with nothing read, nothing queued, the newest version. */
+static void	mcp_log_sink(int, const char *, const char *);
+
+/* Start with nothing read, nothing queued, the newest version; what is
+ * logged for the client (log_notify) goes to it as notifications. */
 void
 mcp_init(void)
 {
 	memset(&mcp, 0, sizeof mcp);
 	mcp.log_level = 3;	/* warning */
 	strcpy(mcp.version, MCP_LATEST);
+	log_set_sink(mcp_log_sink);
 }
 
 /* Queue one message (a JSON text without newline) for stdout. */
@@ -313,6 +317,13 @@ mcp_log(int level, const char *logger, const char *fmt, ...)
 	mcp_write_line(&b);
 	buf_free(&b);
 	free(s);
+}
+
+/* log_notify's messages, as notifications/message. */
+static void
+mcp_log_sink(int level, const char *logger, const char *msg)
+{
+	mcp_log(level, logger, "%s", msg);
 }
 
 /* Keep a tools/call's progress token (raw JSON), if it sent one. */

@@ -1,59 +1,103 @@
 /*
- * program.c — the table of programs, and the front's side of each reaper.
+ * program.c — the table of programs, and each program's lifecycle.
  *
- * A program is created by start_program, gets a reaper (fork+exec of
- * progmux-reaper with one end of a socketpair as its fd 3), a pane (made
- * over the tmux control client once the reaper's FIFOs exist), and keeps
- * its text here (textbuf.c) as the reaper streams it. It ends when the
- * reaper reports "end", or is gone when its reaper dies first. Ended
- * programs stay readable until stop_program, or until keep_ended later
- * programs have ended; then they are evicted.
+ * A program has one state, changed only here:
  *
- * Reapers are reaped on SIGCHLD in a loop until none is left to wait for.
+ *   STARTING --pane piped--> RUNNING --stop--> STOPPING --end--> ENDED
+ *   STARTING --stop--> STOPPING (the stop is sent once it is piped)
+ *   any but ENDED/CLOSED --end, reaper gone, abandoned--> ENDED
+ *   ENDED --reaper reaped and its socket closed--> CLOSED
+ *   any --dropped (stop_program, eviction, failed start)--> DROPPED
+ *
+ * A program that ends from STOPPING is dropped once its end has been told.
+ * Its pane and FIFOs are pane.c's, its reaper reaper_link.c's; both tell
+ * what happens through the program_pane_* and program_link_* functions
+ * below. Whatever waits on a program (a read, a run, a stop, held keys)
+ * registers a callback with program_wait() and is told each change, so a
+ * change costs only its own waiters. Ended programs stay readable until
+ * stop_program, or until keep_ended later programs have closed; then they
+ * are evicted. Dropped programs are freed by programs_collect() once the
+ * loop is done dispatching, as callers up the stack may still hold them.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "fdutil.h"
 #include "frame.h"
 #include "log.h"
-#include "proto.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
-extern char **environ;
+struct program_waiter {
+	program_cb		 fn;	/* NULL once unwaited during a notify */
+	void			*arg;
+	struct program_waiter	*next;
+};
+
+struct program {
+	char			*id;
+	uint64_t		 seq;
+	struct program_spec	 spec;
+	int64_t			 started_ms;	/* monotonic */
+	int64_t			 started_real;	/* wall clock, for people */
+	enum program_state	 state;
+	bool			 launched;	/* it runs, the terminal its */
+	int64_t			 stop_grace;	/* with STOPPING */
+	bool			 pipe_deferred;	/* pipe-pane and reaper due */
+
+	struct pane		*pane;
+	struct reaper_link	*link;
+
+	struct textbuf		 text;
+	struct textbuf		 errtext;	/* with separateStderr */
+	char			*outcome;	/* once ended: END_* */
+	int64_t			 exit_status;	/* -1: none */
+	int			 signal;	/* 0: none */
+	bool			 lost_end;
+	bool			 cut;
+	char			*why;
+	uint64_t		 ended_seq;	/* order of ending */
+
+	struct program_waiter	*waiters;
+	int			 notifying;	/* depth of program_notify */
+	struct program		*next;
+};
 
 static struct {
 	struct program	*list;
-	struct program	*dead;		/* forgotten, freed after dispatch */
+	struct program	*dead;		/* dropped, freed after dispatch */
 	uint64_t	 seq;
 	uint64_t	 ended_seq;
+	size_t		 deferred;	/* programs with pipe_deferred */
 } pt;
 
+/* Start with no programs. */
 void
 programs_init(void)
 {
 	memset(&pt, 0, sizeof pt);
 }
 
+/* The first program in the table (then program_next). */
 struct program *
 program_first(void)
 {
 	return (pt.list);
 }
 
+/* The next program in the table. */
+struct program *
+program_next(struct program *p)
+{
+	return (p->next);
+}
+
 /* By sequence number: what tmux callbacks hold, as a program may be
- * forgotten while a command is in flight. */
+ * dropped while a command is in flight. */
 struct program *
 program_by_seq(uint64_t seq)
 {
@@ -65,6 +109,7 @@ program_by_seq(uint64_t seq)
 	return (NULL);
 }
 
+/* By programId. */
 struct program *
 program_find(const char *id)
 {
@@ -72,6 +117,18 @@ program_find(const char *id)
 
 	for (p = pt.list; p != NULL; p = p->next)
 		if (strcmp(p->id, id) == 0)
+			return (p);
+	return (NULL);
+}
+
+/* The program whose pane is pane on the tmux server of now. */
+struct program *
+program_by_pane(const char *pane)
+{
+	struct program	*p;
+
+	for (p = pt.list; p != NULL; p = p->next)
+		if (p->pane != NULL && pane_is(p->pane, pane))
 			return (p);
 	return (NULL);
 }
@@ -84,7 +141,7 @@ programs_alive(void)
 	size_t		 n = 0;
 
 	for (p = pt.list; p != NULL; p = p->next)
-		if (p->state != P_ENDED)
+		if (!program_ended(p))
 			n++;
 	return (n);
 }
@@ -101,26 +158,56 @@ programs_text_kept(void)
 	return (n);
 }
 
+/* The oldest ended program (CLOSED only, if closed_only). */
+static struct program *
+program_oldest_ended(bool closed_only, size_t *count)
+{
+	struct program	*p, *oldest = NULL;
+
+	*count = 0;
+	for (p = pt.list; p != NULL; p = p->next) {
+		if (closed_only ? p->state != PROGRAM_CLOSED :
+		    !program_ended(p))
+			continue;
+		(*count)++;
+		if (oldest == NULL || p->ended_seq < oldest->ended_seq)
+			oldest = p;
+	}
+	return (oldest);
+}
+
 /* Past the total text ceiling, drop ended programs, oldest first. */
 void
 programs_make_room(void)
 {
-	struct program	*p, *oldest;
+	struct program	*oldest;
+	size_t		 n;
 
 	while (programs_text_kept() >= (size_t)cfg.total_output_max_bytes) {
-		oldest = NULL;
-		for (p = pt.list; p != NULL; p = p->next)
-			if (p->state == P_ENDED &&
-			    (oldest == NULL || p->ended_seq < oldest->ended_seq))
-				oldest = p;
-		if (oldest == NULL)
+		if ((oldest = program_oldest_ended(false, &n)) == NULL)
 			return;
 		log_debug("%s evicted for room", oldest->id);
-		program_forget(oldest);
+		program_drop(oldest);
 	}
 }
 
-/* A new program, at the end of the table. */
+/* Evict the oldest closed programs past the keep_ended ceiling. */
+static void
+programs_evict(void)
+{
+	struct program	*oldest;
+	size_t		 n;
+
+	for (;;) {
+		oldest = program_oldest_ended(true, &n);
+		if (n <= (size_t)cfg.keep_ended || oldest == NULL)
+			return;
+		log_debug("%s evicted", oldest->id);
+		program_drop(oldest);
+	}
+}
+
+/* A new program, STARTING, at the end of the table. */
 struct program *
 program_new(void)
 {
@@ -129,9 +216,7 @@ program_new(void)
 	p = xcalloc(1, sizeof *p);
 	p->seq = ++pt.seq;
 	xasprintf(&p->id, "p%llu", (unsigned long long)p->seq);
-	p->sock = -1;
-	p->out_rfd = -1;
-	p->reaper_pid = -1;
+	p->state = PROGRAM_STARTING;
 	p->exit_status = -1;
 	p->started_ms = now_ms();
 	p->started_real = realtime_ms();
@@ -143,253 +228,111 @@ program_new(void)
 	return (p);
 }
 
-/* Send a frame with no fields but its type. */
-static void
-program_send(struct program *p, const char *type)
+/* Free what a spec holds. */
+void
+program_spec_free(struct program_spec *s)
 {
-	struct msg_out	m;
-
-	if (p->sock == -1)
-		return;
-	msg_begin(&m, type, 0);
-	msg_end(&m, &p->sock_out);
-	program_on_writable(p);
-}
-
-/* Make one of the program's FIFOs in the runtime directory. */
-static int
-program_mkfifo(struct program *p, const char *suffix, char **path,
-    char **cause)
-{
-	xasprintf(path, "%s/%s.%s", cfg.rundir, p->id, suffix);
-	unlink(*path);
-	if (mkfifo(*path, 0600) == -1) {
-		xasprintf(cause, "cannot make FIFO %s: %s (is the runtime "
-		    "directory still there?)", *path, strerror(errno));
-		free(*path);
-		*path = NULL;
-		return (-1);
-	}
-	return (0);
+	strv_free(s->argv);
+	free(s->dir);
+	free(s->from_pane);
+	free(s->input);
+	memset(s, 0, sizeof *s);
 }
 
 /*
- * Open each FIFO once, both ways, without blocking: a launcher or a
- * pipe-pane cat blocked in open() on one (its reaper never opened it) is
- * released and sees EOF, instead of hanging on forever.
- */
-static void
-program_release_fifos(struct program *p)
-{
-	char	*paths[] = { p->out_path, p->ctl, p->err_path };
-	size_t	 i;
-	int	 fd;
-
-	for (i = 0; i < sizeof paths / sizeof *paths; i++) {
-		if (paths[i] == NULL)
-			continue;
-		if ((fd = open(paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC)) !=
-		    -1)
-			close(fd);
-		if ((fd = open(paths[i], O_WRONLY | O_NONBLOCK | O_CLOEXEC)) !=
-		    -1)
-			close(fd);
-	}
-}
-
-/* Remove the FIFOs (the reaper removes them too when it goes). */
-static void
-program_unlink_fifos(struct program *p)
-{
-	char	**paths[] = { &p->out_path, &p->ctl, &p->err_path };
-	size_t	  i;
-
-	if (p->out_rfd != -1) {
-		close(p->out_rfd);
-		p->out_rfd = -1;
-	}
-	if (p->reaper_gone || p->sock == -1)
-		program_release_fifos(p);
-	for (i = 0; i < sizeof paths / sizeof *paths; i++) {
-		if (*paths[i] == NULL)
-			continue;
-		unlink(*paths[i]);
-		free(*paths[i]);
-		*paths[i] = NULL;
-	}
-}
-
-/*
- * Make the program's FIFOs. They exist before the pane and the reaper
- * do, so the pane can be made while the reaper starts: the launcher's
- * open of its control FIFO waits for the reaper's open.
- *
- * The output FIFO has a reader from the start: ours, handed to the
- * reaper when it is spawned. Whatever reaches the pane before the reaper
- * runs (the echo of keys typed at once, say) waits in the FIFO; with no
- * reader, pipe-pane's cat would die of EPIPE on its first write and the
- * program's output and end would never be read.
+ * Start p as spec asks (p owns spec's contents from now on): its FIFOs,
+ * then its pane. The reaper follows once the pane exists.
  */
 int
-program_make_fifos(struct program *p, char **cause)
+program_start(struct program *p, struct program_spec *spec, char **cause)
 {
-	if (program_mkfifo(p, "out", &p->out_path, cause) == -1 ||
-	    program_mkfifo(p, "ctl", &p->ctl, cause) == -1 ||
-	    (p->separate_stderr &&
-	    program_mkfifo(p, "err", &p->err_path, cause) == -1))
-		goto fail;
-	p->out_rfd = open(p->out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (p->out_rfd == -1) {
-		xasprintf(cause, "cannot open FIFO %s: %s", p->out_path,
-		    strerror(errno));
-		goto fail;
-	}
-	return (0);
-fail:
-	program_unlink_fifos(p);
-	return (-1);
-}
-
-/*
- * Spawn the reaper (posix_spawn: a vfork, no copy of our memory) with its
- * socket as fd 3, the output FIFO's read end as fd 4 and the runtime
- * directory's lock as fd 5, and send it the program's particulars.
- */
-int
-program_spawn_reaper(struct program *p, char **cause)
-{
-	posix_spawn_file_actions_t	 fa;
-	posix_spawnattr_t		 attr;
-	struct msg_out			 m;
-	sigset_t			 none, all;
-	char				*argv[] = { (char *)"progmux-reaper", NULL };
-	int				 sv[2], err;
-	pid_t				 pid;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
-		xasprintf(cause, "socketpair: %s", strerror(errno));
-		program_unlink_fifos(p);
+	p->spec = *spec;
+	memset(spec, 0, sizeof *spec);
+	if ((p->pane = pane_new(p, cause)) == NULL)
 		return (-1);
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null",
-	    O_RDWR, 0);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
-	    O_RDWR, 0);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], PROTO_REAPER_FD);
-	posix_spawn_file_actions_adddup2(&fa, p->out_rfd, PROTO_OUT_FD);
-	if (cfg.lock_fd == PROTO_LOCK_FD)	/* in place: not close-on-exec */
-		posix_spawn_file_actions_adddup2(&fa, PROTO_LOCK_FD,
-		    PROTO_LOCK_FD);
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-	    POSIX_SPAWN_SETSIGDEF);
-	/* Everything else of ours is close-on-exec. */
-	err = posix_spawn(&pid, cfg.reaper_path, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	close(sv[1]);
-	close(p->out_rfd);	/* the reaper's now */
-	p->out_rfd = -1;
-	if (err != 0) {
-		close(sv[0]);
-		xasprintf(cause, "cannot start %s: %s", cfg.reaper_path,
-		    strerror(err));
-		program_unlink_fifos(p);
-		return (-1);
-	}
-	p->reaper_pid = pid;
-	p->sock = sv[0];
-	fd_nonblock(p->sock, 1);
-
-	msg_begin(&m, MSG_START, 14);
-	msg_str(&m, "id", p->id);
-	msg_strv(&m, "argv", p->argv, p->argc);
-	msg_str(&m, "dir", p->dir);
-	msg_int(&m, "width", p->width);
-	msg_int(&m, "height", p->height);
-	msg_int(&m, "lifetime_ms", p->lifetime_ms);
-	msg_bool(&m, "keep_pane", p->keep_pane);
-	msg_int(&m, "max_text", cfg.output_max_bytes);
-	msg_str(&m, "out", p->out_path);
-	msg_str(&m, "ctl", p->ctl);
-	msg_str(&m, "err", p->err_path);
-	if (p->has_input)
-		msg_bin(&m, "input", p->input ? p->input : "", p->input_len);
-	else
-		msg_nil(&m, "input");
-	msg_bool(&m, "separate_stderr", p->separate_stderr);
-	{
-		char	**tv = tmux_client_argv();
-		size_t	  n = 0;
-
-		while (tv != NULL && tv[n] != NULL)
-			n++;
-		msg_strv(&m, "tmux", tv, n);
-	}
-	msg_end(&m, &p->sock_out);
-	program_on_writable(p);
+	pane_make(p->pane);
 	return (0);
 }
 
-/* Remove the pane over the control client (errors do not matter). */
-static void
-program_kill_pane(struct program *p)
+/* Register fn to be told p's changes, until program_unwait. */
+void
+program_wait(struct program *p, program_cb fn, void *arg)
 {
-	struct buf	b = BUF_INIT;
+	struct program_waiter	*w;
 
-	if (p->pane == NULL || p->pane_killed || !tmux_alive())
-		return;
-	if (p->pane_gen != tmux_generation()) {
-		/* Another client, maybe another server: %N may be another
-		 * pane now. Its own launcher removes it, if it is there. */
-		p->pane_killed = true;
-		return;
-	}
-	p->pane_killed = true;
-	buf_adds(&b, "kill-pane -t ");
-	tmux_quote(&b, p->pane);
-	tmux_command(buf_cstr(&b), NULL, NULL);
-	buf_free(&b);
+	w = xcalloc(1, sizeof *w);
+	w->fn = fn;
+	w->arg = arg;
+	w->next = p->waiters;
+	p->waiters = w;
 }
 
-/* Evict the oldest ended programs past the keep_ended ceiling. */
-static void
-program_evict(void)
+/* Stop telling fn (with arg) about p. */
+void
+program_unwait(struct program *p, program_cb fn, void *arg)
 {
-	struct program	*p, *oldest;
-	size_t		 ended;
+	struct program_waiter	*w, **ww;
 
-	for (;;) {
-		ended = 0;
-		oldest = NULL;
-		for (p = pt.list; p != NULL; p = p->next) {
-			if (p->state != P_ENDED || p->reaper_pid != -1 ||
-			    p->sock != -1)
-				continue;
-			ended++;
-			if (oldest == NULL || p->ended_seq < oldest->ended_seq)
-				oldest = p;
+	for (ww = &p->waiters; (w = *ww) != NULL; ww = &w->next) {
+		if (w->fn != fn || w->arg != arg)
+			continue;
+		if (p->notifying > 0)
+			w->fn = NULL;	/* unlinked after the notify */
+		else {
+			*ww = w->next;
+			free(w);
 		}
-		if (ended <= (size_t)cfg.keep_ended || oldest == NULL)
-			return;
-		log_debug("%s evicted", oldest->id);
-		program_forget(oldest);
+		return;
 	}
+}
+
+/* Tell every waiter on p about ev. */
+static void
+program_notify(struct program *p, enum program_event ev)
+{
+	struct program_waiter	*w, **ww;
+
+	p->notifying++;
+	for (w = p->waiters; w != NULL; w = w->next)
+		if (w->fn != NULL)
+			w->fn(p, ev, w->arg);
+	if (--p->notifying > 0)
+		return;
+	for (ww = &p->waiters; (w = *ww) != NULL;) {
+		if (w->fn == NULL) {
+			*ww = w->next;
+			free(w);
+		} else
+			ww = &w->next;
+	}
+}
+
+/* Change p's state and tell its waiters. */
+static void
+program_set_state(struct program *p, enum program_state state)
+{
+	log_debug("%s: state %d -> %d", p->id, p->state, state);
+	p->state = state;
+	program_notify(p, PROGRAM_STATE);
+}
+
+/* Ended, and its reaper gone: p can be evicted. */
+static void
+program_check_closed(struct program *p)
+{
+	if (p->state == PROGRAM_ENDED && reaper_link_closed(p->link))
+		program_set_state(p, PROGRAM_CLOSED);
 }
 
 /* The program has ended: its text is complete. */
 static void
-program_ended(struct program *p, const char *how, int64_t status, int sig,
+program_end(struct program *p, const char *how, int64_t status, int sig,
     bool lost_end, const char *why)
 {
-	if (p->state == P_ENDED)
+	bool	was_stopping = p->state == PROGRAM_STOPPING;
+
+	if (program_ended(p) || p->state == PROGRAM_DROPPED)
 		return;
-	p->state = P_ENDED;
 	p->ended_seq = ++pt.ended_seq;
 	free(p->outcome);
 	p->outcome = xstrdup(how);
@@ -403,11 +346,93 @@ program_ended(struct program *p, const char *how, int64_t status, int sig,
 	p->lost_end = p->lost_end || lost_end;
 	if (why != NULL && p->why == NULL)
 		p->why = xstrdup(why);
-	if (!p->keep_pane)
-		program_kill_pane(p);
+	if (!p->spec.keep_pane && p->pane != NULL)
+		pane_kill(p->pane);
 	log_debug("%s ended: %s status %lld signal %d", p->id, how,
 	    (long long)p->exit_status, p->signal);
-	program_changed(p);
+	program_set_state(p, PROGRAM_ENDED);
+	/* Stopped, and the stop told: stop_program forgets it. */
+	if (was_stopping && p->state != PROGRAM_DROPPED)
+		program_drop(p);
+	else
+		program_check_closed(p);
+}
+
+/* The pane exists: tell the start, then pipe it and spawn the reaper on
+ * the next loop turn, so the start's reply leaves first. */
+void
+program_pane_made(struct program *p)
+{
+	program_notify(p, PROGRAM_PANE);
+	if (p->state == PROGRAM_DROPPED || program_ended(p))
+		return;
+	p->pipe_deferred = true;
+	pt.deferred++;
+}
+
+/* When deferred work is due: now, if any is. */
+int64_t
+programs_deadline(void)
+{
+	return (pt.deferred > 0 ? now_ms() : DEADLINE_NONE);
+}
+
+/* Pipe one program's pane, then spawn its reaper. */
+static void
+program_pipe(struct program *p)
+{
+	char	*why;
+
+	pane_pipe(p->pane);
+	if ((p->link = reaper_link_spawn(p, p->pane, &why)) == NULL) {
+		program_abandon(p, why);
+		free(why);
+		return;
+	}
+	free(p->spec.input);	/* the reaper has it now */
+	p->spec.input = NULL;
+}
+
+/* Run what program_pane_made deferred. */
+void
+programs_run_deferred(void)
+{
+	struct program	*p, *next;
+
+	/* (Piping one may drop it, never another.) */
+	for (p = pt.list; p != NULL && pt.deferred > 0; p = next) {
+		next = p->next;
+		if (!p->pipe_deferred)
+			continue;
+		p->pipe_deferred = false;
+		pt.deferred--;
+		if (p->state == PROGRAM_STARTING ||
+		    p->state == PROGRAM_STOPPING)
+			program_pipe(p);
+	}
+	pt.deferred = 0;
+}
+
+/* pipe-pane is attached: release the launcher's gate. */
+void
+program_pane_piped(struct program *p)
+{
+	if (p->state != PROGRAM_STARTING && p->state != PROGRAM_STOPPING)
+		return;		/* ended meanwhile */
+	reaper_link_pane(p->link, pane_id(p->pane), pane_pid(p->pane));
+	if (p->state == PROGRAM_STOPPING)
+		reaper_link_stop(p->link, p->stop_grace);
+	else
+		program_set_state(p, PROGRAM_RUNNING);
+}
+
+/* The start failed before the program could run: drop it, with why. */
+void
+program_start_failed(struct program *p, const char *why)
+{
+	if (p->why == NULL)
+		p->why = xstrdup(why);
+	program_drop(p);
 }
 
 /* The program cannot go on (its pane could not be piped, its reaper
@@ -415,137 +440,69 @@ program_ended(struct program *p, const char *how, int64_t status, int sig,
 void
 program_abandon(struct program *p, const char *why)
 {
-	if (p->state == P_ENDED)
+	if (program_ended(p) || p->state == PROGRAM_DROPPED)
 		return;
-	p->state = P_RUNNING;
-	program_ended(p, "gone", -1, 0, true, why);
-	program_send(p, MSG_QUIT);
-	program_kill_pane(p);
+	program_end(p, "gone", -1, 0, true, why);
+	if (p->link != NULL)
+		reaper_link_quit(p->link);
+	if (p->pane != NULL)
+		pane_kill(p->pane);
+}
+
+/* Text from the reaper. */
+void
+program_link_text(struct program *p, const char *b, size_t len)
+{
+	textbuf_append(&p->text, b, len);
+	program_notify(p, PROGRAM_TEXT);
+}
+
+/* Standard error's text, with separateStderr. */
+void
+program_link_errtext(struct program *p, const char *b, size_t len)
+{
+	textbuf_append(&p->errtext, b, len);
+}
+
+/* The program runs: keys held for it go now. */
+void
+program_link_launched(struct program *p)
+{
+	p->launched = true;
+	program_notify(p, PROGRAM_LAUNCHED);
+}
+
+/* The reaper reported the end. */
+void
+program_link_end(struct program *p, const char *how, int64_t status, int sig,
+    bool lost_end, bool cut, const char *why)
+{
+	if (cut)
+		p->cut = true;
+	program_end(p, how, status, sig, lost_end, why);
 }
 
 /* The reaper's socket is closed: it exited or died. */
-static void
-program_reaper_gone(struct program *p)
+void
+program_link_gone(struct program *p)
 {
-	if (p->sock != -1) {
-		close(p->sock);
-		p->sock = -1;
-	}
-	buf_free(&p->sock_in);
-	buf_free(&p->sock_out);
-	p->reaper_gone = true;
-	program_release_fifos(p);
+	if (p->pane != NULL)
+		pane_release_fifos(p->pane);
 	/* (The start was answered before its reaper was spawned.) */
-	if (p->state != P_ENDED)
-		program_ended(p, "gone", -1, 0, true,
+	if (!program_ended(p))
+		program_end(p, "gone", -1, 0, true,
 		    "its reaper exited before the program's end was read");
-	program_kill_pane(p);
-	program_evict();
-}
-
-static void
-program_on_end(struct program *p, struct msg *m)
-{
-	char	*how, *why;
-	int64_t	 status = -1, sig = 0;
-
-	how = msg_dup_str(m, "how");
-	why = msg_dup_str(m, "why");
-	if (!msg_get_int(m, "status", &status))
-		status = -1;
-	if (!msg_get_int(m, "signal", &sig))
-		sig = 0;
-	if (msg_get_bool(m, "cut"))
-		p->cut = true;
-	program_ended(p, how ? how : "gone", status, (int)sig,
-	    msg_get_bool(m, "lost_end"), why);
-	free(how);
-	free(why);
-}
-
-static void
-program_on_frame(struct program *p, struct msg *m)
-{
-	const char	*b;
-	size_t		 len;
-	int64_t		 v = 0;
-
-	if (msg_is(m, MSG_TEXT)) {
-		if ((b = msg_get_bytes(m, "b", &len)) != NULL && len > 0) {
-			textbuf_append(&p->text, b, len);
-			program_changed(p);
-		}
-	} else if (msg_is(m, MSG_ERRTEXT)) {
-		if ((b = msg_get_bytes(m, "b", &len)) != NULL && len > 0)
-			textbuf_append(&p->errtext, b, len);
-	} else if (msg_is(m, MSG_HELLO)) {
-		if (!msg_get_int(m, "v", &v) || v != PROTO_VERSION) {
-			log_warn("%s: reaper speaks protocol %lld, not %d",
-			    p->id, (long long)v, PROTO_VERSION);
-			program_reaper_gone(p);
-		}
-	} else if (msg_is(m, MSG_LAUNCHED)) {
-		p->launched = true;
-		program_changed(p);	/* keys held for it go now */
-	} else if (msg_is(m, MSG_END))
-		program_on_end(p, m);
-	else if (msg_is(m, MSG_FAIL)) {
-		char *why = msg_dup_str(m, "why");
-
-		/* The start was answered already: the program reads gone,
-		 * with why. */
-		log_warn("%s: %s", p->id, why ? why : "reaper failed");
-		program_abandon(p, why ? why : "its reaper failed");
-		free(why);
-	} else
-		log_warn("%s: unexpected frame \"%s\"", p->id, m->type);
-}
-
-void
-program_on_readable(struct program *p)
-{
-	struct msg	 m;
-	char		*cause = NULL;
-	ssize_t		 n;
-	int		 ret = 0, rounds = 0;
-
-	while (p->sock != -1 && !p->forgotten && rounds++ < 16) {
-		n = fd_read_into(p->sock, &p->sock_in, 256 * 1024);
-		if (n == -1 && errno == EAGAIN)
-			break;
-		if (n <= 0) {
-			program_reaper_gone(p);
-			return;
-		}
-		while (p->sock != -1 && !p->forgotten &&
-		    (ret = frame_take(&p->sock_in, &m, &cause)) == 1) {
-			program_on_frame(p, &m);
-			msg_free(&m);
-		}
-		if (p->sock != -1 && !p->forgotten && ret == -1) {
-			log_warn("%s: bad frame from reaper: %s", p->id,
-			    cause);
-			free(cause);
-			if (p->reaper_pid > 0)
-				kill(p->reaper_pid, SIGTERM);
-			program_reaper_gone(p);
-			return;
-		}
-		if ((size_t)n < 256 * 1024)
-			break;
-	}
-}
-
-void
-program_on_writable(struct program *p)
-{
-	if (p->sock != -1 && fd_flush(p->sock, &p->sock_out) == -1)
-		buf_reset(&p->sock_out);	/* EOF will follow */
+	if (p->state == PROGRAM_DROPPED)
+		return;
+	if (p->pane != NULL)
+		pane_kill(p->pane);
+	program_check_closed(p);
+	programs_evict();
 }
 
 /* Reap every child that has exited. */
 void
-program_reap_children(void)
+programs_reap_children(void)
 {
 	struct program	*p;
 	pid_t		 pid;
@@ -554,107 +511,98 @@ program_reap_children(void)
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		if (tmux_reaped(pid))
 			continue;
-		for (p = pt.list; p != NULL; p = p->next)
-			if (p->reaper_pid == pid) {
-				p->reaper_pid = -1;
-				if (WIFSIGNALED(st)) {
-					log_warn("%s: reaper killed by signal "
-					    "%d", p->id, WTERMSIG(st));
-					mcp_log(MCP_LOG_WARNING, "reaper", "%s: "
-					    "its reaper was killed by signal "
-					    "%d; the program reads as gone",
-					    p->id, WTERMSIG(st));
-				}
-				break;
-			}
+		for (p = pt.list; p != NULL; p = p->next) {
+			if (p->link == NULL ||
+			    !reaper_link_reaped(p->link, pid, st))
+				continue;
+			if (WIFSIGNALED(st))
+				log_notify(LOG_NOTIFY_WARNING, "reaper", "%s: "
+				    "its reaper was killed by signal %d; the "
+				    "program reads as gone", p->id,
+				    WTERMSIG(st));
+			program_check_closed(p);
+			break;
+		}
 	}
-	program_evict();
+	programs_evict();
+}
+
+/* Ask for the program's end (SIGTERM, SIGKILL after grace): STOPPING,
+ * and its waiters told. A program still starting is stopped once piped. */
+void
+program_stop(struct program *p, int64_t grace_ms)
+{
+	bool	piped = p->state == PROGRAM_RUNNING;
+
+	if (p->state != PROGRAM_STARTING && p->state != PROGRAM_RUNNING)
+		return;
+	p->stop_grace = grace_ms;
+	program_set_state(p, PROGRAM_STOPPING);
+	if (piped && p->state == PROGRAM_STOPPING)
+		reaper_link_stop(p->link, grace_ms);
 }
 
 /*
- * Forget a program: it is unknown from now on. Whatever waits on it is
- * answered, its reaper told to quit, its pane removed. The memory is freed
- * by programs_collect() once the loop is done dispatching, since callers
- * up the stack may still hold it.
+ * Drop a program: it is unknown from now on. Its waiters are told to let
+ * go, its reaper to quit, its pane removed. The memory is freed by
+ * programs_collect() once the loop is done dispatching.
  */
 void
-program_forget(struct program *p)
+program_drop(struct program *p)
 {
-	struct program	**pp;
+	struct program		**pp;
+	enum program_state	  was = p->state;
 
-	if (p->forgotten)
-		return;
-	p->forgotten = true;
-	program_requests_settle(p);
-	if (p->sock != -1) {
-		if (p->state != P_ENDED)
-			program_send(p, MSG_QUIT);
-		close(p->sock);
-		p->sock = -1;
+	for (pp = &pt.list; *pp != NULL && *pp != p; pp = &(*pp)->next)
+		;
+	if (*pp == NULL)
+		return;		/* dropped already */
+	*pp = p->next;
+	/* Told while it still reads as it stood. */
+	program_notify(p, PROGRAM_DROP);
+	p->state = PROGRAM_DROPPED;
+	if (p->pipe_deferred) {
+		p->pipe_deferred = false;
+		pt.deferred--;
 	}
-	program_kill_pane(p);
-	program_unlink_fifos(p);
-	for (pp = &pt.list; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
+	if (p->link != NULL) {
+		if (was < PROGRAM_ENDED)
+			reaper_link_quit(p->link);
+		reaper_link_close(p->link);
+	}
+	if (p->pane != NULL) {
+		pane_kill(p->pane);
+		pane_unlink_fifos(p->pane, true);
+	}
 	p->next = pt.dead;
 	pt.dead = p;
 }
 
-/* The live program whose pane is pane on the tmux server of now. */
-struct program *
-program_by_pane(const char *pane)
-{
-	struct program	*p;
-
-	for (p = pt.list; p != NULL; p = p->next)
-		if (p->pane != NULL && strcmp(p->pane, pane) == 0 &&
-		    p->pane_gen == tmux_generation() && !p->forgotten)
-			return (p);
-	return (NULL);
-}
-
-/* Free what was forgotten. */
+/* Free what was dropped. */
 void
 programs_collect(void)
 {
-	struct program	*p;
+	struct program		*p;
+	struct program_waiter	*w;
 
 	while ((p = pt.dead) != NULL) {
 		pt.dead = p->next;
+		while ((w = p->waiters) != NULL) {
+			p->waiters = w->next;
+			free(w);
+		}
 		free(p->id);
-		strv_free(p->argv);
-		free(p->pane);
-		free(p->from_pane);
-		free(p->dir);
+		program_spec_free(&p->spec);
 		free(p->outcome);
 		free(p->why);
-		buf_free(&p->sock_in);
-		buf_free(&p->sock_out);
 		textbuf_free(&p->text);
 		textbuf_free(&p->errtext);
-		free(p->input);
-		free(p->ctl);
-		free(p->out_path);
-		free(p->err_path);
+		if (p->link != NULL)
+			reaper_link_free(p->link);
+		if (p->pane != NULL)
+			pane_free(p->pane);
 		free(p);
 	}
-}
-
-/* Ask the reaper to end the program (SIGTERM, SIGKILL after grace). */
-void
-program_stop(struct program *p, int64_t grace_ms)
-{
-	struct msg_out	m;
-
-	if (p->sock == -1)
-		return;
-	msg_begin(&m, MSG_STOP, 1);
-	msg_int(&m, "grace_ms", grace_ms);
-	msg_end(&m, &p->sock_out);
-	program_on_writable(p);
 }
 
 /* At exit: every program ends and its pane goes. */
@@ -664,17 +612,70 @@ programs_shutdown(void)
 	struct program	*p;
 
 	for (p = pt.list; p != NULL; p = p->next) {
-		if (p->sock != -1) {
-			program_send(p, MSG_QUIT);
-			(void)fd_flush(p->sock, &p->sock_out);
+		if (p->link != NULL && reaper_link_open(p->link)) {
+			reaper_link_quit(p->link);
+			reaper_link_flush(p->link);
 		}
-		program_kill_pane(p);
-		program_unlink_fifos(p);	/* none of it is wanted now */
+		if (p->pane != NULL) {
+			pane_kill(p->pane);
+			/* None is wanted now. */
+			pane_unlink_fifos(p->pane, p->link == NULL ||
+			    !reaper_link_open(p->link));
+		}
 	}
 }
 
+/* The reaper's socket for poll, or -1. */
+int
+program_fd(struct program *p)
+{
+	return (p->link != NULL ? reaper_link_fd(p->link) : -1);
+}
+
+/* Are frames queued for the reaper? */
+bool
+program_fd_wants_write(struct program *p)
+{
+	return (p->link != NULL && reaper_link_wants_write(p->link));
+}
+
+/* The reaper's socket is readable. */
+void
+program_on_readable(struct program *p)
+{
+	if (p->link != NULL)
+		reaper_link_on_readable(p->link);
+}
+
+/* The reaper's socket is writable. */
+void
+program_on_writable(struct program *p)
+{
+	if (p->link != NULL)
+		reaper_link_on_writable(p->link);
+}
+
+/*
+ * A program as a fixture (the fuzz harness): spec and text given, a pane
+ * id but no pane process and no reaper; RUNNING, or ENDED "completed".
+ */
+void
+program_fixture(struct program *p, struct program_spec *spec,
+    const char *pane, const char *text, bool ended)
+{
+	p->spec = *spec;
+	memset(spec, 0, sizeof *spec);
+	p->pane = pane_new(NULL, NULL);
+	pane_set(p->pane, pane, 0);
+	textbuf_append(&p->text, text, strlen(text));
+	p->state = PROGRAM_RUNNING;
+	if (ended)
+		program_end(p, "completed", 0, 0, false, NULL);
+}
+
+/* "SIGTERM" for SIGTERM; NULL for none. */
 const char *
-signal_name(int sig)
+program_signal_name(int sig)
 {
 	static char	 buf[16];
 	const char	*abbrev;
@@ -687,4 +688,121 @@ signal_name(int sig)
 	}
 	snprintf(buf, sizeof buf, "SIG%d", sig);
 	return (buf);
+}
+
+/* The outcome a client sees. */
+const char *
+program_outcome(const struct program *p)
+{
+	if (program_ended(p))
+		return (p->outcome);
+	if (p->state == PROGRAM_STOPPING)
+		return ("stopped");
+	return ("running");
+}
+
+/* Has the program ended (its text complete)? */
+bool
+program_ended(const struct program *p)
+{
+	return (p->state == PROGRAM_ENDED || p->state == PROGRAM_CLOSED);
+}
+
+enum program_state
+program_state(const struct program *p)
+{
+	return (p->state);
+}
+
+bool
+program_launched(const struct program *p)
+{
+	return (p->launched);
+}
+
+const char *
+program_id(const struct program *p)
+{
+	return (p->id);
+}
+
+uint64_t
+program_seq(const struct program *p)
+{
+	return (p->seq);
+}
+
+const struct program_spec *
+program_spec(const struct program *p)
+{
+	return (&p->spec);
+}
+
+/* Its pane (pane.c), or NULL before program_start. */
+struct pane *
+program_pane(struct program *p)
+{
+	return (p->pane);
+}
+
+/* "%N" once the pane exists, else NULL. */
+const char *
+program_pane_id(const struct program *p)
+{
+	return (p->pane != NULL ? pane_id(p->pane) : NULL);
+}
+
+const struct textbuf *
+program_text(const struct program *p)
+{
+	return (&p->text);
+}
+
+const struct textbuf *
+program_errtext(const struct program *p)
+{
+	return (&p->errtext);
+}
+
+int64_t
+program_exit_status(const struct program *p)
+{
+	return (p->exit_status);
+}
+
+int
+program_signal(const struct program *p)
+{
+	return (p->signal);
+}
+
+bool
+program_lost_end(const struct program *p)
+{
+	return (p->lost_end);
+}
+
+/* Did the reaper cut the text (beyond textbuf's own cut)? */
+bool
+program_cut(const struct program *p)
+{
+	return (p->cut);
+}
+
+const char *
+program_why(const struct program *p)
+{
+	return (p->why);
+}
+
+int64_t
+program_started_ms(const struct program *p)
+{
+	return (p->started_ms);
+}
+
+int64_t
+program_started_real(const struct program *p)
+{
+	return (p->started_real);
 }

@@ -1,12 +1,20 @@
 /*
- * server.h — the front process: declarations shared by server/ files.
+ * server.h — the front process: declarations shared by server/ files,
+ * one section per file.
  *
- * The front is one single-threaded poll loop (main.c) over stdin, stdout,
- * the tmux control client (tmux.c), a signalfd and one socket per reaper
- * (program.c). mcp.c speaks JSON-RPC, tools.c holds the tool table built
- * from the embedded schemas, and the tool_*.c files implement the tools.
- * Requests that cannot be answered at once (a read that waits, a start
- * waiting for tmux) stay in mcp.c's table until answered or cancelled.
+ * Layers, each calling only the ones below it:
+ *
+ *   protocol   main.c (the poll loop), config.c, mcp.c (JSON-RPC and the
+ *              table of waiting requests), tools.c (the tool table)
+ *   tools      tool_start.c, tool_read.c, tool_stop.c, tool_list.c,
+ *              tool_pane.c, with tool_program.c's shared describing
+ *   programs   program.c (the table and each program's lifecycle),
+ *              pane.c (its FIFOs and pane), reaper_link.c (its reaper)
+ *   tmux       tmux.c, the control-mode client
+ *
+ * all over common/. A program tells what changes to the waiters its
+ * callers registered (program_wait); a warning for the client goes
+ * through the log sink the protocol layer sets (log_set_sink).
  */
 #ifndef PROGMUX_SERVER_H
 #define PROGMUX_SERVER_H
@@ -44,35 +52,24 @@ int	config_load(int argc, char **argv, char **cause);
 void	config_usage(void);
 void	config_rundir_leave(void);
 
-/* mcp.c — requests and replies */
+/* mcp.c — JSON-RPC 2.0 on stdio, and the table of waiting requests */
 struct batch;
+struct tool_entry;
 
 struct req {
 	char		*id;		/* raw JSON text of the id, echoed */
 	char		*idkey;		/* the id by value, for cancellation */
 	char		*method;
-	struct batch	*batch;		/* the batch it came in, if any (mcp.c) */
-	bool		 parked;	/* in the pending list */
-	int64_t		 deadline;	/* for waiting requests */
-	int		 kind;		/* REQ_* while it waits */
-	struct program	*prog;		/* what it waits on */
-	int64_t		 cursor;
-	int64_t		 max_lines;
-	int64_t		 timeout_ms;	/* effective */
-	bool		 keep;		/* run_program's keep */
-	void		*op;		/* REQ_PANE: its pending operation */
+	struct batch	*batch;		/* the batch it came in, if any */
+	int64_t		 deadline;	/* while it waits */
+	const struct tool_entry *tool;	/* the tool it called */
+	void		*state;		/* that tool's waiting state */
 	char		*progress_token; /* raw JSON, if the client sent one */
 	double		 progress_sent;
 	int64_t		 progress_at;	/* next progress notification, or 0 */
+	bool		 parked;	/* in the pending list */
 	struct req	*next;		/* in mcp's pending list */
 };
-#define REQ_NONE	0
-#define REQ_READ	1	/* read_program waiting for text or end */
-#define REQ_START	2	/* start_program or run_program: pane coming */
-#define REQ_RUN		3	/* run_program waiting for the end */
-#define REQ_STOP	4	/* stop_program waiting for the end */
-#define REQ_PANE	5	/* capture_pane, send_keys: tmux answers */
-#define REQ_KEYS	6	/* send_keys held until its program runs */
 
 void	mcp_init(void);
 void	mcp_input(const char *, size_t);	/* bytes from stdin */
@@ -91,53 +88,64 @@ void	mcp_req_error(struct req *, int code, const char *msg);
 const char *mcp_protocol_version(void);	/* the fuzz harness resets it */
 void	mcp_log(int level, const char *logger, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
-#define MCP_LOG_INFO	1
-#define MCP_LOG_WARNING	3
-#define MCP_LOG_ERROR	4
 #define MCP_PROGRESS_MS	1000	/* between progress notifications */
 void	mcp_progress(struct req *, double progress, double total,
 	    const char *message);
 
-/* tools.c */
+/* tools.c — the tool table, argument checks, tool results */
 struct toolres {
 	struct buf	 sc;		/* structuredContent, a JSON object */
 	struct jw	 w;
 	struct buf	 text;		/* the human-readable text block */
 	bool		 is_error;
 };
+
+/* One tool, as tmux's cmd_entry: what runs it and what settles it. */
+struct tool_entry {
+	const char	 *name;
+	void		(*run)(struct req *, const struct json *args);
+	void		(*cancel)(struct req *);	/* client gave up */
+	void		(*timeout)(struct req *);	/* deadline passed */
+	void		(*progress)(struct req *);	/* time for a note */
+	const char	 *other_fields;	/* fields a sibling tool takes */
+	const char	 *other_hint;
+};
+
 void	toolres_init(struct toolres *);
 void	toolres_free(struct toolres *);
-void	tool_error(struct toolres *, const char *, ...)
+void	toolres_error(struct toolres *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
-
 int	tools_init(char **cause);
 void	tools_list(struct jw *);
 /* Returns 0 and answers (now or later); -1 if no such tool. */
 int	tools_call(struct req *, const char *name, const struct json *args);
 void	tools_reply(struct req *, struct toolres *);
+void	tools_error(struct req *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 void	tools_cancel(struct req *);	/* the client gave up on it */
 void	tools_timeout(struct req *);	/* its deadline passed */
 void	tools_progress(struct req *);	/* time for a progress note */
-int64_t	arg_int(const struct json *, const char *, int64_t dflt);
-bool	arg_bool(const struct json *, const char *, bool dflt);
-const char *arg_str(const struct json *, const char *, size_t *len);
+int64_t	tools_arg_int(const struct json *, const char *, int64_t dflt);
+bool	tools_arg_bool(const struct json *, const char *, bool dflt);
+const char *tools_arg_str(const struct json *, const char *, size_t *len);
 
-/* tool_program.c — start_program, read_program, run_program, stop_program */
-void	tool_start_program(struct req *, const struct json *);
-void	tool_read_program(struct req *, const struct json *);
-void	tool_run_program(struct req *, const struct json *);
-void	tool_stop_program(struct req *, const struct json *);
-void	program_requests_settle(struct program *);
-void	program_request_timeout(struct req *);
-void	program_request_cancel(struct req *);
-void	program_request_progress(struct req *);
+/* tool_start.c, tool_read.c, tool_stop.c, tool_list.c, tool_pane.c */
+extern const struct tool_entry tool_start_entry;
+extern const struct tool_entry tool_start_run_entry;
+extern const struct tool_entry tool_read_entry;
+extern const struct tool_entry tool_stop_entry;
+extern const struct tool_entry tool_list_entry;
+extern const struct tool_entry tool_pane_capture_entry;
+extern const struct tool_entry tool_pane_send_entry;
 
-/* tool_pane.c — capture_pane, send_keys (list_programs: tool_program.c) */
-void	tool_capture_pane(struct req *, const struct json *);
-void	tool_send_keys(struct req *, const struct json *);
-void	tool_list_programs(struct req *, const struct json *);
-void	pane_request_cancel(struct req *);
-void	pane_keys_release(struct req *);
+/* tool_program.c — how the program tools describe a program */
+struct program;
+const char *tool_program_text_at(const struct textbuf *, size_t off);
+bool	tool_program_complete(const struct program *);
+void	tool_program_put_status(struct jw *, const struct program *);
+void	tool_program_status_line(struct buf *, const struct program *,
+	    size_t cursor, bool all_read);
+void	tool_program_unknown(struct req *, const char *id);
 
 /* tmux.c — the control-mode client */
 typedef void (*tmux_cb)(void *arg, bool ok, const char *out, size_t len);
@@ -162,91 +170,141 @@ void	tmux_check_attach(void);
 int	tmux_probe(char **version, char **cause);
 int	tmux_server_running(void);
 
-/* program.c — the table of programs and their reapers */
-enum prog_state {
-	P_STARTING,	/* reaper up, pane being made */
-	P_RUNNING,
-	P_ENDED		/* end reported; text complete */
+/* program.c — the table of programs and each one's lifecycle */
+enum program_state {
+	PROGRAM_STARTING,	/* pane being made and piped */
+	PROGRAM_RUNNING,	/* piped: the launcher's gate is open */
+	PROGRAM_STOPPING,	/* stop asked; its end not yet known */
+	PROGRAM_ENDED,		/* end known: text complete */
+	PROGRAM_CLOSED,		/* ended, and its reaper gone: evictable */
+	PROGRAM_DROPPED		/* off the table; freed after dispatch */
 };
 
-struct program {
-	char		*id;
-	uint64_t	 seq;
+/* What a waiter is told. */
+enum program_event {
+	PROGRAM_PANE,		/* the pane exists */
+	PROGRAM_TEXT,		/* text arrived */
+	PROGRAM_LAUNCHED,	/* the program runs and has the terminal */
+	PROGRAM_STATE,		/* the state changed */
+	PROGRAM_DROP		/* about to be dropped: let go of it now */
+};
+typedef void (*program_cb)(struct program *, enum program_event, void *);
+
+/* What start_program and run_program asked for; program_new owns it. */
+struct program_spec {
 	char		**argv;
-	size_t		 argc;
-	char		*pane;		/* "%N" once known */
-	unsigned	 pane_gen;	/* tmux_generation() it belongs to */
-	pid_t		 pane_pid;
-	char		*from_pane;
-	bool		 split;
-	char		*dir;
-	int64_t		 width, height;
-	int64_t		 lifetime_ms;
-	int64_t		 started_ms;	/* monotonic */
-	int64_t		 started_real;	/* wall clock, for list_programs */
-	enum prog_state	 state;
-	bool		 launched;	/* the program runs, the terminal its */
-
-	pid_t		 reaper_pid;
-	int		 sock;
-	struct buf	 sock_in;
-	struct buf	 sock_out;
-	bool		 reaper_gone;
-	bool		 forgotten;	/* off the table; freed after dispatch */
-	bool		 pane_killed;
-
-	struct textbuf	 text;
-	char		*outcome;	/* once ended: END_* */
-	int64_t		 exit_status;	/* -1: none */
-	int		 signal;	/* 0: none */
-	bool		 lost_end;
-	bool		 cut;
-	char		*why;
-
-	struct req	*start_req;	/* start or run waiting for the pane */
-	bool		 run;		/* started by run_program */
-	bool		 keep_pane;	/* pane stays after the end */
-	char		*ctl;		/* the launcher's control FIFO */
-	char		*out_path;	/* the output FIFO pipe-pane writes */
-	int		 out_rfd;	/* its read end, until the reaper has it */
-	char		*err_path;	/* standard error's FIFO, or NULL */
-	int		 pane_retries;
-	bool		 start_cancelled; /* the caller gave up on the start */
-	bool		 stopping;	/* stop_program asked for its end */
-	int64_t		 stop_grace;
-	char		*input;		/* run_program's input, until sent */
-	size_t		 input_len;
-	bool		 has_input;
-	bool		 inherit_shell;
-	bool		 separate_stderr;
-	struct textbuf	 errtext;	/* standard error, with separateStderr */
-	uint64_t	 ended_seq;	/* order of ending, for eviction */
-	struct program	*next;
+	size_t		  argc;
+	size_t		  shown;	/* first word of argv as asked */
+	char		 *dir;
+	char		 *from_pane;
+	bool		  split;
+	int64_t		  width, height;
+	int64_t		  lifetime_ms;
+	bool		  keep_pane;	/* pane stays after the end */
+	char		 *input;	/* run_program's input, until sent */
+	size_t		  input_len;
+	bool		  has_input;
+	bool		  separate_stderr;
 };
 
+void		 program_spec_free(struct program_spec *);
 void		 programs_init(void);
+struct program	*program_new(void);
+int		 program_start(struct program *, struct program_spec *,
+		     char **cause);
 struct program	*program_find(const char *id);
 struct program	*program_by_seq(uint64_t);
-struct program	*program_first(void);
 struct program	*program_by_pane(const char *);
+struct program	*program_first(void);
+struct program	*program_next(struct program *);
 size_t		 programs_alive(void);
 size_t		 programs_text_kept(void);
 void		 programs_make_room(void);
-struct program	*program_new(void);
-int		 program_make_fifos(struct program *, char **cause);
-int		 program_spawn_reaper(struct program *, char **cause);
-void		 program_abandon(struct program *, const char *why);
+void		 program_wait(struct program *, program_cb, void *);
+void		 program_unwait(struct program *, program_cb, void *);
+void		 program_stop(struct program *, int64_t grace_ms);
+void		 program_drop(struct program *);
+void		 programs_collect(void);
+void		 programs_shutdown(void);
+void		 programs_reap_children(void);
+int64_t		 programs_deadline(void);	/* for poll */
+void		 programs_run_deferred(void);	/* once per loop turn */
+int		 program_fd(struct program *);
+bool		 program_fd_wants_write(struct program *);
 void		 program_on_readable(struct program *);
 void		 program_on_writable(struct program *);
-void		 program_reap_children(void);
-void		 program_forget(struct program *);
-void		 programs_collect(void);
-void		 program_stop(struct program *, int64_t grace_ms);
-void		 programs_shutdown(void);
-/* Called by program.c when text arrives or the program ends. */
-void		 program_changed(struct program *);
-const char	*signal_name(int);
-void		 program_make_pane(struct program *);
+const char	*program_signal_name(int);
+/* Accessors. */
+enum program_state program_state(const struct program *);
+bool		 program_ended(const struct program *);
+bool		 program_launched(const struct program *);
+const char	*program_id(const struct program *);
+uint64_t	 program_seq(const struct program *);
+const struct program_spec *program_spec(const struct program *);
+const char	*program_pane_id(const struct program *);
+struct pane	*program_pane(struct program *);
+const struct textbuf *program_text(const struct program *);
+const struct textbuf *program_errtext(const struct program *);
+const char	*program_outcome(const struct program *);
+int64_t		 program_exit_status(const struct program *);
+int		 program_signal(const struct program *);
+bool		 program_lost_end(const struct program *);
+bool		 program_cut(const struct program *);
+const char	*program_why(const struct program *);
+int64_t		 program_started_ms(const struct program *);
+int64_t		 program_started_real(const struct program *);
+/* From pane.c and reaper_link.c: what happened to the program. */
+void		 program_pane_made(struct program *);
+void		 program_pane_piped(struct program *);
 void		 program_start_failed(struct program *, const char *why);
+void		 program_abandon(struct program *, const char *why);
+void		 program_link_text(struct program *, const char *, size_t);
+void		 program_link_errtext(struct program *, const char *, size_t);
+void		 program_link_launched(struct program *);
+void		 program_link_end(struct program *, const char *how,
+		     int64_t status, int sig, bool lost_end, bool cut,
+		     const char *why);
+void		 program_link_gone(struct program *);
+/* The fuzz harness's fixtures: a program that ran, made by hand. */
+void		 program_fixture(struct program *, struct program_spec *,
+		     const char *pane, const char *text, bool ended);
+
+/* pane.c — a program's FIFOs and its pane: new-window, pipe-pane */
+struct pane;
+struct pane	*pane_new(struct program *, char **cause);
+void		 pane_free(struct pane *);
+void		 pane_make(struct pane *);
+bool		 pane_pipe_due(const struct pane *);
+void		 pane_pipe(struct pane *);
+void		 pane_kill(struct pane *);
+void		 pane_release_fifos(struct pane *);
+void		 pane_unlink_fifos(struct pane *, bool release);
+void		 pane_set(struct pane *, const char *id, pid_t pid);
+const char	*pane_id(const struct pane *);
+pid_t		 pane_pid(const struct pane *);
+bool		 pane_is(const struct pane *, const char *id);
+const char	*pane_ctl_path(const struct pane *);
+const char	*pane_out_path(const struct pane *);
+const char	*pane_err_path(const struct pane *);
+int		 pane_take_out_fd(struct pane *);
+
+/* reaper_link.c — a program's reaper: spawn, socket, frames */
+struct reaper_link;
+struct reaper_link *reaper_link_spawn(struct program *, struct pane *,
+		     char **cause);
+void		 reaper_link_free(struct reaper_link *);
+void		 reaper_link_close(struct reaper_link *);
+bool		 reaper_link_closed(const struct reaper_link *);
+bool		 reaper_link_open(const struct reaper_link *);
+void		 reaper_link_quit(struct reaper_link *);
+void		 reaper_link_pane(struct reaper_link *, const char *pane,
+		     pid_t pid);
+void		 reaper_link_stop(struct reaper_link *, int64_t grace_ms);
+void		 reaper_link_flush(struct reaper_link *);
+bool		 reaper_link_reaped(struct reaper_link *, pid_t, int status);
+int		 reaper_link_fd(const struct reaper_link *);
+bool		 reaper_link_wants_write(const struct reaper_link *);
+void		 reaper_link_on_readable(struct reaper_link *);
+void		 reaper_link_on_writable(struct reaper_link *);
 
 #endif

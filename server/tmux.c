@@ -483,8 +483,8 @@ tmux_dead(const char *why)
 		log_debug("tmux control client closed");
 	else
 		log_warn("tmux control client ended: %s", why);
-	mcp_log(MCP_LOG_WARNING, "tmux", "the tmux control client ended (%s); "
-	    "programs in flight read as gone", why);
+	log_notify(LOG_NOTIFY_WARNING, "tmux", "the tmux control client "
+	    "ended (%s); programs in flight read as gone", why);
 	tm.alive = false;
 	tm.gen++;
 	tmux_unlock_attach();

@@ -6,7 +6,9 @@
  * ^%\d+$; the keys are one word quoted for tmux's parser (tmux_quote), so
  * no text can become a tmux command. Neither acts on the pane progmux
  * itself runs in ($TMUX_PANE on the same server), unless send_keys is
- * forced.
+ * forced. While tmux answers, a request's state is its struct
+ * tool_pane_op; keys for a program of ours not yet running wait as a
+ * waiter on that program (program_wait).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,11 +21,11 @@
 #include "xmalloc.h"
 
 /* send_keys to a program not yet started waits this long at most. */
-#define PANE_KEYS_HOLD_MS	5000
+#define TOOL_PANE_HOLD_MS	5000
 
 /* Is paneId the pane this server runs in? */
 static bool
-pane_is_ours(const char *pane)
+tool_pane_is_ours(const char *pane)
 {
 	const char	*own = getenv("TMUX_PANE"), *tmux = getenv("TMUX");
 
@@ -48,8 +50,9 @@ pane_is_ours(const char *pane)
 }
 
 /* A pending capture or send: the request and what it asked. */
-struct pane_op {
-	struct req	*req;
+struct tool_pane_op {
+	struct req	*req;		/* NULL once cancelled */
+	struct program	*held;		/* keys held until it runs */
 	char		*pane;
 	int64_t		 max_lines;
 	char		*keys;		/* send_keys: what to type */
@@ -58,98 +61,120 @@ struct pane_op {
 	bool		 enter;
 };
 
-static void	pane_op_free(struct pane_op *);
-static void	send_issue(struct pane_op *);
-
-/* The client cancelled: the operation finishes with nobody to tell. */
-void
-pane_request_cancel(struct req *req)
-{
-	struct pane_op	*op = req->op;
-
-	if (req->kind == REQ_KEYS) {
-		/* Held, not yet sent: no tmux callback will free it. */
-		pane_op_free(op);
-		req->prog = NULL;
-	} else if (op != NULL)
-		op->req = NULL;
-	req->op = NULL;
-}
-
-/*
- * Keys held for a program that had not yet started: it runs now (or
- * ended, or is being removed, or the wait ran out). Type them.
- */
-void
-pane_keys_release(struct req *req)
-{
-	req->kind = REQ_PANE;
-	req->prog = NULL;
-	req->deadline = DEADLINE_NONE;
-	send_issue(req->op);
-}
+static void	tool_pane_op_free(struct tool_pane_op *);
+static void	tool_pane_send_issue(struct tool_pane_op *);
+static void	tool_pane_event(struct program *, enum program_event, void *);
 
 /* Park req for tmux's answer to op. */
 static void
-pane_park(struct req *req, struct pane_op *op)
+tool_pane_park(struct req *req, struct tool_pane_op *op)
 {
-	req->kind = REQ_PANE;
-	req->op = op;
+	req->state = op;
 	op->req = req;
 	mcp_req_park(req);
 }
 
 /* Answer op's request with res (if it still waits). */
 static void
-pane_reply(struct pane_op *op, struct toolres *res)
+tool_pane_reply(struct tool_pane_op *op, struct toolres *res)
 {
 	if (op->req == NULL)
 		return;
-	op->req->op = NULL;
+	op->req->state = NULL;
 	tools_reply(op->req, res);
 	op->req = NULL;
 }
 
+/* Free an operation tmux no longer answers. */
 static void
-pane_op_free(struct pane_op *op)
+tool_pane_op_free(struct tool_pane_op *op)
 {
 	free(op->pane);
 	free(op->keys);
 	free(op);
 }
 
+/*
+ * Keys held for a program that had not yet started: it runs now (or
+ * ended, or is being removed, or the wait ran out). Type them.
+ */
+static void
+tool_pane_release(struct tool_pane_op *op)
+{
+	program_unwait(op->held, tool_pane_event, op);
+	op->held = NULL;
+	op->req->deadline = DEADLINE_NONE;
+	tool_pane_send_issue(op);
+}
+
+/* What the program tells held keys. */
+static void
+tool_pane_event(struct program *p, enum program_event ev, void *arg)
+{
+	if (ev == PROGRAM_DROP || ev == PROGRAM_LAUNCHED || program_ended(p))
+		tool_pane_release(arg);	/* tmux says if the pane is gone */
+}
+
+/* The client cancelled: the operation finishes with nobody to tell. */
+static void
+tool_pane_cancel(struct req *req)
+{
+	struct tool_pane_op	*op = req->state;
+
+	if (op == NULL)
+		return;
+	req->state = NULL;
+	if (op->held != NULL) {
+		/* Held, not yet sent: no tmux callback will free it. */
+		program_unwait(op->held, tool_pane_event, op);
+		tool_pane_op_free(op);
+	} else
+		op->req = NULL;
+}
+
+/* The hold ran out: type the keys now. */
+static void
+tool_pane_timeout(struct req *req)
+{
+	struct tool_pane_op	*op = req->state;
+
+	if (op != NULL && op->held != NULL)
+		tool_pane_release(op);
+}
+
 /* tmux's error text as the tool's error. */
 static void
-pane_fail(struct pane_op *op, const char *what, const char *out)
+tool_pane_fail(struct tool_pane_op *op, const char *what, const char *out)
 {
 	struct toolres	res;
 
 	toolres_init(&res);
 	if (strstr(out, "can't find") != NULL)
-		tool_error(&res, "%s: no pane %s on this tmux server (%s); "
+		toolres_error(&res, "%s: no pane %s on this tmux server (%s); "
 		    "list panes with list_programs or `tmux list-panes -a`",
 		    what, op->pane, out);
 	else
-		tool_error(&res, "%s on %s failed: %s", what, op->pane, out);
-	pane_reply(op, &res);
+		toolres_error(&res, "%s on %s failed: %s", what, op->pane, out);
+	tool_pane_reply(op, &res);
 	toolres_free(&res);
 }
 
+/* capture-pane answered. */
 static void
-capture_done(void *arg, bool ok, const char *out, size_t len)
+tool_pane_captured(void *arg, bool ok, const char *out, size_t len)
 {
-	struct pane_op	*op = arg;
+	struct tool_pane_op	*op = arg;
 	struct toolres	 res;
 	const char	*start, *p;
 	size_t		 total = 0, dropped = 0, i;
 
 	if (op->req == NULL) {
-		pane_op_free(op);
+		tool_pane_op_free(op);
 		return;
 	}
 	if (!ok) {
-		pane_fail(op, "capture_pane", out);
-		pane_op_free(op);
+		tool_pane_fail(op, "capture_pane", out);
+		tool_pane_op_free(op);
 		return;
 	}
 	/* Trailing empty lines are the unused bottom of the screen. */
@@ -180,56 +205,60 @@ capture_done(void *arg, bool ok, const char *out, size_t len)
 	buf_add(&res.text, start, (size_t)(out + len - start));
 	buf_printf(&res.text, "\n[%s: %zu lines%s]", op->pane, total - dropped,
 	    dropped ? ", earlier ones left out by maxLines" : "");
-	pane_reply(op, &res);
+	tool_pane_reply(op, &res);
 	toolres_free(&res);
-	pane_op_free(op);
+	tool_pane_op_free(op);
 }
 
-void
-tool_capture_pane(struct req *req, const struct json *args)
+/* capture_pane. */
+static void
+tool_pane_capture(struct req *req, const struct json *args)
 {
-	struct pane_op	*op;
+	struct tool_pane_op	*op;
 	struct toolres	 res;
 	struct buf	 b = BUF_INIT;
-	const char	*pane = arg_str(args, "paneId", NULL);
+	const char	*pane = tools_arg_str(args, "paneId", NULL);
 
-	if (pane_is_ours(pane)) {
+	if (tool_pane_is_ours(pane)) {
 		toolres_init(&res);
-		tool_error(&res, "capture_pane: %s is the pane this server runs "
-		    "in; capture another pane", pane);
+		toolres_error(&res, "capture_pane: %s is the pane this server "
+		    "runs in; capture another pane", pane);
 		tools_reply(req, &res);
 		toolres_free(&res);
 		return;
 	}
 	op = xcalloc(1, sizeof *op);
 	op->pane = xstrdup(pane);
-	op->max_lines = arg_int(args, "maxLines", 0);
+	op->max_lines = tools_arg_int(args, "maxLines", 0);
 	buf_printf(&b, "capture-pane -p -t %s", pane);
 	if (json_get(args, "start") != NULL)
-		buf_printf(&b, " -S %lld", (long long)arg_int(args, "start", 0));
+		buf_printf(&b, " -S %lld",
+		    (long long)tools_arg_int(args, "start", 0));
 	if (json_get(args, "end") != NULL)
-		buf_printf(&b, " -E %lld", (long long)arg_int(args, "end", 0));
-	if (arg_bool(args, "joinWrapped", false))
+		buf_printf(&b, " -E %lld",
+		    (long long)tools_arg_int(args, "end", 0));
+	if (tools_arg_bool(args, "joinWrapped", false))
 		buf_adds(&b, " -J");
-	pane_park(req, op);
-	tmux_command(buf_cstr(&b), capture_done, op);
+	tool_pane_park(req, op);
+	tmux_command(buf_cstr(&b), tool_pane_captured, op);
 	buf_free(&b);
 }
 
+/* The last send-keys answered. */
 static void
-send_done(void *arg, bool ok, const char *out, size_t len)
+tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
 {
-	struct pane_op	*op = arg;
+	struct tool_pane_op	*op = arg;
 	struct toolres	 res;
 
 	(void)len;
 	if (op->req == NULL) {
-		pane_op_free(op);
+		tool_pane_op_free(op);
 		return;
 	}
 	if (!ok) {
-		pane_fail(op, "send_keys", out);
-		pane_op_free(op);
+		tool_pane_fail(op, "send_keys", out);
+		tool_pane_op_free(op);
 		return;
 	}
 	toolres_init(&res);
@@ -241,29 +270,29 @@ send_done(void *arg, bool ok, const char *out, size_t len)
 	jw_obj_end(&res.w);
 	buf_printf(&res.text, "sent to %s%s", op->pane, op->enter ?
 	    ", then Enter" : "");
-	pane_reply(op, &res);
+	tool_pane_reply(op, &res);
 	toolres_free(&res);
-	pane_op_free(op);
+	tool_pane_op_free(op);
 }
 
 /* The first command's failure is what counts; later ones follow it. */
 static void
-send_step(void *arg, bool ok, const char *out, size_t len)
+tool_pane_send_step(void *arg, bool ok, const char *out, size_t len)
 {
-	struct pane_op	*op = arg;
+	struct tool_pane_op	*op = arg;
 
 	(void)len;
 	if (!ok)
-		pane_fail(op, "send_keys", out);	/* the rest is moot */
+		tool_pane_fail(op, "send_keys", out);	/* the rest is moot */
 }
 
 /*
- * Type op's keys: send-keys, then Enter. send_done frees op, and a
+ * Type op's keys: send-keys, then Enter. tool_pane_sent frees op, and a
  * callback may run at once (tmux not there): after the last command that
  * gets it, op is not touched.
  */
 static void
-send_issue(struct pane_op *op)
+tool_pane_send_issue(struct tool_pane_op *op)
 {
 	struct buf	b = BUF_INIT;
 	bool		enter = op->enter;
@@ -273,36 +302,39 @@ send_issue(struct pane_op *op)
 		buf_printf(&b, "send-keys -t %s%s -- ", op->pane, op->literal ?
 		    " -l" : "");
 		tmux_quote(&b, op->keys);
-		tmux_command(buf_cstr(&b), enter ? send_step : send_done, op);
+		tmux_command(buf_cstr(&b), enter ? tool_pane_send_step :
+		    tool_pane_sent, op);
 		buf_reset(&b);
 	}
 	if (enter || len == 0) {	/* op is still ours */
 		buf_printf(&b, "send-keys -t %s%s", op->pane, enter ? " Enter" :
 		    "");
-		tmux_command(buf_cstr(&b), send_done, op);
+		tmux_command(buf_cstr(&b), tool_pane_sent, op);
 	}
 	buf_free(&b);
 }
 
-void
-tool_send_keys(struct req *req, const struct json *args)
+/* send_keys. */
+static void
+tool_pane_send(struct req *req, const struct json *args)
 {
-	struct pane_op	*op;
+	struct tool_pane_op	*op;
 	struct program	*p;
 	struct toolres	 res;
-	const char	*pane = arg_str(args, "paneId", NULL), *keys;
+	const char	*pane = tools_arg_str(args, "paneId", NULL), *keys;
 	size_t		 len;
 
-	keys = arg_str(args, "keys", &len);
+	keys = tools_arg_str(args, "keys", &len);
 	toolres_init(&res);
-	if (pane_is_ours(pane) && !arg_bool(args, "force", false)) {
-		tool_error(&res, "send_keys: %s is the pane this server runs "
-		    "in; typing there would reach the agent's own terminal. "
-		    "Pass force: true if that is really meant", pane);
+	if (tool_pane_is_ours(pane) &&
+	    !tools_arg_bool(args, "force", false)) {
+		toolres_error(&res, "send_keys: %s is the pane this server "
+		    "runs in; typing there would reach the agent's own "
+		    "terminal. Pass force: true if that is really meant", pane);
 		goto fail;
 	}
 	if (memchr(keys, '\0', len) != NULL) {
-		tool_error(&res, "send_keys: keys contain a NUL character, "
+		toolres_error(&res, "send_keys: keys contain a NUL character, "
 		    "which a terminal cannot be sent");
 		goto fail;
 	}
@@ -311,25 +343,35 @@ tool_send_keys(struct req *req, const struct json *args)
 	op->pane = xstrdup(pane);
 	op->keys = xmemdup(keys, len + 1);
 	op->keys_len = len;
-	op->literal = arg_bool(args, "literal", false);
-	op->enter = arg_bool(args, "enter", true);
-	pane_park(req, op);
+	op->literal = tools_arg_bool(args, "literal", false);
+	op->enter = tools_arg_bool(args, "enter", true);
+	tool_pane_park(req, op);
 	/*
 	 * A program of ours whose pane exists but which has not yet been
 	 * started: until it runs, its terminal belongs to the launcher and
 	 * a C-c typed now would reach no program. Hold the keys until it
 	 * runs (or ends, or PANE_KEYS_HOLD_MS pass).
 	 */
-	if ((p = program_by_pane(pane)) != NULL && !p->launched &&
-	    p->state != P_ENDED) {
-		req->kind = REQ_KEYS;
-		req->prog = p;
-		req->deadline = now_ms() + PANE_KEYS_HOLD_MS;
+	if ((p = program_by_pane(pane)) != NULL && !program_launched(p) &&
+	    !program_ended(p)) {
+		op->held = p;
+		program_wait(p, tool_pane_event, op);
+		req->deadline = now_ms() + TOOL_PANE_HOLD_MS;
 		return;
 	}
-	send_issue(op);
+	tool_pane_send_issue(op);
 	return;
 fail:
 	tools_reply(req, &res);
 	toolres_free(&res);
 }
+
+const struct tool_entry tool_pane_capture_entry = {
+	"capture_pane", tool_pane_capture, tool_pane_cancel, NULL, NULL,
+	NULL, NULL
+};
+
+const struct tool_entry tool_pane_send_entry = {
+	"send_keys", tool_pane_send, tool_pane_cancel, tool_pane_timeout,
+	NULL, NULL, NULL
+};

@@ -1,13 +1,16 @@
 /*
- * tools.c — the tool table, built from the schemas embedded at build time.
+ * tools.c — the tool table, built from the schemas embedded at build
+ * time, and tool results.
  *
  * Each schemas/NAME.json is the whole tool definition that tools/list
  * serves (name, title, description, inputSchema, outputSchema,
  * annotations, _meta). A tool is listed only when it has both a schema and
- * a handler here. Arguments are checked generically against the
- * inputSchema (jschema.c) before a handler sees them, and fields the
- * schema does not name are refused by name, so handlers only read values
- * that are known to be well formed.
+ * an entry here (struct tool_entry: run, and what settles a waiting
+ * request: cancel, timeout, progress; each tool's file defines its own).
+ * Arguments are checked generically against the inputSchema (jschema.c)
+ * before a tool runs, and fields the schema does not name are refused by
+ * name, so tools only read values that are known to be well formed. A
+ * waiting request's state (req->state) belongs to its tool.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,31 +23,24 @@
 #include "server.h"
 #include "xmalloc.h"
 
-struct tool {
-	const char	 *name;
-	void		(*call)(struct req *, const struct json *);
-	const char	 *other_fields;	/* fields a sibling tool takes */
-	const char	 *other_hint;
-	struct json_doc	 *doc;
-	const struct json *def;
-	const struct json *input;
-};
-
-static struct tool tools[] = {
-	{ "start_program", tool_start_program,
-	  ",input,keep,inheritShell,separateStderr,timeoutMs,maxLines,",
-	  "start_program takes no %s: use run_program for input, keep, "
-	  "inheritShell, separateStderr or a wait, or read_program to read",
-	  NULL, NULL, NULL },
-	{ "read_program", tool_read_program, NULL, NULL, NULL, NULL, NULL },
-	{ "run_program", tool_run_program, NULL, NULL, NULL, NULL, NULL },
-	{ "stop_program", tool_stop_program, NULL, NULL, NULL, NULL, NULL },
-	{ "capture_pane", tool_capture_pane, NULL, NULL, NULL, NULL, NULL },
-	{ "send_keys", tool_send_keys, NULL, NULL, NULL, NULL, NULL },
-	{ "list_programs", tool_list_programs, NULL, NULL, NULL, NULL, NULL },
+/* Each tool's entry, with its schema once tools_init has paired them. */
+static struct tool {
+	const struct tool_entry	*entry;
+	struct json_doc		*doc;
+	const struct json	*def;
+	const struct json	*input;
+} tools[] = {
+	{ &tool_start_entry, NULL, NULL, NULL },
+	{ &tool_read_entry, NULL, NULL, NULL },
+	{ &tool_start_run_entry, NULL, NULL, NULL },
+	{ &tool_stop_entry, NULL, NULL, NULL },
+	{ &tool_pane_capture_entry, NULL, NULL, NULL },
+	{ &tool_pane_send_entry, NULL, NULL, NULL },
+	{ &tool_list_entry, NULL, NULL, NULL },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
 
+/* An empty result. */
 void
 toolres_init(struct toolres *res)
 {
@@ -52,6 +48,7 @@ toolres_init(struct toolres *res)
 	jw_init(&res->w, &res->sc);
 }
 
+/* Free a result. */
 void
 toolres_free(struct toolres *res)
 {
@@ -61,7 +58,7 @@ toolres_free(struct toolres *res)
 
 /* Make res a tool error with this message. */
 void
-tool_error(struct toolres *res, const char *fmt, ...)
+toolres_error(struct toolres *res, const char *fmt, ...)
 {
 	va_list	 ap;
 	char	*s;
@@ -97,7 +94,8 @@ tools_init(char **cause)
 		name = json_get(json_root(doc), "name");
 		for (t = 0; t < NTOOLS; t++)
 			if (name != NULL && json_type(name) == JSON_STRING &&
-			    strcmp(json_str(name, NULL), tools[t].name) == 0)
+			    strcmp(json_str(name, NULL),
+			    tools[t].entry->name) == 0)
 				break;
 		if (t == NTOOLS) {
 			log_debug("schemas/%s.json: no handler, not listed",
@@ -119,6 +117,7 @@ tools_init(char **cause)
 	return (0);
 }
 
+/* Every tool's definition, for tools/list. */
 void
 tools_list(struct jw *w)
 {
@@ -134,6 +133,7 @@ static int
 tools_unknown_fields(const struct tool *tool, const struct json *args,
     struct toolres *res)
 {
+	const struct tool_entry	*e = tool->entry;
 	const struct json	*props = json_get(tool->input, "properties");
 	const char		*key;
 	char			 probe[80];
@@ -145,19 +145,20 @@ tools_unknown_fields(const struct tool *tool, const struct json *args,
 		    strlen(key) == klen)
 			continue;
 		snprintf(probe, sizeof probe, ",%s,", key);
-		if (tool->other_fields != NULL && strlen(key) == klen &&
-		    strstr(tool->other_fields, probe) != NULL) {
-			tool_error(res, tool->other_hint, key);
+		if (e->other_fields != NULL && strlen(key) == klen &&
+		    strstr(e->other_fields, probe) != NULL) {
+			toolres_error(res, e->other_hint, key);
 			return (-1);
 		}
-		tool_error(res, "unknown field \"%.*s\": %s takes only the "
-		    "fields its inputSchema lists", (int)(klen > 64 ? 64 :
-		    klen), key, tool->name);
+		toolres_error(res, "unknown field \"%.*s\": %s takes only "
+		    "the fields its inputSchema lists", (int)(klen > 64 ? 64 :
+		    klen), key, e->name);
 		return (-1);
 	}
 	return (0);
 }
 
+/* Check args against the tool's schema, then run it. */
 int
 tools_call(struct req *req, const char *name, const struct json *args)
 {
@@ -168,7 +169,8 @@ tools_call(struct req *req, const char *name, const struct json *args)
 	size_t			 t;
 
 	for (t = 0; t < NTOOLS; t++)
-		if (tools[t].def != NULL && strcmp(tools[t].name, name) == 0)
+		if (tools[t].def != NULL &&
+		    strcmp(tools[t].entry->name, name) == 0)
 			tool = &tools[t];
 	if (tool == NULL)
 		return (-1);
@@ -179,7 +181,8 @@ tools_call(struct req *req, const char *name, const struct json *args)
 	toolres_init(&res);
 	if (tools_unknown_fields(tool, args, &res) == 0 &&
 	    jschema_validate(tool->input, args, &cause) == -1) {
-		tool_error(&res, "invalid arguments for %s: %s", name, cause);
+		toolres_error(&res, "invalid arguments for %s: %s", name,
+		    cause);
 		free(cause);
 	}
 	if (res.is_error) {
@@ -187,7 +190,8 @@ tools_call(struct req *req, const char *name, const struct json *args)
 		toolres_free(&res);
 	} else {
 		toolres_free(&res);
-		tool->call(req, args);
+		req->tool = tool->entry;
+		tool->entry->run(req, args);
 	}
 	json_doc_free(empty);
 	return (0);
@@ -223,30 +227,53 @@ tools_reply(struct req *req, struct toolres *res)
 	mcp_req_done(req);
 }
 
+/* Answer req with a tool error. */
+void
+tools_error(struct req *req, const char *fmt, ...)
+{
+	struct toolres	 res;
+	va_list		 ap;
+	char		*s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) == -1)
+		s = NULL;
+	va_end(ap);
+	toolres_init(&res);
+	toolres_error(&res, "%s", s ? s : "error");
+	free(s);
+	tools_reply(req, &res);
+	toolres_free(&res);
+}
+
+/* The client gave up on req: its tool lets go of what it waits on. */
 void
 tools_cancel(struct req *req)
 {
-	if (req->kind == REQ_PANE || req->kind == REQ_KEYS)
-		pane_request_cancel(req);
-	else
-		program_request_cancel(req);
+	if (req->tool != NULL && req->tool->cancel != NULL)
+		req->tool->cancel(req);
 }
 
+/* Time for a progress note on req, if its tool gives them. */
 void
 tools_progress(struct req *req)
 {
-	program_request_progress(req);
+	if (req->tool != NULL && req->tool->progress != NULL)
+		req->tool->progress(req);
 }
 
+/* req's deadline passed. */
 void
 tools_timeout(struct req *req)
 {
-	program_request_timeout(req);
+	if (req->tool != NULL && req->tool->timeout != NULL)
+		req->tool->timeout(req);
 }
 
-/* Argument helpers: values already passed the schema. */
+/* Argument helpers: values already passed the schema. An integer
+ * argument, or dflt. */
 int64_t
-arg_int(const struct json *args, const char *key, int64_t dflt)
+tools_arg_int(const struct json *args, const char *key, int64_t dflt)
 {
 	const struct json	*v = json_get(args, key);
 
@@ -256,8 +283,9 @@ arg_int(const struct json *args, const char *key, int64_t dflt)
 	return (json_int(v));
 }
 
+/* A boolean argument, or dflt. */
 bool
-arg_bool(const struct json *args, const char *key, bool dflt)
+tools_arg_bool(const struct json *args, const char *key, bool dflt)
 {
 	const struct json	*v = json_get(args, key);
 
@@ -266,8 +294,9 @@ arg_bool(const struct json *args, const char *key, bool dflt)
 	return (json_bool(v));
 }
 
+/* A string argument (len set if not NULL), or NULL. */
 const char *
-arg_str(const struct json *args, const char *key, size_t *len)
+tools_arg_str(const struct json *args, const char *key, size_t *len)
 {
 	const struct json	*v = json_get(args, key);
 

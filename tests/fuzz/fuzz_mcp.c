@@ -94,8 +94,8 @@ fuzz_strangers(void)
 {
 	struct program	*p;
 
-	for (p = program_first(); p != NULL; p = p->next)
-		if (p->seq > FUZZ_FIXTURES)
+	for (p = program_first(); p != NULL; p = program_next(p))
+		if (program_seq(p) > FUZZ_FIXTURES)
 			return (1);
 	return (0);
 }
@@ -104,22 +104,19 @@ fuzz_strangers(void)
 static void
 fuzz_fixture(const char *argv0, const char *text, bool ended)
 {
-	struct program	*p = program_new();
+	struct program		*p = program_new();
+	struct program_spec	 spec;
+	char			 pane[32];
 
-	p->argc = 2;
-	p->argv = xcalloc(3, sizeof *p->argv);
-	p->argv[0] = xstrdup(argv0);
-	p->argv[1] = xstrdup("--fixture");
-	xasprintf(&p->pane, "%%%llu", (unsigned long long)(p->seq + 10));
-	p->lifetime_ms = 600000;
-	textbuf_append(&p->text, text, strlen(text));
-	if (ended) {
-		p->state = P_ENDED;
-		p->outcome = xstrdup("completed");
-		p->exit_status = 0;
-		p->ended_seq = 1;
-	} else
-		p->state = P_RUNNING;
+	memset(&spec, 0, sizeof spec);
+	spec.argc = 2;
+	spec.argv = xcalloc(3, sizeof *spec.argv);
+	spec.argv[0] = xstrdup(argv0);
+	spec.argv[1] = xstrdup("--fixture");
+	spec.lifetime_ms = 600000;
+	snprintf(pane, sizeof pane, "%%%llu",
+	    (unsigned long long)(program_seq(p) + 10));
+	program_fixture(p, &spec, pane, text, ended);
 }
 
 /* Start from the fixtures alone, numbered p1 and p2 again. */
@@ -129,7 +126,7 @@ fuzz_fixtures(void)
 	struct program	*p;
 
 	while ((p = program_first()) != NULL)
-		program_forget(p);
+		program_drop(p);
 	programs_collect();
 	programs_init();
 	fuzz_fixture("make", "building\n\xc3\xa9t\xc3\xa9\nstill going",

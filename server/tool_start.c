@@ -1,0 +1,496 @@
+/*
+ * tool_start.c — start_program and run_program.
+ *
+ * Both check their arguments into a program_spec and start a program
+ * (program.c). start_program answers once the pane exists; run_program
+ * then goes on waiting for the end (or its timeout) and answers with the
+ * output. While it waits, a request's state is a struct tool_start_wait,
+ * a waiter on its program (program_wait).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "server.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+#define TOOL_START_LIFETIME_MS	(10 * 60 * 1000)	/* by default */
+#define TOOL_START_WAIT_MS	30000			/* run's, by default */
+
+/* A start or run waiting for its pane, a run then for the end. */
+struct tool_start_wait {
+	struct req	*req;
+	struct program	*p;
+	bool		 run;
+	bool		 pane;		/* made: a run waits for the end */
+	bool		 keep;		/* run_program's keep */
+	int64_t		 max_lines;
+	int64_t		 timeout_ms;	/* effective */
+};
+
+static void	tool_start_event(struct program *, enum program_event, void *);
+
+/* Check start_program's arguments beyond the schema; fill spec. */
+static int
+tool_start_args(struct program_spec *spec, const struct json *args,
+    struct toolres *res)
+{
+	const struct json	*argv = json_get(args, "argv");
+	const char		*s, *placement;
+	size_t			 i, len, n = json_len(argv);
+	int64_t			 lifetime;
+
+	for (i = 0; i < n; i++) {
+		s = json_str(json_at(argv, i), &len);
+		if (memchr(s, '\0', len) != NULL) {
+			toolres_error(res, "argv[%zu] contains a NUL "
+			    "character, which no program can receive: remove "
+			    "it", i);
+			return (-1);
+		}
+		if (i == 0 && len == 0) {
+			toolres_error(res, "argv[0] is empty: it must name the "
+			    "program to run");
+			return (-1);
+		}
+	}
+	placement = tools_arg_str(args, "placement", NULL);
+	if (placement != NULL &&
+	    tools_arg_str(args, "fromPaneId", NULL) == NULL) {
+		toolres_error(res, "placement needs fromPaneId: it says where "
+		    "to put the program beside that pane; without fromPaneId "
+		    "the program gets a window of its own in session \"%s\"",
+		    cfg.session);
+		return (-1);
+	}
+	if ((s = tools_arg_str(args, "startDirectory", &len)) != NULL &&
+	    memchr(s, '\0', len) != NULL) {
+		toolres_error(res, "startDirectory contains a NUL character: "
+		    "no directory has one in its name");
+		return (-1);
+	}
+	spec->argc = n;
+	spec->argv = xcalloc(n + 1, sizeof *spec->argv);
+	for (i = 0; i < n; i++)
+		spec->argv[i] = xstrdup(json_str(json_at(argv, i), NULL));
+	if ((s = tools_arg_str(args, "fromPaneId", NULL)) != NULL)
+		spec->from_pane = xstrdup(s);
+	spec->split = placement != NULL && strcmp(placement, "split") == 0;
+	if ((s = tools_arg_str(args, "startDirectory", NULL)) != NULL)
+		spec->dir = xstrdup(s);
+	spec->width = tools_arg_int(args, "width", 0);
+	spec->height = tools_arg_int(args, "height", 0);
+	lifetime = tools_arg_int(args, "lifetimeMs", TOOL_START_LIFETIME_MS);
+	if (lifetime > cfg.lifetime_max_ms)
+		lifetime = cfg.lifetime_max_ms;
+	spec->lifetime_ms = lifetime;
+	return (0);
+}
+
+/*
+ * The script the login shell runs for inheritShell, argv its positional
+ * parameters (never part of the script). It looks argv[0] up in the PATH
+ * the start-up files made, as execvp would (a file found but not
+ * executable is 126, as its EACCES), and if it is missing or not
+ * executable says so and signals the launcher (its parent: USR2 for 127,
+ * USR1 for 126), so the program reads not_started as without the shell.
+ * POSIX sh, written without word splitting so that zsh runs it too.
+ */
+static const char inherit_script[] =
+	"f= n=\n"
+	"case $1 in\n"
+	"*/*) f=$1 ;;\n"
+	"*) p=$PATH:\n"
+	"   while [ -n \"$p\" ]; do\n"
+	"     d=${p%%:*}; p=${p#*:}\n"
+	"     if [ -f \"${d:-.}/$1\" ]; then\n"
+	"       if [ -x \"${d:-.}/$1\" ]; then f=${d:-.}/$1; break; fi\n"
+	"       [ -n \"$n\" ] || n=${d:-.}/$1\n"
+	"     fi\n"
+	"   done\n"
+	"   [ -n \"$f\" ] || f=$n ;;\n"
+	"esac\n"
+	"if [ -z \"$f\" ] || [ ! -e \"$f\" ]; then\n"
+	"  printf 'progmux: \"%s\": command not found\\n' \"$1\" >&2\n"
+	"  kill -s USR2 $PPID; exit 127\n"
+	"fi\n"
+	"if [ -d \"$f\" ] || [ ! -x \"$f\" ]; then\n"
+	"  printf 'progmux: \"%s\": cannot be executed\\n' \"$1\" >&2\n"
+	"  kill -s USR1 $PPID; exit 126\n"
+	"fi\n"
+	"unset f n p d\n"
+	"exec \"$@\"\n";
+
+/* argv inside the login shell, still as separate words: the shell runs
+ * inherit_script with argv as its positional parameters. */
+static void
+tool_start_inherit_shell(struct program_spec *spec)
+{
+	const char	*shell = getenv("SHELL"), *base;
+	char		**v;
+	size_t		  i;
+
+	if (shell == NULL || *shell != '/')
+		shell = "/bin/sh";
+	base = strrchr(shell, '/') + 1;
+	if (strcmp(base, "fish") == 0 || strcmp(base, "csh") == 0 ||
+	    strcmp(base, "tcsh") == 0 || strcmp(base, "nu") == 0)
+		shell = "/bin/sh";	/* no POSIX "$@" there */
+	v = xcalloc(spec->argc + 6, sizeof *v);
+	v[0] = xstrdup(shell);
+	v[1] = xstrdup("-l");
+	v[2] = xstrdup("-c");
+	v[3] = xstrdup(inherit_script);
+	v[4] = xstrdup(spec->argv[0]);	/* $0 */
+	for (i = 0; i < spec->argc; i++)
+		v[5 + i] = spec->argv[i];
+	free(spec->argv);
+	spec->argv = v;
+	spec->argc += 5;
+	spec->shown = 5;
+}
+
+/* The request is answered or dropped: let go of its program. */
+static void
+tool_start_done(struct tool_start_wait *w)
+{
+	program_unwait(w->p, tool_start_event, w);
+	w->req->state = NULL;
+	free(w);
+}
+
+/* Reply to start_program: the pane exists. */
+static void
+tool_start_reply(struct tool_start_wait *w)
+{
+	struct program	*p = w->p;
+	struct req	*req = w->req;
+	struct toolres	 res;
+
+	tool_start_done(w);
+	toolres_init(&res);
+	jw_obj_begin(&res.w);
+	jw_key(&res.w, "programId");
+	jw_str(&res.w, program_id(p));
+	jw_key(&res.w, "paneId");
+	jw_str(&res.w, program_pane_id(p));
+	jw_key(&res.w, "effectiveLifetimeMs");
+	jw_int(&res.w, program_spec(p)->lifetime_ms);
+	jw_obj_end(&res.w);
+	buf_printf(&res.text, "started %s in pane %s (programId %s, lifetime "
+	    "%lld ms); read it with read_program", program_spec(p)->argv[0],
+	    program_pane_id(p), program_id(p),
+	    (long long)program_spec(p)->lifetime_ms);
+	tools_reply(req, &res);
+	toolres_free(&res);
+}
+
+/* A text's last page as run_program returns it. */
+static void
+tool_start_tail(struct jw *jw, struct buf *tb, const struct textbuf *t,
+    size_t max_lines, size_t *omitted, size_t *end)
+{
+	struct page	 pg;
+	const char	*s;
+
+	textbuf_tail(t, max_lines, TEXTBUF_PAGE_CHARS, &pg);
+	s = tool_program_text_at(t, pg.start);
+	jw_strn(jw, s, pg.end - pg.start);
+	if (tb != NULL) {
+		buf_add(tb, s, pg.end - pg.start);
+		if (pg.end > pg.start && t->data[pg.end - 1] != '\n')
+			buf_addc(tb, '\n');
+	}
+	if (omitted != NULL)
+		*omitted = t->chars - utf8_count(s, t->len - pg.start);
+	if (end != NULL)
+		*end = pg.end;
+}
+
+/* Answer run_program: ended, or its wait ran out. Ended and not kept,
+ * the program and its pane go now. */
+static void
+tool_start_run_answer(struct tool_start_wait *w)
+{
+	struct program			*p = w->p;
+	struct req			*req = w->req;
+	const struct program_spec	*spec = program_spec(p);
+	const struct textbuf		*text = program_text(p);
+	const struct textbuf		*errtext = program_errtext(p);
+	struct toolres			 res;
+	size_t				 omitted = 0, end = 0, max_lines;
+	bool				 ended = program_ended(p);
+	bool				 keep = w->keep;
+	int64_t				 timeout_ms = w->timeout_ms;
+
+	max_lines = w->max_lines > 0 ? (size_t)w->max_lines : SIZE_MAX;
+	tool_start_done(w);
+	toolres_init(&res);
+	jw_obj_begin(&res.w);
+	jw_key(&res.w, "programId");
+	jw_str(&res.w, program_id(p));
+	jw_key(&res.w, "paneId");
+	jw_str(&res.w, program_pane_id(p));
+	jw_key(&res.w, "outcome");
+	jw_str(&res.w, program_outcome(p));
+	jw_key(&res.w, "ended");
+	jw_bool(&res.w, ended);
+	tool_program_put_status(&res.w, p);
+	jw_key(&res.w, "text");
+	if (spec->separate_stderr && errtext->len > 0)
+		buf_adds(&res.text, "[stdout]\n");
+	tool_start_tail(&res.w, &res.text, text, max_lines, &omitted, &end);
+	if (spec->separate_stderr) {
+		jw_key(&res.w, "stderr");
+		if (errtext->len > 0)
+			buf_adds(&res.text, "[stderr]\n");
+		tool_start_tail(&res.w, &res.text, errtext, max_lines, NULL,
+		    NULL);
+	}
+	jw_key(&res.w, "omittedChars");
+	jw_int(&res.w, (int64_t)omitted);
+	jw_key(&res.w, "cursor");
+	jw_int(&res.w, (int64_t)end);
+	jw_key(&res.w, "outputCut");
+	jw_bool(&res.w, program_cut(p) || text->cut);
+	jw_key(&res.w, "outputComplete");
+	jw_bool(&res.w, tool_program_complete(p));
+	jw_key(&res.w, "lostEnd");
+	jw_bool(&res.w, program_lost_end(p));
+	jw_key(&res.w, "effectiveTimeoutMs");
+	jw_int(&res.w, timeout_ms);
+	jw_key(&res.w, "effectiveLifetimeMs");
+	jw_int(&res.w, spec->lifetime_ms);
+	jw_obj_end(&res.w);
+
+	if (omitted > 0)
+		buf_printf(&res.text, "[%zu characters before this were left "
+		    "out; read_program from cursor 0 has them]\n", omitted);
+	tool_program_status_line(&res.text, p, end, ended);
+	if (!ended)
+		buf_printf(&res.text, " still running after %lld ms: it is "
+		    "kept; follow it with read_program from cursor %zu or end "
+		    "it with stop_program", (long long)timeout_ms, end);
+	tools_reply(req, &res);
+	toolres_free(&res);
+	if (ended && !keep)
+		program_drop(p);
+}
+
+/* What the program tells a waiting start or run. */
+static void
+tool_start_event(struct program *p, enum program_event ev, void *arg)
+{
+	struct tool_start_wait	*w = arg;
+	struct req		*req = w->req;
+
+	switch (ev) {
+	case PROGRAM_PANE:
+		if (!w->run) {
+			tool_start_reply(w);
+			break;
+		}
+		/* run_program goes on to wait for the end (or answers at
+		 * once if its wait already ran out). */
+		w->pane = true;
+		if (req->deadline == DEADLINE_NONE)
+			req->deadline = now_ms();
+		break;
+	case PROGRAM_STATE:
+		if (w->pane && program_ended(p))
+			tool_start_run_answer(w);
+		break;
+	case PROGRAM_DROP:
+		if (w->pane) {
+			w->keep = true;		/* it is going anyway */
+			tool_start_run_answer(w);
+			break;
+		}
+		tool_start_done(w);
+		if (program_why(p) != NULL)
+			tools_error(req, "%s", program_why(p));
+		else
+			tools_error(req, "the program was removed before it "
+			    "started");
+		break;
+	default:
+		break;
+	}
+}
+
+/* The common start of start_program and run_program. */
+static void
+tool_start_common(struct req *req, const struct json *args, bool run)
+{
+	struct program_spec	 spec;
+	struct tool_start_wait	*w;
+	struct toolres		 res;
+	struct program		*p;
+	const char		*input;
+	char			*cause = NULL;
+	size_t			 len;
+
+	memset(&spec, 0, sizeof spec);
+	toolres_init(&res);
+	if (programs_alive() >= (size_t)cfg.max_programs) {
+		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: "
+		    "%lld programs are running (PROGMUX_MAX_PROGRAMS)",
+		    (long long)cfg.max_programs);
+		toolres_error(&res, "ceiling reached: %lld programs are "
+		    "running (PROGMUX_MAX_PROGRAMS or --max-programs raises "
+		    "it); stop one with stop_program or wait for one to end",
+		    (long long)cfg.max_programs);
+		goto fail;
+	}
+	programs_make_room();
+	if (programs_text_kept() >= (size_t)cfg.total_output_max_bytes) {
+		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: %zu "
+		    "bytes of text kept (PROGMUX_TOTAL_OUTPUT_MAX_BYTES)",
+		    programs_text_kept());
+		toolres_error(&res, "ceiling reached: programs hold %zu bytes "
+		    "of text, the most kept in all "
+		    "(PROGMUX_TOTAL_OUTPUT_MAX_BYTES or "
+		    "--total-output-max-bytes raises it); stop programs whose "
+		    "output you have read with stop_program",
+		    programs_text_kept());
+		goto fail;
+	}
+	if (!tmux_alive() && tmux_start(&cause) == -1) {
+		toolres_error(&res, "tmux is not available: %s", cause);
+		free(cause);
+		goto fail;
+	}
+	/* (Its id is taken even if the arguments are refused.) */
+	p = program_new();
+	if (tool_start_args(&spec, args, &res) == -1) {
+		program_drop(p);
+		goto fail;
+	}
+	w = xcalloc(1, sizeof *w);
+	w->req = req;
+	w->p = p;
+	w->run = run;
+	if (run) {
+		w->keep = tools_arg_bool(args, "keep", false);
+		w->max_lines = tools_arg_int(args, "maxLines", 0);
+		w->timeout_ms = tools_arg_int(args, "timeoutMs",
+		    TOOL_START_WAIT_MS);
+		if (w->timeout_ms > cfg.wait_max_ms)
+			w->timeout_ms = cfg.wait_max_ms;
+		req->deadline = now_ms() + w->timeout_ms;
+		if (req->progress_token != NULL)
+			req->progress_at = now_ms() + MCP_PROGRESS_MS;
+		if ((input = tools_arg_str(args, "input", &len)) != NULL) {
+			spec.input = xmemdup(input, len);
+			spec.input_len = len;
+			spec.has_input = true;
+		}
+		spec.separate_stderr = tools_arg_bool(args, "separateStderr",
+		    false);
+		if (tools_arg_bool(args, "inheritShell", false))
+			tool_start_inherit_shell(&spec);
+	}
+	spec.keep_pane = spec.from_pane != NULL || (run && w->keep);
+	toolres_free(&res);
+	/*
+	 * The FIFOs, then the pane; the reaper is spawned once the pane
+	 * exists, after the answer, off the caller's path. The wait comes
+	 * first: with the control client gone, tmux fails the pane at once.
+	 */
+	req->state = w;
+	program_wait(p, tool_start_event, w);
+	mcp_req_park(req);
+	if (program_start(p, &spec, &cause) == -1) {
+		tool_start_done(w);
+		program_drop(p);
+		program_spec_free(&spec);
+		tools_error(req, "%s", cause);
+		free(cause);
+	}
+	return;
+
+fail:
+	req->deadline = DEADLINE_NONE;
+	req->progress_at = 0;
+	program_spec_free(&spec);
+	tools_reply(req, &res);
+	toolres_free(&res);
+}
+
+/* start_program. */
+static void
+tool_start_run_start(struct req *req, const struct json *args)
+{
+	tool_start_common(req, args, false);
+}
+
+/* run_program. */
+static void
+tool_start_run_run(struct req *req, const struct json *args)
+{
+	tool_start_common(req, args, true);
+}
+
+/* Still no pane: a run waits for the end later; else the run answers. */
+static void
+tool_start_timeout(struct req *req)
+{
+	struct tool_start_wait	*w = req->state;
+
+	if (w == NULL)
+		return;
+	if (w->pane)
+		tool_start_run_answer(w);
+	else if (w->run)
+		req->deadline = DEADLINE_NONE;
+}
+
+/* A run_program waiting with a progress token: say how it goes. */
+static void
+tool_start_progress(struct req *req)
+{
+	struct tool_start_wait	*w = req->state;
+	char			 msg[160];
+	int64_t			 waited;
+
+	if (w == NULL)
+		return;
+	waited = now_ms() - program_started_ms(w->p);
+	snprintf(msg, sizeof msg, "%s still running after %lld s; %zu bytes "
+	    "of output so far", program_spec(w->p)->argv[0],
+	    (long long)(waited / 1000), program_text(w->p)->len);
+	mcp_progress(req, (double)waited, (double)w->timeout_ms, msg);
+}
+
+/* The client gave up: a start not yet made goes at once (its pane is
+ * removed when tmux makes it); a run that ended, unless kept. */
+static void
+tool_start_cancel(struct req *req)
+{
+	struct tool_start_wait	*w = req->state;
+	struct program		*p;
+	bool			 drop;
+
+	if (w == NULL)
+		return;
+	p = w->p;
+	drop = !w->pane || (!w->keep && program_ended(p));
+	tool_start_done(w);
+	if (drop)
+		program_drop(p);
+}
+
+const struct tool_entry tool_start_entry = {
+	"start_program", tool_start_run_start, tool_start_cancel,
+	tool_start_timeout, tool_start_progress,
+	",input,keep,inheritShell,separateStderr,timeoutMs,maxLines,",
+	"start_program takes no %s: use run_program for input, keep, "
+	"inheritShell, separateStderr or a wait, or read_program to read"
+};
+
+const struct tool_entry tool_start_run_entry = {
+	"run_program", tool_start_run_run, tool_start_cancel,
+	tool_start_timeout, tool_start_progress, NULL, NULL
+};

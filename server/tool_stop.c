@@ -1,0 +1,142 @@
+/*
+ * tool_stop.c — stop_program: end a program and forget it.
+ *
+ * An ended program is forgotten at once. Otherwise the program is asked
+ * to stop (program_stop: STOPPING, which answers waiting reads) and the
+ * request waits, as a struct tool_stop_wait on the program, for the end;
+ * program.c drops a program that ends from STOPPING. Past grace plus
+ * TOOL_STOP_SLACK_MS the stop answers anyway and drops it.
+ */
+#include <stdlib.h>
+
+#include "proto.h"
+#include "server.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+#define TOOL_STOP_SLACK_MS	5000	/* past grace, stop answers anyway */
+
+/* A stop waiting for its program's end. */
+struct tool_stop_wait {
+	struct req	*req;
+	struct program	*p;
+};
+
+static void	tool_stop_event(struct program *, enum program_event, void *);
+
+/* Answer stop_program (the caller forgets the program). */
+static void
+tool_stop_answer(struct req *req, struct program *p, bool was_running)
+{
+	struct toolres	 res;
+	bool		 ended = program_ended(p);
+
+	toolres_init(&res);
+	jw_obj_begin(&res.w);
+	jw_key(&res.w, "programId");
+	jw_str(&res.w, program_id(p));
+	jw_key(&res.w, "wasRunning");
+	jw_bool(&res.w, was_running);
+	jw_key(&res.w, "outcome");
+	jw_str(&res.w, ended ? program_outcome(p) : "stopped");
+	tool_program_put_status(&res.w, p);
+	jw_obj_end(&res.w);
+	buf_printf(&res.text, "%s %s", program_id(p), was_running ?
+	    "stopped" : "had already ended; forgotten");
+	if (ended && program_exit_status(p) >= 0)
+		buf_printf(&res.text, " (exit status %lld)",
+		    (long long)program_exit_status(p));
+	else if (ended && program_signal(p) > 0)
+		buf_printf(&res.text, " (%s)",
+		    program_signal_name(program_signal(p)));
+	tools_reply(req, &res);
+	toolres_free(&res);
+}
+
+/* Let go of the program; answer. */
+static void
+tool_stop_done(struct tool_stop_wait *w, bool was_running)
+{
+	struct req	*req = w->req;
+	struct program	*p = w->p;
+
+	program_unwait(p, tool_stop_event, w);
+	req->state = NULL;
+	free(w);
+	tool_stop_answer(req, p, was_running);
+}
+
+/* What the program tells a waiting stop. */
+static void
+tool_stop_event(struct program *p, enum program_event ev, void *arg)
+{
+	if (ev == PROGRAM_DROP)
+		tool_stop_done(arg, !program_ended(p));
+	else if (ev == PROGRAM_STATE && program_ended(p))
+		tool_stop_done(arg, true);
+}
+
+/* stop_program. */
+static void
+tool_stop_run(struct req *req, const struct json *args)
+{
+	struct tool_stop_wait	*w;
+	struct program		*p;
+	const char		*id = tools_arg_str(args, "programId", NULL);
+	int64_t			 grace;
+
+	grace = tools_arg_int(args, "graceMs", PROTO_GRACE_MS);
+	if ((p = program_find(id)) == NULL) {
+		tool_program_unknown(req, id);
+		return;
+	}
+	if (program_ended(p)) {
+		tool_stop_answer(req, p, false);
+		program_drop(p);
+		return;
+	}
+	w = xcalloc(1, sizeof *w);
+	w->req = req;
+	w->p = p;
+	req->state = w;
+	req->deadline = now_ms() + grace + TOOL_STOP_SLACK_MS;
+	program_wait(p, tool_stop_event, w);
+	mcp_req_park(req);
+	/* A stop under way: this one waits for it too. Reads waiting on
+	 * it answer now, with outcome stopped; a program still starting
+	 * is stopped once its pane is piped. */
+	if (program_state(p) != PROGRAM_STOPPING)
+		program_stop(p, grace);
+}
+
+/* The reaper did not report in time: forget the program anyway. */
+static void
+tool_stop_timeout(struct req *req)
+{
+	struct tool_stop_wait	*w = req->state;
+	struct program		*p;
+
+	if (w == NULL)
+		return;
+	p = w->p;
+	tool_stop_done(w, true);
+	program_drop(p);
+}
+
+/* The client gave up on the stop (the program still goes). */
+static void
+tool_stop_cancel(struct req *req)
+{
+	struct tool_stop_wait	*w = req->state;
+
+	if (w == NULL)
+		return;
+	program_unwait(w->p, tool_stop_event, w);
+	req->state = NULL;
+	free(w);
+}
+
+const struct tool_entry tool_stop_entry = {
+	"stop_program", tool_stop_run, tool_stop_cancel, tool_stop_timeout,
+	NULL, NULL, NULL
+};
