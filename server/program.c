@@ -164,8 +164,13 @@ program_mkfifo(struct program *p, const char *suffix, char **path,
 	xasprintf(path, "%s/%s.%s", cfg.rundir, p->id, suffix);
 	unlink(*path);
 	if (mkfifo(*path, 0600) == -1) {
-		xasprintf(cause, "cannot make FIFO %s: %s (is the runtime "
-		    "directory still there?)", *path, strerror(errno));
+		if (errno == EMFILE || errno == ENFILE)
+			xasprintf(cause, "cannot make FIFO %s: %s", *path,
+			    fd_strerror(errno));
+		else
+			xasprintf(cause, "cannot make FIFO %s: %s (is the "
+			    "runtime directory still there?)", *path,
+			    strerror(errno));
 		free(*path);
 		*path = NULL;
 		return (-1);
@@ -241,7 +246,7 @@ program_make_fifos(struct program *p, char **cause)
 	p->out_rfd = open(p->out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (p->out_rfd == -1) {
 		xasprintf(cause, "cannot open FIFO %s: %s", p->out_path,
-		    strerror(errno));
+		    fd_strerror(errno));
 		goto fail;
 	}
 	return (0);
@@ -267,7 +272,7 @@ program_spawn_reaper(struct program *p, char **cause)
 	pid_t				 pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
-		xasprintf(cause, "socketpair: %s", strerror(errno));
+		xasprintf(cause, "socketpair: %s", fd_strerror(errno));
 		program_unlink_fifos(p);
 		return (-1);
 	}
@@ -295,7 +300,7 @@ program_spawn_reaper(struct program *p, char **cause)
 	if (err != 0) {
 		close(sv[0]);
 		xasprintf(cause, "cannot start %s: %s", cfg.reaper_path,
-		    strerror(err));
+		    fd_strerror(err));
 		program_unlink_fifos(p);
 		return (-1);
 	}
