@@ -258,6 +258,8 @@ start_pane_command(struct program *p, const char *target, const char *cwd)
 		buf_adds(&b, " -c ");
 		tmux_quote(&b, cwd);
 	}
+	/* The launcher gives up on its reaper if we die before it comes. */
+	buf_printf(&b, " -e PROGMUX_FRONT_PID=%ld", (long)getpid());
 	if (!p->split) {
 		struct buf	n = BUF_INIT;
 
