@@ -2,7 +2,7 @@
 #
 #   make            build build/progmux and build/progmux-reaper
 #   make test       install what is missing, build, run every test
-#   make test-long  the longer loops: the front killed at 40 random moments
+#   make test-long  the longer loops: the front killed at 100 random moments per mode
 #   make run        install what is missing, build, start the server on stdio
 #   make SAN=1 ...  the same with AddressSanitizer and UndefinedBehaviorSanitizer
 #
@@ -137,7 +137,7 @@ test:
 
 # The longer loops (a few minutes): test_death's kills of the front at
 # random moments, DEATH_TRIALS of them in each mode (make test runs 5).
-DEATH_TRIALS ?= 40
+DEATH_TRIALS ?= 100
 test-long: all unit
 	PMX_DEATH_TRIALS=$(DEATH_TRIALS) TESTS=test_death SKIP_E2E=1 \
 	    SKIP_NEWCOMER=1 sh scripts/test.sh $(B)

@@ -39,6 +39,8 @@ idle_pidfd(pid_t pid)
 #endif
 }
 
+static int	idle_wait(const char *);
+
 /* Drain what was typed; false once the terminal is gone. */
 static bool
 idle_drain_tty(void)
@@ -52,9 +54,20 @@ idle_drain_tty(void)
 	return (n > 0);
 }
 
-/* Wait for the front (pid) to die, then exit 0. */
+/*
+ * Wait for the front (pid) to die, then exit 0: by _exit, since there is
+ * nothing to flush and no exit handler (a sanitizer's leak check, say)
+ * should run in a process whose terminal may be gone.
+ */
 int
 idle_main(const char *arg)
+{
+	_exit(idle_wait(arg));
+}
+
+/* The body of idle_main: what to exit with. */
+static int
+idle_wait(const char *arg)
 {
 	struct pollfd	 pfd[2];
 	char		*end;
