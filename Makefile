@@ -2,6 +2,7 @@
 #
 #   make            build build/progmux and build/progmux-reaper
 #   make test       install what is missing, build, run every test
+#   make test-long  the longer loops: the front killed at 100 random moments per mode
 #   make run        install what is missing, build, start the server on stdio
 #   make SAN=1 ...  the same with AddressSanitizer and UndefinedBehaviorSanitizer
 #
@@ -134,6 +135,13 @@ test:
 	$(MAKE) all unit
 	sh scripts/test.sh $(B)
 
+# The longer loops (a few minutes): test_death's kills of the front at
+# random moments, DEATH_TRIALS of them in each mode (make test runs 5).
+DEATH_TRIALS ?= 100
+test-long: all unit
+	PMX_DEATH_TRIALS=$(DEATH_TRIALS) TESTS=test_death SKIP_E2E=1 \
+	    SKIP_NEWCOMER=1 sh scripts/test.sh $(B)
+
 # The integration suites with progmux under valgrind (slow; not in CI).
 test-valgrind: all unit
 	for t in $(ITEST_BIN); do \
@@ -148,7 +156,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: all unit test test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: all unit test test-long test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper

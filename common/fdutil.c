@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "fdutil.h"
@@ -121,4 +124,28 @@ fd_closefrom(int lowfd, int keep)
 	for (fd = lowfd, max = fd_max(); fd < max; fd++)
 		if (fd != keep)
 			close(fd);
+}
+
+/*
+ * strerror(err), except that running out of descriptors says which limit
+ * and how to raise it. The text is in a static buffer.
+ */
+const char *
+fd_strerror(int err)
+{
+	static char	text[256];
+	struct rlimit	rl;
+
+	if (err == ENFILE)
+		return ("the system is out of file descriptors (ENFILE): "
+		    "close some programs or raise fs.file-max");
+	if (err != EMFILE)
+		return (strerror(err));
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return ("out of file descriptors (RLIMIT_NOFILE): raise it "
+		    "with ulimit -n");
+	snprintf(text, sizeof text, "out of file descriptors (RLIMIT_NOFILE "
+	    "soft %llu hard %llu): raise it with ulimit -n",
+	    (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+	return (text);
 }

@@ -22,5 +22,7 @@ int	fd_write_all(int, const void *, size_t);
 /* Close every descriptor from lowfd up, except keep (or -1). */
 void	fd_closefrom(int lowfd, int keep);
 void	fd_cloexec_from(int lowfd);
+/* strerror, but EMFILE and ENFILE name the limit and how to raise it. */
+const char *fd_strerror(int err);
 
 #endif

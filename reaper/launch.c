@@ -38,6 +38,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "fdutil.h"
@@ -398,16 +399,38 @@ launch_on_ctl(void)
 }
 
 /*
+ * A pidfd for the front (PROGMUX_FRONT_PID, which the program must not
+ * see), or -1. *gone is set if the front has exited already.
+ */
+static int
+launch_front_pidfd(bool *gone)
+{
+	const char	*v = getenv("PROGMUX_FRONT_PID");
+	long		 pid = v != NULL ? strtol(v, NULL, 10) : 0;
+	int		 fd = -1;
+
+	*gone = false;
+#ifdef SYS_pidfd_open
+	if (pid > 1 && (fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) ==
+	    -1 && errno == ESRCH)
+		*gone = true;
+#endif
+	unsetenv("PROGMUX_FRONT_PID");
+	return (fd);
+}
+
+/*
  * Read the spec: this is the gate. The FIFO is opened without blocking and
  * waited on with a bound, so a reaper that never comes (it died, or the
  * front did, before it opened its end) does not leave us in the pane for
- * ever; its EOF (reaper gone) ends the wait too.
+ * ever; its EOF (reaper gone) ends the wait too, and so does the front's
+ * death before it started the reaper (front, a pidfd, or -1).
  */
 static struct msg *
-launch_read_spec(void)
+launch_read_spec(int front)
 {
 	static struct msg	 m;
-	struct pollfd		 pfd;
+	struct pollfd		 pfd[2];
 	char			*cause = NULL;
 	int64_t			 deadline = now_ms() + LAUNCH_SPEC_WAIT_MS;
 	ssize_t			 n;
@@ -418,9 +441,12 @@ launch_read_spec(void)
 			break;
 		if (ret == -1)
 			return (NULL);
-		pfd = (struct pollfd){ l.ctl, POLLIN, 0 };
-		if (poll(&pfd, 1, poll_timeout(deadline)) == 0)
+		pfd[0] = (struct pollfd){ l.ctl, POLLIN, 0 };
+		pfd[1] = (struct pollfd){ front, POLLIN, 0 };
+		if (poll(pfd, front != -1 ? 2 : 1, poll_timeout(deadline)) == 0)
 			return (NULL);		/* no reaper came */
+		if (front != -1 && pfd[1].revents != 0 && pfd[0].revents == 0)
+			return (NULL);		/* nor will one now */
 		n = fd_read_into(l.ctl, &l.ctl_in, 64 * 1024);
 		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
 			return (NULL);
@@ -442,7 +468,8 @@ launch_main(const char *ctl_path)
 	char		**argv, *dir, *err_path;
 	const char	*in;
 	bool		 has_input;
-	int		 np;
+	int		 np, front;
+	bool		 front_gone;
 	int64_t		 w = 0, h = 0, deadline;
 
 	/*
@@ -470,7 +497,11 @@ launch_main(const char *ctl_path)
 		    ctl_path, strerror(errno));
 		return (1);
 	}
-	if ((spec = launch_read_spec()) == NULL)
+	front = launch_front_pidfd(&front_gone);
+	spec = front_gone ? NULL : launch_read_spec(front);
+	if (front != -1)
+		close(front);
+	if (spec == NULL)
 		return (1);
 	argv = msg_dup_strv(spec, "argv", NULL);
 	dir = msg_dup_str(spec, "dir");

@@ -3,12 +3,14 @@
  *
  * One executable, two modes: `progmux-reaper` (fd 3 is the socket to the
  * front) watches one program; `progmux-reaper --launch CTL` is what runs
- * in the program's pane and starts the program itself (launch.c).
+ * in the program's pane and starts the program itself (launch.c);
+ * `progmux-reaper --idle PID` holds the session's own window (idle.c).
  */
 #ifndef PROGMUX_REAPER_H
 #define PROGMUX_REAPER_H
 
 int	reaper_main(void);
 int	launch_main(const char *ctl_path);
+int	idle_main(const char *front_pid);
 
 #endif

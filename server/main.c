@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
@@ -75,6 +76,24 @@ main_check(void)
 	return (bad);
 }
 static bool	main_quit;
+
+/*
+ * Raise the soft descriptor limit to the hard one: each program costs us
+ * a socket and tmux a terminal and a pipe. tmux, started by us,
+ * inherits the raised limit; tmux.c refuses to start it under a tiny one.
+ */
+static void
+main_nofile(void)
+{
+	struct rlimit	rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		log_warn("cannot raise the descriptor limit to %llu: %s",
+		    (unsigned long long)rl.rlim_max, strerror(errno));
+}
 
 /* Signals become readable events. */
 static void
@@ -174,6 +193,8 @@ main_shutdown(void)
 	programs_shutdown();
 	if (cfg.robust && tmux_alive())
 		tmux_command("kill-server", NULL, NULL);
+	else
+		tmux_release();
 	while (now_ms() < deadline && ((out_ok && mcp_output_pending()) ||
 	    !tmux_idle())) {
 		n = 0;
@@ -229,6 +250,7 @@ main(int argc, char **argv)
 	}
 	if (cfg.check)
 		return (main_check());
+	main_nofile();
 	main_signals();
 	mcp_init();
 	programs_init();
@@ -242,7 +264,7 @@ main(int argc, char **argv)
 	log_info("progmux %s on tmux %s, socket %s, %s mode, session %s, "
 	    "wait max %lld ms, output max %lld bytes, max programs %lld, "
 	    "keep ended %lld, lifetime max %lld ms, total output max %lld "
-	    "bytes", PROGMUX_VERSION,
+	    "bytes, runtime directory %s", PROGMUX_VERSION,
 	    tmux_version()[0] ?
 	    tmux_version() : "(not found)", cfg.socket_path ? cfg.socket_path :
 	    cfg.socket_name ? cfg.socket_name : "(tmux default)",
@@ -250,7 +272,7 @@ main(int argc, char **argv)
 	    (long long)cfg.wait_max_ms, (long long)cfg.output_max_bytes,
 	    (long long)cfg.max_programs, (long long)cfg.keep_ended,
 	    (long long)cfg.lifetime_max_ms,
-	    (long long)cfg.total_output_max_bytes);
+	    (long long)cfg.total_output_max_bytes, cfg.rundir);
 	fd_nonblock(STDIN_FILENO, 1);
 	fd_nonblock(STDOUT_FILENO, 1);
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "fdutil.h"
 #include "log.h"
 #include "server.h"
 #include "xmalloc.h"
@@ -61,8 +62,13 @@ pane_mkfifo(const char *id, const char *suffix, char **path, char **cause)
 	xasprintf(path, "%s/%s.%s", cfg.rundir, id, suffix);
 	unlink(*path);
 	if (mkfifo(*path, 0600) == -1) {
-		xasprintf(cause, "cannot make FIFO %s: %s (is the runtime "
-		    "directory still there?)", *path, strerror(errno));
+		if (errno == EMFILE || errno == ENFILE)
+			xasprintf(cause, "cannot make FIFO %s: %s", *path,
+			    fd_strerror(errno));
+		else
+			xasprintf(cause, "cannot make FIFO %s: %s (is the "
+			    "runtime directory still there?)", *path,
+			    strerror(errno));
 		free(*path);
 		*path = NULL;
 		return (-1);
@@ -98,7 +104,7 @@ pane_new(struct program *p, char **cause)
 	pn->out_rfd = open(pn->out, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (pn->out_rfd == -1) {
 		xasprintf(cause, "cannot open FIFO %s: %s", pn->out,
-		    strerror(errno));
+		    fd_strerror(errno));
 		goto fail;
 	}
 	return (pn);
@@ -401,6 +407,8 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
 		buf_adds(&b, " -c ");
 		tmux_quote(&b, cwd);
 	}
+	/* The launcher gives up on its reaper if we die before it comes. */
+	buf_printf(&b, " -e PROGMUX_FRONT_PID=%ld", (long)getpid());
 	if (!spec->split) {
 		buf_adds(&b, " -n ");
 		pane_window_name(&t, spec->argv[0]);

@@ -111,7 +111,7 @@ reaper_link_spawn(struct program *p, struct pane *pn, char **cause)
 	pid_t				 pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
-		xasprintf(cause, "socketpair: %s", strerror(errno));
+		xasprintf(cause, "socketpair: %s", fd_strerror(errno));
 		pane_unlink_fifos(pn, true);
 		return (NULL);
 	}
@@ -142,7 +142,7 @@ reaper_link_spawn(struct program *p, struct pane *pn, char **cause)
 	if (err != 0) {
 		close(sv[0]);
 		xasprintf(cause, "cannot start %s: %s", cfg.reaper_path,
-		    strerror(err));
+		    fd_strerror(err));
 		pane_unlink_fifos(pn, true);
 		return (NULL);
 	}

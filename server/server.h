@@ -169,6 +169,8 @@ unsigned tmux_generation(void);
 void	tmux_check_attach(void);
 int	tmux_probe(char **version, char **cause);
 int	tmux_server_running(void);
+void	tmux_release(void);		/* at exit: our idle window goes */
+const char *tmux_conf_path(void);	/* robust mode's tmux.conf */
 
 /* program.c — the table of programs and each one's lifecycle */
 enum program_state {

@@ -26,6 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "fdutil.h"
@@ -62,6 +65,11 @@ static struct {
 	int64_t		 attach_deadline;
 	int		 attach_tries;
 	int		 lock_fd;	/* held while attaching, or -1 */
+	bool		 locking;	/* waiting for lock_fd's lock */
+	int64_t		 lock_deadline;	/* then going without it */
+	char		*idle_pane;	/* our own idle window's pane */
+	char		*conf;		/* robust mode: the server's options */
+	bool		 closing;	/* we end the client ourselves */
 	unsigned	 gen;		/* bumped when a client dies */
 	char		*failure;	/* why it is not alive */
 	char		 version[32];
@@ -70,6 +78,8 @@ static struct {
 } tm = { .pid = -1, .in = -1, .out = -1, .lock_fd = -1 };
 
 #define TMUX_LOCK_WAIT_MS	3000
+#define TMUX_LOCK_RETRY_MS	10	/* how often the loop tries it */
+#define TMUX_NOFILE_MIN		64	/* below this, tmux is not started */
 #define TMUX_ATTACH_MS		2000	/* attached and answering by then */
 #define TMUX_ATTACH_TRIES	3
 #define TMUX_PROBE		"refresh-client -f no-output,ignore-size"
@@ -81,37 +91,87 @@ static struct {
  * turns: one lock per user, held from spawning the client until it is
  * attached. A private (robust) server needs none. Failing to lock is not
  * fatal; it only loses the protection.
+ *
+ * The lock lives where only the user can write: tmux's own directory
+ * (${TMUX_TMPDIR:-/tmp}/tmux-UID, made 0700 as tmux makes it). A name
+ * that is not a regular file of ours is not used. A lock held by another
+ * is not waited for here: the loop retries it (tmux_lock_retry) until
+ * TMUX_LOCK_WAIT_MS have passed, and answers other requests meanwhile.
  */
-static void
+static char *
+tmux_lock_path(void)
+{
+	const char	*base = getenv("TMUX_TMPDIR");
+	struct stat	 sb;
+	char		*dir, *path;
+	uid_t		 uid = getuid();
+
+	if (base == NULL || *base == '\0')
+		base = "/tmp";
+	xasprintf(&dir, "%s/tmux-%u", base, (unsigned)uid);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		log_warn("cannot make %s: %s; attaching without the lock", dir,
+		    strerror(errno));
+		free(dir);
+		return (NULL);
+	}
+	if (lstat(dir, &sb) == -1 || !S_ISDIR(sb.st_mode) ||
+	    sb.st_uid != uid || (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		log_warn("%s is not a private directory of ours; attaching "
+		    "without the lock", dir);
+		free(dir);
+		return (NULL);
+	}
+	xasprintf(&path, "%s/progmux-attach.lock", dir);
+	free(dir);
+	return (path);
+}
+
+/* Take the attach lock if we can; true if another holds it (wait). */
+static bool
 tmux_lock_attach(void)
 {
-	const char	*dir = getenv("TMUX_TMPDIR");
+	struct stat	 sb;
 	char		*path;
-	int64_t		 deadline = now_ms() + TMUX_LOCK_WAIT_MS;
 
 	if (cfg.robust || tm.lock_fd != -1)
-		return;
-	if (dir == NULL || *dir == '\0')
-		dir = "/tmp";
-	xasprintf(&path, "%s/progmux-attach-%u.lock", dir, (unsigned)getuid());
-	tm.lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-	    0600);
-	free(path);
-	if (tm.lock_fd == -1)
-		return;
-	while (flock(tm.lock_fd, LOCK_EX | LOCK_NB) == -1) {
-		if (errno != EWOULDBLOCK || now_ms() >= deadline) {
-			close(tm.lock_fd);
-			tm.lock_fd = -1;
-			return;
-		}
-		poll(NULL, 0, 5);
+		return (false);
+	if ((path = tmux_lock_path()) == NULL)
+		return (false);
+	tm.lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK, 0600);
+	if (tm.lock_fd == -1) {
+		log_warn("attach lock %s: %s; attaching without it", path,
+		    errno == ELOOP ? "a symbolic link, not followed" :
+		    fd_strerror(errno));
+		free(path);
+		return (false);
 	}
+	if (fstat(tm.lock_fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    sb.st_uid != getuid()) {
+		log_warn("attach lock %s is not a regular file of ours; "
+		    "attaching without it", path);
+		close(tm.lock_fd);
+		tm.lock_fd = -1;
+		free(path);
+		return (false);
+	}
+	free(path);
+	if (flock(tm.lock_fd, LOCK_EX | LOCK_NB) == 0)
+		return (false);
+	if (errno != EWOULDBLOCK) {
+		close(tm.lock_fd);
+		tm.lock_fd = -1;
+		return (false);
+	}
+	tm.lock_deadline = now_ms() + TMUX_LOCK_WAIT_MS;
+	return (true);
 }
 
 static void
 tmux_unlock_attach(void)
 {
+	tm.locking = false;
 	if (tm.lock_fd != -1) {
 		close(tm.lock_fd);	/* releases the lock */
 		tm.lock_fd = -1;
@@ -136,7 +196,8 @@ tmux_version(void)
 bool
 tmux_idle(void)
 {
-	return (!tm.alive || (tm.head == NULL && tm.wbuf.len == 0));
+	return (!tm.alive || tm.locking || (tm.head == NULL &&
+	    tm.wbuf.len == 0));
 }
 
 bool
@@ -159,6 +220,75 @@ tmux_fd_out(void)
 
 static void	tmux_dead(const char *);
 
+/* Is pid our own idle process (progmux-reaper --idle OURPID)? */
+static bool
+tmux_is_our_idle(long pid)
+{
+	char	 path[64], cmd[4096], want[4096];
+	ssize_t	 n;
+	int	 fd, wn;
+
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (false);
+	n = read(fd, cmd, sizeof cmd);
+	close(fd);
+	wn = snprintf(want, sizeof want, "%s%c--idle%c%ld%c", cfg.reaper_path,
+	    '\0', '\0', (long)getpid(), '\0');
+	return (wn > 0 && (size_t)wn < sizeof want && n == wn &&
+	    memcmp(cmd, want, (size_t)n) == 0);
+}
+
+/*
+ * The session's panes: the one running our idle process is ours (a
+ * session we made). It closes when it exits, even if the person's
+ * configuration says remain-on-exit; we remove it ourselves at exit.
+ */
+static void
+tmux_found_panes(void *arg, bool ok, const char *out, size_t len)
+{
+	struct buf	 cmd = BUF_INIT;
+	char		*text, *line, *save, id[32];
+	long		 pid;
+
+	(void)arg;
+	if (!ok || tm.idle_pane != NULL)
+		return;
+	text = xstrndup(out, len);
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%%%30[0-9] %ld", id + 1, &pid) != 2 ||
+		    !tmux_is_our_idle(pid))
+			continue;
+		id[0] = '%';
+		tm.idle_pane = xstrdup(id);
+		buf_printf(&cmd, "set-option -p -t %s remain-on-exit off", id);
+		tmux_command(buf_cstr(&cmd), NULL, NULL);
+		buf_free(&cmd);
+		break;
+	}
+	free(text);
+}
+
+/*
+ * At exit (desktop mode): remove our idle window. If our programs' panes
+ * are gone too and no one else's window is in it, the session we made
+ * goes, and tmux exits if it was the last: we leave the server as we
+ * found it. A session we only attached to has no idle pane of ours.
+ */
+void
+tmux_release(void)
+{
+	struct buf	cmd = BUF_INIT;
+
+	if (!tm.alive || !tm.ready || tm.idle_pane == NULL)
+		return;
+	tm.closing = true;
+	buf_printf(&cmd, "kill-pane -t %s", tm.idle_pane);
+	tmux_command(buf_cstr(&cmd), NULL, NULL);
+	buf_free(&cmd);
+}
+
 /* The probe was answered: write every command queued meanwhile. */
 static void
 tmux_attached(void)
@@ -178,13 +308,57 @@ tmux_attached(void)
 		c->line = NULL;
 	}
 	tmux_on_writable();
+	if (tm.idle_pane == NULL) {
+		struct buf	cmd = BUF_INIT, t = BUF_INIT;
+
+		buf_printf(&t, "=%s", cfg.session);
+		buf_adds(&cmd, "list-panes -s -t ");
+		tmux_quote(&cmd, buf_cstr(&t));
+		buf_adds(&cmd, " -F '#{pane_id} #{pane_pid}'");
+		tmux_command(buf_cstr(&cmd), tmux_found_panes, NULL);
+		buf_free(&cmd);
+		buf_free(&t);
+	}
 }
 
-/* When the attach must be done by (for poll's timeout). */
+/* When the attach must be done by, or the lock tried again (for poll's
+ * timeout). */
 int64_t
 tmux_deadline(void)
 {
+	int64_t	retry;
+
+	if (tm.alive && tm.locking) {
+		retry = now_ms() + TMUX_LOCK_RETRY_MS;
+		return (retry < tm.lock_deadline ? retry : tm.lock_deadline);
+	}
 	return (tm.alive && !tm.ready ? tm.attach_deadline : DEADLINE_NONE);
+}
+
+static int	tmux_spawn(char **);
+
+/*
+ * Waiting for the attach lock: try it again; once it is ours, or the
+ * wait is over, start the client (the queued commands go once it is
+ * attached).
+ */
+static void
+tmux_lock_retry(void)
+{
+	char	*cause = NULL;
+
+	if (flock(tm.lock_fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno == EWOULDBLOCK && now_ms() < tm.lock_deadline)
+			return;
+		log_warn("the attach lock stayed held for %d ms; attaching "
+		    "without it", TMUX_LOCK_WAIT_MS);
+		tmux_unlock_attach();
+	}
+	tm.locking = false;
+	if (tmux_spawn(&cause) == -1) {
+		tmux_dead(cause);
+		free(cause);
+	}
 }
 
 /*
@@ -198,6 +372,10 @@ tmux_check_attach(void)
 {
 	char	*cause = NULL;
 
+	if (tm.alive && tm.locking) {
+		tmux_lock_retry();
+		return;
+	}
 	if (!tm.alive || tm.ready || now_ms() < tm.attach_deadline)
 		return;
 	log_warn("tmux control client %ld did not attach in %d ms%s",
@@ -376,48 +554,162 @@ tmux_build_argv(void)
 	}
 }
 
+/*
+ * tmux inherits our descriptor limit (main.c raised the soft one to the
+ * hard one). A server started under a tiny limit cannot open its panes
+ * and spins: refuse to start it at all, saying which limit to raise.
+ */
+static int
+tmux_check_nofile(char **cause)
+{
+	struct rlimit	rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
+	    rl.rlim_cur >= TMUX_NOFILE_MIN)
+		return (0);
+	xasprintf(cause, "the descriptor limit is too low to start tmux "
+	    "(RLIMIT_NOFILE soft %llu hard %llu; progmux needs at least %d): "
+	    "raise it with ulimit -n", (unsigned long long)rl.rlim_cur,
+	    (unsigned long long)rl.rlim_max, TMUX_NOFILE_MIN);
+	return (-1);
+}
+
+/*
+ * A private server is born with its options, from a file in the runtime
+ * directory: no moment exists at which it runs without them. When our
+ * control client goes (however we die), its session is destroyed, and
+ * an empty or unattached server exits.
+ */
+static int
+tmux_write_conf(char **cause)
+{
+	static const char	 conf[] =
+	    "set-option -s exit-empty on\n"
+	    "set-option -s exit-unattached on\n"
+	    "set-option -g destroy-unattached on\n"
+	    "set-option -g default-size 80x24\n";
+	char			*path;
+	int			 fd;
+
+	xasprintf(&path, "%s/tmux.conf", cfg.rundir);
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	if (fd == -1 || fd_write_all(fd, conf, sizeof conf - 1) == -1) {
+		xasprintf(cause, "cannot write %s: %s", path,
+		    fd_strerror(errno));
+		if (fd != -1)
+			close(fd);
+		free(path);
+		return (-1);
+	}
+	close(fd);
+	free(tm.conf);
+	tm.conf = path;
+	return (0);
+}
+
+/* The private server's configuration file, for main.c to remove. */
+const char *
+tmux_conf_path(void)
+{
+	return (tm.conf);
+}
+
 /* Start the control client (and with it the server and session). */
 int
 tmux_start(char **cause)
 {
-	int	 in[2], out[2];
-	char	*argv[16];
-	size_t	 n = 0, i;
-
 	if (tm.alive)
 		return (0);
-	if (!tm.version_ok && tmux_check_version(cause) == -1) {
+	if ((!tm.version_ok && tmux_check_version(cause) == -1) ||
+	    tmux_check_nofile(cause) == -1 ||
+	    (cfg.robust && tm.conf == NULL && tmux_write_conf(cause) == -1)) {
 		free(tm.failure);
 		tm.failure = xstrdup(*cause);
 		return (-1);
 	}
 	tmux_build_argv();
-	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1) {
-		xasprintf(cause, "pipe: %s", strerror(errno));
+	tm.alive = true;
+	tm.ready = tm.probing = tm.closing = false;
+	tm.in_block = false;
+	buf_reset(&tm.rbuf);
+	buf_reset(&tm.wbuf);
+	free(tm.failure);
+	tm.failure = NULL;
+	if (tmux_lock_attach()) {
+		tm.locking = true;	/* tmux_lock_retry goes on */
+		log_debug("the attach lock is held; waiting up to %d ms",
+		    TMUX_LOCK_WAIT_MS);
+		return (0);
+	}
+	if (tmux_spawn(cause) == -1) {
+		tm.alive = false;
+		tmux_unlock_attach();
+		free(tm.failure);
+		tm.failure = xstrdup(*cause);
 		return (-1);
 	}
+	return (0);
+}
+
+/*
+ * Fork and exec the control client. Its session, if it makes one, gets
+ * a window running our idle process, never the person's shell. The
+ * client dies with us: PR_SET_PDEATHSIG sends it SIGTERM however we die
+ * (tmux then drops it and its session), and if we died before the
+ * prctl took, it does not start at all.
+ */
+static int
+tmux_spawn(char **cause)
+{
+	int	 in[2], out[2];
+	char	*argv[24], pidarg[32];
+	size_t	 n = 0, i;
+	pid_t	 parent = getpid();
+
+	if (pipe2(in, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", fd_strerror(errno));
+		return (-1);
+	}
+	if (pipe2(out, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", fd_strerror(errno));
+		close(in[0]);
+		close(in[1]);
+		return (-1);
+	}
+	snprintf(pidarg, sizeof pidarg, "%ld", (long)parent);
 	for (i = 0; tm.argv[i] != NULL; i++)
 		argv[n++] = tm.argv[i];
 	if (cfg.robust) {
 		argv[n++] = (char *)"-f";
-		argv[n++] = (char *)"/dev/null";
+		argv[n++] = tm.conf;
 	}
 	argv[n++] = (char *)"-C";
 	argv[n++] = (char *)"new-session";
 	argv[n++] = (char *)"-A";
 	argv[n++] = (char *)"-s";
 	argv[n++] = cfg.session;
+	/* Separate words: exec'd as they are, no shell, no tmux parsing. */
+	argv[n++] = cfg.reaper_path;
+	argv[n++] = (char *)"--idle";
+	argv[n++] = pidarg;
 	argv[n] = NULL;
 
-	tmux_lock_attach();
 	if ((tm.pid = fork()) == -1) {
-		tmux_unlock_attach();
 		xasprintf(cause, "fork: %s", strerror(errno));
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
 		return (-1);
 	}
 	if (tm.pid == 0) {
 		sigset_t	set;
 
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 ||
+		    getppid() != parent)
+			_exit(1);
 		sigemptyset(&set);
 		sigprocmask(SIG_SETMASK, &set, NULL);
 		signal(SIGPIPE, SIG_DFL);
@@ -433,37 +725,7 @@ tmux_start(char **cause)
 	tm.out = out[1];
 	fd_nonblock(tm.in, 1);
 	fd_nonblock(tm.out, 1);
-	tm.alive = true;
-	tm.ready = tm.probing = false;
 	tm.attach_deadline = now_ms() + TMUX_ATTACH_MS;
-	tm.in_block = false;
-	buf_reset(&tm.rbuf);
-	buf_reset(&tm.wbuf);
-	free(tm.failure);
-	tm.failure = NULL;
-	if (tm.attach_tries > 0)
-		return (0);	/* a retry: the commands are queued already */
-	if (cfg.robust) {
-		/*
-		 * The private server dies with us even on SIGKILL: when our
-		 * control client goes, its session is destroyed, and an
-		 * empty server exits.
-		 */
-		buf_reset(&tm.block);
-		tmux_command("set-option -g default-size 80x24", NULL, NULL);
-		tmux_command("set-option -g exit-empty on", NULL, NULL);
-		{
-			struct buf	c = BUF_INIT, t = BUF_INIT;
-
-			buf_printf(&t, "=%s:", cfg.session);
-			buf_adds(&c, "set-option -t ");
-			tmux_quote(&c, buf_cstr(&t));
-			buf_adds(&c, " destroy-unattached on");
-			tmux_command(buf_cstr(&c), NULL, NULL);
-			buf_free(&c);
-			buf_free(&t);
-		}
-	}
 	log_debug("control client %ld on %s", (long)tm.pid,
 	    cfg.socket_path ? cfg.socket_path : cfg.socket_name ?
 	    cfg.socket_name : "the default socket");
@@ -479,8 +741,8 @@ tmux_dead(const char *why)
 
 	if (!tm.alive)
 		return;
-	if (strcmp(why, TMUX_EXITING) == 0)
-		log_debug("tmux control client closed");
+	if (strcmp(why, TMUX_EXITING) == 0 || tm.closing)
+		log_debug("tmux control client closed (%s)", why);
 	else
 		log_warn("tmux control client ended: %s", why);
 	log_notify(LOG_NOTIFY_WARNING, "tmux", "the tmux control client "
@@ -488,6 +750,8 @@ tmux_dead(const char *why)
 	tm.alive = false;
 	tm.gen++;
 	tmux_unlock_attach();
+	free(tm.idle_pane);
+	tm.idle_pane = NULL;
 	free(tm.failure);
 	xasprintf(&tm.failure, "the tmux server went away (%s); the next "
 	    "start_program starts it again", why);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -254,26 +255,48 @@ pmx_run_capture(char **argv, int *status)
 	return (b.data);
 }
 
-char *
-pmx_tmux(struct pmx *c, ...)
+/* tmux -S sock with the words in ap; its stdout, or NULL if it failed. */
+static char *
+pmx_tmux_v(const char *sock, va_list ap)
 {
 	char	*argv[64], *out;
-	va_list	 ap;
 	int	 n = 0, st = -1;
 
 	argv[n++] = (char *)"tmux";
 	argv[n++] = (char *)"-S";
-	argv[n++] = c->sock;
-	va_start(ap, c);
+	argv[n++] = (char *)sock;
 	while (n < 63 && (argv[n] = va_arg(ap, char *)) != NULL)
 		n++;
-	va_end(ap);
 	argv[n] = NULL;
 	out = pmx_run_capture(argv, &st);
 	if (st != 0) {
 		free(out);
 		return (NULL);
 	}
+	return (out);
+}
+
+char *
+pmx_tmux(struct pmx *c, ...)
+{
+	char	*out;
+	va_list	 ap;
+
+	va_start(ap, c);
+	out = pmx_tmux_v(c->sock, ap);
+	va_end(ap);
+	return (out);
+}
+
+char *
+pmx_tmux_at(const char *sock, ...)
+{
+	char	*out;
+	va_list	 ap;
+
+	va_start(ap, sock);
+	out = pmx_tmux_v(sock, ap);
+	va_end(ap);
 	return (out);
 }
 
@@ -300,9 +323,12 @@ pmx_open(struct pmx *c, const char *const *env)
 
 	if (pmx_mkdir(c) == -1)
 		return (-1);
-	/* A private server with a session of its own, no user config. */
+	/*
+	 * A private server with a session of its own, no user config, and
+	 * no shell: a login shell would run the person's profile.
+	 */
 	out = pmx_tmux(c, "-f", "/dev/null", "new-session", "-d", "-s",
-	    "base", "-x", "80", "-y", "24", NULL);
+	    "base", "-x", "80", "-y", "24", "cat", "-", NULL);
 	if (out == NULL) {
 		pmx_close(c);
 		return (-1);
@@ -317,11 +343,28 @@ pmx_open(struct pmx *c, const char *const *env)
 }
 
 int
+pmx_open_bare(struct pmx *c, const char *const *env)
+{
+	if (pmx_mkdir(c) == -1)
+		return (-1);
+	return (pmx_spawn(c, env, false));
+}
+
+int
 pmx_open_no_tmux(struct pmx *c, const char *const *env)
 {
 	if (pmx_mkdir(c) == -1)
 		return (-1);
 	return (pmx_spawn(c, env, true));
+}
+
+static struct rlimit	pmx_nofile;
+
+void
+pmx_set_nofile(unsigned long soft, unsigned long hard)
+{
+	pmx_nofile.rlim_cur = soft;
+	pmx_nofile.rlim_max = hard;
 }
 
 int
@@ -337,6 +380,9 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 		return (-1);
 	snprintf(sockenv, sizeof sockenv, "PROGMUX_SOCKET_PATH=%s", c->sock);
 	if ((c->pid = fork()) == 0) {
+		if (pmx_nofile.rlim_max != 0 &&
+		    setrlimit(RLIMIT_NOFILE, &pmx_nofile) == -1)
+			_exit(126);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
@@ -839,4 +885,145 @@ pmx_kill_procs(const char *needle)
 			count++;
 	closedir(d);
 	return (count);
+}
+
+/* Does process name's environment hold the entry env exactly? */
+static bool
+proc_has_env(const char *name, const char *env)
+{
+	char	 path[64], *data, *p;
+	size_t	 len, n = strlen(env);
+	bool	 found = false;
+
+	if (!isdigit((unsigned char)name[0]))
+		return (false);
+	snprintf(path, sizeof path, "/proc/%.20s/environ", name);
+	if ((data = pmx_read_file(path, &len)) == NULL)
+		return (false);
+	for (p = data; p < data + len; p += strlen(p) + 1)
+		if (strncmp(p, env, n) == 0 && p[n] == '\0') {
+			found = true;
+			break;
+		}
+	free(data);
+	return (found);
+}
+
+int
+pmx_count_env(const char *env)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 count = 0;
+
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL)
+		if (atoi(de->d_name) != getpid() &&
+		    proc_has_env(de->d_name, env) &&
+		    pmx_alive((pid_t)atoi(de->d_name)))
+			count++;
+	closedir(d);
+	return (count);
+}
+
+int
+pmx_children(pid_t pid, pid_t *out, int max)
+{
+	char	 path[64], *text, *p, *end;
+	size_t	 len;
+	int	 n = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
+	    (int)pid);
+	if ((text = pmx_read_file(path, &len)) == NULL)
+		return (0);
+	for (p = text; n < max; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		out[n++] = (pid_t)v;
+	}
+	free(text);
+	return (n);
+}
+
+bool
+pmx_alive(pid_t pid)
+{
+	char	 path[64], *text, *p;
+	size_t	 len;
+	bool	 ok = false;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((text = pmx_read_file(path, &len)) == NULL)
+		return (false);
+	if ((p = strrchr(text, ')')) != NULL && p[1] == ' ' && p[2] != 'Z' &&
+	    p[2] != 'X')
+		ok = true;
+	free(text);
+	return (ok);
+}
+
+char *
+pmx_first_err_line(struct pmx *c, int ms)
+{
+	int64_t	 deadline = now_ms() + ms;
+	char	*nl;
+
+	for (;;) {
+		pmx_drain_err(c);
+		if (c->errlog.len > 0 && (nl = memchr(c->errlog.data, '\n',
+		    c->errlog.len)) != NULL)
+			return (xstrndup(c->errlog.data,
+			    (size_t)(nl - c->errlog.data)));
+		if (now_ms() >= deadline)
+			return (NULL);
+		usleep(10000);
+	}
+}
+
+char *
+pmx_start_field(struct pmx *c, const char *key, int ms)
+{
+	char	*line, *p, *v = NULL, pat[128];
+
+	if ((line = pmx_first_err_line(c, ms)) == NULL)
+		return (NULL);
+	snprintf(pat, sizeof pat, ", %s ", key);
+	if ((p = strstr(line, pat)) != NULL) {
+		p += strlen(pat);
+		v = xstrndup(p, strcspn(p, ","));
+	}
+	free(line);
+	return (v);
+}
+
+/* The generator's state; xorshift64* never leaves 0, so 0 is not used. */
+static uint64_t	pmx_rand_state = 88172645463325252ULL;
+
+void
+pmx_srand(uint64_t seed)
+{
+	pmx_rand_state = seed != 0 ? seed : 88172645463325252ULL;
+}
+
+uint64_t
+pmx_rand(void)
+{
+	pmx_rand_state ^= pmx_rand_state >> 12;
+	pmx_rand_state ^= pmx_rand_state << 25;
+	pmx_rand_state ^= pmx_rand_state >> 27;
+	return (pmx_rand_state * 2685821657736338717ULL);
+}
+
+uint64_t
+pmx_seed(void)
+{
+	const char	*v = getenv("PMX_SEED");
+
+	if (v != NULL && *v != '\0')
+		return (strtoull(v, NULL, 0));
+	return ((uint64_t)now_us() ^ ((uint64_t)getpid() << 32));
 }

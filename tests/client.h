@@ -44,6 +44,8 @@ struct pmx {
 int	pmx_open(struct pmx *, const char *const *env);
 /* The same, without starting a tmux server (robust mode, or none). */
 int	pmx_open_no_tmux(struct pmx *, const char *const *env);
+/* The directory only, and progmux started but not initialized. */
+int	pmx_open_bare(struct pmx *, const char *const *env);
 /* Start (another) progmux on the same tmux server. */
 int	pmx_spawn(struct pmx *, const char *const *env, bool initialize);
 /* Close stdin, wait for exit (bounded), kill the tmux server, rm -rf. */
@@ -109,5 +111,32 @@ pid_t	pmx_find_proc(const char *needle);
 /* SIGKILL every process whose command line contains needle (a test's
  * own unique marker: what a failed check left behind); how many. */
 int	pmx_kill_procs(const char *needle);
+/* Count live processes whose environment holds the entry env exactly
+ * ("TMPDIR=/tmp/progmux-test-..."): everything a harness's progmux
+ * started, whoever its parent is now. */
+int	pmx_count_env(const char *env);
+/* Children of pid (up to max, into out); how many. */
+int	pmx_children(pid_t pid, pid_t *out, int max);
+/* Is pid a live process (not a zombie)? */
+bool	pmx_alive(pid_t pid);
+
+/* Run tmux on another socket (-S sock); its stdout (allocated) or NULL. */
+char	*pmx_tmux_at(const char *sock, ...) __attribute__((sentinel));
+/* The value after "key " in progmux's start line on stderr, up to the
+ * next comma (allocated), waited for up to ms; NULL if none. The line
+ * names the socket ("socket") and the "runtime directory". */
+char	*pmx_start_field(struct pmx *, const char *key, int ms);
+/* The first line progmux wrote on stderr (allocated), or NULL after ms. */
+char	*pmx_first_err_line(struct pmx *, int ms);
+
+/* Descriptor limits for the progmux started by later pmx_open and
+ * pmx_spawn calls (0, 0: leave them as they are). */
+void	pmx_set_nofile(unsigned long soft, unsigned long hard);
+
+/* A seeded xorshift64* generator: the same numbers for the same seed. */
+void	 pmx_srand(uint64_t seed);
+uint64_t pmx_rand(void);
+/* A seed from PMX_SEED if set, else from the clock; tests print it. */
+uint64_t pmx_seed(void);
 
 #endif

@@ -6,6 +6,7 @@
  * settings it needs, and checks /proc and tmux itself for what is left.
  */
 #include <dirent.h>
+#include <glob.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -23,49 +24,8 @@
 #include "sc.h"
 #include "xmalloc.h"
 
-/* Children of pid (from /proc/PID/task/PID/children). */
-static int
-children_of(pid_t pid, pid_t *out, int max)
-{
-	char	 path[64], buf[8192], *p, *end;
-	FILE	*f;
-	int	 n = 0;
-	size_t	 len;
-
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
-	    (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return (0);
-	len = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[len] = '\0';
-	for (p = buf; n < max; p = end) {
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		out[n++] = (pid_t)v;
-	}
-	return (n);
-}
-
-/* Is pid a live process (not a zombie)? */
-static bool
-alive(pid_t pid)
-{
-	char	 path[64], buf[512], *p;
-	FILE	*f;
-	bool	 ok = false;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return (false);
-	if (fgets(buf, sizeof buf, f) != NULL && (p = strrchr(buf, ')')) &&
-	    p[1] == ' ' && p[2] != 'Z')
-		ok = true;
-	fclose(f);
-	return (ok);
-}
+#define children_of	pmx_children
+#define alive		pmx_alive
 
 static int
 count_zombie_children(pid_t pid)
@@ -219,20 +179,44 @@ test_reaper_killed(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
-/* The front killed with SIGKILL while 20 programs run: within a second
- * every program, reaper and pane is gone. */
+/*
+ * The front killed with SIGKILL while 20 programs run (half ignoring
+ * SIGHUP): within a bounded wait no program, no reaper, no launcher, no
+ * pane of progmux's (its session's own window included), no tmux control
+ * client of its and no process started with its TMPDIR is left, and its
+ * runtime directory is gone.
+ */
 static void
 test_front_killed(void **state)
 {
 	struct pmx	 c;
-	char		 needle[64], args[200], *id;
+	char		 needle[64], args[200], launch[400], client[400];
+	char		 env[320], *id, *rundir;
+	struct stat	 sb;
 	pid_t		 kids[64];
 	int		 i, k, n, left = -1, panes = -1, reapers = -1;
+	int		 launchers = -1, clients = -1, envs = -1;
 	int64_t		 t0;
 
 	(void)state;
 	assert_int_equal(pmx_open(&c, NULL), 0);
+	/* Named by the start line; else (older builds) the one in TMPDIR. */
+	if ((rundir = pmx_start_field(&c, "runtime directory", 10000)) ==
+	    NULL) {
+		glob_t	g;
+
+		snprintf(launch, sizeof launch, "%s/progmux-*", c.dir);
+		assert_int_equal(glob(launch, 0, NULL, &g), 0);
+		assert_int_equal(g.gl_pathc, 1);
+		rundir = xstrdup(g.gl_pathv[0]);
+		globfree(&g);
+	}
+	assert_int_equal(stat(rundir, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
 	snprintf(needle, sizeof needle, "sleep 9%06d", (int)getpid() % 1000000);
+	snprintf(launch, sizeof launch, "--launch %s/", rundir);
+	snprintf(client, sizeof client, "%s -C ", c.sock);
+	snprintf(env, sizeof env, "TMPDIR=%s", c.dir);
 	for (i = 0; i < 20; i++) {
 		/* Half of them ignore SIGHUP, which kill-pane alone sends. */
 		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
@@ -246,27 +230,43 @@ test_front_killed(void **state)
 		usleep(10000);
 	assert_int_equal(pmx_count_procs(needle), 20);
 	assert_int_equal(count_program_panes(&c), 20 + 1);
+	assert_int_equal(pmx_count_procs(client), 1);
 	n = children_of(c.pid, kids, 64);	/* reapers and tmux -C */
-	assert_true(n >= 20);
+	assert_true(n >= 21);
 
 	kill(c.pid, SIGKILL);
 	waitpid(c.pid, NULL, 0);
 	c.pid = -1;
 	t0 = now_ms();
-	while (now_ms() - t0 < 1000) {
+	while (now_ms() - t0 < 10000) {
 		left = pmx_count_procs(needle);
 		panes = count_program_panes(&c);
+		launchers = pmx_count_procs(launch);
+		clients = pmx_count_procs(client);
+		envs = pmx_count_env(env);
 		for (reapers = 0, k = 0; k < n; k++)
 			if (alive(kids[k]))
 				reapers++;
-		if (left == 0 && panes <= 1 && reapers == 0)
+		if (left + panes + launchers + clients + envs + reapers == 0 &&
+		    stat(rundir, &sb) == -1)
 			break;
 		usleep(10000);
 	}
-	print_message("after %lld ms: %d programs, %d panes, %d reapers\n",
-	    (long long)(now_ms() - t0), left, panes, reapers);
+	print_message("after %lld ms: %d programs, %d panes, %d children "
+	    "(reapers, tmux client), %d launchers, %d tmux clients, %d "
+	    "processes with its TMPDIR, runtime directory %s\n",
+	    (long long)(now_ms() - t0), left, panes, reapers, launchers,
+	    clients, envs, stat(rundir, &sb) == 0 ? "left" : "gone");
 	assert_int_equal(left, 0);
-	assert_true(panes <= 1);	/* the session's first window */
+	assert_int_equal(reapers, 0);
+	assert_int_equal(launchers, 0);
+	assert_int_equal(clients, 0);
+	assert_int_equal(envs, 0);
+	assert_int_equal(panes, 0);
+	/* Last: the runtime directory (removed by whoever is last out). */
+	if (stat(rundir, &sb) == 0)
+		fail_msg("the runtime directory %s is left", rundir);
+	free(rundir);
 	pmx_close(&c);
 }
 
@@ -404,19 +404,11 @@ test_total_text_ceiling(void **state)
 static char *
 first_err_line(struct pmx *c)
 {
-	int64_t	 t0 = now_ms();
-	char	*nl;
+	char	*line = pmx_first_err_line(c, 5000);
 
-	for (;;) {
-		pmx_drain_err(c);
-		if (c->errlog.len > 0 && (nl = memchr(c->errlog.data, '\n',
-		    c->errlog.len)) != NULL)
-			return (xstrndup(c->errlog.data,
-			    (size_t)(nl - c->errlog.data)));
-		if (now_ms() - t0 > 5000)
-			fail_msg("no line on stderr");
-		usleep(10000);
-	}
+	if (line == NULL)
+		fail_msg("no line on stderr");
+	return (line);
 }
 
 /*
@@ -785,6 +777,8 @@ main(void)
 		cmocka_unit_test(test_stdin_eof),
 	};
 
+	/* No login shell (the person's profile) in any pane we cause. */
+	setenv("SHELL", "/bin/sh", 1);
 	/* PMX_TEST_FILTER=name runs only the matching tests. */
 	if (getenv("PMX_TEST_FILTER") != NULL)
 		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));

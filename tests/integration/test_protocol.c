@@ -1225,16 +1225,11 @@ test_eof_exit_busy(void **state)
 	free(prog);
 }
 
-/* The fuzz run's generator: xorshift64*, seeded. */
-static uint64_t	fuzz_state;
-
+/* The fuzz run's generator: the harness's xorshift64*, seeded. */
 static uint64_t
 fuzz_rand(void)
 {
-	fuzz_state ^= fuzz_state >> 12;
-	fuzz_state ^= fuzz_state << 25;
-	fuzz_state ^= fuzz_state >> 27;
-	return (fuzz_state * 2685821657736338717ULL);
+	return (pmx_rand());
 }
 
 /* A number in [0, n). */
@@ -1501,9 +1496,9 @@ test_fuzz(void **state)
 	int			 n = 0, round;
 	char			*v;
 
-	fuzz_state = 0x9e3779b97f4a7c15ULL;
+	pmx_srand(0x9e3779b97f4a7c15ULL);
 	if ((env = getenv("PMX_FUZZ_SEED")) != NULL)
-		fuzz_state = strtoull(env, NULL, 0) | 1;
+		pmx_srand(strtoull(env, NULL, 0) | 1);
 
 	/* Random bytes, no newline. */
 	for (round = 0; round < 300; round++) {

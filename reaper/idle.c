@@ -1,0 +1,121 @@
+/*
+ * idle.c — `progmux-reaper --idle FRONTPID`: what the session's own window
+ * runs.
+ *
+ * tmux makes a session with a window in it. Left to itself that window
+ * would run the person's login shell (their profile, for nothing, killed
+ * half-way at shutdown). Ours runs this instead: it holds no descriptor
+ * of anyone's (only the pane's terminal as 0, 1 and 2, and a pidfd of its
+ * own), ignores the keys and signals a person may send it by mistake,
+ * and exits as soon as the front is gone, so the window closes by itself
+ * and an empty session, and an empty server, go with it. It also exits
+ * when its terminal goes (the pane was killed).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "fdutil.h"
+#include "reaper.h"
+
+#define IDLE_CHECK_MS	500	/* without pidfd: how often to look */
+
+/* A pidfd for pid, or -1 (errno ESRCH: it is gone already). */
+static int
+idle_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return ((int)syscall(SYS_pidfd_open, pid, 0));
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return (-1);
+#endif
+}
+
+static int	idle_wait(const char *);
+
+/* Drain what was typed; false once the terminal is gone. */
+static bool
+idle_drain_tty(void)
+{
+	char	buf[256];
+	ssize_t	n;
+
+	n = read(STDIN_FILENO, buf, sizeof buf);
+	if (n == -1)
+		return (errno == EINTR || errno == EAGAIN);
+	return (n > 0);
+}
+
+/*
+ * Wait for the front (pid) to die, then exit 0: by _exit, since there is
+ * nothing to flush and no exit handler (a sanitizer's leak check, say)
+ * should run in a process whose terminal may be gone.
+ */
+int
+idle_main(const char *arg)
+{
+	_exit(idle_wait(arg));
+}
+
+/* The body of idle_main: what to exit with. */
+static int
+idle_wait(const char *arg)
+{
+	struct pollfd	 pfd[2];
+	char		*end;
+	long		 v;
+	pid_t		 front;
+	int		 pidfd, n, timeout;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || v <= 1 ||
+	    v > 0x7fffffff) {
+		fprintf(stderr, "progmux-reaper --idle: bad pid \"%s\"\n", arg);
+		return (2);
+	}
+	front = (pid_t)v;
+	fd_closefrom(STDERR_FILENO + 1, -1);
+	/* A C-c or a hangup meant for someone else does not end us. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	if ((pidfd = idle_pidfd(front)) == -1 && errno == ESRCH)
+		return (0);
+	if (pidfd == -1 && kill(front, 0) == -1 && errno == ESRCH)
+		return (0);
+	printf("progmux (pid %ld) keeps this session; its programs open "
+	    "windows beside this one.\r\n", (long)front);
+	fflush(stdout);
+	fd_nonblock(STDIN_FILENO, 1);
+	for (;;) {
+		n = 0;
+		pfd[n++] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
+		if (pidfd != -1)
+			pfd[n++] = (struct pollfd){ pidfd, POLLIN, 0 };
+		timeout = pidfd != -1 ? -1 : IDLE_CHECK_MS;
+		if (poll(pfd, n, timeout) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (1);
+		}
+		if (pidfd != -1 && pfd[1].revents != 0)
+			return (0);	/* the front has exited */
+		if (pidfd == -1 && kill(front, 0) == -1 && errno == ESRCH)
+			return (0);
+		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+			return (0);	/* our pane is gone */
+		if ((pfd[0].revents & POLLIN) && !idle_drain_tty())
+			return (0);
+	}
+}

@@ -1,0 +1,728 @@
+/*
+ * test_death.c — nothing progmux starts outlives it, at any moment of any
+ * death, and it leaves the tmux server it found as it found it.
+ *
+ * The front is killed with SIGKILL at random moments (a seeded xorshift;
+ * the seed is printed, PMX_SEED=... replays it; PMX_DEATH_TRIALS sets how
+ * many kills, `make test-long` runs many). After each, /proc and tmux are
+ * checked, with bounded waits, for anything of that instance's: its tmux
+ * control client, its reapers and launchers, its programs, its idle
+ * window's process, its private server. Also here: the session's own
+ * window runs progmux's idle process, never a shell; the descriptor
+ * limit; the attach lock.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "client.h"
+#include "sc.h"
+#include "xmalloc.h"
+
+#define GONE_MS		10000	/* generous: the machine is shared */
+
+static const char	*robust_env[] = { "PROGMUX_ROBUST=1", NULL };
+
+/* What one progmux instance may have left, and how to find it. */
+struct leftovers {
+	char	needle[64];	/* its programs' command line */
+	char	env[320];	/* TMPDIR=dir: every process it started */
+	char	client[400];	/* its tmux -C client (desktop mode) */
+	char	launch[320];	/* launchers and a private server */
+	char	idle[64];	/* its idle process */
+	pid_t	kids[64];	/* its children just before the kill */
+	int	nkids;
+};
+
+/* Panes of sessions other than the harness's "base" (desktop mode). */
+static int
+foreign_panes(struct pmx *c)
+{
+	char	*out, *p, *save;
+	int	 n = 0;
+
+	if ((out = pmx_tmux(c, "list-panes", "-a", "-F", "#{session_name}",
+	    NULL)) == NULL)
+		return (0);
+	for (p = strtok_r(out, "\n", &save); p != NULL;
+	    p = strtok_r(NULL, "\n", &save))
+		if (strcmp(p, "base") != 0)
+			n++;
+	free(out);
+	return (n);
+}
+
+static void
+leftovers_init(struct leftovers *l, struct pmx *c, bool robust)
+{
+	snprintf(l->needle, sizeof l->needle, "sleep 3%06d",
+	    (int)getpid() % 1000000);
+	snprintf(l->env, sizeof l->env, "TMPDIR=%s", c->dir);
+	/* desktop: tmux -S SOCK -C ...; robust: everything under DIR/progmux- */
+	if (robust)
+		snprintf(l->client, sizeof l->client, "%s/progmux-", c->dir);
+	else
+		snprintf(l->client, sizeof l->client, "%s -C ", c->sock);
+	snprintf(l->launch, sizeof l->launch, "%s/progmux-", c->dir);
+	snprintf(l->idle, sizeof l->idle, "--idle %ld ", (long)c->pid);
+	l->nkids = 0;
+}
+
+/* SIGKILL the front, noting its children first. */
+static void
+kill_front(struct pmx *c, struct leftovers *l)
+{
+	l->nkids = pmx_children(c->pid, l->kids, 64);
+	kill(c->pid, SIGKILL);
+	waitpid(c->pid, NULL, 0);
+	c->pid = -1;
+}
+
+/*
+ * Wait (bounded) until nothing of the killed instance is left: no tmux
+ * client, no child of it alive, no process started with its TMPDIR, no
+ * launcher, no program, no idle process, and in desktop mode no pane
+ * outside the harness's own session. Fails naming what is left.
+ */
+static void
+assert_all_gone(struct pmx *c, struct leftovers *l, bool robust)
+{
+	int64_t	t0 = now_ms();
+	int	progs, envs, client, launch, idle, kids, panes, k;
+
+	for (;;) {
+		progs = pmx_count_procs(l->needle);
+		envs = pmx_count_env(l->env);
+		client = pmx_count_procs(l->client);
+		launch = pmx_count_procs(l->launch);
+		idle = pmx_count_procs(l->idle);
+		for (kids = 0, k = 0; k < l->nkids; k++)
+			if (pmx_alive(l->kids[k]))
+				kids++;
+		panes = robust ? 0 : foreign_panes(c);
+		if (progs + envs + client + launch + idle + kids + panes == 0)
+			break;
+		if (now_ms() - t0 > GONE_MS)
+			fail_msg("%s: left after %d ms: %d programs, %d "
+			    "processes with its TMPDIR, %d tmux clients, %d "
+			    "launchers or private servers, %d idle, %d "
+			    "children, %d panes", robust ? "robust" : "desktop",
+			    GONE_MS, progs, envs, client, launch, idle, kids,
+			    panes);
+		usleep(20000);
+	}
+}
+
+/* Desktop: kill-server ends the harness's server (no client holds it). */
+static void
+assert_server_killable(struct pmx *c)
+{
+	char	*out;
+	int64_t	 t0 = now_ms();
+
+	out = pmx_tmux(c, "kill-server", NULL);
+	assert_non_null(out);
+	free(out);
+	while (pmx_count_procs(c->dir) > 0) {
+		if (now_ms() - t0 > GONE_MS)
+			fail_msg("the tmux server outlived kill-server: %d "
+			    "processes", pmx_count_procs(c->dir));
+		usleep(20000);
+	}
+}
+
+static int64_t
+send_initialize(struct pmx *c)
+{
+	return (pmx_send(c, "initialize", "{\"protocolVersion\":"
+	    "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":"
+	    "\"progmux-tests\",\"version\":\"1\"}}"));
+}
+
+/* Send n start_program calls without waiting for them. */
+static void
+send_starts(struct pmx *c, struct leftovers *l, int n)
+{
+	char	args[200];
+	int	i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(args, sizeof args, "{\"name\":\"start_program\","
+		    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"trap '' HUP; "
+		    "exec %s\"]}}", l->needle);
+		pmx_send(c, "tools/call", args);
+	}
+}
+
+static int
+trials(void)
+{
+	const char	*v = getenv("PMX_DEATH_TRIALS");
+
+	return (v != NULL && atoi(v) > 0 ? atoi(v) : 5);
+}
+
+/*
+ * Kills at random moments, 0-500 ms after initialize (a third of them at
+ * 0 ms), with 0, 1 or 3 start_program calls in flight. Desktop mode (the
+ * harness's server) or robust mode; in robust mode every other kill is
+ * timed from the spawn itself, 0-100 ms (while the private server starts
+ * and its first client attaches). After
+ * each: nothing of the instance is left (assert_all_gone), and in
+ * desktop mode kill-server then ends the server.
+ */
+static void
+kill_trials(bool robust)
+{
+	static const int	 nprog[] = { 0, 1, 3 };
+	struct pmx		 c;
+	struct leftovers	 l;
+	struct json_doc		*d;
+	uint64_t		 seed = pmx_seed();
+	int			 t, n, ms, from_spawn, nt = trials();
+	int64_t			 init;
+
+	print_message("%s: %d kills, seed PMX_SEED=%llu\n", robust ?
+	    "robust" : "desktop", nt, (unsigned long long)seed);
+	pmx_srand(seed);
+	for (t = 0; t < nt; t++) {
+		n = nprog[pmx_rand() % 3];
+		from_spawn = robust && t % 2 == 0;
+		/* A third at once: the client is still attaching then. */
+		ms = pmx_rand() % 3 == 0 ? 0 : (int)(pmx_rand() %
+		    (from_spawn ? 101 : 501));
+		if (robust) {
+			assert_int_equal(pmx_open_bare(&c, robust_env), 0);
+			init = send_initialize(&c);
+			if (!from_spawn) {
+				d = pmx_wait(&c, init, 10000);
+				assert_non_null(d);
+				json_doc_free(d);
+			}
+		} else
+			assert_int_equal(pmx_open(&c, NULL), 0);
+		leftovers_init(&l, &c, robust);
+		send_starts(&c, &l, n);
+		if (ms > 0)
+			usleep((useconds_t)ms * 1000);
+		kill_front(&c, &l);
+		assert_all_gone(&c, &l, robust);
+		if (!robust)
+			assert_server_killable(&c);
+		pmx_close(&c);
+	}
+}
+
+static void
+test_kill_desktop(void **state)
+{
+	(void)state;
+	kill_trials(false);
+}
+
+static void
+test_kill_robust(void **state)
+{
+	(void)state;
+	kill_trials(true);
+}
+
+/* The socket progmux uses, from its start line (allocated). */
+static char *
+socket_of(struct pmx *c)
+{
+	char	*sock = pmx_start_field(c, "socket", 10000);
+
+	assert_non_null(sock);
+	return (sock);
+}
+
+/* Descriptors of pid that are not 0, 1, 2 or a pidfd. */
+static int
+other_fds(pid_t pid)
+{
+	char		 path[64], fp[400], link[256];
+	DIR		*d;
+	struct dirent	*de;
+	ssize_t		 n;
+	int		 count = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || atoi(de->d_name) <= 2)
+			continue;
+		snprintf(fp, sizeof fp, "%s/%s", path, de->d_name);
+		if ((n = readlink(fp, link, sizeof link - 1)) > 0) {
+			link[n] = '\0';
+			if (strcmp(link, "anon_inode:[pidfd]") == 0)
+				continue;
+			print_message("idle fd %s -> %s\n", de->d_name, link);
+		}
+		count++;
+	}
+	closedir(d);
+	return (count);
+}
+
+/*
+ * The session progmux makes: its first window runs progmux-reaper
+ * --idle FRONTPID (never a shell), which holds no descriptor but 0, 1, 2
+ * (and its pidfd), and goes when progmux exits.
+ */
+static void
+idle_window(bool robust)
+{
+	struct pmx	 c;
+	char		*sock, *out = NULL, cmd[4096], want[64], path[64];
+	int64_t		 t0;
+	long		 pid = 0;
+	size_t		 len;
+	char		*raw;
+
+	if (robust)
+		assert_int_equal(pmx_open_no_tmux(&c, robust_env), 0);
+	else
+		assert_int_equal(pmx_open(&c, NULL), 0);
+	sock = socket_of(&c);
+	t0 = now_ms();
+	while ((out = pmx_tmux_at(sock, "list-windows", "-t", "=progmux",
+	    "-F", "#{pane_pid} #{pane_current_command}", NULL)) == NULL) {
+		if (now_ms() - t0 > GONE_MS)
+			fail_msg("no session progmux on %s", sock);
+		usleep(20000);
+	}
+	assert_int_equal(sscanf(out, "%ld", &pid), 1);
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+	raw = pmx_read_file(path, &len);
+	assert_non_null(raw);
+	for (size_t i = 0; i < len; i++)
+		cmd[i < sizeof cmd - 1 ? i : sizeof cmd - 1] = raw[i] ? raw[i] :
+		    ' ';
+	cmd[len < sizeof cmd ? len : sizeof cmd - 1] = '\0';
+	free(raw);
+	snprintf(want, sizeof want, "/progmux-reaper --idle %ld ",
+	    (long)c.pid);
+	if (strstr(cmd, want) == NULL || strstr(out, "progmux-reaper") ==
+	    NULL)
+		fail_msg("the first window runs \"%s\" (%s)", cmd, out);
+	assert_int_equal(other_fds((pid_t)pid), 0);
+	free(out);
+	/* It goes with progmux. */
+	close(c.to);
+	c.to = -1;
+	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+	t0 = now_ms();
+	while (pmx_alive((pid_t)pid)) {
+		if (now_ms() - t0 > GONE_MS)
+			fail_msg("the idle process outlived progmux");
+		usleep(20000);
+	}
+	free(sock);
+	pmx_close(&c);
+}
+
+static void
+test_idle_window_desktop(void **state)
+{
+	(void)state;
+	idle_window(false);
+}
+
+static void
+test_idle_window_robust(void **state)
+{
+	(void)state;
+	idle_window(true);
+}
+
+/* Wait (bounded) until no tmux server answers on c's socket and no
+ * process of the harness's directory is left. */
+static void
+assert_no_server(struct pmx *c, const char *when)
+{
+	char	*out;
+	int64_t	 t0 = now_ms();
+
+	for (;;) {
+		out = pmx_tmux(c, "list-sessions", NULL);
+		if (out == NULL && pmx_count_procs(c->dir) == 0)
+			return;
+		if (now_ms() - t0 > GONE_MS)
+			fail_msg("after %s a tmux server is left on a socket "
+			    "where none ran: %s", when, out ? out : "");
+		free(out);
+		usleep(20000);
+	}
+}
+
+/*
+ * Desktop mode on a socket where no server ran: after progmux's exit
+ * (stdin EOF, then SIGKILL), with a program running, no tmux server is
+ * left there.
+ */
+static void
+test_leave_fresh_socket(void **state)
+{
+	struct pmx		 c;
+	struct leftovers	 l;
+	char			 args[200], *id;
+	int			 round;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		assert_int_equal(pmx_open_no_tmux(&c, NULL), 0);
+		leftovers_init(&l, &c, false);
+		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
+		    "\"exec %s\"]}", l.needle);
+		id = pmx_start_program(&c, args, NULL);
+		assert_non_null(id);
+		free(id);
+		if (round == 0) {
+			close(c.to);
+			c.to = -1;
+			assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+		} else
+			kill_front(&c, &l);
+		assert_no_server(&c, round == 0 ? "stdin EOF" : "SIGKILL");
+		assert_int_equal(pmx_count_procs(l.needle), 0);
+		pmx_close(&c);
+	}
+}
+
+/*
+ * A server with the person's sessions: "base" and their own "progmux"
+ * (which progmux then only attaches to), each with a window of theirs.
+ * After progmux exits (EOF, then SIGKILL) with a program of its own in
+ * "progmux", every one of their windows is still there and progmux's
+ * is gone.
+ */
+static void
+test_leave_user_sessions(void **state)
+{
+	struct pmx		 c;
+	struct leftovers	 l;
+	char			*before, *after, *out, args[200], *id;
+	int64_t			 t0;
+	int			 round;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, NULL), 0);
+	/* This progmux made its own session; end it before theirs exists. */
+	close(c.to);
+	c.to = -1;
+	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+	free(pmx_tmux(&c, "kill-session", "-t", "=progmux", NULL));
+	out = pmx_tmux(&c, "new-session", "-d", "-s", "progmux", "-n",
+	    "theirs", "cat", "-", NULL);
+	assert_non_null(out);
+	free(out);
+	out = pmx_tmux(&c, "new-window", "-d", "-t", "=base:", "-n", "mine",
+	    "cat", "-", NULL);
+	assert_non_null(out);
+	free(out);
+	before = pmx_tmux(&c, "list-windows", "-a", "-F",
+	    "#{session_name} #{window_id} #{window_name}", NULL);
+	assert_non_null(before);
+	for (round = 0; round < 2; round++) {
+		assert_int_equal(pmx_spawn(&c, NULL, true), 0);
+		leftovers_init(&l, &c, false);
+		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
+		    "\"exec %s\"]}", l.needle);
+		id = pmx_start_program(&c, args, NULL);
+		assert_non_null(id);
+		free(id);
+		if (round == 0) {
+			close(c.to);
+			c.to = -1;
+			assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+			close(c.from);
+			close(c.err);
+			c.from = c.err = -1;
+		} else {
+			kill_front(&c, &l);
+			close(c.to);
+			close(c.from);
+			close(c.err);
+			c.to = c.from = c.err = -1;
+		}
+		/* Our program's window goes; theirs stay, exactly. */
+		t0 = now_ms();
+		for (;;) {
+			after = pmx_tmux(&c, "list-windows", "-a", "-F",
+			    "#{session_name} #{window_id} #{window_name}",
+			    NULL);
+			assert_non_null(after);
+			if (strcmp(after, before) == 0 &&
+			    pmx_count_procs(l.needle) == 0 &&
+			    pmx_count_env(l.env) == 0)
+				break;
+			if (now_ms() - t0 > GONE_MS)
+				fail_msg("windows before:\n%safter:\n%s",
+				    before, after);
+			free(after);
+			usleep(20000);
+		}
+		free(after);
+	}
+	free(before);
+	pmx_close(&c);
+}
+
+/* Wait (bounded) for the text of progmux's stderr to hold needle. */
+static bool
+stderr_has(struct pmx *c, const char *needle)
+{
+	int64_t	t0 = now_ms();
+
+	for (;;) {
+		pmx_drain_err(c);
+		if (c->errlog.len > 0 && memmem(c->errlog.data, c->errlog.len,
+		    needle, strlen(needle)) != NULL)
+			return (true);
+		if (now_ms() - t0 > GONE_MS)
+			return (false);
+		usleep(20000);
+	}
+}
+
+/*
+ * A hard descriptor limit of 12, robust mode and desktop mode on a
+ * fresh socket: start_program is a clear error naming RLIMIT_NOFILE and
+ * ulimit -n, and no tmux server or client is left running (none wedged).
+ */
+static void
+test_nofile_hard(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	int		 round;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		pmx_set_nofile(12, 12);
+		if (round == 0)
+			assert_int_equal(pmx_open_no_tmux(&c, robust_env), 0);
+		else
+			assert_int_equal(pmx_open_no_tmux(&c, NULL), 0);
+		pmx_set_nofile(0, 0);
+		d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}",
+		    15000);
+		assert_non_null(d);
+		assert_true(pmx_is_error(d));
+		if (strstr(pmx_text(d), "RLIMIT_NOFILE") == NULL ||
+		    strstr(pmx_text(d), "ulimit -n") == NULL)
+			fail_msg("%s", pmx_text(d));
+		json_doc_free(d);
+		assert_int_equal(pmx_count_procs(c.dir), 0);
+		close(c.to);
+		c.to = -1;
+		assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+		assert_int_equal(pmx_count_procs(c.dir), 0);
+		pmx_close(&c);
+	}
+}
+
+/* A soft limit of 12 under a high hard one: programs start and run. */
+static void
+test_nofile_soft(void **state)
+{
+	struct pmx	 c;
+	char		*ids[3], *text;
+	int		 i, round;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		pmx_set_nofile(12, 4096);
+		if (round == 0)
+			assert_int_equal(pmx_open_no_tmux(&c, robust_env), 0);
+		else
+			assert_int_equal(pmx_open(&c, NULL), 0);
+		pmx_set_nofile(0, 0);
+		for (i = 0; i < 3; i++) {
+			ids[i] = pmx_start_program(&c, "{\"argv\":[\"sh\","
+			    "\"-c\",\"sleep 1; echo ok\"]}", NULL);
+			assert_non_null(ids[i]);
+		}
+		for (i = 0; i < 3; i++) {
+			text = pmx_read_all(&c, ids[i], 20000, NULL);
+			assert_string_equal(text, "ok\n");
+			free(text);
+			free(ids[i]);
+		}
+		assert_int_equal(pmx_close(&c), 0);
+	}
+}
+
+/* TMUX_TMPDIR for a test: DIR/tt, and the lock's path in it. */
+static void
+lock_paths(struct pmx *c, char *tt, size_t ttsize, char *lock,
+    size_t locksize)
+{
+	char	dir[600];
+
+	snprintf(tt, ttsize, "%s/tt", c->dir);
+	snprintf(dir, sizeof dir, "%s/tmux-%u", tt, (unsigned)getuid());
+	assert_int_equal(mkdir(tt, 0700), 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(lock, locksize, "%s/progmux-attach.lock", dir);
+}
+
+/*
+ * The attach lock held by another process: the control client waits for
+ * it (none is started while it is held; checked only while its 3 s wait
+ * cannot have run out), yet initialize and ping are answered meanwhile;
+ * once it is released, start_program works.
+ */
+static void
+test_lock_held(void **state)
+{
+	static char	 ttenv[700];
+	const char	*env[] = { ttenv, NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 tt[600], lock[700], client[400];
+	int64_t		 t0, start, ping;
+	pid_t		 kids[4];
+	int		 fd;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, NULL), 0);
+	close(c.to);
+	c.to = -1;
+	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+	lock_paths(&c, tt, sizeof tt, lock, sizeof lock);
+	snprintf(ttenv, sizeof ttenv, "TMUX_TMPDIR=%s", tt);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	snprintf(client, sizeof client, "%s -C ", c.sock);
+	/* That first instance's client is gone before the next starts. */
+	t0 = now_ms();
+	while (pmx_count_procs(client) > 0 && now_ms() - t0 < GONE_MS)
+		usleep(20000);
+	assert_int_equal(pmx_count_procs(client), 0);
+
+	t0 = now_ms();
+	assert_int_equal(pmx_spawn(&c, env, true), 0);
+	start = pmx_send(&c, "tools/call", "{\"name\":\"start_program\","
+	    "\"arguments\":{\"argv\":[\"true\"]}}");
+	ping = pmx_send(&c, "ping", NULL);
+	d = pmx_wait(&c, ping, 10000);
+	assert_non_null(d);
+	json_doc_free(d);
+	if (now_ms() - t0 < 2000) {
+		/* No child at all: the tmux client is not even forked. */
+		assert_int_equal(pmx_children(c.pid, kids, 4), 0);
+		assert_null(c.held);	/* the start's reply has not come */
+	} else
+		print_message("slow machine: ping took %lld ms; the wait "
+		    "itself not checked\n", (long long)(now_ms() - t0));
+	close(fd);	/* released */
+	d = pmx_wait(&c, start, 15000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/*
+ * The lock's name is a symbolic link (not followed: its target is never
+ * made), then a file owned by another user and held by us (not used:
+ * progmux says so and does not wait for it). Starts work either way.
+ */
+static void
+test_lock_foreign(void **state)
+{
+	static char	 ttenv[700];
+	const char	*env[] = { ttenv, NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 tt[600], lock[700], target[700];
+	struct stat	 sb;
+	int		 fd, round;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, NULL), 0);
+	close(c.to);
+	c.to = -1;
+	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+	lock_paths(&c, tt, sizeof tt, lock, sizeof lock);
+	snprintf(ttenv, sizeof ttenv, "TMUX_TMPDIR=%s", tt);
+	snprintf(target, sizeof target, "%s/target", c.dir);
+	for (round = 0; round < 2; round++) {
+		fd = -1;
+		if (round == 0)
+			assert_int_equal(symlink(target, lock), 0);
+		else {
+			unlink(lock);
+			fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+			assert_true(fd >= 0);
+			if (getuid() != 0 || fchown(fd, 65534, 65534) != 0) {
+				print_message("cannot chown: the foreign owner "
+				    "case is skipped\n");
+				close(fd);
+				break;
+			}
+			assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+		}
+		assert_int_equal(pmx_spawn(&c, env, true), 0);
+		assert_true(stderr_has(&c, round == 0 ? "symbolic link, not "
+		    "followed" : "not a regular file of ours"));
+		d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}",
+		    15000);
+		assert_non_null(d);
+		assert_false(pmx_is_error(d));
+		json_doc_free(d);
+		assert_int_equal(lstat(target, &sb), -1);
+		close(c.to);
+		c.to = -1;
+		assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+		if (fd != -1)
+			close(fd);
+		buf_reset(&c.errlog);
+		close(c.from);
+		close(c.err);
+		c.from = c.err = -1;
+	}
+	pmx_close(&c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kill_desktop),
+		cmocka_unit_test(test_kill_robust),
+		cmocka_unit_test(test_idle_window_desktop),
+		cmocka_unit_test(test_idle_window_robust),
+		cmocka_unit_test(test_leave_fresh_socket),
+		cmocka_unit_test(test_leave_user_sessions),
+		cmocka_unit_test(test_nofile_hard),
+		cmocka_unit_test(test_nofile_soft),
+		cmocka_unit_test(test_lock_held),
+		cmocka_unit_test(test_lock_foreign),
+	};
+
+	/* No login shell (the person's profile) in any pane we cause. */
+	setenv("SHELL", "/bin/sh", 1);
+	/* Runtime directories under each harness's TMPDIR, to be found. */
+	unsetenv("XDG_RUNTIME_DIR");
+	unsetenv("TMUX_TMPDIR");
+	if (getenv("PMX_TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
+	return (cmocka_run_group_tests_name("death", tests, NULL, NULL));
+}
