@@ -36,7 +36,7 @@ while read -r v w; do
 	{
 		PROGMUX_TEST_TMUX=$w PROGMUX_TEST_TMUX_VERSION=$v \
 		    PATH=$(dirname "$w"):$PATH SKIP_UNIT=1 SKIP_NEWCOMER=1 \
-		    sh scripts/test.sh "$B" 2>&1
+		    sh scripts/test.sh "$B" </dev/null 2>&1
 		echo $? >"$rcf"
 	} | tee "$out" | sed "s/^/[$v] /"
 	line=$(tail -1 "$out")

@@ -111,21 +111,27 @@ fetch_debian() {
 	fi
 }
 
-# Copy the shared packages of subdir sub into dir, checking each one's sum.
+# Copy the shared packages SHA256SUMS lists under sub into dir, and check
+# the copies against their sums.
 fetch_shared() {
 	dir=$1 sub=$2
 	s=$(shared_debs)
-	if [ ! -f "$s/SHA256SUMS" ]; then
-		say "no shared copies at $s"
+	if [ ! -f "$s/SHA256SUMS" ] ||
+	    ! grep -q "  $sub/[^/]*\.deb\$" "$s/SHA256SUMS"; then
+		say "no shared copies of $sub at $s"
 		return 1
 	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	if ! (cd "$s" && grep " $sub/" SHA256SUMS | sha256sum -c --quiet -); then
-		say "$s/$sub: SHA256SUMS do not match"
+	grep "  $sub/[^/]*\.deb\$" "$s/SHA256SUMS" | sed "s|  $sub/|  |" \
+	    >"$dir/SHA256SUMS"
+	while read -r _ f; do
+		cp "$s/$sub/$f" "$dir/" || return 1
+	done <"$dir/SHA256SUMS"
+	if ! (cd "$dir" && sha256sum -c --quiet SHA256SUMS); then
+		say "$s/$sub: the packages do not match SHA256SUMS"
 		return 1
 	fi
-	cp "$s/$sub"/*.deb "$dir/"
 }
 
 # Unpack every .deb of dir into root (new).
@@ -218,10 +224,11 @@ for v in 3.3a 3.5a 3.8; do
 	if check_version "$w" "$v" && [ -f "$TOP/$v/source" ]; then
 		say "$v: already set up, from $(cat "$TOP/$v/source")"
 	else
+		# Only the list goes to stdout.
 		case $v in
-		3.3a) setup_33 || true ;;
-		3.5a) setup_35 || true ;;
-		3.8) setup_38 || true ;;
+		3.3a) setup_33 >&2 || true ;;
+		3.5a) setup_35 >&2 || true ;;
+		3.8) setup_38 >&2 || true ;;
 		esac
 		if ! check_version "$w" "$v"; then
 			say "$v: FAILED (-V says: $("$w" -V 2>&1 || true))"
