@@ -3,6 +3,7 @@
 #   make            build build/progmux and build/progmux-reaper
 #   make test       install what is missing, build, run every test
 #   make test-long  the longer loops: the front killed at 100 random moments per mode
+#   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
 #   make run        install what is missing, build, start the server on stdio
 #   make SAN=1 ...  the same with AddressSanitizer and UndefinedBehaviorSanitizer
 #
@@ -141,6 +142,19 @@ DEATH_TRIALS ?= 100
 test-long: all unit
 	PMX_DEATH_TRIALS=$(DEATH_TRIALS) TESTS=test_death SKIP_E2E=1 \
 	    SKIP_NEWCOMER=1 sh scripts/test.sh $(B)
+# The integration suites and the end-to-end test on each tmux version:
+# 3.3a (the system's), 3.5a and 3.8 (private roots under $(B)/tmux, set
+# up by scripts/tmux-versions.sh; nothing is installed system-wide).
+test-tmux:
+	sh scripts/deps.sh
+	$(MAKE) all unit
+	sh scripts/test-tmux.sh $(B)
+
+# TEST_TMUX=PATH makes the tests drive that tmux binary instead of the
+# tmux on PATH (the harness's PROGMUX_TEST_TMUX; progmux gets it too).
+ifneq ($(TEST_TMUX),)
+export PROGMUX_TEST_TMUX := $(TEST_TMUX)
+endif
 
 # The integration suites with progmux under valgrind (slow; not in CI).
 test-valgrind: all unit
@@ -156,7 +170,8 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: all unit test test-long test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+
+.PHONY: all unit test test-long test-tmux test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper

@@ -3,7 +3,9 @@
 #
 # Each cmocka program runs on its own; its counts are added up and the
 # run ends with one "N passed, M failed" line. Any failure makes the exit
-# status non-zero. Set TESTS=pattern to run only matching programs.
+# status non-zero. Set TESTS=pattern to run only matching programs;
+# SKIP_UNIT=1 leaves out the unit tests (scripts/test-tmux.sh runs only
+# the integration suites, once per tmux version).
 set -u
 B=${1:-build}
 cd "$(dirname "$0")/.."
@@ -38,6 +40,7 @@ run() {
 
 for t in "$B"/tests/test_* "$B"/itests/test_*; do
 	[ -x "$t" ] || continue
+	case $t in "$B"/tests/*) [ "${SKIP_UNIT:-0}" = 1 ] && continue ;; esac
 	run "$(basename "$t")" "$t"
 done
 if [ -f scripts/e2e.sh ] && [ "${SKIP_E2E:-0}" != 1 ]; then

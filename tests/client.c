@@ -45,15 +45,17 @@ static struct pmx_live {
 } pmx_live[PMX_LIVE_MAX];
 static bool	pmx_live_hooked;
 
+/* At exit: end what every harness still open started. */
 static void
 pmx_live_cleanup(void)
 {
-	char	*argv[] = { (char *)"tmux", (char *)"-S", NULL,
+	char	*argv[] = { NULL, (char *)"-S", NULL,
 		    (char *)"kill-server", NULL };
 	char	 cmd[600];
 	int	 i, st;
 	pid_t	 pid;
 
+	argv[0] = (char *)pmx_tmux_bin();
 	for (i = 0; i < PMX_LIVE_MAX; i++) {
 		if (!pmx_live[i].used)
 			continue;
@@ -115,32 +117,86 @@ pmx_live_forget(const struct pmx *c)
 			pmx_live[i].used = false;
 }
 
-/* The command line of process name (a /proc entry), NULs as spaces. */
-static bool
-proc_cmdline(const char *name, char *cmd, size_t size)
+/* The command line of process name (a /proc entry) as read: its words
+ * each ending in a NUL, plus one more NUL; its length, or -1. */
+static ssize_t
+proc_cmdline_raw(const char *name, char *cmd, size_t size)
 {
 	char	path[64];
 	ssize_t	n;
 	int	fd;
 
 	if (!isdigit((unsigned char)name[0]))
-		return (false);
+		return (-1);
 	snprintf(path, sizeof path, "/proc/%.20s/cmdline", name);
 	if ((fd = open(path, O_RDONLY)) == -1)
-		return (false);
+		return (-1);
 	n = read(fd, cmd, size - 1);
 	close(fd);
 	if (n <= 0)
+		return (-1);
+	cmd[n] = '\0';
+	return (n);
+}
+
+/* The command line of process name (a /proc entry), NULs as spaces. */
+static bool
+proc_cmdline(const char *name, char *cmd, size_t size)
+{
+	ssize_t	n;
+
+	if ((n = proc_cmdline_raw(name, cmd, size)) == -1)
 		return (false);
 	for (ssize_t i = 0; i < n; i++)
 		if (cmd[i] == '\0')
 			cmd[i] = ' ';
-	cmd[n] = '\0';
 	return (true);
 }
 
+/* The last part of a path. */
+static const char *
+base_name(const char *path)
+{
+	const char	*slash = strrchr(path, '/');
+
+	return (slash != NULL ? slash + 1 : path);
+}
+
 /*
- * End, by PID, every process whose command line names our private
+ * Is this command line (NUL-separated words, n bytes) a tmux: a program
+ * named tmux, run directly or through the dynamic loader, as the wrappers
+ * of scripts/tmux-versions.sh run theirs ("ld-linux-x86-64.so.2
+ * --library-path DIRS .../tmux -S ...")?
+ */
+static bool
+tmux_cmdline(const char *cmd, size_t n)
+{
+	static const char	*with_value[] = { "--library-path", "--preload",
+				    "--audit", "--argv0", "--inhibit-rpath",
+				    "--glibc-hwcaps-prepend",
+				    "--glibc-hwcaps-mask" };
+	const char		*w = cmd, *end = cmd + n;
+	size_t			 i;
+
+	if (strcmp(base_name(w), "tmux") == 0)
+		return (true);
+	if (strncmp(base_name(w), "ld-linux", 8) != 0 &&
+	    strncmp(base_name(w), "ld.so", 5) != 0)
+		return (false);
+	for (w += strlen(w) + 1; w < end && strncmp(w, "--", 2) == 0;
+	    w += strlen(w) + 1) {
+		for (i = 0; i < sizeof with_value / sizeof *with_value; i++)
+			if (strcmp(w, with_value[i]) == 0)
+				break;
+		if (i < sizeof with_value / sizeof *with_value &&
+		    (w += strlen(w) + 1) >= end)
+			return (false);
+	}
+	return (w < end && strcmp(base_name(w), "tmux") == 0);
+}
+
+/*
+ * End, by PID, every tmux process whose command line names our private
  * directory (its tmux server and clients): one whose socket file is gone
  * no longer answers kill-server. The directory is unique to us.
  */
@@ -150,15 +206,17 @@ pmx_kill_by_dir(const char *dir)
 	DIR		*d;
 	struct dirent	*de;
 	char		 cmd[4096];
+	ssize_t		 n;
 
 	if (strncmp(dir, "/tmp/progmux-test-", 18) != 0 ||
 	    (d = opendir("/proc")) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		if (atoi(de->d_name) == getpid() ||
-		    !proc_cmdline(de->d_name, cmd, sizeof cmd))
+		    (n = proc_cmdline_raw(de->d_name, cmd, sizeof cmd)) == -1)
 			continue;
-		if (strncmp(cmd, "tmux ", 5) == 0 && strstr(cmd, dir) != NULL)
+		if (tmux_cmdline(cmd, (size_t)n) &&
+		    memmem(cmd, (size_t)n, dir, strlen(dir)) != NULL)
 			kill(atoi(de->d_name), SIGKILL);
 	}
 	closedir(d);
@@ -255,6 +313,14 @@ pmx_run_capture(char **argv, int *status)
 	return (b.data);
 }
 
+const char *
+pmx_tmux_bin(void)
+{
+	const char	*t = getenv("PROGMUX_TEST_TMUX");
+
+	return (t != NULL && *t != '\0' ? t : "tmux");
+}
+
 /* tmux -S sock with the words in ap; its stdout, or NULL if it failed. */
 static char *
 pmx_tmux_v(const char *sock, va_list ap)
@@ -262,7 +328,7 @@ pmx_tmux_v(const char *sock, va_list ap)
 	char	*argv[64], *out;
 	int	 n = 0, st = -1;
 
-	argv[n++] = (char *)"tmux";
+	argv[n++] = (char *)pmx_tmux_bin();
 	argv[n++] = (char *)"-S";
 	argv[n++] = (char *)sock;
 	while (n < 63 && (argv[n] = va_arg(ap, char *)) != NULL)
@@ -300,6 +366,40 @@ pmx_tmux_at(const char *sock, ...)
 	return (out);
 }
 
+/*
+ * With PROGMUX_TEST_TMUX_VERSION set (scripts/test-tmux.sh sets it), is
+ * what runs that version? what is the private server's #{version}, or
+ * progmux's start line ("... on tmux VERSION, ...") when NULL. Says why
+ * not on stderr.
+ */
+static bool
+pmx_version_is_wanted(struct pmx *c, const char *what)
+{
+	const char	*want = getenv("PROGMUX_TEST_TMUX_VERSION");
+	char		 needle[64];
+	int64_t		 t0 = now_ms();
+
+	if (want == NULL || *want == '\0')
+		return (true);
+	if (what != NULL) {
+		if (strcmp(what, want) == 0)
+			return (true);
+		fprintf(stderr, "the tmux server is %s, not %s\n", what, want);
+		return (false);
+	}
+	snprintf(needle, sizeof needle, " on tmux %.40s, ", want);
+	while (now_ms() - t0 < 5000) {
+		pmx_drain_err(c);
+		if (c->errlog.len > 0 && memmem(c->errlog.data, c->errlog.len,
+		    needle, strlen(needle)) != NULL)
+			return (true);
+		poll(NULL, 0, 10);
+	}
+	fprintf(stderr, "progmux did not say it runs on tmux %s: %.*s\n",
+	    want, (int)c->errlog.len, c->errlog.data ? c->errlog.data : "");
+	return (false);
+}
+
 static int
 pmx_mkdir(struct pmx *c)
 {
@@ -335,6 +435,16 @@ pmx_open(struct pmx *c, const char *const *env)
 	}
 	free(out);
 	c->own_tmux = true;
+	/* It is the version under test. */
+	out = pmx_tmux(c, "display-message", "-p", "#{version}", NULL);
+	if (out != NULL)
+		out[strcspn(out, "\n")] = '\0';
+	if (out == NULL || !pmx_version_is_wanted(c, out)) {
+		free(out);
+		pmx_close(c);
+		return (-1);
+	}
+	free(out);
 	if (pmx_spawn(c, env, true) == -1) {
 		pmx_close(c);
 		return (-1);
@@ -373,8 +483,13 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 	int		 in[2], out[2], err[2];
 	char		 sockenv[400];
 	struct json_doc	*d;
+	const char	*const *e;
+	bool		 own_bin = false;
 	int64_t		 id;
 
+	for (e = env; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, "PROGMUX_TMUX_BIN=", 17) == 0)
+			own_bin = true;
 	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1 ||
 	    pipe2(err, O_CLOEXEC) == -1)
 		return (-1);
@@ -393,6 +508,8 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 		unsetenv("LIBTMUX_SOCKET_PATH");
 		putenv(sockenv);
 		setenv("TMPDIR", c->dir, 1);
+		/* The tmux under test, unless the test names its own. */
+		setenv("PROGMUX_TMUX_BIN", pmx_tmux_bin(), 1);
 		for (; env != NULL && *env != NULL; env++)
 			putenv((char *)*env);
 		/* PROGMUX_BIN picks a build (make test SAN=1 sets it). */
@@ -420,6 +537,9 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 	json_doc_free(d);
 	pmx_send_raw(c, "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/initialized\"}", 54);
+	/* progmux runs the tmux under test, unless the test chose one. */
+	if (!own_bin && !pmx_version_is_wanted(c, NULL))
+		return (-1);
 	return (0);
 }
 

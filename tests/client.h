@@ -3,10 +3,11 @@
  *
  * Used by the integration tests and the benchmarks. Each harness gets its
  * own temporary directory with a private tmux server on a socket inside it
- * (tmux -S DIR/tmux.sock -f /dev/null), started and killed by the harness;
- * the default tmux server is never touched. Every tools/call result that
- * is not an error is validated against the tool's outputSchema from
- * schemas/, so each call in a test also checks the contract.
+ * (tmux -S DIR/tmux.sock -f /dev/null), started and killed by the harness
+ * with the tmux under test (pmx_tmux_bin); the default tmux server is
+ * never touched. Every tools/call result that is not an error is
+ * validated against the tool's outputSchema from schemas/, so each call
+ * in a test also checks the contract.
  */
 #ifndef PROGMUX_TEST_CLIENT_H
 #define PROGMUX_TEST_CLIENT_H
@@ -97,8 +98,13 @@ bool	pmx_has_line(const char *text, const char *line);
  * (allocated) and *status, its exit status or 128 if a signal ended it. */
 char	*pmx_run_capture(char **argv, int *status);
 
-/* Run tmux on the private socket with argv words; its stdout (allocated)
- * or NULL if it failed. */
+/* The tmux under test: $PROGMUX_TEST_TMUX, or tmux. The harness starts,
+ * inspects and ends its private server with it and passes it to progmux
+ * as PROGMUX_TMUX_BIN (a test's own env wins), so no client ever talks
+ * to a server of another version. */
+const char *pmx_tmux_bin(void);
+/* Run the tmux under test on the private socket with argv words; its
+ * stdout (allocated) or NULL if it failed. */
 char	*pmx_tmux(struct pmx *, ...) __attribute__((sentinel));
 
 /* Format a JSON string value (with quotes) for building arguments. */

@@ -10,7 +10,10 @@
 // summary for scripts/test.sh and "N passed, M failed"; exits non-zero on
 // any failure.
 //
-// Environment: PROGMUX_BIN (default build/progmux), E2E_TIMEOUT_MS (60000).
+// Environment: PROGMUX_BIN (default build/progmux), E2E_TIMEOUT_MS (60000),
+// PROGMUX_TEST_TMUX (the tmux under test, default tmux: it starts and ends
+// the private server and is progmux's PROGMUX_TMUX_BIN),
+// PROGMUX_TEST_TMUX_VERSION (if set, checked to be what both run).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +27,7 @@ import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
 const overall = Number(process.env.E2E_TIMEOUT_MS || 60000);
+const tmuxBin = process.env.PROGMUX_TEST_TMUX || 'tmux';
 
 let passed = 0;
 let failed = 0;
@@ -55,7 +59,7 @@ async function step(name, fn) {
 
 // Run tmux on our private socket only.
 function tmux(sock, ...args) {
-  return execFileSync('tmux', ['-S', sock, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+  return execFileSync(tmuxBin, ['-S', sock, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -85,6 +89,7 @@ async function main() {
     if (v !== undefined) env[k] = v;
   }
   env.PROGMUX_SOCKET_PATH = sock;
+  env.PROGMUX_TMUX_BIN = tmuxBin;
   env.TMPDIR = dir;
   const transport = new StdioClientTransport({ command: bin, args: [], env, stderr: 'pipe' });
   if (transport.stderr) transport.stderr.on('data', (d) => { stderr += d.toString(); });
@@ -99,6 +104,20 @@ async function main() {
     return;
   }
 
+  // scripts/test-tmux.sh names the version under test: the private server
+  // and progmux (its start line on stderr) run that one.
+  const wantTmux = process.env.PROGMUX_TEST_TMUX_VERSION;
+  if (wantTmux) {
+    await step(`tmux ${wantTmux} is the one under test`, async () => {
+      const v = tmux(sock, 'display-message', '-p', '#{version}').trim();
+      if (v !== wantTmux) return `the private server is ${v}`;
+      const t0 = Date.now();
+      while (!stderr.includes(` on tmux ${wantTmux}, `) && Date.now() - t0 < 5000) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      if (!stderr.includes(` on tmux ${wantTmux}, `)) return `progmux's start line: ${stderr.split('\n')[0]}`;
+    });
+  }
   await step('serverInfo names progmux with a version', async () => {
     const v = client.getServerVersion();
     if (!v || v.name !== 'progmux' || typeof v.version !== 'string' || !v.version) return JSON.stringify(v);

@@ -427,7 +427,7 @@ test_settings(void **state)
 	struct pmx	 c, c2;
 	struct json_doc	*d;
 	char		*id, *pane, *text, *line, *out, lib[300];
-	char		*kill[] = { (char *)"tmux", (char *)"-S", lib,
+	char		*kill[] = { (char *)pmx_tmux_bin(), (char *)"-S", lib,
 			    (char *)"kill-server", NULL };
 	int		 st;
 
@@ -471,9 +471,9 @@ test_settings(void **state)
 	assert_int_equal(pmx_open(&c2, env2), 0);
 	id = pmx_start_program(&c2, "{\"argv\":[\"sleep\",\"30\"]}", &pane);
 	assert_non_null(id);
-	out = pmx_run_capture((char *[]){ (char *)"tmux", (char *)"-S", lib,
-	    (char *)"list-panes", (char *)"-a", (char *)"-F",
-	    (char *)"#{pane_id}", NULL }, &st);
+	out = pmx_run_capture((char *[]){ (char *)pmx_tmux_bin(),
+	    (char *)"-S", lib, (char *)"list-panes", (char *)"-a",
+	    (char *)"-F", (char *)"#{pane_id}", NULL }, &st);
 	assert_int_equal(st, 0);
 	assert_true(pmx_has_line(out, pane));
 	free(out);
