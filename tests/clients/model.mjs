@@ -73,7 +73,8 @@ function fit(schema) {
   }
   case 'array': return [];
   case 'boolean': return false;
-  case 'number': case 'integer': return 0;
+  case 'number': case 'integer':
+    return schema.minimum !== undefined ? schema.minimum : 1;
   default: return 'ok';
   }
 }
@@ -207,18 +208,20 @@ function gemini(body, stream, res, rec) {
 
 // ---- OpenAI Responses API --------------------------------------------------
 
-// The function tools a Responses request offers, namespaces flattened.
-function responsesTools(tools, out = []) {
+// The function tools a Responses request offers: name -> namespace (Codex
+// puts an MCP server's tools in a namespace tool named mcp__SERVER).
+function responsesTools(tools, ns = null, out = new Map()) {
   for (const t of tools || []) {
-    if (t.name) out.push(t.name);
-    if (Array.isArray(t.tools)) responsesTools(t.tools, out);
+    if (t.type === 'namespace') responsesTools(t.tools, t.name, out);
+    else if (t.name) out.set(t.name, ns);
   }
   return out;
 }
 
 // Answer POST /v1/responses.
 function responses(body, res, rec) {
-  const names = responsesTools(body.tools);
+  const spaces = responsesTools(body.tools);
+  const names = [...spaces.keys()];
   const calls = new Map();
   const results = [];
   for (const it of Array.isArray(body.input) ? body.input : []) {
@@ -232,14 +235,16 @@ function responses(body, res, rec) {
   if (toolName(names, 'run_program')) {
     rec.step = results.length;
     const act = scripted(results, results.length ? results[results.length - 1].output : null, false);
-    if (act.tool)
+    if (act.tool) {
+      const name = toolName(names, act.tool);
       item = { type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`,
-        name: toolName(names, act.tool), arguments: JSON.stringify(act.args),
-        status: 'completed' };
-    else
+        name, arguments: JSON.stringify(act.args), status: 'completed' };
+      if (spaces.get(name)) item.namespace = spaces.get(name);
+    } else {
       item = { type: 'message', id: `msg_${seq}`, role: 'assistant',
         status: 'completed', content: [{ type: 'output_text', text: act.text,
           annotations: [] }] };
+    }
   } else {
     item = { type: 'message', id: `msg_${seq}`, role: 'assistant',
       status: 'completed', content: [{ type: 'output_text', text: 'ok',
