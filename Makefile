@@ -2,6 +2,7 @@
 #
 #   make            build build/progmux and build/progmux-reaper
 #   make test       install what is missing, build, run every test
+#   make test-clients  progmux through the pinned real agent clients (npm)
 #   make run        install what is missing, build, start the server on stdio
 #   make SAN=1 ...  the same with AddressSanitizer and UndefinedBehaviorSanitizer
 #
@@ -134,6 +135,12 @@ test:
 	$(MAKE) all unit
 	sh scripts/test.sh $(B)
 
+# progmux through the real agent clients (Claude Code, Gemini CLI, Codex,
+# the MCP Inspector) pinned in tests/clients/package.json, installed into
+# build/clients and kept there; a scripted model on 127.0.0.1 drives them.
+test-clients: all
+	sh scripts/test-clients.sh $(B)
+
 # The integration suites with progmux under valgrind (slow; not in CI).
 test-valgrind: all unit
 	for t in $(ITEST_BIN); do \
@@ -148,7 +155,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: all unit test test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: all unit test test-clients test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper
