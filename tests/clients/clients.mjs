@@ -481,30 +481,44 @@ async function inspector() {
 
 // ---- clean-up ------------------------------------------------------------------
 
-// Processes running our progmux or progmux-reaper.
-function ours() {
+// Processes left from this run: our progmux or progmux-reaper, or
+// anything whose command line or environment names the run directory
+// (the clients' private tmux servers and their control clients have
+// TMPDIR and their socket in it).
+function leftovers(spare) {
   const pids = [];
   for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
+    if (!/^\d+$/.test(d) || Number(d) === process.pid || Number(d) === spare)
+      continue;
     let exe = '';
-    try { exe = readlinkSync(`/proc/${d}/exe`); } catch (e) { continue; }
-    if (exe === bin || exe === reaper) pids.push(Number(d));
+    let cmd = '';
+    let env = '';
+    try {
+      exe = readlinkSync(`/proc/${d}/exe`);
+      cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      env = readFileSync(`/proc/${d}/environ`, 'utf8');
+    } catch (e) {
+      continue;
+    }
+    if (exe === bin || exe === reaper || cmd.includes(run) || env.includes(run))
+      pids.push(`${d} ${cmd.replace(/\0/g, ' ').trim().slice(0, 120)}`);
   }
   return pids;
 }
 
-// Wait (bounded) until progmux and its reapers are gone.
-async function nothingLeft() {
+// Wait (bounded) until nothing the clients started is left (the model
+// server, PID spare, aside); end what is left, by PID, and fail.
+async function nothingLeft(who, spare) {
   const deadline = Date.now() + 15000;
-  let left = ours();
+  let left = leftovers(spare);
   while (left.length && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 100));
-    left = ours();
+    left = leftovers(spare);
   }
-  check('every progmux the clients started has exited', left.length === 0,
-    `still running: ${left.join(' ')}`);
-  for (const pid of left)
-    try { process.kill(pid, 'SIGKILL'); } catch (e) { /* gone */ }
+  check(`${who}: nothing it started is left (progmux, reapers, tmux)`,
+    left.length === 0, `still running: ${left.join('; ')}`);
+  for (const l of left)
+    try { process.kill(Number(l.split(' ')[0]), 'SIGKILL'); } catch (e) { /* gone */ }
 }
 
 // ---- main ----------------------------------------------------------------------
@@ -523,6 +537,7 @@ try {
     } catch (e) {
       check(`${name}: ran to the end`, false, e && e.stack || e);
     }
+    await nothingLeft(name, model.proc.pid);
   }
 } catch (e) {
   check('set-up', false, e && e.stack || e);
@@ -531,7 +546,7 @@ for (const p of children)
   try { process.kill(p.pid, 'SIGTERM'); } catch (e) { /* gone */ }
 if (model)
   await new Promise((r) => (model.proc.exitCode !== null ? r() : model.proc.on('close', r)));
-await nothingLeft();
+await nothingLeft('all');
 rmSync(run, { recursive: true, force: true });
 check('the run directory is removed', !existsSync(run));
 console.log(`${passed} passed, ${failed} failed`);
