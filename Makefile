@@ -4,6 +4,7 @@
 #   make test       install what is missing, build, run every test
 #   make test-long  the longer loops: the front killed at 100 random moments per mode
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
+#   make test-clients  progmux through the pinned real agent clients (npm)
 #   make run        install what is missing, build, start the server on stdio
 #   make SAN=1 ...  the same with AddressSanitizer and UndefinedBehaviorSanitizer
 #
@@ -142,6 +143,7 @@ DEATH_TRIALS ?= 100
 test-long: all unit
 	PMX_DEATH_TRIALS=$(DEATH_TRIALS) TESTS=test_death SKIP_E2E=1 \
 	    SKIP_NEWCOMER=1 sh scripts/test.sh $(B)
+
 # The integration suites and the end-to-end test on each tmux version:
 # 3.3a (the system's), 3.5a and 3.8 (private roots under $(B)/tmux, set
 # up by scripts/tmux-versions.sh; nothing is installed system-wide).
@@ -155,6 +157,12 @@ test-tmux:
 ifneq ($(TEST_TMUX),)
 export PROGMUX_TEST_TMUX := $(TEST_TMUX)
 endif
+
+# progmux through the real agent clients (Claude Code, Gemini CLI, Codex,
+# the MCP Inspector) pinned in tests/clients/package.json, installed into
+# build/clients and kept there; a scripted model on 127.0.0.1 drives them.
+test-clients: all
+	sh scripts/test-clients.sh $(B)
 
 # The integration suites with progmux under valgrind (slow; not in CI).
 test-valgrind: all unit
@@ -170,8 +178,7 @@ run:
 clean:
 	rm -rf build
 
-
-.PHONY: all unit test test-long test-tmux test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: all unit test test-long test-tmux test-clients test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper

@@ -1,0 +1,66 @@
+#!/bin/sh
+# test-clients.sh [BUILDDIR] — progmux through the real agent clients.
+#
+# Installs the clients pinned in tests/clients/package.json (Claude Code,
+# Gemini CLI, Codex, the MCP Inspector) into build/clients/node_modules
+# when they are missing or not the pinned versions, with an npm cache
+# outside the tree (PROGMUX_NPM_CACHE, default /tmp/progmux-npm-cache). A
+# failed install is tried again twice, then the run fails: it never passes
+# by skipping. Then runs tests/clients/clients.mjs against BUILDDIR/progmux
+# (see that file for what is checked).
+set -eu
+B=${1:-build}
+cd "$(dirname "$0")/.."
+DIR=build/clients
+CACHE=${PROGMUX_NPM_CACHE:-/tmp/progmux-npm-cache}
+
+for tool in node npm tmux; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "test-clients.sh: $tool not found on PATH" >&2
+		exit 1
+	fi
+done
+if [ ! -x "$B/progmux" ] || [ ! -x "$B/progmux-reaper" ]; then
+	echo "test-clients.sh: $B/progmux is missing: run make all first" >&2
+	exit 1
+fi
+
+# Prints the packages that are not installed at their pinned version.
+stale() {
+	node -e '
+const fs = require("fs");
+const want = JSON.parse(fs.readFileSync(process.argv[1], "utf8")).dependencies;
+for (const [name, v] of Object.entries(want)) {
+	let have = "";
+	try {
+		have = JSON.parse(fs.readFileSync(process.argv[2] + "/node_modules/" + name + "/package.json", "utf8")).version;
+	} catch (e) { /* not installed */ }
+	if (have !== v) console.log(name + "@" + v + " (installed: " + (have || "none") + ")");
+}' tests/clients/package.json "$DIR"
+}
+
+mkdir -p "$DIR"
+if [ -n "$(stale)" ] || ! cmp -s tests/clients/package.json "$DIR/package.json"; then
+	stale | sed 's/^/# installing /' >&2
+	cp tests/clients/package.json "$DIR/package.json"
+	mkdir -p "$CACHE"
+	try=1
+	until (cd "$DIR" && npm install --no-audit --no-fund --no-save \
+	    --loglevel=error --cache "$CACHE" >&2); do
+		if [ "$try" -ge 3 ]; then
+			echo "test-clients.sh: npm install failed $try times" >&2
+			echo "0 passed, 1 failed"
+			exit 1
+		fi
+		try=$((try + 1))
+		echo "# npm install failed; try $try of 3 in 10 s" >&2
+		sleep 10
+	done
+	if [ -n "$(stale)" ]; then
+		stale | sed 's/^/test-clients.sh: not installed: /' >&2
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+fi
+PROGMUX_BIN="$(pwd)/$B/progmux" CLIENTS_DIR="$(pwd)/$DIR" \
+    exec node tests/clients/clients.mjs

@@ -1,0 +1,553 @@
+// clients.mjs — progmux through the real agent clients, set up as their
+// users set them up.
+//
+// For each of Claude Code, Gemini CLI and Codex: a throwaway HOME and
+// working directory, progmux added with the client's own command (robust
+// mode: a private tmux server that dies with progmux, never the machine's
+// default one), the client's own health check, then one headless agent
+// turn against the scripted model (model.mjs) on 127.0.0.1. The model asks
+// for run_program ["echo","hi"], start_program, read_program (Gemini: with
+// its wait_for_previous field) and then ends with "finished". Each turn is
+// checked twice: in the client's own JSON output, and in the tool results
+// the client sent back to the model (model.mjs logs every request). The
+// MCP Inspector CLI's tools/list is checked too.
+//
+// No key and no network beyond 127.0.0.1: dummy keys, update checks,
+// telemetry and analytics off. Every process started here is ended by its
+// PID (each client runs in its own process group); the temporary
+// directory is removed. Prints one line per check and "N passed, M
+// failed"; exits 1 on any failure.
+//
+// Environment: PROGMUX_BIN (absolute path of progmux), CLIENTS_DIR (where
+// `npm install` put the clients: build/clients), CLIENT_TIMEOUT_MS (each
+// client command, default 120000).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync,
+  readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const bin = path.resolve(process.env.PROGMUX_BIN || path.join(root, 'build/progmux'));
+const reaper = path.join(path.dirname(bin), 'progmux-reaper');
+const clientsDir = path.resolve(process.env.CLIENTS_DIR || path.join(root, 'build/clients'));
+const binDir = path.join(clientsDir, 'node_modules', '.bin');
+const limit = Number(process.env.CLIENT_TIMEOUT_MS || 120000);
+const PROMPT = 'Run echo hi with progmux, then start a program and read it.';
+const TOOLS = ['run_program', 'start_program', 'read_program', 'stop_program',
+  'send_keys', 'capture_pane', 'list_programs'];
+
+let passed = 0;
+let failed = 0;
+const run = mkdtempSync(path.join(tmpdir(), 'progmux-clients-'));
+const children = new Set();
+
+// Record one check as one line.
+function check(name, ok, why) {
+  if (ok) {
+    passed++;
+    console.log(`ok - ${name}`);
+  } else {
+    failed++;
+    console.log(`FAIL - ${name}${why ? ': ' + String(why).replace(/\s+/g, ' ').slice(0, 600) : ''}`);
+  }
+  return ok;
+}
+
+// Print a line that is not a check (what a client said).
+function note(s) {
+  console.log(`# ${s}`);
+}
+
+// The environment every client gets: the machine's, less anything that
+// could reach a real account or a real tmux server, plus this client's
+// HOME, a TMPDIR inside the run directory and the switches that keep it
+// off the network.
+function clientEnv(home, extra) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^(ANTHROPIC_|CLAUDE|OPENAI_|CODEX_|GEMINI_|GOOGLE_|TMUX|PROGMUX_|LIBTMUX_)/.test(k))
+      env[k] = v;
+  Object.assign(env, {
+    HOME: home,
+    TMPDIR: path.join(run, 'tmp'),
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    NO_COLOR: '1',
+    CI: '1',
+  }, extra);
+  delete env.XDG_RUNTIME_DIR;
+  return env;
+}
+
+// Run argv with env in cwd, in its own process group; resolve {code,
+// stdout, stderr}. Past `limit` the group is sent SIGKILL by its PID.
+function sh(argv, { env, cwd, input }) {
+  return new Promise((resolve) => {
+    const p = spawn(argv[0], argv.slice(1), { env, cwd, detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'] });
+    children.add(p);
+    let out = '';
+    let err = '';
+    let timedOut = false;
+    p.stdout.on('data', (d) => { out += d; });
+    p.stderr.on('data', (d) => { err += d; });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-p.pid, 'SIGKILL'); } catch (e) { /* gone */ }
+    }, limit);
+    p.on('error', (e) => { err += String(e); });
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      children.delete(p);
+      resolve({ code: timedOut ? 'timeout' : code, stdout: out, stderr: err });
+    });
+    p.stdin.end(input || '');
+  });
+}
+
+// Parse newline-delimited JSON, skipping lines that are not JSON.
+function jsonLines(s) {
+  const out = [];
+  for (const l of s.split('\n')) {
+    if (!l.trim().startsWith('{')) continue;
+    try { out.push(JSON.parse(l)); } catch (e) { /* not JSON */ }
+  }
+  return out;
+}
+
+// The model server's log: one record per request.
+function modelLog() {
+  const f = path.join(run, 'model.log');
+  return existsSync(f) ? jsonLines(readFileSync(f, 'utf8')) : [];
+}
+
+// The last scripted request of one API, or null.
+function lastScripted(api) {
+  const recs = modelLog().filter((r) => r.api === api && typeof r.step === 'number');
+  return recs.length ? recs[recs.length - 1] : null;
+}
+
+// A tool result as progmux's structured JSON, or null.
+function asJson(s) {
+  if (typeof s !== 'string') return null;
+  const i = s.indexOf('{');
+  if (i < 0) return null;
+  try { return JSON.parse(s.slice(i)); } catch (e) { return null; }
+}
+
+// Checks on run_program's and read_program's structured results (Claude
+// Code and Codex give the model the structuredContent JSON).
+function checkStructured(who, run_, start, read) {
+  const r = asJson(run_);
+  check(`${who}: run_program echo hi returned text "hi" and exitStatus 0`,
+    r && r.text === 'hi\n' && r.exitStatus === 0 && r.outcome === 'completed', run_);
+  const s = asJson(start);
+  check(`${who}: start_program returned a programId`,
+    s && typeof s.programId === 'string' && /^%\d+$/.test(s.paneId || ''), start);
+  const d = asJson(read);
+  check(`${who}: read_program returned the program's first line "started"`,
+    d && /^started\n/.test(d.text || '') && typeof d.cursor === 'number', read);
+}
+
+// Start the scripted model and wait (bounded) for its port.
+async function startModel() {
+  const portFile = path.join(run, 'port');
+  const p = spawn(process.execPath, [path.join(here, 'model.mjs'),
+    path.join(run, 'model.log'), portFile], { stdio: ['ignore', 'inherit', 'inherit'] });
+  children.add(p);
+  p.on('close', () => children.delete(p));
+  const deadline = Date.now() + 20000;
+  while (Date.now() < deadline) {
+    if (existsSync(portFile) && readFileSync(portFile, 'utf8')) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const port = existsSync(portFile) ? readFileSync(portFile, 'utf8') : '';
+  if (!check('scripted model listens on 127.0.0.1', /^\d+$/.test(port)))
+    throw new Error('no model server');
+  return { proc: p, url: `http://127.0.0.1:${port}` };
+}
+
+// A fresh HOME and working directory for one client.
+function place(name) {
+  const home = path.join(run, name, 'home');
+  const work = path.join(run, name, 'work');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(work, { recursive: true });
+  return { home, work };
+}
+
+// The client's line about progmux in its own list output.
+function healthLine(s) {
+  return (s.split('\n').find((l) => l.includes('progmux')) || '').trim();
+}
+
+// ---- Claude Code -------------------------------------------------------------
+
+// Claude Code: `claude mcp add`, `claude mcp list`, one `claude -p` turn.
+async function claude(model) {
+  const { home, work } = place('claude');
+  const env = clientEnv(home, {
+    ANTHROPIC_API_KEY: 'dummy-key',
+    ANTHROPIC_BASE_URL: model.url,
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL: '1',
+  });
+  const c = path.join(binDir, 'claude');
+  const add = await sh([c, 'mcp', 'add', 'progmux', '-e', 'PROGMUX_ROBUST=1',
+    '--', bin], { env, cwd: work });
+  check('claude: claude mcp add progmux', add.code === 0, add.stderr + add.stdout);
+  const list = await sh([c, 'mcp', 'list'], { env, cwd: work });
+  note(`claude mcp list: ${healthLine(list.stdout)}`);
+  check('claude: claude mcp list says progmux is connected',
+    list.code === 0 && /^progmux: .*Connected/m.test(list.stdout), list.stdout + list.stderr);
+
+  const before = modelLog().length;
+  const turn = await sh([c, '-p', PROMPT, '--output-format', 'stream-json',
+    '--verbose', '--allowedTools', 'mcp__progmux'], { env, cwd: work });
+  const ev = jsonLines(turn.stdout);
+  const init = ev.find((e) => e.type === 'system' && e.subtype === 'init');
+  check('claude: the session offers progmux\'s tools',
+    init && TOOLS.every((t) => init.tools.includes(`mcp__progmux__${t}`)),
+    init ? init.tools.join(',') : turn.stderr);
+  // Its own stream: each tool_use and the tool_result that answered it.
+  const names = new Map();
+  const results = {};
+  for (const e of ev) {
+    const content = e.message && Array.isArray(e.message.content) ? e.message.content : [];
+    for (const b of content) {
+      if (b.type === 'tool_use') names.set(b.id, b.name);
+      if (b.type === 'tool_result') {
+        const t = (names.get(b.tool_use_id) || '').replace('mcp__progmux__', '');
+        results[t] = typeof b.content === 'string' ? b.content : JSON.stringify(b.content);
+      }
+    }
+  }
+  checkStructured('claude (stream-json)', results.run_program,
+    results.start_program, results.read_program);
+  const end = ev.find((e) => e.type === 'result');
+  check('claude: the turn ends with the model\'s "finished"',
+    turn.code === 0 && end && end.subtype === 'success' && end.result === 'finished',
+    end ? JSON.stringify(end).slice(0, 300) : turn.stderr);
+  // What it sent back to the model.
+  const last = lastScripted('anthropic');
+  const used = new Map();
+  const sent = {};
+  if (last && modelLog().length > before)
+    for (const m of last.body.messages || [])
+      for (const b of Array.isArray(m.content) ? m.content : []) {
+        if (b.type === 'tool_use') used.set(b.id, b.name);
+        if (b.type === 'tool_result')
+          sent[(used.get(b.tool_use_id) || '').replace('mcp__progmux__', '')] =
+            typeof b.content === 'string' ? b.content :
+              (b.content || []).map((x) => x.text || '').join('');
+      }
+  check('claude: the model was sent three progmux tool results', last && last.step === 3,
+    last ? `step ${last.step}` : 'no scripted request');
+  checkStructured('claude (sent to the model)', sent.run_program,
+    sent.start_program, sent.read_program);
+}
+
+// ---- Gemini CLI --------------------------------------------------------------
+
+// Gemini CLI: `gemini mcp add --trust`, the folder trusted as its dialog
+// does, `gemini mcp list`, one `gemini -p` turn.
+async function gemini(model) {
+  const { home, work } = place('gemini');
+  const env = clientEnv(home, {
+    GEMINI_API_KEY: 'dummy-key',
+    GOOGLE_GEMINI_BASE_URL: model.url,
+  });
+  const g = path.join(binDir, 'gemini');
+  const add = await sh([g, 'mcp', 'add', '--scope', 'user', '--trust', '-e',
+    'PROGMUX_ROBUST=1', 'progmux', bin], { env, cwd: work });
+  check('gemini: gemini mcp add --trust progmux', add.code === 0, add.stderr + add.stdout);
+  // What the trust dialog writes for "Trust folder", and no telemetry,
+  // usage statistics or update checks.
+  const dir = path.join(home, '.gemini');
+  writeFileSync(path.join(dir, 'trustedFolders.json'),
+    JSON.stringify({ [work]: 'TRUST_FOLDER' }, null, 2));
+  const settingsFile = path.join(dir, 'settings.json');
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  Object.assign(settings, {
+    telemetry: { enabled: false },
+    privacy: { usageStatisticsEnabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+    security: { auth: { selectedType: 'gemini-api-key' } },
+  });
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+
+  // It prints its list on standard error.
+  const list = await sh([g, 'mcp', 'list'], { env, cwd: work });
+  const said = list.stdout + list.stderr;
+  note(`gemini mcp list: ${healthLine(said)}`);
+  check('gemini: gemini mcp list says progmux is connected',
+    list.code === 0 && /^\S+ progmux: .*- Connected$/m.test(said), said);
+
+  const turn = await sh([g, '-p', PROMPT, '--output-format', 'stream-json'],
+    { env, cwd: work });
+  const ev = jsonLines(turn.stdout);
+  const names = new Map();
+  const results = {};
+  const calls = {};
+  for (const e of ev) {
+    if (e.type === 'tool_use') {
+      const t = TOOLS.find((x) => e.tool_name.endsWith(x)) || e.tool_name;
+      names.set(e.tool_id, t);
+      calls[t] = e.parameters;
+    }
+    if (e.type === 'tool_result') results[names.get(e.tool_id)] = e;
+  }
+  const out = (t) => results[t] ? results[t].output : undefined;
+  check('gemini (stream-json): run_program echo hi returned "hi" and exit status 0',
+    results.run_program && results.run_program.status === 'success' &&
+    /^hi\n\[p\d+: completed, exit status 0\b/.test(out('run_program')),
+    JSON.stringify(results.run_program));
+  check('gemini (stream-json): start_program returned a programId',
+    results.start_program && results.start_program.status === 'success' &&
+    /programId p\d+/.test(out('start_program')), JSON.stringify(results.start_program));
+  check('gemini (stream-json): read_program carried wait_for_previous',
+    calls.read_program && calls.read_program.wait_for_previous === true,
+    JSON.stringify(calls.read_program));
+  check('gemini (stream-json): read_program with wait_for_previous ran and returned "started"',
+    results.read_program && results.read_program.status === 'success' &&
+    /^started\n/.test(out('read_program')), JSON.stringify(results.read_program));
+  const end = ev.find((e) => e.type === 'result');
+  const text = ev.filter((e) => e.type === 'message' && e.role === 'assistant')
+    .map((e) => e.content).join('');
+  check('gemini: the turn ends with the model\'s "finished"',
+    turn.code === 0 && end && end.status === 'success' && text === 'finished',
+    `${turn.code} ${text} ${turn.stderr.slice(-300)}`);
+
+  const last = lastScripted('gemini');
+  const sent = {};
+  if (last)
+    for (const c of last.body.contents || [])
+      for (const p of c.parts || [])
+        if (p.functionResponse) {
+          const t = TOOLS.find((x) => p.functionResponse.name.endsWith(x));
+          sent[t] = p.functionResponse.response;
+        }
+  check('gemini: the model was sent three progmux tool results', last && last.step === 3,
+    last ? `step ${last.step}` : 'no scripted request');
+  const txt = (t) => sent[t] && typeof sent[t].output === 'string' ? sent[t].output : '';
+  check('gemini (sent to the model): run_program result has "hi" and exit status 0',
+    /\bhi\n\[p\d+: completed, exit status 0\b/.test(txt('run_program')),
+    JSON.stringify(sent.run_program));
+  check('gemini (sent to the model): read_program with wait_for_previous returned "started"',
+    sent.read_program && !sent.read_program.error && /\bstarted\n/.test(txt('read_program')),
+    JSON.stringify(sent.read_program));
+}
+
+// ---- Codex -------------------------------------------------------------------
+
+// Codex: `codex mcp add`, approval for progmux's tools in config.toml, the
+// app-server's server status, one `codex exec --json` turn.
+async function codex(model) {
+  const { home, work } = place('codex');
+  const env = clientEnv(home, { SCRIPTED_API_KEY: 'dummy-key' });
+  const x = path.join(binDir, 'codex');
+  const add = await sh([x, 'mcp', 'add', 'progmux', '--env', 'PROGMUX_ROBUST=1',
+    '--', bin], { env, cwd: work });
+  check('codex: codex mcp add progmux', add.code === 0, add.stderr + add.stdout);
+  const cfgFile = path.join(home, '.codex', 'config.toml');
+  let cfg = existsSync(cfgFile) ? readFileSync(cfgFile, 'utf8') : '';
+  // The documented per-server approval default; then the scripted model
+  // as the provider, and no analytics or update check.
+  cfg = cfg.replace(/^\[mcp_servers\.progmux\]\n/m,
+    '$&default_tools_approval_mode = "approve"\n');
+  cfg = `model = "scripted"
+model_provider = "scripted"
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[model_providers.scripted]
+name = "scripted"
+base_url = "${model.url}/v1"
+env_key = "SCRIPTED_API_KEY"
+wire_api = "responses"
+
+` + cfg;
+  writeFileSync(cfgFile, cfg);
+  check('codex: config.toml has default_tools_approval_mode under [mcp_servers.progmux]',
+    cfg.includes('[mcp_servers.progmux]\ndefault_tools_approval_mode = "approve"\n'), cfg);
+
+  const list = await sh([x, 'mcp', 'list'], { env, cwd: work });
+  note(`codex mcp list: ${healthLine(list.stdout)}`);
+  check('codex: codex mcp list shows progmux enabled',
+    list.code === 0 && /^progmux\s+\S*progmux\s.*\benabled\b/m.test(list.stdout), list.stdout + list.stderr);
+  // The app-server's status of every MCP server: it starts progmux and
+  // lists its tools.
+  const rpc = [
+    { method: 'initialize', id: 0, params: { clientInfo: { name: 'progmux-test',
+      title: 'progmux test', version: '0.0.0' } } },
+    { method: 'initialized' },
+    { method: 'mcpServerStatus/list', id: 1, params: {} },
+  ];
+  const status = await appServer(x, env, work, rpc);
+  const srv = status && status.result && (status.result.data || []).find((s) => s.name === 'progmux');
+  const tools = srv && srv.tools ? Object.keys(srv.tools) : [];
+  note(`codex app-server mcpServerStatus/list: progmux ${srv ? srv.serverInfo && srv.serverInfo.version : 'absent'}, tools ${tools.join(',')}`);
+  check('codex: app-server mcpServerStatus/list shows progmux with its 7 tools',
+    srv && TOOLS.every((t) => tools.includes(t)), JSON.stringify(status).slice(0, 400));
+
+  const turn = await sh([x, 'exec', '--json', '--skip-git-repo-check', PROMPT],
+    { env, cwd: work });
+  const ev = jsonLines(turn.stdout);
+  const done = {};
+  for (const e of ev)
+    if (e.type === 'item.completed' && e.item && e.item.type === 'mcp_tool_call' &&
+        e.item.server === 'progmux')
+      done[e.item.tool] = e.item;
+  const sc = (t) => done[t] && done[t].result ?
+    JSON.stringify(done[t].result.structured_content) : JSON.stringify(done[t] || null);
+  checkStructured('codex (exec --json)', sc('run_program'), sc('start_program'),
+    sc('read_program'));
+  const said = ev.filter((e) => e.type === 'item.completed' && e.item &&
+    e.item.type === 'agent_message').map((e) => e.item.text).join('');
+  check('codex: the turn ends with the model\'s "finished"',
+    turn.code === 0 && said === 'finished' && ev.some((e) => e.type === 'turn.completed'),
+    `${turn.code} ${said} ${turn.stderr.slice(-300)}`);
+
+  const last = lastScripted('responses');
+  const calls = new Map();
+  const sent = {};
+  if (last)
+    for (const it of last.body.input || []) {
+      if (it.type === 'function_call') calls.set(it.call_id, it.name);
+      if (it.type === 'function_call_output')
+        sent[calls.get(it.call_id)] = typeof it.output === 'string' ? it.output :
+          JSON.stringify(it.output);
+    }
+  check('codex: the model was sent three progmux tool results', last && last.step === 3,
+    last ? `step ${last.step}` : 'no scripted request');
+  checkStructured('codex (sent to the model)', sent.run_program, sent.start_program,
+    sent.read_program);
+}
+
+// Talk to `codex app-server` over stdio: send each message, resolve the
+// answer to the last request (id 1), then close its stdin.
+function appServer(x, env, cwd, msgs) {
+  return new Promise((resolve) => {
+    const p = spawn(x, ['app-server'], { env, cwd, detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'] });
+    children.add(p);
+    let buf = '';
+    let answer = null;
+    const timer = setTimeout(() => {
+      try { process.kill(-p.pid, 'SIGKILL'); } catch (e) { /* gone */ }
+    }, limit);
+    p.stdout.on('data', (d) => {
+      buf += d;
+      for (const m of jsonLines(buf))
+        if (m.id === 1 && !answer) {
+          answer = m;
+          p.stdin.end();
+        }
+    });
+    p.stderr.resume();
+    p.on('close', () => {
+      clearTimeout(timer);
+      children.delete(p);
+      resolve(answer);
+    });
+    for (const m of msgs) p.stdin.write(JSON.stringify(m) + '\n');
+  });
+}
+
+// ---- MCP Inspector -----------------------------------------------------------
+
+// The Inspector CLI's tools/list.
+async function inspector() {
+  const { home, work } = place('inspector');
+  const env = clientEnv(home, {});
+  const r = await sh([path.join(binDir, 'mcp-inspector'), '--cli', '-e',
+    'PROGMUX_ROBUST=1', bin, '--method', 'tools/list'], { env, cwd: work });
+  const j = asJson(r.stdout);
+  const names = j && Array.isArray(j.tools) ? j.tools.map((t) => t.name) : [];
+  note(`mcp-inspector --cli tools/list: ${names.join(',')}`);
+  check('inspector: mcp-inspector --cli tools/list lists progmux\'s 7 tools',
+    r.code === 0 && TOOLS.every((t) => names.includes(t)), r.stdout.slice(0, 300) + r.stderr);
+}
+
+// ---- clean-up ------------------------------------------------------------------
+
+// Processes left from this run: our progmux or progmux-reaper, or
+// anything whose command line or environment names the run directory
+// (the clients' private tmux servers and their control clients have
+// TMPDIR and their socket in it).
+function leftovers(spare) {
+  const pids = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid || Number(d) === spare)
+      continue;
+    let exe = '';
+    let cmd = '';
+    let env = '';
+    try {
+      exe = readlinkSync(`/proc/${d}/exe`);
+      cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      env = readFileSync(`/proc/${d}/environ`, 'utf8');
+    } catch (e) {
+      continue;
+    }
+    if (exe === bin || exe === reaper || cmd.includes(run) || env.includes(run))
+      pids.push(`${d} ${cmd.replace(/\0/g, ' ').trim().slice(0, 120)}`);
+  }
+  return pids;
+}
+
+// Wait (bounded) until nothing the clients started is left (the model
+// server, PID spare, aside); end what is left, by PID, and fail.
+async function nothingLeft(who, spare) {
+  const deadline = Date.now() + 15000;
+  let left = leftovers(spare);
+  while (left.length && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = leftovers(spare);
+  }
+  check(`${who}: nothing it started is left (progmux, reapers, tmux)`,
+    left.length === 0, `still running: ${left.join('; ')}`);
+  for (const l of left)
+    try { process.kill(Number(l.split(' ')[0]), 'SIGKILL'); } catch (e) { /* gone */ }
+}
+
+// ---- main ----------------------------------------------------------------------
+
+mkdirSync(path.join(run, 'tmp'));
+let model = null;
+try {
+  for (const b of [bin, path.join(binDir, 'claude'), path.join(binDir, 'gemini'),
+    path.join(binDir, 'codex'), path.join(binDir, 'mcp-inspector')])
+    if (!existsSync(b)) throw new Error(`${b} is missing`);
+  model = await startModel();
+  for (const [name, fn] of [['claude', claude], ['gemini', gemini],
+    ['codex', codex], ['inspector', inspector]]) {
+    try {
+      await fn(model);
+    } catch (e) {
+      check(`${name}: ran to the end`, false, e && e.stack || e);
+    }
+    await nothingLeft(name, model.proc.pid);
+  }
+} catch (e) {
+  check('set-up', false, e && e.stack || e);
+}
+for (const p of children)
+  try { process.kill(p.pid, 'SIGTERM'); } catch (e) { /* gone */ }
+if (model)
+  await new Promise((r) => (model.proc.exitCode !== null ? r() : model.proc.on('close', r)));
+await nothingLeft('all');
+rmSync(run, { recursive: true, force: true });
+check('the run directory is removed', !existsSync(run));
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
