@@ -8,8 +8,15 @@
  * that waits) is parked in a list with its deadline and answered later, or
  * dropped without a reply if the client cancels it.
  *
- * Errors: unparsable JSON -32700 (no id, as the id cannot be read); not a
- * request object -32600; unknown method -32601; bad params, unknown tool
+ * Backpressure: while the replies queued for stdout (their buffer's
+ * footprint, drained head included) reach MCP_OUT_MAX, no new request is
+ * taken: the rest of what was read is held, and main.c stops reading
+ * stdin until the client has read enough (mcp_input_paused). Replies to
+ * requests already taken (a read that was waiting) may still be queued
+ * past the ceiling; they are bounded by the requests taken.
+ *
+ * Errors: unparsable JSON -32700 (id null, as the id cannot be read); not
+ * a request object -32600; unknown method -32601; bad params, unknown tool
  * or unknown pagination cursor -32602. A tool's own failures, argument
  * validation included, are results with isError (tools.c). Names are
  * compared with their length, so a NUL inside a method or tool name never
@@ -30,6 +37,7 @@
 #define MCP_LINE_MAX	(16u * 1024 * 1024)	/* one message, in bytes */
 #define MCP_LATEST	"2025-11-25"
 #define MCP_NAME_SHOWN	128	/* bytes of a method or tool name echoed */
+#define MCP_OUT_MAX	(64u * 1024 * 1024)	/* replies queued, in bytes */
 
 static const char *mcp_versions[] = {
 	"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
@@ -45,6 +53,7 @@ struct batch {
 static struct {
 	struct buf	 in;
 	bool		 skipping;	/* dropping an over-long line */
+	bool		 held;		/* in holds whole lines not yet taken */
 	struct buf	 out;
 	struct req	*pending;
 	char		 version[16];	/* negotiated */
@@ -75,6 +84,21 @@ bool
 mcp_output_pending(void)
 {
 	return (mcp.out.len > 0);
+}
+
+/* Are the queued replies at the ceiling (space drained but not yet
+ * reclaimed counts: it is memory the queue holds)? */
+static bool
+mcp_output_full(void)
+{
+	return (mcp.out.off + mcp.out.len >= MCP_OUT_MAX);
+}
+
+/* Must stdin wait (replies at the ceiling, or input held back)? */
+bool
+mcp_input_paused(void)
+{
+	return (mcp.held || mcp_output_full());
 }
 
 /* Write what stdout takes now; -1 if the client is gone. */
@@ -735,7 +759,35 @@ mcp_input(const char *p, size_t len)
 			break;
 		p += n + 1;
 		len -= n + 1;
+		/* At a line boundary in is empty: hold the rest there. */
+		if (len > 0 && mcp_output_full()) {
+			log_debug("%zu bytes of replies queued: holding %zu "
+			    "bytes of input", mcp.out.len, len);
+			buf_add(&mcp.in, p, len);
+			mcp.held = true;
+			return;
+		}
 	}
+}
+
+/* Take the input held back, once the replies are under the ceiling. */
+void
+mcp_input_resume(void)
+{
+	struct buf	t;
+
+	if (!mcp.held || mcp_output_full())
+		return;
+	/*
+	 * Each resume takes at least one line, and follows the client
+	 * reading about half the ceiling, so copying what is held again
+	 * (under 64 KiB, one read) is cheap.
+	 */
+	t = mcp.in;
+	buf_init(&mcp.in);
+	mcp.held = false;
+	mcp_input(t.data, t.len);
+	buf_free(&t);
 }
 
 /* EOF: a last line without LF still counts. */

@@ -75,6 +75,8 @@ struct req {
 void	mcp_init(void);
 void	mcp_input(const char *, size_t);	/* bytes from stdin */
 void	mcp_input_eof(void);
+bool	mcp_input_paused(void);		/* stdin waits for the client */
+void	mcp_input_resume(void);
 bool	mcp_output_pending(void);
 int	mcp_flush(int fd);
 void	mcp_write_line(struct buf *);	/* queue one message (adds \n) */

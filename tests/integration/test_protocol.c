@@ -19,11 +19,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 
 #include "client.h"
 #include "xmalloc.h"
@@ -1104,6 +1107,185 @@ test_message_too_large(void **state)
 	expect_ping_next(c);
 }
 
+#define SLOW_READS	5000	/* read_program requests a client sends */
+#define SLOW_HWM_KB	(128 * 1024)	/* the front's peak RSS may reach */
+
+/* A number from /proc/PID/status (kB), or -1. */
+static long
+status_kb(pid_t pid, const char *field)
+{
+	char	 path[64], *text, *at;
+	size_t	 len;
+	long	 kb = -1;
+
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+	if ((text = pmx_read_file(path, &len)) == NULL)
+		return (-1);
+	if ((at = strstr(text, field)) != NULL && at[strlen(field)] == ':')
+		kb = strtol(at + strlen(field) + 1, NULL, 10);
+	free(text);
+	return (kb);
+}
+
+/* Write what c's stdin takes now from b (non-blocking); false if none. */
+static bool
+slow_write(struct pmx *c, struct buf *b)
+{
+	ssize_t	n;
+	bool	any = false;
+
+	while (b->len > 0) {
+		n = write(c->to, b->data, b->len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		buf_drain(b, (size_t)n);
+		any = true;
+	}
+	return (any);
+}
+
+/* Check one reply line: id want, and the same bytes as the model after
+ * the id (the reply to the same read). */
+static void
+slow_check(const char *line, size_t len, int64_t want, struct buf *model)
+{
+	char		 head[64];
+	struct json_doc	*d;
+	const char	*after;
+	size_t		 hl, rest;
+
+	hl = (size_t)snprintf(head, sizeof head,
+	    "{\"jsonrpc\":\"2.0\",\"id\":%lld,", (long long)want);
+	if (len < hl || memcmp(line, head, hl) != 0)
+		fail_msg("reply %lld out of order or malformed: %.80s",
+		    (long long)want, line);
+	after = line + hl;
+	rest = len - hl;
+	if (model->len == 0) {
+		if ((d = json_parse(line, len, NULL)) == NULL)
+			fail_msg("reply %lld is not JSON", (long long)want);
+		if (pmx_is_error(d) || strncmp(json_str(json_get(pmx_sc(d),
+		    "text"), NULL), "1\n2\n3\n", 6) != 0)
+			fail_msg("reply %lld is not the page read",
+			    (long long)want);
+		json_doc_free(d);
+		buf_add(model, after, rest);
+		return;
+	}
+	if (rest != model->len || memcmp(after, model->data, rest) != 0)
+		fail_msg("reply %lld differs from the first (%zu bytes, not "
+		    "%zu)", (long long)want, rest, model->len);
+}
+
+/*
+ * Pins: a client that sends 5000 reads of a full page without reading
+ * any reply does not make the front's memory grow with them: its peak
+ * RSS (VmHWM) stays under SLOW_HWM_KB, where queueing every reply took
+ * about 300 MB. The front stops taking requests and the client's writes
+ * stall; once the client reads, every reply arrives, in order, each the
+ * whole page (byte for byte the first reply but for its id).
+ */
+static void
+test_slow_client_bounded(void **state)
+{
+	struct pmx	*c = *state;
+	struct json_doc	*d;
+	struct buf	 out = BUF_INIT, in = BUF_INIT, model = BUF_INIT;
+	struct pollfd	 pfd[3];
+	char		*prog, *nl;
+	int64_t		 first, next, deadline;
+	long		 hwm;
+	ssize_t		 n;
+	int		 i, pending, npfd;
+
+	d = pmx_call(c, "run_program", "{\"argv\":[\"seq\",\"1\",\"200000\"],"
+	    "\"keep\":true,\"timeoutMs\":60000}", 90000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	assert_string_equal(json_str(json_get(pmx_sc(d), "outcome"), NULL),
+	    "completed");
+	prog = xstrdup(json_str(json_get(pmx_sc(d), "programId"), NULL));
+	json_doc_free(d);
+
+	first = c->next_id + 1000;
+	for (i = 0; i < SLOW_READS; i++)
+		buf_printf(&out, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":"
+		    "\"tools/call\",\"params\":{\"name\":\"read_program\","
+		    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0}}}\n",
+		    (long long)(first + i), prog);
+	assert_int_equal(fcntl(c->to, F_SETFL, O_NONBLOCK), 0);
+
+	/*
+	 * Write without reading until everything is written and read by
+	 * the front, or until its stdin stays full for 5 s (it holds back).
+	 */
+	deadline = now_ms() + 120000;
+	while (now_ms() < deadline) {
+		if (!slow_write(c, &out)) {
+			if (out.len == 0) {
+				if (ioctl(c->to, FIONREAD, &pending) == -1 ||
+				    pending == 0)
+					break;
+			}
+			pfd[0] = (struct pollfd){ c->to, POLLOUT, 0 };
+			pfd[1] = (struct pollfd){ c->err, POLLIN, 0 };
+			if (poll(pfd, 2, 5000) == 0)
+				break;
+			if (pfd[1].revents)
+				pmx_drain_err(c);
+			if (out.len == 0 && !(pfd[0].revents & POLLOUT))
+				continue;
+		}
+	}
+
+	/* Now read every reply, writing the rest as the front takes it. */
+	next = first;
+	deadline = now_ms() + 300000;
+	while (next < first + SLOW_READS && now_ms() < deadline) {
+		while ((nl = memchr(in.data ? in.data : "", '\n', in.len)) !=
+		    NULL) {
+			slow_check(in.data, (size_t)(nl - in.data), next++,
+			    &model);
+			buf_drain(&in, (size_t)(nl - in.data) + 1);
+		}
+		npfd = 0;
+		pfd[npfd++] = (struct pollfd){ c->from, POLLIN, 0 };
+		pfd[npfd++] = (struct pollfd){ c->err, POLLIN, 0 };
+		if (out.len > 0)
+			pfd[npfd++] = (struct pollfd){ c->to, POLLOUT, 0 };
+		if (poll(pfd, npfd, 1000) <= 0)
+			continue;
+		if (pfd[1].revents)
+			pmx_drain_err(c);
+		if (npfd == 3 && pfd[2].revents)
+			slow_write(c, &out);
+		if (pfd[0].revents) {
+			buf_reserve(&in, 1 << 20);
+			n = read(c->from, in.data + in.len, 1 << 20);
+			if (n == 0)
+				fail_msg("progmux closed stdout");
+			if (n > 0)
+				in.len += (size_t)n;
+		}
+	}
+	assert_int_equal(next, first + SLOW_READS);
+	assert_int_equal(in.len, 0);
+	hwm = status_kb(c->pid, "VmHWM");
+	assert_true(hwm > 0);
+	if (hwm > SLOW_HWM_KB)
+		fail_msg("progmux peaked at %ld kB of RSS, over %d", hwm,
+		    SLOW_HWM_KB);
+	fprintf(stderr, "slow client: progmux peak RSS %ld kB\n", hwm);
+	assert_int_equal(fcntl(c->to, F_SETFL, 0), 0);
+	expect_ping_next(c);
+	free(prog);
+	buf_free(&out);
+	buf_free(&in);
+	buf_free(&model);
+}
+
 /* Pins: CRLF line endings are accepted. */
 static void
 test_crlf(void **state)
@@ -1837,6 +2019,7 @@ main(void)
 		T(test_batch_rejected),
 		T(test_message_8mib),
 		T(test_message_too_large),
+		T(test_slow_client_bounded),
 		T(test_crlf),
 		T(test_empty_lines),
 		T(test_split_writes),
