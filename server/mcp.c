@@ -15,8 +15,10 @@
  * requests already taken (a read that was waiting) may still be queued
  * past the ceiling; they are bounded by the requests taken.
  *
- * Errors: unparsable JSON -32700 (id null, as the id cannot be read); not
- * a request object -32600; unknown method -32601; bad params, unknown tool
+ * Errors: unparsable JSON -32700 (id null, as the id cannot be read); a
+ * message over 16 MiB -32700 with its id if one is found near its start,
+ * else null; not a request object -32600 (id null if it has none we can
+ * echo); unknown method -32601; bad params, unknown tool
  * or unknown pagination cursor -32602. A tool's own failures, argument
  * validation included, are results with isError (tools.c). Names are
  * compared with their length, so a NUL inside a method or tool name never
@@ -221,10 +223,12 @@ mcp_error_msg(struct buf *b, const char *id, int code, const char *msg)
 	jw_obj_begin(&w);
 	jw_key(&w, "jsonrpc");
 	jw_str(&w, "2.0");
-	if (id != NULL) {
-		jw_key(&w, "id");
+	/* JSON-RPC 2.0: the member is there, null when the id is unknown. */
+	jw_key(&w, "id");
+	if (id != NULL)
 		jw_raw(&w, id, strlen(id));
-	}
+	else
+		jw_null(&w);
 	jw_key(&w, "error");
 	jw_obj_begin(&w);
 	jw_key(&w, "code");
@@ -235,7 +239,8 @@ mcp_error_msg(struct buf *b, const char *id, int code, const char *msg)
 	jw_obj_end(&w);
 }
 
-/* An error reply not tied to a request object (parse errors). */
+/* An error reply not tied to a request object (parse errors); id NULL
+ * answers with "id": null. */
 void
 mcp_reply_error(const char *id, int code, const char *msg)
 {
@@ -728,11 +733,109 @@ mcp_line(const char *p, size_t len)
 	json_doc_free(doc);
 }
 
+/* The end of the JSON string starting at p[i] (a quote), or 0. */
+static size_t
+mcp_skip_str(const char *p, size_t len, size_t i)
+{
+	for (i++; i < len; i++) {
+		if (p[i] == '\\')
+			i++;
+		else if (p[i] == '"')
+			return (i + 1);
+	}
+	return (0);
+}
+
+/* The end of the JSON value starting at p[i] (not checked), or 0. */
+static size_t
+mcp_skip_value(const char *p, size_t len, size_t i)
+{
+	size_t	depth = 0;
+
+	if (i >= len)
+		return (0);
+	if (p[i] == '"')
+		return (mcp_skip_str(p, len, i));
+	if (p[i] != '{' && p[i] != '[') {
+		while (i < len && strchr(",}] \t\r\n", p[i]) == NULL)
+			i++;
+		return (i < len ? i : 0);
+	}
+	for (; i < len; i++) {
+		if (p[i] == '"') {
+			if ((i = mcp_skip_str(p, len, i)) == 0)
+				return (0);
+			i--;
+		} else if (p[i] == '{' || p[i] == '[')
+			depth++;
+		else if ((p[i] == '}' || p[i] == ']') && --depth == 0)
+			return (i + 1);
+	}
+	return (0);
+}
+
+/*
+ * The id of a message too large to parse, as raw JSON, if its first
+ * MCP_ID_SCAN bytes hold an object's top-level "id" member whose value is
+ * a string or a number; else NULL.
+ */
+static char *
+mcp_head_id(const char *p, size_t len)
+{
+	struct json_doc		*doc;
+	const struct json	*v;
+	size_t			 i = 0, k, end;
+	char			*id = NULL;
+
+#define MCP_ID_SCAN	(64u * 1024)
+#define MCP_WS(c)	((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\n')
+	if (len > MCP_ID_SCAN)
+		len = MCP_ID_SCAN;
+	while (i < len && MCP_WS(p[i]))
+		i++;
+	if (i >= len || p[i++] != '{')
+		return (NULL);
+	for (;;) {
+		while (i < len && MCP_WS(p[i]))
+			i++;
+		if (i >= len || p[i] != '"' || (k = mcp_skip_str(p, len,
+		    i)) == 0)
+			return (NULL);
+		end = k;
+		while (end < len && MCP_WS(p[end]))
+			end++;
+		if (end >= len || p[end++] != ':')
+			return (NULL);
+		while (end < len && MCP_WS(p[end]))
+			end++;
+		if (k - i == 4 && memcmp(p + i, "\"id\"", 4) == 0) {
+			i = end;
+			if ((end = mcp_skip_value(p, len, i)) == 0)
+				return (NULL);
+			doc = json_parse(p + i, end - i, NULL);
+			v = doc != NULL ? json_root(doc) : NULL;
+			if (v != NULL && (json_type(v) == JSON_STRING ||
+			    json_type(v) == JSON_NUMBER))
+				id = xstrndup(p + i, end - i);
+			json_doc_free(doc);
+			return (id);
+		}
+		if ((i = mcp_skip_value(p, len, end)) == 0)
+			return (NULL);
+		while (i < len && MCP_WS(p[i]))
+			i++;
+		if (i >= len || p[i++] != ',')
+			return (NULL);
+	}
+#undef MCP_WS
+}
+
 /* Bytes from stdin: split into lines. */
 void
 mcp_input(const char *p, size_t len)
 {
 	const char	*nl;
+	char		*id;
 	size_t		 n;
 
 	while (len > 0) {
@@ -742,10 +845,13 @@ mcp_input(const char *p, size_t len)
 			if (nl != NULL)
 				mcp.skipping = false;
 		} else if (mcp.in.len + n > MCP_LINE_MAX) {
+			id = mcp.in.len > 0 ? mcp_head_id(mcp.in.data,
+			    mcp.in.len) : mcp_head_id(p, n);
 			buf_reset(&mcp.in);
 			mcp.skipping = (nl == NULL);
-			mcp_reply_error(NULL, -32700, "message too large: a "
+			mcp_reply_error(id, -32700, "message too large: a "
 			    "message may be at most 16 MiB");
+			free(id);
 		} else if (nl == NULL)
 			buf_add(&mcp.in, p, n);
 		else if (mcp.in.len == 0)

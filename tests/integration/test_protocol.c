@@ -112,7 +112,8 @@ id_raw(const struct json_doc *d)
 	return (xstrndup(raw, len));
 }
 
-/* d is an error reply with this code; want_id is its raw id or NULL. */
+/* d is an error reply with this code; want_id is its raw id, or NULL for
+ * "id": null (JSON-RPC 2.0 requires the member). */
 static void
 assert_error(const struct json_doc *d, int code, const char *want_id)
 {
@@ -134,16 +135,12 @@ assert_error(const struct json_doc *d, int code, const char *want_id)
 	assert_non_null(m);
 	assert_int_equal(json_type(m), JSON_STRING);
 	got = id_raw(d);
-	if (want_id == NULL) {
-		if (got != NULL)
-			fail_msg("error %d carries id %s, expected none", code,
-			    got);
-	} else {
-		if (got == NULL)
-			fail_msg("error %d has no id, expected %s", code,
-			    want_id);
-		assert_string_equal(got, want_id);
-	}
+	if (want_id == NULL)
+		want_id = "null";
+	if (got == NULL)
+		fail_msg("error %d has no id member, expected %s", code,
+		    want_id);
+	assert_string_equal(got, want_id);
 	free(got);
 }
 
@@ -504,7 +501,8 @@ test_tools_list_bad_cursor(void **state)
 	    "\"tools/list\",\"params\":{\"cursor\":\"\"}}", -32602, "8");
 }
 
-/* Pins: unparsable JSON is -32700 with no id, and the server goes on. */
+/* Pins: unparsable JSON is -32700 with "id": null, even when an id could
+ * be guessed from the text, and the server goes on. */
 static void
 test_parse_error(void **state)
 {
@@ -519,7 +517,7 @@ test_parse_error(void **state)
 	expect_ping_next(c);
 }
 
-/* Pins: valid JSON that is not an object is -32600 (no id). */
+/* Pins: valid JSON that is not an object is -32600 with "id": null. */
 static void
 test_not_an_object(void **state)
 {
@@ -532,7 +530,8 @@ test_not_an_object(void **state)
 	expect_ping_next(c);
 }
 
-/* Pins: a missing or non-string method is -32600, with the id echoed. */
+/* Pins: a missing or non-string method is -32600, with the id echoed, or
+ * "id": null when there is none that can be echoed. */
 static void
 test_bad_method(void **state)
 {
@@ -552,6 +551,10 @@ test_bad_method(void **state)
 	    -32600, NULL);
 	expect_error(c, "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}",
 	    -32600, NULL);
+	/* The id echoed wherever it stands; none at all is null. */
+	expect_error(c, "{\"jsonrpc\":\"2.0\",\"method\":5,\"id\":7}", -32600,
+	    "7");
+	expect_error(c, "{\"jsonrpc\":\"2.0\"}", -32600, NULL);
 	expect_ping_next(c);
 }
 
@@ -1073,14 +1076,16 @@ test_message_8mib(void **state)
 	expect_ping_next(c);
 }
 
-/* Pins: a message over 16 MiB gets one -32700 "too large" error without
- * an id, and the server answers the next ping. */
+/* Pins: a message over 16 MiB gets one -32700 "too large" error carrying
+ * its id when that stands near its start, else "id": null, and the server
+ * answers the next ping. */
 static void
 test_message_too_large(void **state)
 {
 	struct pmx		*c = *state;
 	struct json_doc		*d;
 	const struct json	*m;
+	struct buf		 b = BUF_INIT;
 	char			*line;
 	size_t			 len;
 
@@ -1088,19 +1093,39 @@ test_message_too_large(void **state)
 	pmx_send_raw(c, line, len);
 	free(line);
 	d = next_line(c);
-	assert_error(d, -32700, NULL);
+	assert_error(d, -32700, "1");
 	m = json_get(json_get(json_root(d), "error"), "message");
 	assert_non_null(strstr(json_str(m, NULL), "too large"));
 	json_doc_free(d);
 	expect_ping_next(c);
 	/* Twice in a row, then a normal message right after. */
-	line = padded_ping(20u << 20, "2", &len);
+	line = padded_ping(20u << 20, "\"two\"", &len);
 	pmx_send_raw(c, line, len);
+	pmx_send_raw(c, line, len);
+	free(line);
+	d = next_line(c);
+	assert_error(d, -32700, "\"two\"");
+	json_doc_free(d);
+	d = next_line(c);
+	assert_error(d, -32700, "\"two\"");
+	json_doc_free(d);
+	expect_ping_next(c);
+	/* No id in the message, or only after the padding: null. */
+	line = padded_ping(17u << 20, "1", &len);
+	memcpy(strstr(line, "\"id\""), "\"ix\"", 4);
 	pmx_send_raw(c, line, len);
 	free(line);
 	d = next_line(c);
 	assert_error(d, -32700, NULL);
 	json_doc_free(d);
+	buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"params\":"
+	    "{\"_meta\":{\"pad\":\"");
+	buf_reserve(&b, 17u << 20);
+	memset(b.data + b.len, 'a', 17u << 20);
+	b.len += 17u << 20;
+	buf_adds(&b, "\"}},\"id\":9}");
+	pmx_send_raw(c, b.data, b.len);
+	buf_free(&b);
 	d = next_line(c);
 	assert_error(d, -32700, NULL);
 	json_doc_free(d);
@@ -1490,7 +1515,7 @@ fuzz_oracle(const char *p, size_t len, struct fuzz_expect *ex)
 	else if (m == NULL || json_type(m) != JSON_STRING)
 		;
 	else if (id != NULL && ex->id == NULL)
-		;	/* an id that cannot be echoed: -32600 without */
+		;	/* an id that cannot be echoed: -32600, id null */
 	else if (id == NULL)
 		ex->want = WANT_NONE;	/* a notification */
 	else
@@ -1529,10 +1554,10 @@ fuzz_check_reply(const struct json_doc *d, const struct fuzz_expect *ex,
 		snprintf(why, whylen, "not one response object");
 		goto out;
 	}
-	if ((ex->id == NULL) != (got == NULL) ||
-	    (got != NULL && strcmp(got, ex->id) != 0)) {
+	/* No id that can be echoed: "id": null, never a missing member. */
+	if (got == NULL || strcmp(got, ex->id ? ex->id : "null") != 0) {
 		snprintf(why, whylen, "id %s, expected %s", got ? got : "none",
-		    ex->id ? ex->id : "none");
+		    ex->id ? ex->id : "null");
 		goto out;
 	}
 	if (e != NULL) {
