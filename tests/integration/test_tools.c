@@ -791,6 +791,63 @@ test_list_programs(void **state)
 	free(id);
 }
 
+/*
+ * Pins: a NUL in an id is a tool error naming the field, for every tool
+ * that takes one, and acts on nothing: "p1\u0000junk" neither stops nor
+ * reads p1, "%N\u0000junk" neither captures nor types into %N, and a
+ * start beside such a pane starts nothing.
+ */
+static void
+test_nul_in_ids(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *pane, *text, args[400];
+	const char	*tails[] = { "\\u0000junk", "\\u0000" };
+	size_t		 t;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
+	    "exec sleep 30\"]}", &pane);
+	assert_non_null(id);
+	text = pmx_read_until(&C, id, "ready\n", 10000);
+	assert_non_null(text);
+	free(text);
+	for (t = 0; t < sizeof tails / sizeof *tails; t++) {
+		snprintf(args, sizeof args, "{\"programId\":\"%s%s\"}", id,
+		    tails[t]);
+		expect_error("stop_program", args, "programId contains a NUL");
+		expect_error("read_program", args, "programId contains a NUL");
+		snprintf(args, sizeof args, "{\"paneId\":\"%s%s\"}", pane,
+		    tails[t]);
+		expect_error("capture_pane", args, "paneId contains a NUL");
+		snprintf(args, sizeof args, "{\"paneId\":\"%s%s\",\"keys\":"
+		    "\"exit\"}", pane, tails[t]);
+		expect_error("send_keys", args, "paneId contains a NUL");
+		snprintf(args, sizeof args, "{\"argv\":[\"true\"],"
+		    "\"fromPaneId\":\"%s%s\"}", pane, tails[t]);
+		expect_error("start_program", args, "fromPaneId contains a NUL");
+		expect_error("run_program", args, "fromPaneId contains a NUL");
+		snprintf(args, sizeof args, "{\"argv\":[\"true\"],"
+		    "\"fromPaneId\":\"%s\",\"placement\":\"split%s\"}", pane,
+		    tails[t]);
+		expect_error("start_program", args, "placement contains a NUL");
+	}
+	/* Nothing was stopped, typed, or started beside it. */
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":0}",
+	    id);
+	d = call_ok("read_program", args);
+	assert_string_equal(sc_str(d, "outcome"), "running");
+	assert_int_equal(sc_int(d, "cursor"), 6);
+	json_doc_free(d);
+	d = call_ok("list_programs", "{}");
+	assert_int_equal(json_len(sc_get(d, "programs")), 1);
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	json_doc_free(call_ok("stop_program", args));
+	free(id);
+	free(pane);
+}
+
 int
 main(void)
 {
@@ -810,6 +867,7 @@ main(void)
 		cmocka_unit_test(test_send_keys_before_reaper),
 		cmocka_unit_test(test_send_keys_ctrl_c),
 		cmocka_unit_test(test_list_programs),
+		cmocka_unit_test(test_nul_in_ids),
 	};
 
 	/* PMX_TEST_FILTER=name runs only the matching tests. */
