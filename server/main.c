@@ -62,11 +62,11 @@ main_check(void)
 	    "desktop", cfg.session);
 	printf("ceilings:    wait %lld ms, output %lld bytes per program "
 	    "and %lld in all, %lld programs alive, %lld ended kept, lifetime "
-	    "%lld ms\n", (long long)cfg.wait_max_ms,
+	    "%lld ms, pane %lld cells\n", (long long)cfg.wait_max_ms,
 	    (long long)cfg.output_max_bytes,
 	    (long long)cfg.total_output_max_bytes,
 	    (long long)cfg.max_programs, (long long)cfg.keep_ended,
-	    (long long)cfg.lifetime_max_ms);
+	    (long long)cfg.lifetime_max_ms, (long long)cfg.pane_max_cells);
 	rmdir(cfg.rundir);
 	if (bad)
 		printf("fix: install tmux 3.2a or newer (apt-get install tmux) "

@@ -33,6 +33,7 @@ struct config {
 	int64_t		 keep_ended;		/* PROGMUX_KEEP_ENDED */
 	int64_t		 max_programs;		/* PROGMUX_MAX_PROGRAMS */
 	int64_t		 lifetime_max_ms;	/* PROGMUX_LIFETIME_MAX_MS */
+	int64_t		 pane_max_cells;	/* PROGMUX_PANE_MAX_CELLS */
 	char		*reaper_path;		/* progmux-reaper beside us */
 	char		*rundir;		/* private runtime directory */
 	bool		 check;			/* --check: report and exit */

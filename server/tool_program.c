@@ -214,8 +214,23 @@ start_common(struct req *req, const struct json *args, bool run)
 	const char	*input;
 	char		*cause = NULL;
 	size_t		 len;
+	int64_t		 w, h;
 
 	toolres_init(&res);
+	/* tmux keeps every cell of a pane: refuse a huge one up front. */
+	w = arg_int(args, "width", 0);
+	h = arg_int(args, "height", 0);
+	if ((w > 0 || h > 0) && (w > 0 ? w : 80) * (h > 0 ? h : 24) >
+	    cfg.pane_max_cells) {
+		tool_error(&res, "pane too large: %lld x %lld is %lld cells, "
+		    "more than the %lld allowed (PROGMUX_PANE_MAX_CELLS or "
+		    "--pane-max-cells raises it); ask for a smaller width or "
+		    "height", (long long)(w > 0 ? w : 80),
+		    (long long)(h > 0 ? h : 24),
+		    (long long)((w > 0 ? w : 80) * (h > 0 ? h : 24)),
+		    (long long)cfg.pane_max_cells);
+		goto fail;
+	}
 	if (programs_alive() >= (size_t)cfg.max_programs) {
 		mcp_log(MCP_LOG_WARNING, "ceiling", "start refused: %lld "
 		    "programs are running (PROGMUX_MAX_PROGRAMS)",
