@@ -2,8 +2,13 @@
  * buf.h — a growable byte buffer.
  *
  * Used for every queue (stdout replies, frames to and from reapers, tmux
- * commands) and for building JSON. Consumed data is dropped from the front
- * with buf_drain(); the storage is reused.
+ * commands) and for building JSON. The contents are data[0..len) and
+ * there is room for cap bytes from data. Consumed data is dropped from the
+ * front with buf_drain(), which only moves data forward: the off bytes
+ * before data are the consumed head, and the rest is moved down only once
+ * that head is at least as long as the rest, so draining a queue costs
+ * time linear in its size however it is consumed. data may be handed to
+ * free() only while off is 0 (never drained, or reset since).
  */
 #ifndef PROGMUX_BUF_H
 #define PROGMUX_BUF_H
@@ -13,10 +18,11 @@
 struct buf {
 	char	*data;
 	size_t	 len;
-	size_t	 cap;
+	size_t	 cap;	/* bytes of room from data */
+	size_t	 off;	/* consumed bytes before data, not yet reclaimed */
 };
 
-#define BUF_INIT { NULL, 0, 0 }
+#define BUF_INIT { NULL, 0, 0, 0 }
 
 void	 buf_init(struct buf *);
 void	 buf_free(struct buf *);

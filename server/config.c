@@ -65,6 +65,9 @@ static const struct setting settings[] = {
 	{ "lifetime-max-ms", "PROGMUX_LIFETIME_MAX_MS", NULL, 'i',
 	  &cfg.lifetime_max_ms, 1000, 86400000, "3600000",
 	  "ceiling on lifetimeMs" },
+	{ "pane-max-cells", "PROGMUX_PANE_MAX_CELLS", NULL, 'i',
+	  &cfg.pane_max_cells, 1, 100000000, "1000000", "largest pane a start "
+	  "may ask for, width x height" },
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 

@@ -1,8 +1,9 @@
 /*
  * main.c — progmux, the front: settings, start-up, and the poll loop.
  *
- * One loop serves everything: stdin (JSON-RPC requests), stdout (only
- * while replies are queued), the tmux control client, every reaper's
+ * One loop serves everything: stdin (JSON-RPC requests, only while the
+ * replies queued are under mcp.c's ceiling), stdout (only while replies
+ * are queued), the tmux control client, every reaper's
  * socket, and a signalfd for SIGCHLD, SIGTERM, SIGINT and SIGHUP. The
  * poll timeout is the earliest deadline of a waiting request. Nothing in
  * the loop blocks: a read that waits 30 s is a parked request, not a
@@ -62,11 +63,11 @@ main_check(void)
 	    "desktop", cfg.session);
 	printf("ceilings:    wait %lld ms, output %lld bytes per program "
 	    "and %lld in all, %lld programs alive, %lld ended kept, lifetime "
-	    "%lld ms\n", (long long)cfg.wait_max_ms,
+	    "%lld ms, pane %lld cells\n", (long long)cfg.wait_max_ms,
 	    (long long)cfg.output_max_bytes,
 	    (long long)cfg.total_output_max_bytes,
 	    (long long)cfg.max_programs, (long long)cfg.keep_ended,
-	    (long long)cfg.lifetime_max_ms);
+	    (long long)cfg.lifetime_max_ms, (long long)cfg.pane_max_cells);
 	config_rundir_leave();
 	if (bad)
 		printf("fix: install tmux 3.2a or newer (apt-get install tmux) "
@@ -149,6 +150,8 @@ main_read_stdin(bool *eof)
 			return;
 		}
 		mcp_input(buf, (size_t)n);
+		if (mcp_input_paused())
+			return;		/* the client must read first */
 	}
 }
 
@@ -288,7 +291,9 @@ main(int argc, char **argv)
 		n = 0;
 		i_tin = i_tout = -1;
 		pfd[i_sig = n++] = (struct pollfd){ main_sigfd, POLLIN, 0 };
-		pfd[i_in = n++] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
+		/* Backpressure: no requests while replies pile up. */
+		pfd[i_in = n++] = (struct pollfd){ mcp_input_paused() ? -1 :
+		    STDIN_FILENO, POLLIN, 0 };
 		pfd[i_out = n++] = (struct pollfd){ STDOUT_FILENO,
 		    mcp_output_pending() ? POLLOUT : 0, 0 };
 		if (tmux_fd_in() != -1)
@@ -345,6 +350,7 @@ main(int argc, char **argv)
 			log_debug("stdout: %s", strerror(errno));
 			break;	/* the client is gone */
 		}
+		mcp_input_resume();
 	}
 	if (eof)
 		mcp_input_eof();

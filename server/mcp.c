@@ -8,8 +8,17 @@
  * that waits) is parked in a list with its deadline and answered later, or
  * dropped without a reply if the client cancels it.
  *
- * Errors: unparsable JSON -32700 (no id, as the id cannot be read); not a
- * request object -32600; unknown method -32601; bad params, unknown tool
+ * Backpressure: while the replies queued for stdout (their buffer's
+ * footprint, drained head included) reach MCP_OUT_MAX, no new request is
+ * taken: the rest of what was read is held, and main.c stops reading
+ * stdin until the client has read enough (mcp_input_paused). Replies to
+ * requests already taken (a read that was waiting) may still be queued
+ * past the ceiling; they are bounded by the requests taken.
+ *
+ * Errors: unparsable JSON -32700 (id null, as the id cannot be read); a
+ * message over 16 MiB -32700 with its id if one is found near its start,
+ * else null; not a request object -32600 (id null if it has none we can
+ * echo); unknown method -32601; bad params, unknown tool
  * or unknown pagination cursor -32602. A tool's own failures, argument
  * validation included, are results with isError (tools.c). Names are
  * compared with their length, so a NUL inside a method or tool name never
@@ -30,6 +39,7 @@
 #define MCP_LINE_MAX	(16u * 1024 * 1024)	/* one message, in bytes */
 #define MCP_LATEST	"2025-11-25"
 #define MCP_NAME_SHOWN	128	/* bytes of a method or tool name echoed */
+#define MCP_OUT_MAX	(64u * 1024 * 1024)	/* replies queued, in bytes */
 
 static const char *mcp_versions[] = {
 	"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
@@ -45,6 +55,7 @@ struct batch {
 static struct {
 	struct buf	 in;
 	bool		 skipping;	/* dropping an over-long line */
+	bool		 held;		/* in holds whole lines not yet taken */
 	struct buf	 out;
 	struct req	*pending;
 	char		 version[16];	/* negotiated */
@@ -79,6 +90,21 @@ bool
 mcp_output_pending(void)
 {
 	return (mcp.out.len > 0);
+}
+
+/* Are the queued replies at the ceiling (space drained but not yet
+ * reclaimed counts: it is memory the queue holds)? */
+static bool
+mcp_output_full(void)
+{
+	return (mcp.out.off + mcp.out.len >= MCP_OUT_MAX);
+}
+
+/* Must stdin wait (replies at the ceiling, or input held back)? */
+bool
+mcp_input_paused(void)
+{
+	return (mcp.held || mcp_output_full());
 }
 
 /* Write what stdout takes now; -1 if the client is gone. */
@@ -201,10 +227,12 @@ mcp_error_msg(struct buf *b, const char *id, int code, const char *msg)
 	jw_obj_begin(&w);
 	jw_key(&w, "jsonrpc");
 	jw_str(&w, "2.0");
-	if (id != NULL) {
-		jw_key(&w, "id");
+	/* JSON-RPC 2.0: the member is there, null when the id is unknown. */
+	jw_key(&w, "id");
+	if (id != NULL)
 		jw_raw(&w, id, strlen(id));
-	}
+	else
+		jw_null(&w);
 	jw_key(&w, "error");
 	jw_obj_begin(&w);
 	jw_key(&w, "code");
@@ -215,7 +243,8 @@ mcp_error_msg(struct buf *b, const char *id, int code, const char *msg)
 	jw_obj_end(&w);
 }
 
-/* An error reply not tied to a request object (parse errors). */
+/* An error reply not tied to a request object (parse errors); id NULL
+ * answers with "id": null. */
 void
 mcp_reply_error(const char *id, int code, const char *msg)
 {
@@ -715,11 +744,109 @@ mcp_line(const char *p, size_t len)
 	json_doc_free(doc);
 }
 
+/* The end of the JSON string starting at p[i] (a quote), or 0. */
+static size_t
+mcp_skip_str(const char *p, size_t len, size_t i)
+{
+	for (i++; i < len; i++) {
+		if (p[i] == '\\')
+			i++;
+		else if (p[i] == '"')
+			return (i + 1);
+	}
+	return (0);
+}
+
+/* The end of the JSON value starting at p[i] (not checked), or 0. */
+static size_t
+mcp_skip_value(const char *p, size_t len, size_t i)
+{
+	size_t	depth = 0;
+
+	if (i >= len)
+		return (0);
+	if (p[i] == '"')
+		return (mcp_skip_str(p, len, i));
+	if (p[i] != '{' && p[i] != '[') {
+		while (i < len && strchr(",}] \t\r\n", p[i]) == NULL)
+			i++;
+		return (i < len ? i : 0);
+	}
+	for (; i < len; i++) {
+		if (p[i] == '"') {
+			if ((i = mcp_skip_str(p, len, i)) == 0)
+				return (0);
+			i--;
+		} else if (p[i] == '{' || p[i] == '[')
+			depth++;
+		else if ((p[i] == '}' || p[i] == ']') && --depth == 0)
+			return (i + 1);
+	}
+	return (0);
+}
+
+/*
+ * The id of a message too large to parse, as raw JSON, if its first
+ * MCP_ID_SCAN bytes hold an object's top-level "id" member whose value is
+ * a string or a number; else NULL.
+ */
+static char *
+mcp_head_id(const char *p, size_t len)
+{
+	struct json_doc		*doc;
+	const struct json	*v;
+	size_t			 i = 0, k, end;
+	char			*id = NULL;
+
+#define MCP_ID_SCAN	(64u * 1024)
+#define MCP_WS(c)	((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\n')
+	if (len > MCP_ID_SCAN)
+		len = MCP_ID_SCAN;
+	while (i < len && MCP_WS(p[i]))
+		i++;
+	if (i >= len || p[i++] != '{')
+		return (NULL);
+	for (;;) {
+		while (i < len && MCP_WS(p[i]))
+			i++;
+		if (i >= len || p[i] != '"' || (k = mcp_skip_str(p, len,
+		    i)) == 0)
+			return (NULL);
+		end = k;
+		while (end < len && MCP_WS(p[end]))
+			end++;
+		if (end >= len || p[end++] != ':')
+			return (NULL);
+		while (end < len && MCP_WS(p[end]))
+			end++;
+		if (k - i == 4 && memcmp(p + i, "\"id\"", 4) == 0) {
+			i = end;
+			if ((end = mcp_skip_value(p, len, i)) == 0)
+				return (NULL);
+			doc = json_parse(p + i, end - i, NULL);
+			v = doc != NULL ? json_root(doc) : NULL;
+			if (v != NULL && (json_type(v) == JSON_STRING ||
+			    json_type(v) == JSON_NUMBER))
+				id = xstrndup(p + i, end - i);
+			json_doc_free(doc);
+			return (id);
+		}
+		if ((i = mcp_skip_value(p, len, end)) == 0)
+			return (NULL);
+		while (i < len && MCP_WS(p[i]))
+			i++;
+		if (i >= len || p[i++] != ',')
+			return (NULL);
+	}
+#undef MCP_WS
+}
+
 /* Bytes from stdin: split into lines. */
 void
 mcp_input(const char *p, size_t len)
 {
 	const char	*nl;
+	char		*id;
 	size_t		 n;
 
 	while (len > 0) {
@@ -729,10 +856,13 @@ mcp_input(const char *p, size_t len)
 			if (nl != NULL)
 				mcp.skipping = false;
 		} else if (mcp.in.len + n > MCP_LINE_MAX) {
+			id = mcp.in.len > 0 ? mcp_head_id(mcp.in.data,
+			    mcp.in.len) : mcp_head_id(p, n);
 			buf_reset(&mcp.in);
 			mcp.skipping = (nl == NULL);
-			mcp_reply_error(NULL, -32700, "message too large: a "
+			mcp_reply_error(id, -32700, "message too large: a "
 			    "message may be at most 16 MiB");
+			free(id);
 		} else if (nl == NULL)
 			buf_add(&mcp.in, p, n);
 		else if (mcp.in.len == 0)
@@ -746,7 +876,35 @@ mcp_input(const char *p, size_t len)
 			break;
 		p += n + 1;
 		len -= n + 1;
+		/* At a line boundary in is empty: hold the rest there. */
+		if (len > 0 && mcp_output_full()) {
+			log_debug("%zu bytes of replies queued: holding %zu "
+			    "bytes of input", mcp.out.len, len);
+			buf_add(&mcp.in, p, len);
+			mcp.held = true;
+			return;
+		}
 	}
+}
+
+/* Take the input held back, once the replies are under the ceiling. */
+void
+mcp_input_resume(void)
+{
+	struct buf	t;
+
+	if (!mcp.held || mcp_output_full())
+		return;
+	/*
+	 * Each resume takes at least one line, and follows the client
+	 * reading about half the ceiling, so copying what is held again
+	 * (under 64 KiB, one read) is cheap.
+	 */
+	t = mcp.in;
+	buf_init(&mcp.in);
+	mcp.held = false;
+	mcp_input(t.data, t.len);
+	buf_free(&t);
 }
 
 /* EOF: a last line without LF still counts. */

@@ -41,6 +41,7 @@ struct config {
 	int64_t		 keep_ended;		/* PROGMUX_KEEP_ENDED */
 	int64_t		 max_programs;		/* PROGMUX_MAX_PROGRAMS */
 	int64_t		 lifetime_max_ms;	/* PROGMUX_LIFETIME_MAX_MS */
+	int64_t		 pane_max_cells;	/* PROGMUX_PANE_MAX_CELLS */
 	char		*reaper_path;		/* progmux-reaper beside us */
 	char		*rundir;		/* private runtime directory */
 	int		 lock_fd;		/* its lock, held shared */
@@ -74,6 +75,8 @@ struct req {
 void	mcp_init(void);
 void	mcp_input(const char *, size_t);	/* bytes from stdin */
 void	mcp_input_eof(void);
+bool	mcp_input_paused(void);		/* stdin waits for the client */
+void	mcp_input_resume(void);
 bool	mcp_output_pending(void);
 int	mcp_flush(int fd);
 void	mcp_write_line(struct buf *);	/* queue one message (adds \n) */

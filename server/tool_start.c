@@ -331,9 +331,27 @@ tool_start_common(struct req *req, const struct json *args, bool run)
 	const char		*input;
 	char			*cause = NULL;
 	size_t			 len;
+	int64_t			 cw, ch;
 
 	memset(&spec, 0, sizeof spec);
 	toolres_init(&res);
+	/* tmux keeps every cell of a pane: refuse a huge one up front. */
+	cw = tools_arg_int(args, "width", 0);
+	ch = tools_arg_int(args, "height", 0);
+	if (cw <= 0)
+		cw = 80;
+	if (ch <= 0)
+		ch = 24;
+	if ((tools_arg_int(args, "width", 0) > 0 ||
+	    tools_arg_int(args, "height", 0) > 0) && cw * ch >
+	    cfg.pane_max_cells) {
+		toolres_error(&res, "pane too large: %lld x %lld is %lld "
+		    "cells, more than the %lld allowed (PROGMUX_PANE_MAX_CELLS "
+		    "or --pane-max-cells raises it); ask for a smaller width "
+		    "or height", (long long)cw, (long long)ch,
+		    (long long)(cw * ch), (long long)cfg.pane_max_cells);
+		goto fail;
+	}
 	if (programs_alive() >= (size_t)cfg.max_programs) {
 		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: "
 		    "%lld programs are running (PROGMUX_MAX_PROGRAMS)",

@@ -158,6 +158,34 @@ tools_unknown_fields(const struct tool *tool, const struct json *args,
 	return (0);
 }
 
+/*
+ * A NUL in a string argument is refused by name: ids, pane ids and names
+ * are C strings from here on, so "p1\u0000junk" would act on p1. Only
+ * input (bytes for standard input) may hold one; argv has its own check.
+ */
+static int
+tools_nul_fields(const char *name, const struct json *args,
+    struct toolres *res)
+{
+	const struct json	*v;
+	const char		*key, *s;
+	size_t			 i, klen, len;
+
+	for (i = 0; i < json_len(args); i++) {
+		key = json_key_at(args, i, &klen);
+		v = json_at(args, i);
+		if (json_type(v) != JSON_STRING || strcmp(key, "input") == 0)
+			continue;
+		s = json_str(v, &len);
+		if (memchr(s, '\0', len) == NULL)
+			continue;
+		toolres_error(res, "%s: %s contains a NUL character (\\u0000), "
+		    "which no %s can hold: remove it", name, key, key);
+		return (-1);
+	}
+	return (0);
+}
+
 /* Check args against the tool's schema, then run it. */
 int
 tools_call(struct req *req, const char *name, const struct json *args)
@@ -180,6 +208,7 @@ tools_call(struct req *req, const char *name, const struct json *args)
 	}
 	toolres_init(&res);
 	if (tools_unknown_fields(tool, args, &res) == 0 &&
+	    tools_nul_fields(name, args, &res) == 0 &&
 	    jschema_validate(tool->input, args, &cause) == -1) {
 		toolres_error(&res, "invalid arguments for %s: %s", name,
 		    cause);

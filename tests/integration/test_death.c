@@ -298,27 +298,38 @@ idle_window(bool robust)
 	else
 		assert_int_equal(pmx_open(&c, NULL), 0);
 	sock = socket_of(&c);
-	t0 = now_ms();
-	while ((out = pmx_tmux_at(sock, "list-windows", "-t", "=progmux",
-	    "-F", "#{pane_pid} #{pane_current_command}", NULL)) == NULL) {
-		if (now_ms() - t0 > GONE_MS)
-			fail_msg("no session progmux on %s", sock);
-		usleep(20000);
-	}
-	assert_int_equal(sscanf(out, "%ld", &pid), 1);
-	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-	raw = pmx_read_file(path, &len);
-	assert_non_null(raw);
-	for (size_t i = 0; i < len; i++)
-		cmd[i < sizeof cmd - 1 ? i : sizeof cmd - 1] = raw[i] ? raw[i] :
-		    ' ';
-	cmd[len < sizeof cmd ? len : sizeof cmd - 1] = '\0';
-	free(raw);
 	snprintf(want, sizeof want, "/progmux-reaper --idle %ld ",
 	    (long)c.pid);
-	if (strstr(cmd, want) == NULL || strstr(out, "progmux-reaper") ==
-	    NULL)
-		fail_msg("the first window runs \"%s\" (%s)", cmd, out);
+	/*
+	 * Until tmux's child for the pane has exec'd, it shows the server's
+	 * own command line: wait (bounded) for the exec.
+	 */
+	t0 = now_ms();
+	for (;;) {
+		free(out);
+		cmd[0] = '\0';
+		if ((out = pmx_tmux_at(sock, "list-windows", "-t", "=progmux",
+		    "-F", "#{pane_pid} #{pane_current_command}", NULL)) !=
+		    NULL && sscanf(out, "%ld", &pid) == 1) {
+			snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+			if ((raw = pmx_read_file(path, &len)) != NULL) {
+				for (size_t i = 0; i < len; i++)
+					cmd[i < sizeof cmd - 1 ? i :
+					    sizeof cmd - 1] = raw[i] ? raw[i] :
+					    ' ';
+				cmd[len < sizeof cmd ? len : sizeof cmd - 1] =
+				    '\0';
+				free(raw);
+			}
+			if (strstr(cmd, want) != NULL &&
+			    strstr(out, "progmux-reaper") != NULL)
+				break;
+		}
+		if (now_ms() - t0 > GONE_MS)
+			fail_msg("the first window runs \"%s\" (%s)", cmd,
+			    out != NULL ? out : "no session progmux");
+		usleep(20000);
+	}
 	assert_int_equal(other_fds((pid_t)pid), 0);
 	free(out);
 	/* It goes with progmux. */

@@ -791,6 +791,163 @@ test_list_programs(void **state)
 	free(id);
 }
 
+/*
+ * Pins: a NUL in an id is a tool error naming the field, for every tool
+ * that takes one, and acts on nothing: "p1\u0000junk" neither stops nor
+ * reads p1, "%N\u0000junk" neither captures nor types into %N, and a
+ * start beside such a pane starts nothing.
+ */
+static void
+test_nul_in_ids(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *pane, *text, args[400];
+	const char	*tails[] = { "\\u0000junk", "\\u0000" };
+	size_t		 t, listed_before;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
+	    "exec sleep 30\"]}", &pane);
+	assert_non_null(id);
+	text = pmx_read_until(&C, id, "ready\n", 10000);
+	assert_non_null(text);
+	free(text);
+	d = call_ok("list_programs", "{}");
+	listed_before = json_len(sc_get(d, "programs"));
+	json_doc_free(d);
+	for (t = 0; t < sizeof tails / sizeof *tails; t++) {
+		snprintf(args, sizeof args, "{\"programId\":\"%s%s\"}", id,
+		    tails[t]);
+		expect_error("stop_program", args, "programId contains a NUL");
+		expect_error("read_program", args, "programId contains a NUL");
+		snprintf(args, sizeof args, "{\"paneId\":\"%s%s\"}", pane,
+		    tails[t]);
+		expect_error("capture_pane", args, "paneId contains a NUL");
+		snprintf(args, sizeof args, "{\"paneId\":\"%s%s\",\"keys\":"
+		    "\"exit\"}", pane, tails[t]);
+		expect_error("send_keys", args, "paneId contains a NUL");
+		snprintf(args, sizeof args, "{\"argv\":[\"true\"],"
+		    "\"fromPaneId\":\"%s%s\"}", pane, tails[t]);
+		expect_error("start_program", args, "fromPaneId contains a NUL");
+		expect_error("run_program", args, "fromPaneId contains a NUL");
+		snprintf(args, sizeof args, "{\"argv\":[\"true\"],"
+		    "\"fromPaneId\":\"%s\",\"placement\":\"split%s\"}", pane,
+		    tails[t]);
+		expect_error("start_program", args, "placement contains a NUL");
+	}
+	/* Nothing was stopped, typed, or started beside it. */
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":0}",
+	    id);
+	d = call_ok("read_program", args);
+	assert_string_equal(sc_str(d, "outcome"), "running");
+	assert_int_equal(sc_int(d, "cursor"), 6);
+	json_doc_free(d);
+	d = call_ok("list_programs", "{}");
+	assert_int_equal(json_len(sc_get(d, "programs")), listed_before);
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	json_doc_free(call_ok("stop_program", args));
+	free(id);
+	free(pane);
+}
+
+/* Is there a window of this size ("WxH") on c's tmux server? */
+static bool
+window_sized(struct pmx *c, const char *size)
+{
+	char	*out = pmx_tmux(c, "list-windows", "-a", "-F",
+	    "#{window_width}x#{window_height}", NULL);
+	bool	 yes;
+
+	assert_non_null(out);
+	yes = pmx_has_line(out, size);
+	free(out);
+	return (yes);
+}
+
+/* The number of programs list_programs shows on c. */
+static size_t
+count_programs(struct pmx *c)
+{
+	struct json_doc	*d = pmx_call(c, "list_programs", "{}", 20000);
+	size_t		 n;
+
+	assert_non_null(d);
+	n = json_len(sc_get(d, "programs"));
+	json_doc_free(d);
+	return (n);
+}
+
+/* run_program stty size at width x height on c: its text, or NULL (and
+ * *err the error text) if it was refused. */
+static char *
+run_stty(struct pmx *c, int width, int height, char **err)
+{
+	struct json_doc	*d;
+	char		 args[200], *text = NULL;
+
+	snprintf(args, sizeof args, "{\"argv\":[\"stty\",\"size\"],\"width\":"
+	    "%d,\"height\":%d,\"timeoutMs\":20000}", width, height);
+	d = pmx_call(c, "run_program", args, 40000);
+	assert_non_null(d);
+	*err = NULL;
+	if (pmx_is_error(d))
+		*err = xstrdup(pmx_text(d));
+	else
+		text = xstrdup(sc_str(d, "text"));
+	json_doc_free(d);
+	return (text);
+}
+
+/*
+ * Pins: a pane of more cells than PROGMUX_PANE_MAX_CELLS (default
+ * 1,000,000) is refused by start_program and run_program with an error
+ * naming the setting, before anything starts (no more programs listed,
+ * no window of that size on the tmux server); 1000x1000 runs at that size; the setting moves the line.
+ */
+static void
+test_pane_max_cells(void **state)
+{
+	struct pmx	 c2;
+	const char	*env[] = { "PROGMUX_PANE_MAX_CELLS=2000000", NULL };
+	char		*text, *err;
+	size_t		 progs;
+
+	(void)state;
+	progs = count_programs(&C);
+	expect_error("start_program", "{\"argv\":[\"true\"],\"width\":2000,"
+	    "\"height\":1000}", "PROGMUX_PANE_MAX_CELLS");
+	expect_error("run_program", "{\"argv\":[\"true\"],\"width\":2000,"
+	    "\"height\":1000}", "PROGMUX_PANE_MAX_CELLS");
+	expect_error("start_program", "{\"argv\":[\"true\"],\"width\":10000,"
+	    "\"height\":10000}", "PROGMUX_PANE_MAX_CELLS");
+	assert_int_equal(count_programs(&C), progs);
+	assert_false(window_sized(&C, "2000x1000"));
+	assert_false(window_sized(&C, "10000x10000"));
+
+	text = run_stty(&C, 1000, 1000, &err);
+	if (text == NULL)
+		fail_msg("1000x1000 refused: %s", err);
+	assert_string_equal(text, "1000 1000\n");
+	free(text);
+
+	assert_int_equal(pmx_open(&c2, env), 0);
+	text = run_stty(&c2, 2000, 1000, &err);
+	if (text == NULL)
+		fail_msg("2000x1000 refused with 2000000 allowed: %s", err);
+	assert_string_equal(text, "1000 2000\n");
+	free(text);
+	text = run_stty(&c2, 2001, 1000, &err);
+	if (text != NULL)
+		fail_msg("2001x1000 ran with 2000000 allowed: %s", text);
+	assert_null(text);
+	assert_non_null(strstr(err, "PROGMUX_PANE_MAX_CELLS"));
+	assert_non_null(strstr(err, "2000000"));
+	free(err);
+
+	assert_int_equal(pmx_close(&c2), 0);
+}
+
 int
 main(void)
 {
@@ -810,6 +967,8 @@ main(void)
 		cmocka_unit_test(test_send_keys_before_reaper),
 		cmocka_unit_test(test_send_keys_ctrl_c),
 		cmocka_unit_test(test_list_programs),
+		cmocka_unit_test(test_nul_in_ids),
+		cmocka_unit_test(test_pane_max_cells),
 	};
 
 	/* PMX_TEST_FILTER=name runs only the matching tests. */
