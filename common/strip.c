@@ -1,9 +1,10 @@
 /*
  * strip.c — turn a terminal's byte stream into clean text (see strip.h).
  *
- * Two stages run on every byte. A UTF-8 decoder turns bytes into code
- * points, and a parser in the manner of the DEC/ECMA-48 one (as in tmux's
- * input.c) turns code points into text, dropping every sequence and control.
+ * Two stages run on every byte. A UTF-8 decoder (utf8.h's streaming one)
+ * turns bytes into code points, and a parser in the manner of the
+ * DEC/ECMA-48 one (as in tmux's input.c) turns code points into text,
+ * dropping every sequence and control.
  * The decoder runs in every state, so a sequence split across chunks, or a
  * multi-byte character inside an OSC title, costs nothing special.
  *
