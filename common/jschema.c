@@ -1,6 +1,6 @@
 /*
- * jschema.c — validate a parsed JSON value against a JSON Schema (the
- * draft-07 subset described in jschema.h), and check that a schema uses
+ * jschema.c — validate a parsed JSON value against a JSON Schema, the
+ * subset our schemas use (see jschema.h), and check that a schema uses
  * only that subset.
  *
  * The validator walks schema and instance together, keeping the instance
@@ -8,79 +8,92 @@
  * messages name the path and the rule and show the offending value in
  * short compact JSON.
  *
- * "pattern" is ECMA-262; it is translated to a POSIX extended regex and
- * run by regcomp/regexec in the "C" locale, byte by byte. Instance strings
- * are valid UTF-8 (json_parse guarantees it), so the translation makes '.',
- * negated classes, \D, \W and \S match a whole multibyte character, and
- * wraps a multibyte literal in a group so a quantifier applies to all of
- * it: a pattern sees code points, as with ECMA's "u" flag. Not supported
- * (jschema_check refuses them; jschema_validate reports them as a schema
- * error): lookaround, backreferences, \b and \B, a NUL in the pattern,
- * non-ASCII ranges or non-ASCII members of negated classes. Approximations:
- * \s is ASCII whitespace plus the Unicode spaces, but \S, like '.', matches
- * any non-ASCII character. Strings holding NUL bytes are matched whole with
- * REG_STARTEND, so a NUL is an ordinary character. The pattern is compiled
- * on each use: nothing is cached.
+ * "pattern" is run by a small matcher of its own: a pattern is compiled to
+ * at most JSCHEMA_PAT_MAX atoms (a literal, \d or a class, each perhaps
+ * with ?, * or +), optionally anchored by ^ and $, and matched against the
+ * string's code points by a bit-set NFA: linear in the string, whatever the
+ * pattern. Anything else a regex may hold is refused when the schema is
+ * checked, and is a schema error (never a silent pass) when validating.
  */
-#include <sys/types.h>
-
-#include <locale.h>
 #include <math.h>
-#include <regex.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jschema.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 /* Longest rendering of an offending value in a message. */
 #define JSCHEMA_SHOW_MAX	48
 
-/* Largest count in a {n,m} quantifier. */
-#define JSCHEMA_RE_MAXREP	1000
+/* Most atoms in a pattern: states 0..JSCHEMA_PAT_MAX fit a uint64_t. */
+#define JSCHEMA_PAT_MAX		63
 
-/* Matches one non-ASCII character (the input is valid UTF-8). */
-#define JSCHEMA_MB	"[\xc0-\xff][\x80-\xbf]*"
-
-/* Unicode spaces that ECMA's \s adds to the ASCII ones, as UTF-8. */
-static const char *const jschema_uspaces[] = {
-	"\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\x80", "\xe2\x80\x81",
-	"\xe2\x80\x82", "\xe2\x80\x83", "\xe2\x80\x84", "\xe2\x80\x85",
-	"\xe2\x80\x86", "\xe2\x80\x87", "\xe2\x80\x88", "\xe2\x80\x89",
-	"\xe2\x80\x8a", "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xaf",
-	"\xe2\x81\x9f", "\xe3\x80\x80", "\xef\xbb\xbf"
-};
-#define JSCHEMA_NUSPACES \
-	(sizeof jschema_uspaces / sizeof jschema_uspaces[0])
-
-/* Keywords that only annotate: both functions ignore them. */
-static const char *const jschema_annotations[] = {
-	"$schema", "$id", "$comment", "$anchor", "$defs", "definitions",
-	"title", "description", "default", "examples", "readOnly",
-	"writeOnly", "deprecated", "format", "contentMediaType",
-	"contentEncoding", NULL
+/* What each keyword's value is. */
+enum jschema_kind {
+	JSCHEMA_K_ANNOTATION,	/* ignored */
+	JSCHEMA_K_TYPE,		/* a type name or a list of them */
+	JSCHEMA_K_PROPERTIES,	/* an object of schemas */
+	JSCHEMA_K_REQUIRED,	/* a list of strings */
+	JSCHEMA_K_BOOL,		/* true or false */
+	JSCHEMA_K_SCHEMA,	/* one schema */
+	JSCHEMA_K_COUNT,	/* a non-negative integer */
+	JSCHEMA_K_NUMBER,	/* a finite number */
+	JSCHEMA_K_ENUM,		/* a non-empty list of values */
+	JSCHEMA_K_SCHEMAS,	/* a non-empty list of schemas */
+	JSCHEMA_K_PATTERN	/* a pattern of the subset above */
 };
 
-/* Keywords of JSON Schema that would change validation but are not
- * implemented: jschema_check refuses them. */
-static const char *const jschema_unsupported[] = {
-	"$ref", "$dynamicRef", "$recursiveRef", "$dynamicAnchor",
-	"$recursiveAnchor", "$vocabulary", "patternProperties",
-	"propertyNames", "dependencies", "dependentRequired",
-	"dependentSchemas", "if", "then", "else", "contains", "minContains",
-	"maxContains", "additionalItems", "prefixItems", "unevaluatedItems",
-	"unevaluatedProperties", "multipleOf", NULL
+/* Every keyword our schemas use, and only those. */
+static const struct {
+	const char		*name;
+	enum jschema_kind	 kind;
+} jschema_keywords[] = {
+	{ "$schema", JSCHEMA_K_ANNOTATION },
+	{ "title", JSCHEMA_K_ANNOTATION },
+	{ "description", JSCHEMA_K_ANNOTATION },
+	{ "type", JSCHEMA_K_TYPE },
+	{ "properties", JSCHEMA_K_PROPERTIES },
+	{ "required", JSCHEMA_K_REQUIRED },
+	{ "additionalProperties", JSCHEMA_K_BOOL },
+	{ "items", JSCHEMA_K_SCHEMA },
+	{ "minItems", JSCHEMA_K_COUNT },
+	{ "maxItems", JSCHEMA_K_COUNT },
+	{ "minLength", JSCHEMA_K_COUNT },
+	{ "maxLength", JSCHEMA_K_COUNT },
+	{ "minimum", JSCHEMA_K_NUMBER },
+	{ "maximum", JSCHEMA_K_NUMBER },
+	{ "exclusiveMinimum", JSCHEMA_K_NUMBER },
+	{ "enum", JSCHEMA_K_ENUM },
+	{ "anyOf", JSCHEMA_K_SCHEMAS },
+	{ "pattern", JSCHEMA_K_PATTERN }
+};
+#define JSCHEMA_NKEYWORDS (sizeof jschema_keywords / sizeof jschema_keywords[0])
+
+/* Type names "type" may use. */
+static const char *const jschema_types[] = {
+	"null", "boolean", "integer", "number", "string", "array", "object"
 };
 
-/* One ECMA character class being translated. */
-struct jschema_class {
-	unsigned char	 ascii[128];	/* members 1..127 */
-	unsigned long	 cps[64];	/* non-ASCII members */
-	size_t		 ncps;
-	int		 uspace;	/* \s: the Unicode spaces too */
-	int		 neg;
+/* One atom of a pattern: a set of ASCII code points, perhaps negated (then
+ * every other code point, non-ASCII ones too), and how often it may come. */
+struct jschema_atom {
+	uint64_t	 set[2];	/* bit c for ASCII code point c */
+	bool		 neg;
+	bool		 optional;	/* ? or * */
+	bool		 repeat;	/* * or + */
+};
+
+/* A compiled pattern. */
+struct jschema_pat {
+	struct jschema_atom	 a[JSCHEMA_PAT_MAX];
+	size_t			 n;
+	bool			 bol;	/* ^ */
+	bool			 eol;	/* $ */
 };
 
 /* Validation state. */
@@ -93,574 +106,224 @@ static int	jschema_node(struct jschema_ctx *, const struct json *,
 		    const struct json *);
 static int	jschema_check_node(const struct json *, struct buf *, char **);
 
-/* The "C" locale, so that regcomp works on bytes whatever setlocale did. */
-static locale_t
-jschema_c_locale(void)
+/* The kind of keyword k (klen bytes), or -1 if we do not support it. */
+static int
+jschema_kind(const char *k, size_t klen)
 {
-	static locale_t	 c;
+	size_t	i;
 
-	if (c == (locale_t)0)
-		c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	for (i = 0; i < JSCHEMA_NKEYWORDS; i++) {
+		if (strlen(jschema_keywords[i].name) == klen &&
+		    memcmp(jschema_keywords[i].name, k, klen) == 0)
+			return ((int)jschema_keywords[i].kind);
+	}
+	return (-1);
+}
+
+/* Add ASCII code point c to an atom's set. */
+static void
+jschema_atom_add(struct jschema_atom *a, int c)
+{
+	a->set[c >> 6] |= 1ULL << (c & 63);
+}
+
+/* Add the code points lo..hi to an atom's set. */
+static void
+jschema_atom_range(struct jschema_atom *a, int lo, int hi)
+{
+	for (; lo <= hi; lo++)
+		jschema_atom_add(a, lo);
+}
+
+/* Is c a character that means something in a regex? */
+static bool
+jschema_re_syntax(int c)
+{
+	return (c != '\0' && strchr("^$\\.*+?()[]{}|/-", c) != NULL);
+}
+
+/*
+ * Read one member of a class or one atom at p[*i]: a printable ASCII
+ * character, an escaped syntax character, or \d (returns -2). Returns the
+ * character, or -1 with *err set.
+ */
+static int
+jschema_re_char(const char *p, size_t n, size_t *i, bool inclass, char **err)
+{
+	int	c = (unsigned char)p[*i];
+
+	if (c == '\\') {
+		if (*i + 1 >= n) {
+			*err = xstrdup("pattern ends in a backslash");
+			return (-1);
+		}
+		c = (unsigned char)p[*i + 1];
+		*i += 2;
+		if (c == 'd')
+			return (-2);
+		if (jschema_re_syntax(c))
+			return (c);
+		if (c > 0x20 && c < 0x7f)
+			xasprintf(err, "unsupported escape \\%c at offset %zu",
+			    c, *i - 2);
+		else
+			xasprintf(err, "unsupported escape at offset %zu",
+			    *i - 2);
+		return (-1);
+	}
+	if (c < 0x20 || c >= 0x7f || (!inclass && jschema_re_syntax(c) &&
+	    c != '-' && c != '/') || (inclass && (c == '[' || c == ']'))) {
+		if (c > 0x20 && c < 0x7f)
+			xasprintf(err, "unsupported '%c' at offset %zu", c,
+			    *i);
+		else
+			xasprintf(err, "unsupported byte 0x%02x at offset %zu",
+			    c, *i);
+		return (-1);
+	}
+	(*i)++;
 	return (c);
 }
 
-/* Is s one of the NULL-terminated list? */
+/* Read a class [...] at p[*i] into atom a. */
 static int
-jschema_in_list(const char *const *list, const char *s)
-{
-	for (; *list != NULL; list++) {
-		if (strcmp(*list, s) == 0)
-			return (1);
-	}
-	return (0);
-}
-
-/* Decode the UTF-8 character at p (valid, n > 0 bytes); returns its length. */
-static size_t
-jschema_utf8_decode(const unsigned char *p, size_t n, unsigned long *cp)
-{
-	size_t	len, i;
-
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return (1);
-	}
-	if (p[0] >= 0xf0) {
-		len = 4;
-		*cp = p[0] & 0x07;
-	} else if (p[0] >= 0xe0) {
-		len = 3;
-		*cp = p[0] & 0x0f;
-	} else {
-		len = 2;
-		*cp = p[0] & 0x1f;
-	}
-	if (len > n)
-		len = n;
-	for (i = 1; i < len; i++)
-		*cp = (*cp << 6) | (p[i] & 0x3f);
-	return (len);
-}
-
-/* Append code point cp as UTF-8. */
-static void
-jschema_put_utf8(struct buf *b, unsigned long cp)
-{
-	if (cp < 0x80)
-		buf_addc(b, (char)cp);
-	else if (cp < 0x800) {
-		buf_addc(b, (char)(0xc0 | (cp >> 6)));
-		buf_addc(b, (char)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		buf_addc(b, (char)(0xe0 | (cp >> 12)));
-		buf_addc(b, (char)(0x80 | ((cp >> 6) & 0x3f)));
-		buf_addc(b, (char)(0x80 | (cp & 0x3f)));
-	} else {
-		buf_addc(b, (char)(0xf0 | (cp >> 18)));
-		buf_addc(b, (char)(0x80 | ((cp >> 12) & 0x3f)));
-		buf_addc(b, (char)(0x80 | ((cp >> 6) & 0x3f)));
-		buf_addc(b, (char)(0x80 | (cp & 0x3f)));
-	}
-}
-
-/* Value of n hex digits at p, or -1. */
-static long
-jschema_hex(const char *p, size_t n)
-{
-	long	v = 0;
-	size_t	i;
-	int	c;
-
-	for (i = 0; i < n; i++) {
-		c = (unsigned char)p[i];
-		if (c >= '0' && c <= '9')
-			v = v * 16 + (c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v * 16 + (c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v = v * 16 + (c - 'A' + 10);
-		else
-			return (-1);
-	}
-	return (v);
-}
-
-/*
- * Read the escape of a single character at p[*i] (just after the
- * backslash): \t \n \v \f \r \0-free \xHH \uHHHH (surrogate pairs joined)
- * \u{H...} \cX or an identity escape. Returns the code point, or -1.
- */
-static long
-jschema_re_escape_char(const char *p, size_t n, size_t *i, int inclass)
-{
-	long	cp, lo;
-	size_t	j;
-	int	c = (unsigned char)p[*i];
-
-	(*i)++;
-	switch (c) {
-	case 't': return ('\t');
-	case 'n': return ('\n');
-	case 'v': return ('\v');
-	case 'f': return ('\f');
-	case 'r': return ('\r');
-	case 'b':
-		return (inclass ? '\b' : -1);
-	case 'c':
-		if (*i < n && ((p[*i] >= 'a' && p[*i] <= 'z') ||
-		    (p[*i] >= 'A' && p[*i] <= 'Z')))
-			return (p[(*i)++] % 32);
-		return (-1);
-	case 'x':
-		if (n - *i < 2 || (cp = jschema_hex(p + *i, 2)) < 0)
-			return (-1);
-		*i += 2;
-		return (cp);
-	case 'u':
-		if (*i < n && p[*i] == '{') {
-			for (j = *i + 1; j < n && p[j] != '}'; j++)
-				;
-			if (j >= n || j - *i - 1 == 0 || j - *i - 1 > 6 ||
-			    (cp = jschema_hex(p + *i + 1, j - *i - 1)) < 0 ||
-			    cp > 0x10ffff)
-				return (-1);
-			*i = j + 1;
-			return (cp);
-		}
-		if (n - *i < 4 || (cp = jschema_hex(p + *i, 4)) < 0)
-			return (-1);
-		*i += 4;
-		if (cp >= 0xd800 && cp <= 0xdbff && n - *i >= 6 &&
-		    p[*i] == '\\' && p[*i + 1] == 'u' &&
-		    (lo = jschema_hex(p + *i + 2, 4)) >= 0xdc00 &&
-		    lo <= 0xdfff) {
-			*i += 6;
-			return (0x10000 + ((cp - 0xd800) << 10) +
-			    (lo - 0xdc00));
-		}
-		return (cp);
-	}
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c >= 0x80)
-		return (-1);	/* \b \B \1 \k \p ... are not supported */
-	return (c);		/* an identity escape: \. \/ \- ... */
-}
-
-/* Append a literal code point outside a class. */
-static void
-jschema_re_literal(struct buf *out, unsigned long cp)
-{
-	if (cp < 0x80) {
-		if (strchr(".[\\()*+?{|^$", (int)cp) != NULL)
-			buf_addc(out, '\\');
-		buf_addc(out, (char)cp);
-		return;
-	}
-	buf_addc(out, '(');
-	jschema_put_utf8(out, cp);
-	buf_addc(out, ')');
-}
-
-/* Add the members of \d, \w or \s to a class. */
-static void
-jschema_class_add_set(struct jschema_class *k, int c)
-{
-	int	i;
-
-	for (i = 1; i < 128; i++) {
-		if ((c == 'd' && i >= '0' && i <= '9') ||
-		    (c == 'w' && ((i >= '0' && i <= '9') ||
-		    (i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') ||
-		    i == '_')) ||
-		    (c == 's' && (i == ' ' || (i >= '\t' && i <= '\r'))))
-			k->ascii[i] = 1;
-	}
-	if (c == 's')
-		k->uspace = 1;
-}
-
-/* Write the ASCII members of a class as a POSIX bracket body. */
-static void
-jschema_class_body(struct buf *out, const struct jschema_class *k)
-{
-	int	i;
-
-	if (k->ascii[']'])
-		buf_addc(out, ']');
-	for (i = 1; i < 128; i++) {
-		if (k->ascii[i] && i != ']' && i != '[' && i != '^' &&
-		    i != '-')
-			buf_addc(out, (char)i);
-	}
-	if (k->ascii['['])
-		buf_addc(out, '[');
-	if (k->ascii['^'])
-		buf_addc(out, '^');
-	if (k->ascii['-'])
-		buf_addc(out, '-');
-}
-
-/* Emit a parsed class as a POSIX ERE. */
-static int
-jschema_class_emit(struct buf *out, struct jschema_class *k, char **err)
-{
-	size_t	i, nascii = 0;
-	int	c;
-
-	for (c = 1; c < 128; c++)
-		nascii += k->ascii[c];
-	if (k->neg) {
-		if (k->ncps != 0 || k->uspace) {
-			*err = xstrdup("non-ASCII members in a negated class "
-			    "are not supported");
-			return (-1);
-		}
-		buf_adds(out, "([^");
-		jschema_class_body(out, k);
-		buf_adds(out, "\x80-\xff]|" JSCHEMA_MB ")");
-		return (0);
-	}
-	if (nascii == 0 && k->ncps == 0 && !k->uspace) {
-		*err = xstrdup("an empty class [] is not supported");
-		return (-1);
-	}
-	buf_addc(out, '(');
-	if (nascii != 0) {
-		/* "[^]" would negate: a lone '^' goes outside a bracket. */
-		if (nascii == 1 && k->ascii['^'])
-			buf_adds(out, "\\^");
-		else {
-			buf_addc(out, '[');
-			jschema_class_body(out, k);
-			buf_addc(out, ']');
-		}
-	}
-	for (i = 0; i < k->ncps; i++) {
-		if (nascii != 0 || i != 0)
-			buf_addc(out, '|');
-		jschema_put_utf8(out, k->cps[i]);
-	}
-	for (i = 0; k->uspace && i < JSCHEMA_NUSPACES; i++) {
-		buf_addc(out, '|');
-		buf_adds(out, jschema_uspaces[i]);
-	}
-	buf_addc(out, ')');
-	return (0);
-}
-
-/* Read one class member at p[*i]: a code point, or -2 for a \d \w \s set
- * (added to k), or -1 for an error. */
-static long
-jschema_class_member(const char *p, size_t n, size_t *i,
-    struct jschema_class *k)
-{
-	unsigned long	cp;
-	int		c;
-
-	if (p[*i] != '\\') {
-		*i += jschema_utf8_decode((const unsigned char *)p + *i,
-		    n - *i, &cp);
-		return ((long)cp);
-	}
-	if (++(*i) >= n)
-		return (-1);
-	c = (unsigned char)p[*i];
-	if (c == 'd' || c == 'w' || c == 's') {
-		(*i)++;
-		jschema_class_add_set(k, c);
-		return (-2);
-	}
-	return (jschema_re_escape_char(p, n, i, 1));
-}
-
-/* Translate the class starting at p[*i] ('['). */
-static int
-jschema_re_class(const char *p, size_t n, size_t *i, struct buf *out,
+jschema_re_class(const char *p, size_t n, size_t *i, struct jschema_atom *a,
     char **err)
 {
-	struct jschema_class	 k;
-	long			 a, b;
+	size_t	start = *i;
+	int	c, hi;
+
+	if (++*i < n && p[*i] == '^') {
+		a->neg = true;
+		++*i;
+	}
+	if (*i < n && p[*i] == ']') {
+		xasprintf(err, "empty class at offset %zu", start);
+		return (-1);
+	}
+	while (*i < n && p[*i] != ']') {
+		if ((c = jschema_re_char(p, n, i, true, err)) == -1)
+			return (-1);
+		if (c == -2) {
+			jschema_atom_range(a, '0', '9');
+			continue;
+		}
+		if (*i + 1 < n && p[*i] == '-' && p[*i + 1] != ']') {
+			++*i;
+			if ((hi = jschema_re_char(p, n, i, true, err)) == -1)
+				return (-1);
+			if (hi < c) {
+				xasprintf(err, "bad range in the class at "
+				    "offset %zu", start);
+				return (-1);
+			}
+			jschema_atom_range(a, c, hi);
+		} else
+			jschema_atom_add(a, c);
+	}
+	if (*i >= n) {
+		xasprintf(err, "unterminated class at offset %zu", start);
+		return (-1);
+	}
+	++*i;
+	return (0);
+}
+
+/* Compile a pattern of the subset; returns 0, or -1 with *err set. */
+static int
+jschema_re_compile(const char *p, size_t n, struct jschema_pat *pat,
+    char **err)
+{
+	struct jschema_atom	*a;
+	size_t			 i = 0;
 	int			 c;
 
-	memset(&k, 0, sizeof k);
-	(*i)++;
-	if (*i < n && p[*i] == '^') {
-		k.neg = 1;
-		(*i)++;
-	}
-	for (;;) {
-		if (*i >= n) {
-			*err = xstrdup("unterminated character class");
-			return (-1);
-		}
-		if (p[*i] == ']')
-			break;
-		if ((a = jschema_class_member(p, n, i, &k)) == -1)
-			goto bad;
-		if (a >= 0 && *i + 1 < n && p[*i] == '-' && p[*i + 1] != ']') {
-			(*i)++;
-			if ((b = jschema_class_member(p, n, i, &k)) < 0)
-				goto bad;
-			if (b < a) {
-				*err = xstrdup("range out of order in "
-				    "character class");
-				return (-1);
-			}
-			if (b >= 0x80 || a == 0) {
-				*err = xstrdup("non-ASCII or NUL ranges are "
-				    "not supported");
-				return (-1);
-			}
-			for (c = (int)a; c <= b; c++)
-				k.ascii[c] = 1;
-			continue;
-		}
-		if (a == -2)
-			continue;
-		if (a == 0) {
-			*err = xstrdup("NUL in a pattern is not supported");
-			return (-1);
-		}
-		if (a < 0x80)
-			k.ascii[a] = 1;
-		else if (k.ncps < sizeof k.cps / sizeof k.cps[0])
-			k.cps[k.ncps++] = (unsigned long)a;
-		else {
-			*err = xstrdup("too many non-ASCII class members");
-			return (-1);
-		}
-	}
-	(*i)++;
-	return (jschema_class_emit(out, &k, err));
-
-bad:
-	*err = xstrdup("unsupported escape in character class "
-	    "(\\D, \\W, \\S, \\p... or invalid)");
-	return (-1);
-}
-
-/* Length of a {n}, {n,} or {n,m} quantifier at p[i], or 0 if none. */
-static size_t
-jschema_re_brace(const char *p, size_t n, size_t i)
-{
-	size_t	j = i + 1, d;
-
-	for (d = 0; j < n && p[j] >= '0' && p[j] <= '9'; j++)
-		d++;
-	if (d == 0)
-		return (0);
-	if (j < n && p[j] == ',')
-		for (j++; j < n && p[j] >= '0' && p[j] <= '9'; j++)
-			;
-	if (j < n && p[j] == '}')
-		return (j + 1 - i);
-	return (0);
-}
-
-/*
- * Translate an ECMA-262 pattern (n bytes, valid UTF-8) to a POSIX extended
- * regex in out. Returns -1 with *err set for what is not supported.
- */
-static int
-jschema_re_translate(const char *p, size_t n, struct buf *out, char **err)
-{
-	size_t		 i = 0, q;
-	unsigned long	 cp, lo, hi;
-	long		 e;
-	int		 c, atom = 0, can;
-	char		*end;
-
-	while (i < n) {
-		c = (unsigned char)p[i];
-		/* Can a quantifier apply here? Only just after an atom: ECMA
-		 * refuses "a**" or "(*a)", which glibc would blow up. */
-		can = atom;
-		atom = 1;
-		switch (c) {
-		case '\\':
-			if (++i >= n) {
-				*err = xstrdup("pattern ends with a backslash");
-				return (-1);
-			}
-			c = (unsigned char)p[i];
-			switch (c) {
-			case 'd':
-				buf_adds(out, "[0-9]");
-				i++;
-				continue;
-			case 'D':
-				buf_adds(out,
-				    "([^0-9\x80-\xff]|" JSCHEMA_MB ")");
-				i++;
-				continue;
-			case 'w':
-				buf_adds(out, "[A-Za-z0-9_]");
-				i++;
-				continue;
-			case 'W':
-				buf_adds(out,
-				    "([^A-Za-z0-9_\x80-\xff]|" JSCHEMA_MB ")");
-				i++;
-				continue;
-			case 's':
-				buf_adds(out, "([[:space:]]");
-				for (q = 0; q < JSCHEMA_NUSPACES; q++) {
-					buf_addc(out, '|');
-					buf_adds(out, jschema_uspaces[q]);
-				}
-				buf_addc(out, ')');
-				i++;
-				continue;
-			case 'S':
-				buf_adds(out,
-				    "([^[:space:]\x80-\xff]|" JSCHEMA_MB ")");
-				i++;
-				continue;
-			}
-			if ((e = jschema_re_escape_char(p, n, &i, 0)) <= 0) {
-				xasprintf(err, "unsupported escape \\%c "
-				    "(backreferences, \\b, \\B, \\0, \\p... "
-				    "are not supported)", c);
-				return (-1);
-			}
-			jschema_re_literal(out, (unsigned long)e);
-			continue;
-		case '[':
-			if (jschema_re_class(p, n, &i, out, err) != 0)
-				return (-1);
-			continue;
-		case '(':
-			i++;
-			if (i < n && p[i] == '?') {
-				if (i + 1 < n && p[i + 1] == ':')
-					i += 2;
-				else if (i + 2 < n && p[i + 1] == '<' &&
-				    p[i + 2] != '=' && p[i + 2] != '!') {
-					/* A named group: keep the group. */
-					while (i < n && p[i] != '>')
-						i++;
-					i++;
-				} else {
-					*err = xstrdup("lookahead and "
-					    "lookbehind are not supported");
-					return (-1);
-				}
-			}
-			atom = 0;
-			buf_addc(out, '(');
-			continue;
-		case '.':
-			buf_adds(out, "([^\n\r\x80-\xff]|" JSCHEMA_MB ")");
-			i++;
-			continue;
-		case '*': case '+': case '?':
-			if (!can)
-				goto norepeat;
-			atom = 0;
-			buf_addc(out, (char)c);
-			i++;
-			/* Lazy or greedy makes no difference to a yes/no. */
-			if (i < n && p[i] == '?')
-				i++;
-			continue;
-		case '{':
-			if ((q = jschema_re_brace(p, n, i)) == 0) {
-				buf_adds(out, "\\{");
-				i++;
-				continue;
-			}
-			if (!can)
-				goto norepeat;
-			atom = 0;
-			lo = strtoul(p + i + 1, &end, 10);
-			hi = *end == ',' ? (end[1] == '}' ? lo :
-			    strtoul(end + 1, NULL, 10)) : lo;
-			if (lo > JSCHEMA_RE_MAXREP || hi > JSCHEMA_RE_MAXREP) {
-				xasprintf(err, "counted repeats over %d are not "
-				    "supported", JSCHEMA_RE_MAXREP);
-				return (-1);
-			}
-			if (hi < lo) {
-				*err = xstrdup("repeat range out of order");
-				return (-1);
-			}
-			buf_add(out, p + i, q);
-			i += q;
-			if (i < n && p[i] == '?')
-				i++;
-			continue;
-		case '|': case '^': case '$':
-			atom = 0;
-			/* FALLTHROUGH */
-		case ')':
-			buf_addc(out, (char)c);
-			i++;
-			continue;
-		case '\0':
-			*err = xstrdup("NUL in a pattern is not supported");
-			return (-1);
-		}
-		i += jschema_utf8_decode((const unsigned char *)p + i, n - i,
-		    &cp);
-		jschema_re_literal(out, cp);
-	}
-	return (0);
-
-norepeat:
-	xasprintf(err, "nothing to repeat at offset %zu", i);
-	return (-1);
-}
-
-/*
- * Compile an ECMA pattern. Returns 0, or -1 with *err set.
- */
-static int
-jschema_re_compile(const char *pat, size_t plen, regex_t *re, char **err)
-{
-	struct buf	 b = BUF_INIT;
-	char		 msg[128];
-	locale_t	 c, old = (locale_t)0;
-	int		 r;
-
+	memset(pat, 0, sizeof *pat);
 	*err = NULL;
-	if (!utf8_valid(pat, plen)) {
-		*err = xstrdup("pattern is not valid UTF-8");
-		return (-1);
+	if (i < n && p[i] == '^') {
+		pat->bol = true;
+		i++;
 	}
-	if (jschema_re_translate(pat, plen, &b, err) != 0) {
-		buf_free(&b);
-		return (-1);
-	}
-	if ((c = jschema_c_locale()) != (locale_t)0)
-		old = uselocale(c);
-	r = regcomp(re, buf_cstr(&b), REG_EXTENDED | REG_NOSUB);
-	if (old != (locale_t)0)
-		uselocale(old);
-	buf_free(&b);
-	if (r != 0) {
-		regerror(r, NULL, msg, sizeof msg);
-		xasprintf(err, "invalid pattern: %s", msg);
-		return (-1);
+	while (i < n) {
+		if (p[i] == '$' && i + 1 == n) {
+			pat->eol = true;
+			break;
+		}
+		if (pat->n == JSCHEMA_PAT_MAX) {
+			xasprintf(err, "more than %d atoms", JSCHEMA_PAT_MAX);
+			return (-1);
+		}
+		a = &pat->a[pat->n++];
+		if (p[i] == '[') {
+			if (jschema_re_class(p, n, &i, a, err) != 0)
+				return (-1);
+		} else if ((c = jschema_re_char(p, n, &i, false, err)) == -1)
+			return (-1);
+		else if (c == -2)
+			jschema_atom_range(a, '0', '9');
+		else
+			jschema_atom_add(a, c);
+		if (i < n && (p[i] == '?' || p[i] == '*' || p[i] == '+')) {
+			a->optional = (p[i] != '+');
+			a->repeat = (p[i] != '?');
+			i++;
+		}
 	}
 	return (0);
 }
 
-/* Does s (n bytes, NULs allowed) match the compiled pattern anywhere? */
-static int
-jschema_re_match(regex_t *re, const char *s, size_t n)
+/* Does atom a match code point cp? */
+static bool
+jschema_atom_match(const struct jschema_atom *a, uint32_t cp)
 {
-	regmatch_t	 m[1];
-	locale_t	 c, old = (locale_t)0;
-	int		 r;
+	bool	in = false;
 
-	m[0].rm_so = 0;
-	m[0].rm_eo = (regoff_t)n;
-	if ((c = jschema_c_locale()) != (locale_t)0)
-		old = uselocale(c);
-	r = regexec(re, s, 1, m, REG_STARTEND);
-	if (old != (locale_t)0)
-		uselocale(old);
-	return (r == 0);
+	if (cp < 128)
+		in = (a->set[cp >> 6] >> (cp & 63)) & 1;
+	return (in != a->neg);
+}
+
+/* Follow the atoms that may be skipped: state i also reaches i + 1. */
+static uint64_t
+jschema_re_closure(const struct jschema_pat *pat, uint64_t st)
+{
+	size_t	i;
+
+	for (i = 0; i < pat->n; i++) {
+		if ((st >> i) & 1 && pat->a[i].optional)
+			st |= 1ULL << (i + 1);
+	}
+	return (st);
+}
+
+/* Does the string s (n bytes of valid UTF-8, NULs allowed) match? */
+static bool
+jschema_re_match(const struct jschema_pat *pat, const char *s, size_t n)
+{
+	uint64_t	 st, next, accept = 1ULL << pat->n;
+	uint32_t	 cp;
+	size_t		 i = 0, k;
+
+	st = jschema_re_closure(pat, 1);
+	for (;;) {
+		if ((st & accept) && (!pat->eol || i == n))
+			return (true);
+		if (i == n)
+			return (false);
+		i += utf8_decode(s + i, n - i, &cp);
+		next = 0;
+		for (k = 0; k < pat->n; k++) {
+			if (!((st >> k) & 1) ||
+			    !jschema_atom_match(&pat->a[k], cp))
+				continue;
+			next |= 1ULL << (k + 1);
+			if (pat->a[k].repeat)
+				next |= 1ULL << k;
+		}
+		if (!pat->bol)
+			next |= 1;	/* a match may start anywhere */
+		st = jschema_re_closure(pat, next);
+	}
 }
 
 /* Render a value briefly (compact JSON, cut at JSCHEMA_SHOW_MAX bytes). */
@@ -677,17 +340,14 @@ jschema_show(struct buf *out, const struct json *v)
 	    n > JSCHEMA_SHOW_MAX) {
 		/* Escape only the start of a long string. */
 		str = json_str(v, NULL);
-		for (n = JSCHEMA_SHOW_MAX; n > 0 &&
-		    ((unsigned char)str[n] & 0xc0) == 0x80; n--)
-			;
-		json_put_string(&b, str, n);
+		json_put_string(&b, str, utf8_char_start(str,
+		    JSCHEMA_SHOW_MAX));
 	} else
 		jw_value(&w, v);
 	n = b.len;
 	if (n > JSCHEMA_SHOW_MAX) {
-		n = JSCHEMA_SHOW_MAX - 3;
-		while (n > 0 && (b.data[n] & 0xc0) == 0x80)
-			n--;	/* not in the middle of a character */
+		/* Not in the middle of a character. */
+		n = utf8_char_start(b.data, JSCHEMA_SHOW_MAX - 3);
 		buf_add(out, b.data, n);
 		buf_adds(out, "...");
 	} else
@@ -855,14 +515,13 @@ jschema_check_number(struct jschema_ctx *x, const struct json *s,
 {
 	static const struct {
 		const char	*kw;
-		int		 bad;	/* the comparison result that fails */
+		int		 bad;	/* the comparison results that fail */
 		int		 bad2;
 		const char	*text;
 	} rules[] = {
 		{ "minimum", -1, -1, "must be at least" },
 		{ "maximum", 1, 1, "must be at most" },
-		{ "exclusiveMinimum", -1, 0, "must be greater than" },
-		{ "exclusiveMaximum", 1, 0, "must be less than" }
+		{ "exclusiveMinimum", -1, 0, "must be greater than" }
 	};
 	const struct json	*lim;
 	char			*t;
@@ -895,52 +554,36 @@ jschema_limit(const struct json *s, const char *kw)
 	return (json_num(l));
 }
 
-/* Number of code points in a valid UTF-8 string. */
-static size_t
-jschema_cplen(const char *s, size_t n)
-{
-	size_t	i, c = 0;
-
-	for (i = 0; i < n; i++) {
-		if (((unsigned char)s[i] & 0xc0) != 0x80)
-			c++;
-	}
-	return (c);
-}
-
 /* Check the string keywords. */
 static int
 jschema_check_string(struct jschema_ctx *x, const struct json *s,
     const struct json *v)
 {
-	const struct json	*pat;
+	struct jschema_pat	 pat;
+	const struct json	*pj;
 	const char		*str, *p;
 	size_t			 n, cps, plen;
 	double			 l;
-	regex_t			 re;
 	char			*err;
-	int			 ok;
 
 	str = json_str(v, &n);
-	cps = jschema_cplen(str, n);
+	cps = utf8_count(str, n);
 	if ((l = jschema_limit(s, "minLength")) >= 0 && cps < l)
 		return (jschema_fail(x, v, "must be at least %.0f character%s "
 		    "long", l, l == 1 ? "" : "s"));
 	if ((l = jschema_limit(s, "maxLength")) >= 0 && cps > l)
 		return (jschema_fail(x, NULL, "must be at most %.0f "
 		    "character%s long (got %zu)", l, l == 1 ? "" : "s", cps));
-	pat = json_get(s, "pattern");
-	if (json_type(pat) == JSON_STRING) {
-		p = json_str(pat, &plen);
-		if (jschema_re_compile(p, plen, &re, &err) != 0) {
+	pj = json_get(s, "pattern");
+	if (json_type(pj) == JSON_STRING) {
+		p = json_str(pj, &plen);
+		if (jschema_re_compile(p, plen, &pat, &err) != 0) {
 			jschema_fail(x, NULL, "schema pattern %s cannot be "
 			    "used: %s", p, err);
 			free(err);
 			return (-1);
 		}
-		ok = jschema_re_match(&re, str, n);
-		regfree(&re);
-		if (!ok)
+		if (!jschema_re_match(&pat, str, n))
 			return (jschema_fail(x, v, "must match %s", p));
 	}
 	return (0);
@@ -963,11 +606,11 @@ static int
 jschema_check_object(struct jschema_ctx *x, const struct json *s,
     const struct json *v)
 {
-	const struct json	*props, *req, *add, *sub;
+	const struct json	*props, *req, *sub;
 	const char		*k;
 	char			*q;
 	size_t			 i, n, old;
-	double			 l;
+	bool			 closed;
 
 	req = json_get(s, "required");
 	for (i = 0; i < json_len(req); i++) {
@@ -979,26 +622,18 @@ jschema_check_object(struct jschema_ctx *x, const struct json *s,
 			return (-1);
 		}
 	}
-	if ((l = jschema_limit(s, "minProperties")) >= 0 && json_len(v) < l)
-		return (jschema_fail(x, NULL, "must have at least %.0f "
-		    "field%s (got %zu)", l, l == 1 ? "" : "s", json_len(v)));
-	if ((l = jschema_limit(s, "maxProperties")) >= 0 && json_len(v) > l)
-		return (jschema_fail(x, NULL, "must have at most %.0f "
-		    "field%s (got %zu)", l, l == 1 ? "" : "s", json_len(v)));
 	props = json_get(s, "properties");
-	add = json_get(s, "additionalProperties");
+	sub = json_get(s, "additionalProperties");
+	closed = (json_type(sub) == JSON_BOOL && !json_bool(sub));
 	for (i = 0; i < json_len(v); i++) {
 		k = json_key_at(v, i, &n);
 		if ((sub = json_getn(props, k, n)) == NULL) {
-			if (add == NULL)
+			if (!closed)
 				continue;
-			if (json_type(add) == JSON_BOOL && !json_bool(add)) {
-				q = jschema_quote(k, n);
-				jschema_fail(x, NULL, "unknown field %s", q);
-				free(q);
-				return (-1);
-			}
-			sub = add;
+			q = jschema_quote(k, n);
+			jschema_fail(x, NULL, "unknown field %s", q);
+			free(q);
+			return (-1);
 		}
 		old = jschema_path_key(x, k, n);
 		if (jschema_node(x, sub, json_at(v, i)) != 0)
@@ -1014,7 +649,7 @@ jschema_check_array(struct jschema_ctx *x, const struct json *s,
     const struct json *v)
 {
 	const struct json	*items;
-	size_t			 i, j, n = json_len(v), old;
+	size_t			 i, n = json_len(v), old;
 	double			 l;
 
 	if ((l = jschema_limit(s, "minItems")) >= 0 && n < l)
@@ -1023,19 +658,7 @@ jschema_check_array(struct jschema_ctx *x, const struct json *s,
 	if ((l = jschema_limit(s, "maxItems")) >= 0 && n > l)
 		return (jschema_fail(x, NULL, "must have at most %.0f item%s "
 		    "(got %zu)", l, l == 1 ? "" : "s", n));
-	if (json_bool(json_get(s, "uniqueItems"))) {
-		for (i = 0; i < n; i++) {
-			for (j = i + 1; j < n; j++) {
-				if (json_equal(json_at(v, i), json_at(v, j)))
-					return (jschema_fail(x, NULL,
-					    "must not hold the same item twice "
-					    "(items %zu and %zu are equal)",
-					    i, j));
-			}
-		}
-	}
-	items = json_get(s, "items");
-	if (items == NULL || json_type(items) == JSON_ARRAY)
+	if ((items = json_get(s, "items")) == NULL)
 		return (0);
 	for (i = 0; i < n; i++) {
 		old = x->path.len;
@@ -1076,64 +699,29 @@ jschema_try(struct jschema_ctx *x, const struct json *sub,
 	return (-1);
 }
 
-/* Check anyOf, oneOf, allOf and not. */
+/* Check anyOf: the first alternative that matches will do; if none does,
+ * say why each failed. */
 static int
-jschema_check_combinators(struct jschema_ctx *x, const struct json *s,
+jschema_check_anyof(struct jschema_ctx *x, const struct json *l,
     const struct json *v)
 {
-	const struct json	*l;
-	struct buf		 b = BUF_INIT;
-	char			*m;
-	size_t			 i, first = 0, nmatch;
-	int			 r = 0, which;
+	struct buf	 b = BUF_INIT;
+	char		*m;
+	size_t		 i;
+	int		 r;
 
-	if (json_type(l = json_get(s, "allOf")) == JSON_ARRAY) {
-		for (i = 0; i < json_len(l); i++) {
-			if (jschema_node(x, json_at(l, i), v) != 0)
-				return (-1);
+	for (i = 0; i < json_len(l); i++) {
+		if (jschema_try(x, json_at(l, i), v, &m) == 0) {
+			buf_free(&b);
+			return (0);
 		}
-	}
-	for (which = 0; which < 2; which++) {
-		l = json_get(s, which == 0 ? "anyOf" : "oneOf");
-		if (json_type(l) != JSON_ARRAY)
-			continue;
-		nmatch = 0;
-		buf_reset(&b);
-		for (i = 0; i < json_len(l); i++) {
-			if (jschema_try(x, json_at(l, i), v, &m) == 0) {
-				if (nmatch++ == 0)
-					first = i;
-				else if (which == 1) {
-					r = jschema_fail(x, v, "must match "
-					    "only one oneOf alternative but "
-					    "matches %zu and %zu", first, i);
-					goto out;
-				}
-				if (which == 0)
-					break;
-				continue;
-			}
-			if (b.len != 0)
-				buf_adds(&b, "; or ");
-			buf_adds(&b, m);
-			free(m);
-		}
-		if (nmatch == 0) {
-			r = jschema_fail(x, NULL, "must match one of the %s "
-			    "alternatives: %s", which == 0 ? "anyOf" : "oneOf",
-			    buf_cstr(&b));
-			goto out;
-		}
-	}
-	if ((l = json_get(s, "not")) != NULL) {
-		if (jschema_try(x, l, v, &m) == 0) {
-			r = jschema_fail(x, v, "must not match the schema in "
-			    "\"not\"");
-			goto out;
-		}
+		if (b.len != 0)
+			buf_adds(&b, "; or ");
+		buf_adds(&b, m);
 		free(m);
 	}
-out:
+	r = jschema_fail(x, NULL, "must match one of the anyOf alternatives: "
+	    "%s", buf_cstr(&b));
 	buf_free(&b);
 	return (r);
 }
@@ -1144,25 +732,22 @@ jschema_node(struct jschema_ctx *x, const struct json *s,
     const struct json *v)
 {
 	const struct json	*c;
+	const char		*k;
+	size_t			 i, n;
 
-	if (json_type(s) == JSON_BOOL) {
-		if (json_bool(s))
-			return (0);
-		return (jschema_fail(x, v, "no value is allowed here"));
-	}
 	if (json_type(s) != JSON_OBJECT)
-		return (0);
+		return (jschema_fail(x, NULL, "the schema here is not an "
+		    "object"));
+	/* A keyword we do not know would go unchecked: refuse it. */
+	for (i = 0; i < json_len(s); i++) {
+		k = json_key_at(s, i, &n);
+		if (jschema_kind(k, n) == -1)
+			return (jschema_fail(x, NULL, "the schema here uses "
+			    "\"%.*s\", which is not supported", (int)n, k));
+	}
 	if ((c = json_get(s, "type")) != NULL &&
 	    jschema_check_type(x, c, v) != 0)
 		return (-1);
-	if ((c = json_get(s, "const")) != NULL && !json_equal(c, v)) {
-		struct buf	b = BUF_INIT;
-
-		jschema_show(&b, c);
-		jschema_fail(x, v, "must be %s", buf_cstr(&b));
-		buf_free(&b);
-		return (-1);
-	}
 	if ((c = json_get(s, "enum")) != NULL &&
 	    jschema_check_enum(x, c, v) != 0)
 		return (-1);
@@ -1186,7 +771,9 @@ jschema_node(struct jschema_ctx *x, const struct json *s,
 	default:
 		break;
 	}
-	return (jschema_check_combinators(x, s, v));
+	if ((c = json_get(s, "anyOf")) != NULL)
+		return (jschema_check_anyof(x, c, v));
+	return (0);
 }
 
 /* Validate instance against schema; the first error goes to *cause. */
@@ -1248,113 +835,99 @@ jschema_check_sub(const struct json *s, struct buf *where, const char *seg,
 	return (r);
 }
 
-/* Is v a non-negative integer? */
-static int
-jschema_is_count(const struct json *v)
-{
-	return (json_is_integral(v) && json_num(v) >= 0);
-}
-
-/* Check one keyword of a schema object. */
-static int
-jschema_check_keyword(const char *k, const struct json *v, struct buf *where,
-    char **cause)
+/* Is v a type name, or a non-empty list of them? */
+static bool
+jschema_check_types(const struct json *v, const char **bad)
 {
 	const struct json	*e;
 	const char		*p;
-	size_t			 i, j, n, plen;
-	char			*err, idx[32];
-	regex_t			 re;
+	size_t			 i, j, n;
 
-	if (jschema_in_list(jschema_annotations, k))
+	*bad = NULL;
+	n = json_type(v) == JSON_ARRAY ? json_len(v) : 1;
+	if (json_type(v) == JSON_ARRAY && n == 0)
+		return (false);
+	for (i = 0; i < n; i++) {
+		e = json_type(v) == JSON_ARRAY ? json_at(v, i) : v;
+		if ((p = json_str(e, NULL)) == NULL)
+			return (false);
+		for (j = 0; j < sizeof jschema_types / sizeof *jschema_types;
+		    j++) {
+			if (strcmp(p, jschema_types[j]) == 0)
+				break;
+		}
+		if (j == sizeof jschema_types / sizeof *jschema_types) {
+			*bad = p;
+			return (false);
+		}
+	}
+	return (true);
+}
+
+/* Check one keyword k (klen bytes) of a schema object, with value v. */
+static int
+jschema_check_keyword(const char *k, size_t klen, const struct json *v,
+    struct buf *where, char **cause)
+{
+	struct jschema_pat	 pat;
+	const char		*p;
+	size_t			 i, j, n;
+	char			*err, idx[32];
+
+	switch (jschema_kind(k, klen)) {
+	case JSCHEMA_K_ANNOTATION:
 		return (0);
-	if (strcmp(k, "type") == 0) {
-		n = json_type(v) == JSON_ARRAY ? json_len(v) : 1;
-		if (json_type(v) == JSON_ARRAY && n == 0)
-			goto bad;
-		for (i = 0; i < n; i++) {
-			e = json_type(v) == JSON_ARRAY ? json_at(v, i) : v;
-			if (json_type(e) != JSON_STRING)
-				goto bad;
-			p = json_str(e, NULL);
-			if (strcmp(p, "integer") != 0 &&
-			    strcmp(p, "number") != 0 &&
-			    strcmp(p, "string") != 0 &&
-			    strcmp(p, "boolean") != 0 &&
-			    strcmp(p, "null") != 0 &&
-			    strcmp(p, "array") != 0 &&
-			    strcmp(p, "object") != 0)
-				return (jschema_check_fail(where, cause,
-				    "unknown type \"%s\"", p));
+	case JSCHEMA_K_TYPE:
+		if (jschema_check_types(v, &p))
+			return (0);
+		if (p != NULL)
+			return (jschema_check_fail(where, cause,
+			    "unknown type \"%s\"", p));
+		break;
+	case JSCHEMA_K_PROPERTIES:
+		if (json_type(v) != JSON_OBJECT)
+			break;
+		for (i = 0; i < json_len(v); i++) {
+			p = json_key_at(v, i, &n);
+			j = where->len;
+			buf_adds(where, where->len == 0 ? "#/" : "/");
+			buf_add(where, k, klen);
+			if (jschema_check_sub(json_at(v, i), where, p, n,
+			    cause) != 0)
+				return (-1);
+			where->len = j;
 		}
 		return (0);
-	}
-	if (strcmp(k, "required") == 0) {
+	case JSCHEMA_K_REQUIRED:
 		if (json_type(v) != JSON_ARRAY)
-			goto bad;
+			break;
 		for (i = 0; i < json_len(v); i++) {
 			if (json_type(json_at(v, i)) != JSON_STRING)
 				goto bad;
 		}
 		return (0);
-	}
-	if (strcmp(k, "additionalProperties") == 0 ||
-	    strcmp(k, "not") == 0)
-		return (jschema_check_sub(v, where, k, strlen(k), cause));
-	if (strcmp(k, "items") == 0) {
-		if (json_type(v) == JSON_ARRAY)
-			return (jschema_check_fail(where, cause, "the list "
-			    "form of \"items\" is not supported"));
-		return (jschema_check_sub(v, where, k, strlen(k), cause));
-	}
-	if (strcmp(k, "minItems") == 0 || strcmp(k, "maxItems") == 0 ||
-	    strcmp(k, "minLength") == 0 || strcmp(k, "maxLength") == 0 ||
-	    strcmp(k, "minProperties") == 0 ||
-	    strcmp(k, "maxProperties") == 0) {
-		if (!jschema_is_count(v))
-			return (jschema_check_fail(where, cause, "\"%s\" must "
-			    "be a non-negative integer", k));
-		return (0);
-	}
-	if (strcmp(k, "minimum") == 0 || strcmp(k, "maximum") == 0 ||
-	    strcmp(k, "exclusiveMinimum") == 0 ||
-	    strcmp(k, "exclusiveMaximum") == 0) {
+	case JSCHEMA_K_BOOL:
+		if (json_type(v) == JSON_BOOL)
+			return (0);
+		break;
+	case JSCHEMA_K_SCHEMA:
+		return (jschema_check_sub(v, where, k, klen, cause));
+	case JSCHEMA_K_COUNT:
+		if (json_is_integral(v) && json_num(v) >= 0)
+			return (0);
+		return (jschema_check_fail(where, cause, "\"%s\" must be a "
+		    "non-negative integer", k));
+	case JSCHEMA_K_NUMBER:
 		if (json_type(v) == JSON_NUMBER && isfinite(json_num(v)))
 			return (0);
-		if (json_type(v) == JSON_BOOL)
-			return (jschema_check_fail(where, cause, "the draft-04 "
-			    "boolean form of \"%s\" is not supported", k));
-		goto bad;
-	}
-	if (strcmp(k, "uniqueItems") == 0) {
-		if (json_type(v) != JSON_BOOL)
-			goto bad;
-		return (0);
-	}
-	if (strcmp(k, "enum") == 0) {
+		break;
+	case JSCHEMA_K_ENUM:
+		if (json_type(v) == JSON_ARRAY && json_len(v) != 0)
+			return (0);
+		break;
+	case JSCHEMA_K_SCHEMAS:
 		if (json_type(v) != JSON_ARRAY || json_len(v) == 0)
-			goto bad;
-		return (0);
-	}
-	if (strcmp(k, "const") == 0)
-		return (0);
-	if (strcmp(k, "pattern") == 0) {
-		if (json_type(v) != JSON_STRING)
-			goto bad;
-		p = json_str(v, &plen);
-		if (jschema_re_compile(p, plen, &re, &err) != 0) {
-			jschema_check_fail(where, cause, "pattern %s: %s", p,
-			    err);
-			free(err);
-			return (-1);
-		}
-		regfree(&re);
-		return (0);
-	}
-	if (strcmp(k, "anyOf") == 0 || strcmp(k, "oneOf") == 0 ||
-	    strcmp(k, "allOf") == 0) {
-		if (json_type(v) != JSON_ARRAY || json_len(v) == 0)
-			goto bad;
+			break;
 		for (i = 0; i < json_len(v); i++) {
 			j = (size_t)snprintf(idx, sizeof idx, "%s/%zu", k, i);
 			if (jschema_check_sub(json_at(v, i), where, idx, j,
@@ -1362,57 +935,39 @@ jschema_check_keyword(const char *k, const struct json *v, struct buf *where,
 				return (-1);
 		}
 		return (0);
-	}
-	if (jschema_in_list(jschema_unsupported, k))
+	case JSCHEMA_K_PATTERN:
+		if ((p = json_str(v, &n)) == NULL)
+			break;
+		if (jschema_re_compile(p, n, &pat, &err) != 0) {
+			jschema_check_fail(where, cause, "pattern %s is "
+			    "outside the subset we match: %s", p, err);
+			free(err);
+			return (-1);
+		}
+		return (0);
+	default:
 		return (jschema_check_fail(where, cause, "unsupported keyword "
-		    "\"%s\" (it would change validation)", k));
-	return (jschema_check_fail(where, cause, "unknown keyword \"%s\"", k));
-
+		    "\"%.*s\"", (int)klen, k));
+	}
 bad:
 	return (jschema_check_fail(where, cause, "invalid value for \"%s\"",
 	    k));
 }
 
-/* Check one schema (an object or a boolean) at where. */
+/* Check one schema (an object) at where. */
 static int
 jschema_check_node(const struct json *s, struct buf *where, char **cause)
 {
-	const struct json	*props;
-	const char		*k;
-	size_t			 i, n, old;
+	const char	*k;
+	size_t		 i, n;
 
-	if (json_type(s) == JSON_BOOL)
-		return (0);
 	if (json_type(s) != JSON_OBJECT)
 		return (jschema_check_fail(where, cause, "a schema must be an "
-		    "object or a boolean (got %s)",
-		    json_type_name(json_type(s))));
+		    "object (got %s)", json_type_name(json_type(s))));
 	for (i = 0; i < json_len(s); i++) {
 		k = json_key_at(s, i, &n);
-		if (strlen(k) != n)
-			return (jschema_check_fail(where, cause, "NUL in a "
-			    "keyword"));
-		if (strcmp(k, "properties") == 0) {
-			props = json_at(s, i);
-			if (json_type(props) != JSON_OBJECT)
-				return (jschema_check_fail(where, cause,
-				    "invalid value for \"properties\""));
-			old = where->len;
-			if (old == 0)
-				buf_addc(where, '#');
-			buf_adds(where, "/properties");
-			for (n = 0; n < json_len(props); n++) {
-				size_t	 kl;
-				const char *pk = json_key_at(props, n, &kl);
-
-				if (jschema_check_sub(json_at(props, n), where,
-				    pk, kl, cause) != 0)
-					return (-1);
-			}
-			where->len = old;
-			continue;
-		}
-		if (jschema_check_keyword(k, json_at(s, i), where, cause) != 0)
+		if (jschema_check_keyword(k, n, json_at(s, i), where,
+		    cause) != 0)
 			return (-1);
 	}
 	return (0);

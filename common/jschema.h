@@ -1,23 +1,23 @@
 /*
- * jschema.h — validate a JSON value against a JSON Schema (draft-07 subset).
+ * jschema.h — validate a JSON value against a JSON Schema: the keywords
+ * our schemas (the files in schemas/) use, and only those.
  *
- * Enough of JSON Schema for tool input and output schemas: type (a name or
- * a list; "integer" is a number with no fractional part), properties,
- * required, additionalProperties (false or a schema), items (one schema),
- * minItems, maxItems, minLength, maxLength (counted in code points, as
- * JSON Schema says), minimum, maximum, exclusiveMinimum, exclusiveMaximum
- * (draft-07 number forms), enum, const, pattern (ECMA-262 regexes of the
- * simple kind schemas use: anchors, classes, \d \w \s, quantifiers,
- * alternation; run with POSIX extended regexes after translation), anyOf,
- * oneOf, allOf, not. Unknown keywords, $schema, title and description are
- * ignored.
+ * type (a name or a list of names; "integer" is a number with no
+ * fractional part), properties, required, additionalProperties (true or
+ * false), items (one schema), minItems, maxItems, minLength, maxLength
+ * (counted in code points, as JSON Schema says), minimum, maximum,
+ * exclusiveMinimum (the draft-07 number form), enum (by value: 1 == 1.0),
+ * anyOf and pattern; $schema, title and description are ignored.
  *
- * Also: uniqueItems, minProperties, maxProperties, and the boolean schemas
- * true and false. Patterns see code points ('.' matches "é" whole), and a
- * string holding NUL bytes is matched whole, NUL being an ordinary
- * character (REG_STARTEND). A pattern that cannot be translated
- * (lookaround, backreferences, \b...) fails validation as a schema error
- * naming the pattern; jschema_check() finds such patterns beforehand.
+ * pattern takes a subset of ECMA-262 regexes: ^ at the start, $ at the
+ * end, printable ASCII literals (syntax characters escaped), \d, classes
+ * [...] and [^...] of those (with ranges), each atom optionally followed
+ * by ?, * or +. It matches code points, so a negated class matches "é"
+ * whole, and a NUL byte is an ordinary character.
+ *
+ * Any other keyword, or a pattern outside the subset, is refused by
+ * jschema_check() and is a schema error for jschema_validate(), never a
+ * silent pass.
  */
 #ifndef PROGMUX_JSCHEMA_H
 #define PROGMUX_JSCHEMA_H
@@ -41,16 +41,10 @@ int	jschema_validate(const struct json *schema, const struct json *instance,
 
 /*
  * Check that a schema uses only what jschema_validate implements, each
- * keyword with a value of the right kind (a compilable pattern, counts that
- * are non-negative integers...), in every subschema. Annotations ($schema,
- * $id, $comment, title, description, default, examples, readOnly, format...)
- * are allowed. Returns 0, or -1 with an allocated *cause naming the place
- * as a JSON pointer and the problem, e.g.
- *   "#/properties/a: unsupported keyword \"$ref\" (it would change
- *   validation)"
- * for a keyword that would change validation ($ref, patternProperties, if,
- * multipleOf...) and "unknown keyword" for one JSON Schema does not have
- * (a typo would otherwise go unnoticed).
+ * keyword with a value of the right kind (a pattern of the subset, counts
+ * that are non-negative integers...), in every subschema. Returns 0, or -1
+ * with an allocated *cause naming the place as a JSON pointer and the
+ * problem, e.g. "#/properties/a: unsupported keyword \"$ref\"".
  */
 int	jschema_check(const struct json *schema, char **cause);
 

@@ -1,22 +1,20 @@
 /*
  * json.c — JSON reader (jsmn plus our own checks) and writer (see json.h).
  *
- * json_parse() makes these passes over the input, each linear in its size:
- *  1. utf8_find_invalid: the whole input must be valid UTF-8.
- *  2. json_scan: a byte scanner that sees strings and primitives exactly as
- *     jsmn does. It checks string contents (escapes, control characters),
- *     stray bytes and the nesting depth before jsmn runs (jsmn's search for
- *     an open bracket walks up the token tree, so unbounded nesting would
- *     make it quadratic), and finds where the top-level value ends.
- *  3. jsmn tokenizes that value: once to count the tokens, once to fill an
- *     array of exactly that size. A top-level primitive (strict jsmn wants
- *     a delimiter after it) is made into a token by hand.
- *  4. json_walk checks what jsmn lets through (missing or doubled commas and
- *     colons, non-string keys, the number and literal grammar) and counts
- *     each container's children, so that
- *  5. json_build can lay each container's children out contiguously in one
- *     node array: one allocation for nodes, one for the unescaped strings,
- *     one for a copy of the input that the raw spans point into.
+ * json_parse() copies the input (the nodes' raw spans point into the copy)
+ * and makes three passes over it, each linear in its size:
+ *  1. json_tokenize: jsmn (strict mode) tokenizes it, in one pass that
+ *     stops every JSON_TOK_STEP tokens to grow the token array and check
+ *     the nesting depth (jsmn finds a closing bracket's opener by walking up
+ *     the open containers, so unbounded nesting would make it quadratic)
+ *     and whether data follows a complete value. When jsmn refuses the
+ *     input, json_diagnose says what is wrong and where.
+ *  2. json_walk checks what jsmn lets through: missing or doubled commas
+ *     and colons, non-string keys, the number and literal grammar, raw
+ *     control characters and invalid UTF-8 in strings, the exact depth. It
+ *     counts each container's children, so that
+ *  3. json_build can lay each container's children out contiguously in one
+ *     node array: one allocation for nodes, one for the unescaped strings.
  */
 #include <sys/types.h>
 
@@ -36,6 +34,12 @@
 
 /* Inputs this long or longer are refused: jsmn counts in int. */
 #define JSON_MAX_INPUT	((size_t)INT_MAX / 2)
+
+/* Tokens jsmn may add between two checks of the depth. */
+#define JSON_TOK_STEP	64
+
+#define JSON_ONES	0x0101010101010101ULL
+#define JSON_HIGHS	0x8080808080808080ULL
 
 #define JSON_F_TRUE	0x1	/* a true boolean */
 #define JSON_F_INT	0x2	/* an integer token that fits int64_t */
@@ -122,86 +126,6 @@ json_locale_leave(locale_t old)
 		uselocale(old);
 }
 
-/*
- * Check one UTF-8 sequence at s (n > 0 bytes available). Returns true if
- * valid, with its length in *used; otherwise false, with the length of the
- * maximal subpart (the bytes to replace by one U+FFFD) in *used.
- */
-static bool
-utf8_next(const unsigned char *s, size_t n, size_t *used)
-{
-	unsigned char	c = s[0], lo = 0x80, hi = 0xbf;
-	size_t		need, i;
-
-	if (c < 0x80) {
-		*used = 1;
-		return (true);
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		need = 1;
-	else if (c >= 0xe0 && c <= 0xef) {
-		need = 2;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;	/* no surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		need = 3;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else {
-		*used = 1;
-		return (false);
-	}
-	if (n < 2 || s[1] < lo || s[1] > hi) {
-		*used = 1;
-		return (false);
-	}
-	for (i = 2; i <= need; i++) {
-		if (i >= n || (s[i] & 0xc0) != 0x80) {
-			*used = i;
-			return (false);
-		}
-	}
-	*used = need + 1;
-	return (true);
-}
-
-/* Offset of the first invalid UTF-8 byte in s, or n if there is none. */
-static size_t
-utf8_find_invalid(const char *s, size_t n)
-{
-	const unsigned char	*p = (const unsigned char *)s;
-	size_t			 i = 0, used;
-	uint64_t		 w;
-
-	while (i < n) {
-		if (n - i >= 8) {
-			memcpy(&w, p + i, 8);
-			if ((w & 0x8080808080808080ULL) == 0) {
-				i += 8;
-				continue;
-			}
-		}
-		if (p[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if (!utf8_next(p + i, n - i, &used))
-			return (i);
-		i += used;
-	}
-	return (n);
-}
-
-bool
-utf8_valid(const char *s, size_t n)
-{
-	return (utf8_find_invalid(s, n) == n);
-}
-
 /* Is c JSON whitespace? */
 static int
 json_is_ws(int c)
@@ -256,166 +180,97 @@ json_fail_char(char **cause, size_t at, int c, const char *expected)
 }
 
 /*
- * Check the string whose opening quote is at t[i]; return the offset just
- * after its closing quote, or 0 with *cause set.
+ * Say why jsmn refused the string whose opening quote is at t[i]: a raw
+ * control character (NUL stops jsmn), a bad escape, or no closing quote.
+ * Runs only once jsmn has failed, to name the fault.
  */
-static size_t
-json_scan_string(const char *t, size_t len, size_t i, char **cause)
+static void
+json_diag_string(const char *t, size_t len, size_t i, char **cause)
 {
 	const unsigned char	*p = (const unsigned char *)t;
-	size_t			 j = i + 1;
+	size_t			 j;
 	char			 what[64];
 
-	for (;;) {
-		while (j < len && p[j] >= 0x20 && p[j] != '"' && p[j] != '\\')
-			j++;
-		if (j >= len) {
-			json_fail(cause, i, "unterminated string starting");
-			return (0);
-		}
-		if (p[j] == '"')
-			return (j + 1);
+	for (j = i + 1; j < len && p[j] != '"'; j++) {
 		if (p[j] < 0x20) {
 			snprintf(what, sizeof what,
 			    "control character U+%04X in string", p[j]);
 			json_fail(cause, j, what);
-			return (0);
+			return;
 		}
-		/* A backslash. */
-		if (j + 1 >= len) {
-			json_fail(cause, i, "unterminated string starting");
-			return (0);
-		}
-		switch (p[j + 1]) {
-		case '"': case '\\': case '/': case 'b': case 'f': case 'n':
-		case 'r': case 't':
-			j += 2;
+		if (p[j] != '\\')
+			continue;
+		if (++j >= len)
 			break;
-		case 'u':
-			if (len - j < 6) {
-				json_fail(cause, i,
-				    "unterminated string starting");
-				return (0);
+		if (p[j] != '\0' && strchr("\"\\/bfnrt", p[j]) != NULL)
+			continue;
+		if (p[j] == 'u') {
+			if (len - j < 5)
+				break;
+			if (json_hex4(t + j + 1) < 0) {
+				json_fail(cause, j - 1, "invalid \\u escape "
+				    "(four hex digits needed) in string");
+				return;
 			}
-			if (json_hex4(t + j + 2) < 0) {
-				json_fail(cause, j,
-				    "invalid \\u escape (four hex digits "
-				    "needed) in string");
-				return (0);
-			}
-			j += 6;
-			break;
-		default:
-			if (p[j + 1] > 0x20 && p[j + 1] < 0x7f)
-				snprintf(what, sizeof what,
-				    "invalid escape \\%c in string", p[j + 1]);
-			else
-				snprintf(what, sizeof what,
-				    "invalid escape \\ and byte 0x%02x in "
-				    "string", p[j + 1]);
-			json_fail(cause, j, what);
-			return (0);
+			j += 4;
+			continue;
 		}
+		if (p[j] > 0x20 && p[j] < 0x7f)
+			snprintf(what, sizeof what,
+			    "invalid escape \\%c in string", p[j]);
+		else
+			snprintf(what, sizeof what,
+			    "invalid escape \\ and byte 0x%02x in string", p[j]);
+		json_fail(cause, j - 1, what);
+		return;
 	}
+	if (j < len)
+		json_fail(cause, i, "malformed string");
+	else
+		json_fail(cause, i, "unterminated string starting");
 }
 
 /*
- * Scan the input as jsmn will see it: check strings, stray bytes and depth,
- * and find where the top-level value ends (*root_end) and whether it is a
- * primitive (*prim, starting at *root_start).
+ * Check the contents t[s..e) of a string jsmn took (its escapes are
+ * valid): no raw control character, valid UTF-8. Printable ASCII goes
+ * eight bytes at a time.
  */
 static int
-json_scan(const char *t, size_t len, size_t *root_start, size_t *root_end,
-    bool *prim, char **cause)
+json_check_string(const char *t, size_t s, size_t e, char **cause)
 {
 	const unsigned char	*p = (const unsigned char *)t;
-	size_t			 i = 0, j, end = 0;
-	int			 depth = 0, c;
+	size_t			 i = s, used;
+	uint64_t		 w;
+	uint32_t		 cp;
 	char			 what[64];
 
-	*prim = false;
-	while (i < len && json_is_ws(p[i]))
-		i++;
-	if (i == len) {
-		if (cause != NULL)
-			*cause = xstrdup(len == 0 ? "empty input" :
-			    "no value, only whitespace");
-		return (-1);
-	}
-	*root_start = i;
-	while (i < len && end == 0) {
-		c = p[i];
-		switch (c) {
-		case ' ': case '\t': case '\n': case '\r':
+	while (i < e) {
+		if (e - i >= 8) {
+			memcpy(&w, p + i, 8);
+			/* A byte below 0x20, or at or above 0x80, sets its
+			 * high bit. */
+			if ((((w - JSON_ONES * 0x20) | w) & JSON_HIGHS) == 0) {
+				i += 8;
+				continue;
+			}
+		}
+		if (p[i] >= 0x20 && p[i] < 0x80) {
 			i++;
-			break;
-		case '"':
-			if ((i = json_scan_string(t, len, i, cause)) == 0)
-				return (-1);
-			if (depth == 0)
-				end = i;
-			break;
-		case '[': case '{':
-			if (++depth > JSON_MAX_DEPTH) {
-				snprintf(what, sizeof what,
-				    "nesting deeper than %d levels",
-				    JSON_MAX_DEPTH);
-				json_fail(cause, i, what);
-				return (-1);
-			}
-			i++;
-			break;
-		case ']': case '}':
-			if (depth == 0) {
-				json_fail_char(cause, i, c, NULL);
-				return (-1);
-			}
-			if (--depth == 0)
-				end = i + 1;
-			i++;
-			break;
-		case ',': case ':':
-			if (depth == 0) {
-				json_fail_char(cause, i, c, "a value");
-				return (-1);
-			}
-			i++;
-			break;
-		case '-': case '0': case '1': case '2': case '3': case '4':
-		case '5': case '6': case '7': case '8': case '9':
-		case 't': case 'f': case 'n':
-			/* As jsmn's strict primitive: up to a delimiter. */
-			for (j = i; j < len; j++) {
-				if (json_is_ws(p[j]) || p[j] == ',' ||
-				    p[j] == ']' || p[j] == '}')
-					break;
-				if (p[j] < 0x20 || p[j] >= 0x7f) {
-					json_fail_char(cause, j, p[j], NULL);
-					return (-1);
-				}
-			}
-			if (depth == 0) {
-				*prim = true;
-				end = j;
-			}
-			i = j;
-			break;
-		default:
-			json_fail_char(cause, i, c, NULL);
+			continue;
+		}
+		if (p[i] < 0x20) {
+			snprintf(what, sizeof what,
+			    "control character U+%04X in string", p[i]);
+			json_fail(cause, i, what);
 			return (-1);
 		}
-	}
-	if (end == 0) {
-		json_fail(cause, len, "unexpected end of input");
-		return (-1);
-	}
-	for (i = end; i < len; i++) {
-		if (!json_is_ws(p[i])) {
-			json_fail(cause, i, "unexpected data after the value");
+		used = utf8_decode(t + i, e - i, &cp);
+		if (cp == UTF8_INVALID) {
+			json_fail(cause, i, "invalid UTF-8");
 			return (-1);
 		}
+		i += used;
 	}
-	*root_end = end;
 	return (0);
 }
 
@@ -499,6 +354,163 @@ json_skip_ws(const char *t, size_t i, size_t end)
 	return (i);
 }
 
+/* The last byte before t[i] that is not whitespace, or -1. */
+static int
+json_prev_byte(const char *t, size_t i)
+{
+	while (i > 0 && json_is_ws((unsigned char)t[i - 1]))
+		i--;
+	return (i > 0 ? (unsigned char)t[i - 1] : -1);
+}
+
+/*
+ * Say why jsmn stopped at t[at] (r its error; 0 if it stopped early at a
+ * NUL byte); the first ntok tokens are what it made before.
+ */
+static void
+json_diagnose(const char *t, size_t len, size_t at, int r,
+    const jsmntok_t *tk, unsigned int ntok, char **cause)
+{
+	const unsigned char	*p = (const unsigned char *)t;
+	size_t			 j, end;
+	uint32_t		 cp;
+	int			 prev;
+
+	if (ntok > 0 && tk[0].end != -1 && at >= (end = json_tok_end(&tk[0]))) {
+		json_fail(cause, json_skip_ws(t, end, len),
+		    "unexpected data after the value");
+		return;
+	}
+	if (at >= len) {
+		json_fail(cause, len, "unexpected end of input");
+		return;
+	}
+	switch (p[at]) {
+	case '"':
+		json_diag_string(t, len, at, cause);
+		return;
+	case '-': case '0': case '1': case '2': case '3': case '4':
+	case '5': case '6': case '7': case '8': case '9':
+	case 't': case 'f': case 'n':
+		/* A primitive runs up to a delimiter, in printable ASCII. */
+		for (j = at; j < len && !json_is_ws(p[j]) && p[j] != ',' &&
+		    p[j] != ']' && p[j] != '}'; j++) {
+			if (p[j] < 0x20 || p[j] >= 0x7f) {
+				at = j;
+				goto bad_byte;
+			}
+		}
+		/* FALLTHROUGH */
+	case '{': case '[':
+		/* jsmn refuses a value where an object wants a key. */
+		prev = json_prev_byte(t, at);
+		if (r == JSMN_ERROR_INVAL && (prev == '{' || prev == ',')) {
+			json_fail(cause, at, "object key is not a string");
+			return;
+		}
+		break;
+	}
+bad_byte:
+	if (p[at] >= 0x80 && (utf8_decode(t + at, len - at, &cp), 1) &&
+	    cp == UTF8_INVALID)
+		json_fail(cause, at, "invalid UTF-8");
+	else
+		json_fail_char(cause, at, p[at], NULL);
+}
+
+/*
+ * Depth of the containers open where jsmn stands, counted up its parent
+ * links from sup (containers and the keys inside objects). When it is past
+ * JSON_MAX_DEPTH, *at is where the first container too deep starts.
+ */
+static int
+json_depth(const jsmntok_t *tk, int sup, size_t *at)
+{
+	int	i, d = 0, k;
+
+	for (i = sup; i != -1; i = tk[i].parent)
+		d += (tk[i].type == JSMN_OBJECT || tk[i].type == JSMN_ARRAY);
+	k = d;
+	for (i = sup; d > JSON_MAX_DEPTH && i != -1; i = tk[i].parent) {
+		if (tk[i].type != JSMN_OBJECT && tk[i].type != JSMN_ARRAY)
+			continue;
+		if (k-- == JSON_MAX_DEPTH + 1)
+			*at = (size_t)tk[i].start;
+	}
+	return (d);
+}
+
+/* "nesting deeper than N levels at byte at". */
+static void
+json_fail_depth(char **cause, size_t at)
+{
+	char	what[64];
+
+	snprintf(what, sizeof what, "nesting deeper than %d levels",
+	    JSON_MAX_DEPTH);
+	json_fail(cause, at, what);
+}
+
+/*
+ * Tokenize t (len bytes, then a space and a NUL) with jsmn in one pass,
+ * letting it add at most JSON_TOK_STEP tokens between checks. Returns the
+ * tokens (*ntok of them), or NULL with *cause set.
+ */
+static jsmntok_t *
+json_tokenize(const char *t, size_t len, int *ntok, char **cause)
+{
+	jsmn_parser	 p;
+	jsmntok_t	*tk = NULL;
+	size_t		 cap = 0, at = 0, i;
+	unsigned int	 lim;
+	int		 r;
+
+	jsmn_init(&p);
+	for (;;) {
+		lim = p.toknext + JSON_TOK_STEP;
+		if (lim > cap) {
+			cap = cap == 0 ? JSON_TOK_STEP : cap * 2;
+			tk = xreallocarray(tk, cap, sizeof *tk);
+		}
+		/* The space after the text ends a top-level primitive: strict
+		 * jsmn wants a delimiter after each. */
+		r = jsmn_parse(&p, t, len + 1, tk, lim);
+		if (r != JSMN_ERROR_NOMEM)
+			break;
+		if (json_depth(tk, p.toksuper, &at) > JSON_MAX_DEPTH) {
+			json_fail_depth(cause, at);
+			goto fail;
+		}
+		if (tk[0].end != -1 && json_tok_start(&tk[p.toknext - 1]) >=
+		    json_tok_end(&tk[0])) {
+			json_fail(cause, json_skip_ws(t, json_tok_end(&tk[0]),
+			    len), "unexpected data after the value");
+			goto fail;
+		}
+	}
+	if (r < 0 || p.pos < len + 1) {
+		json_diagnose(t, len, p.pos, r, tk, p.toknext, cause);
+		goto fail;
+	}
+	if (p.toknext == 0) {
+		/* Nothing but whitespace, commas and colons. */
+		i = json_skip_ws(t, 0, len);
+		if (i < len)
+			json_fail_char(cause, i, (unsigned char)t[i],
+			    "a value");
+		else if (cause != NULL)
+			*cause = xstrdup(len == 0 ? "empty input" :
+			    "no value, only whitespace");
+		goto fail;
+	}
+	*ntok = (int)p.toknext;
+	return (tk);
+
+fail:
+	free(tk);
+	return (NULL);
+}
+
 /* Close the innermost open container, checking what precedes its bracket. */
 static int
 json_walk_close(const char *t, const jsmntok_t *tk, struct json_frame *f,
@@ -559,7 +571,8 @@ json_walk(const char *t, jsmntok_t *tk, int n, size_t root_end,
 			sp--;
 		}
 		if (sp == 0 && i != 0) {
-			json_fail(cause, s, "unexpected data after the value");
+			json_fail(cause, json_skip_ws(t, pos, s),
+			    "unexpected data after the value");
 			return (-1);
 		}
 		pos = json_skip_ws(t, pos, s);
@@ -567,7 +580,7 @@ json_walk(const char *t, jsmntok_t *tk, int n, size_t root_end,
 			tk[i].parent = -1;
 			if (pos != s) {
 				json_fail_char(cause, pos,
-				    (unsigned char)t[pos], NULL);
+				    (unsigned char)t[pos], "a value");
 				return (-1);
 			}
 		} else {
@@ -610,7 +623,7 @@ json_walk(const char *t, jsmntok_t *tk, int n, size_t root_end,
 		case JSMN_OBJECT:
 		case JSMN_ARRAY:
 			if (sp == JSON_MAX_DEPTH) {
-				json_fail(cause, s, "nesting too deep");
+				json_fail_depth(cause, s);
 				return (-1);
 			}
 			if (tk[i].end < 0 || (size_t)tk[i].end <= s) {
@@ -624,6 +637,9 @@ json_walk(const char *t, jsmntok_t *tk, int n, size_t root_end,
 			pos = s + 1;
 			break;
 		case JSMN_STRING:
+			if (json_check_string(t, (size_t)tk[i].start,
+			    (size_t)tk[i].end, cause) != 0)
+				return (-1);
 			*strbytes += (size_t)(tk[i].end - tk[i].start) + 1;
 			pos = e;
 			break;
@@ -642,37 +658,11 @@ json_walk(const char *t, jsmntok_t *tk, int n, size_t root_end,
 			return (-1);
 		sp--;
 	}
-	if (n == 0 || json_skip_ws(t, pos, root_end) != root_end) {
-		json_fail(cause, pos, "malformed value");
+	if ((pos = json_skip_ws(t, pos, root_end)) != root_end) {
+		json_fail(cause, pos, "unexpected data after the value");
 		return (-1);
 	}
 	return (0);
-}
-
-/* Append code point cp as UTF-8 at out; returns the bytes written. */
-static size_t
-json_put_utf8(char *out, unsigned long cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return (1);
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return (2);
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return (3);
-	}
-	out[0] = (char)(0xf0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return (4);
 }
 
 /*
@@ -707,7 +697,7 @@ json_unescape(const char *s, size_t n, char *out)
 		default: out[o++] = s[i + 1]; i += 2; continue;
 		}
 		if (n - i < 6 || (cp = json_hex4(s + i + 2)) < 0) {
-			i = n;	/* cannot happen: json_scan checked */
+			i = n;	/* cannot happen: jsmn checked */
 			break;
 		}
 		i += 6;
@@ -722,7 +712,7 @@ json_unescape(const char *s, size_t n, char *out)
 				cp = 0xfffd;
 		} else if (cp >= 0xdc00 && cp <= 0xdfff)
 			cp = 0xfffd;
-		o += json_put_utf8(out + o, (unsigned long)cp);
+		o += utf8_encode((uint32_t)cp, out + o);
 	}
 	return (o);
 }
@@ -866,31 +856,14 @@ json_build(struct json_doc *d, jsmntok_t *tk, int n, size_t strbytes)
 	}
 }
 
-/* Turn a jsmn error into a message. */
-static void
-json_fail_jsmn(char **cause, const char *t, size_t len, int r,
-    const jsmn_parser *p)
-{
-	size_t	at = p->pos < len ? p->pos : len;
-
-	if (r == JSMN_ERROR_PART)
-		json_fail(cause, len, "unexpected end of input");
-	else if (r == JSMN_ERROR_INVAL && at < len)
-		json_fail_char(cause, at, (unsigned char)t[at], NULL);
-	else
-		json_fail(cause, at, "malformed JSON");
-}
-
 /* Parse one JSON text; see the passes described at the top of the file. */
 struct json_doc *
 json_parse(const char *text, size_t len, char **cause)
 {
 	struct json_doc	*d;
 	jsmntok_t	*tk = NULL;
-	jsmn_parser	 p;
-	size_t		 bad, rstart, rend, strbytes;
-	int		 r, n;
-	bool		 prim;
+	size_t		 strbytes;
+	int		 n;
 	locale_t	 old;
 
 	if (cause != NULL)
@@ -902,42 +875,16 @@ json_parse(const char *text, size_t len, char **cause)
 	}
 	if (text == NULL)
 		text = "";
-	if ((bad = utf8_find_invalid(text, len)) != len) {
-		json_fail(cause, bad, "invalid UTF-8");
-		return (NULL);
-	}
-	if (json_scan(text, len, &rstart, &rend, &prim, cause) != 0)
-		return (NULL);
 
 	d = xcalloc(1, sizeof *d);
-	d->text = xmalloc(len + 1);
+	d->text = xmalloc(len + 2);
 	memcpy(d->text, text, len);
+	d->text[len] = ' ';
+	d->text[len + 1] = '\0';
+	if ((tk = json_tokenize(d->text, len, &n, cause)) == NULL)
+		goto fail;
 	d->text[len] = '\0';
-
-	if (prim) {
-		n = 1;
-		tk = xcalloc(1, sizeof *tk);
-		tk[0].type = JSMN_PRIMITIVE;
-		tk[0].start = (int)rstart;
-		tk[0].end = (int)rend;
-		tk[0].parent = -1;
-	} else {
-		jsmn_init(&p);
-		r = jsmn_parse(&p, d->text, rend, NULL, 0);
-		if (r <= 0) {
-			json_fail_jsmn(cause, d->text, rend, r, &p);
-			goto fail;
-		}
-		tk = xreallocarray(NULL, (size_t)r, sizeof *tk);
-		jsmn_init(&p);
-		n = jsmn_parse(&p, d->text, rend, tk, (unsigned int)r);
-		if (n <= 0) {
-			json_fail_jsmn(cause, d->text, rend, n, &p);
-			goto fail;
-		}
-		n = (int)p.toknext;
-	}
-	if (json_walk(d->text, tk, n, rend, &strbytes, cause) != 0)
+	if (json_walk(d->text, tk, n, len, &strbytes, cause) != 0)
 		goto fail;
 	old = json_locale_enter();
 	json_build(d, tk, n, strbytes);
@@ -1218,7 +1165,8 @@ void
 json_put_string(struct buf *b, const char *str, size_t n)
 {
 	const unsigned char	*s = (const unsigned char *)str;
-	size_t			 i = 0, start, used;
+	size_t			 i = 0, start, used = 1;
+	uint32_t		 cp = 0;
 	static const char	 hex[] = "0123456789abcdef";
 	char			 u[6] = { '\\', 'u', '0', '0', 0, 0 };
 
@@ -1231,9 +1179,9 @@ json_put_string(struct buf *b, const char *str, size_t n)
 			while (i < n && json_esc_class[s[i]] == 0)
 				i++;
 			if (i < n && s[i] >= 0x80 &&
-			    utf8_next(s + i, n - i, &used) &&
-			    !(used == 3 && s[i] == 0xe2 && s[i + 1] == 0x80 &&
-			    (s[i + 2] == 0xa8 || s[i + 2] == 0xa9))) {
+			    (used = utf8_decode(str + i, n - i, &cp), 1) &&
+			    cp != UTF8_INVALID && cp != 0x2028 &&
+			    cp != 0x2029) {
 				i += used;
 				continue;
 			}
@@ -1257,9 +1205,9 @@ json_put_string(struct buf *b, const char *str, size_t n)
 			u[5] = hex[s[i] & 0xf];
 			buf_add(b, u, 6);
 			i++;
-		} else if (utf8_next(s + i, n - i, &used)) {
+		} else if (cp != UTF8_INVALID) {
 			/* U+2028 or U+2029: escaped for JavaScript. */
-			buf_adds(b, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029");
+			buf_adds(b, cp == 0x2028 ? "\\u2028" : "\\u2029");
 			i += used;
 		} else {
 			buf_add(b, "\xef\xbf\xbd", 3);

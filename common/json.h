@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "utf8.h"
 
 #define JSON_MAX_DEPTH	128	/* deeper input is refused, not recursed into */
 
@@ -118,8 +119,5 @@ void	jw_value(struct jw *, const struct json *);
 /* Escape bytes as a JSON string (with quotes) into b; invalid UTF-8 and
  * lone surrogates encoded in UTF-8 become U+FFFD. */
 void	json_put_string(struct buf *, const char *, size_t);
-
-/* Is this byte string valid UTF-8 (no overlongs, no surrogates)? */
-bool	utf8_valid(const char *, size_t);
 
 #endif

@@ -1,9 +1,10 @@
 /*
  * strip.c — turn a terminal's byte stream into clean text (see strip.h).
  *
- * Two stages run on every byte. A UTF-8 decoder turns bytes into code
- * points, and a parser in the manner of the DEC/ECMA-48 one (as in tmux's
- * input.c) turns code points into text, dropping every sequence and control.
+ * Two stages run on every byte. A UTF-8 decoder (utf8.h's streaming one)
+ * turns bytes into code points, and a parser in the manner of the
+ * DEC/ECMA-48 one (as in tmux's input.c) turns code points into text,
+ * dropping every sequence and control.
  * The decoder runs in every state, so a sequence split across chunks, or a
  * multi-byte character inside an OSC title, costs nothing special.
  *
@@ -185,26 +186,6 @@ strip_esc(struct strip *sp, uint32_t c)
 	}
 }
 
-/* Append code point c (valid, >= 0x80) as UTF-8. */
-static inline char *
-strip_put_utf8(uint32_t c, char *o)
-{
-	if (c < 0x800) {
-		*o++ = 0xc0 | (c >> 6);
-		*o++ = 0x80 | (c & 0x3f);
-	} else if (c < 0x10000) {
-		*o++ = 0xe0 | (c >> 12);
-		*o++ = 0x80 | ((c >> 6) & 0x3f);
-		*o++ = 0x80 | (c & 0x3f);
-	} else {
-		*o++ = 0xf0 | (c >> 18);
-		*o++ = 0x80 | ((c >> 12) & 0x3f);
-		*o++ = 0x80 | ((c >> 6) & 0x3f);
-		*o++ = 0x80 | (c & 0x3f);
-	}
-	return (o);
-}
-
 /* One code point c, n bytes long in the input, through the parser. */
 static char *
 strip_cp(struct strip *sp, uint32_t c, uint32_t n, char *o)
@@ -224,7 +205,7 @@ strip_cp(struct strip *sp, uint32_t c, uint32_t n, char *o)
 			return (o);
 		}
 		o = strip_flush_cr(sp, o);
-		return (strip_put_utf8(c, o));
+		return (o + utf8_encode(c, o));
 	}
 
 	sp->seqlen += n;
@@ -245,62 +226,21 @@ strip_cp(struct strip *sp, uint32_t c, uint32_t n, char *o)
 	return (o);
 }
 
-/* Start a UTF-8 sequence with lead byte c, or reject c as invalid. */
-static char *
-strip_lead(struct strip *sp, uint8_t c, char *o)
-{
-	if (c < 0xc2 || c > 0xf4)
-		return (strip_cp(sp, 0xfffd, 1, o));
-	sp->u8len = 1;
-	sp->u8min = 0x80;
-	sp->u8max = 0xbf;
-	if (c < 0xe0) {
-		sp->u8need = 1;
-		sp->u8cp = c & 0x1f;
-	} else if (c < 0xf0) {
-		sp->u8need = 2;
-		sp->u8cp = c & 0x0f;
-		if (c == 0xe0)
-			sp->u8min = 0xa0;	/* no overlongs */
-		else if (c == 0xed)
-			sp->u8max = 0x9f;	/* no surrogates */
-	} else {
-		sp->u8need = 3;
-		sp->u8cp = c & 0x07;
-		if (c == 0xf0)
-			sp->u8min = 0x90;	/* no overlongs */
-		else if (c == 0xf4)
-			sp->u8max = 0x8f;	/* nothing past U+10FFFF */
-	}
-	return (o);
-}
-
 /* A byte that is not plain ASCII text, or any byte mid-sequence. */
 static char *
 strip_byte(struct strip *sp, uint8_t c, char *o)
 {
-	uint32_t	n;
+	uint32_t	cp, n;
+	int		r;
 
-	if (sp->u8len != 0) {
-		if (c >= sp->u8min && c <= sp->u8max) {
-			sp->u8cp = (sp->u8cp << 6) | (c & 0x3f);
-			sp->u8len++;
-			sp->u8min = 0x80;
-			sp->u8max = 0xbf;
-			if (--sp->u8need != 0)
-				return (o);
-			n = sp->u8len;
-			sp->u8len = 0;
-			return (strip_cp(sp, sp->u8cp, n, o));
-		}
-		/* Cut short: the bytes held are one maximal subpart. */
-		n = sp->u8len;
-		sp->u8len = sp->u8need = 0;
-		o = strip_cp(sp, 0xfffd, n, o);
+	while ((r = utf8_dec_byte(&sp->u8, c, &cp, &n)) != UTF8_MORE) {
+		/* An invalid character (a maximal subpart) is one U+FFFD. */
+		o = strip_cp(sp, cp == UTF8_INVALID ? UTF8_REPLACEMENT : cp, n,
+		    o);
+		if (r == UTF8_CHAR)
+			break;
 	}
-	if (c < 0x80)
-		return (strip_cp(sp, c, 1, o));
-	return (strip_lead(sp, c, o));
+	return (o);
 }
 
 /* Length of the run of printable ASCII at p, copied to o as it is found. */
@@ -344,7 +284,7 @@ strip_feed(struct strip *sp, const void *in, size_t len, char *out)
 	uint8_t		 c;
 
 	while (p < end) {
-		if (sp->state == STRIP_GROUND && sp->u8len == 0 &&
+		if (sp->state == STRIP_GROUND && sp->u8.len == 0 &&
 		    *p >= 0x20 && *p < 0x7f) {
 			o = strip_flush_cr(sp, o);
 			n = strip_run(p, end, o);
@@ -353,7 +293,7 @@ strip_feed(struct strip *sp, const void *in, size_t len, char *out)
 			continue;
 		}
 		c = *p++;
-		if (sp->u8len == 0 && c < 0x80)
+		if (sp->u8.len == 0 && c < 0x80)
 			o = strip_cp(sp, c, 1, o);
 		else
 			o = strip_byte(sp, c, o);
@@ -367,8 +307,8 @@ strip_finish(struct strip *sp, char *out)
 {
 	char	*o = out;
 
-	if (sp->u8len != 0)
-		o = strip_cp(sp, 0xfffd, sp->u8len, o);
+	if (sp->u8.len != 0)
+		o = strip_cp(sp, UTF8_REPLACEMENT, sp->u8.len, o);
 	if (sp->pending_cr && !sp->bol)
 		*o++ = '\n';
 	strip_init(sp);

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "utf8.h"
+
 /* Bytes of output that strip_feed() may write for len bytes of input. */
 #define STRIP_MAX_OUT(len)	((len) * 3 + 16)
 
@@ -41,11 +43,7 @@ struct strip {
 	uint8_t		state;
 	uint8_t		pending_cr;	/* a run of CRs is held */
 	uint8_t		bol;		/* no text since the last line break */
-	uint8_t		u8need;		/* continuation bytes still expected */
-	uint8_t		u8len;		/* bytes of the held sequence */
-	uint8_t		u8min;		/* lowest valid next byte */
-	uint8_t		u8max;		/* highest valid next byte */
-	uint32_t	u8cp;		/* code point decoded so far */
+	struct utf8_dec	u8;		/* a character split across chunks */
 	uint32_t	seqlen;		/* bytes into the current sequence */
 };
 

@@ -32,13 +32,6 @@
 
 #define TEXTBUF_MIN_CAP	4096
 
-/* Is byte c a UTF-8 continuation byte? */
-static inline bool
-textbuf_is_cont(char c)
-{
-	return (((unsigned char)c & 0xc0) == 0x80);
-}
-
 /* An empty text with a ceiling of max bytes. */
 void
 textbuf_init(struct textbuf *tb, size_t max)
@@ -87,9 +80,9 @@ textbuf_trim(struct textbuf *tb)
 {
 	size_t	i = tb->len;
 
-	while (i > 0 && textbuf_is_cont(tb->data[i - 1]))
+	while (i > 0 && utf8_is_cont(tb->data[i - 1]))
 		i--;
-	if (i == 0 || (unsigned char)tb->data[i - 1] < 0xc0)
+	if (i == 0 || utf8_seq_len(tb->data[i - 1]) == 1)
 		return;		/* stray continuation bytes: nothing began */
 	tb->dropped += tb->len - (i - 1);
 	tb->len = i - 1;
@@ -103,23 +96,12 @@ textbuf_trim(struct textbuf *tb)
 static size_t
 textbuf_whole(const struct textbuf *tb)
 {
-	size_t		i = tb->len, need;
-	unsigned char	c;
+	size_t	i;
 
-	while (i > 0 && tb->len - i < 4 && textbuf_is_cont(tb->data[i - 1]))
-		i--;
-	if (i == 0)
-		return (tb->len);
-	c = tb->data[i - 1];
-	if (c >= 0xf0)
-		need = 4;
-	else if (c >= 0xe0)
-		need = 3;
-	else if (c >= 0xc0)
-		need = 2;
-	else
-		return (tb->len);
-	return (i - 1 + need > tb->len ? i - 1 : tb->len);
+	if (tb->len == 0)
+		return (0);
+	i = utf8_char_start(tb->data, tb->len - 1);
+	return (i + utf8_seq_len(tb->data[i]) > tb->len ? i : tb->len);
 }
 
 /* Keep what fits under the ceiling, on a character boundary. */
@@ -138,11 +120,11 @@ textbuf_append(struct textbuf *tb, const char *s, size_t n)
 	if (n > tb->max - tb->len) {
 		/* Back off to the start of the character that does not fit. */
 		keep = tb->max - tb->len;
-		while (keep > 0 && textbuf_is_cont(s[keep]))
+		while (keep > 0 && utf8_is_cont(s[keep]))
 			keep--;
 		tb->cut = true;
 		tb->dropped += n - keep;
-		if (keep == 0 && textbuf_is_cont(s[0]))
+		if (keep == 0 && utf8_is_cont(s[0]))
 			textbuf_trim(tb);
 	}
 	if (keep == 0)
@@ -151,17 +133,6 @@ textbuf_append(struct textbuf *tb, const char *s, size_t n)
 	memcpy(tb->data + tb->len, s, keep);
 	tb->len += keep;
 	tb->chars += utf8_count(s, keep);
-}
-
-/* Code points: every byte that is not a continuation byte starts one. */
-size_t
-utf8_count(const char *s, size_t len)
-{
-	size_t	i, n = 0;
-
-	for (i = 0; i < len; i++)
-		n += !textbuf_is_cont(s[i]);
-	return (n);
 }
 
 /*
@@ -179,7 +150,7 @@ textbuf_scan(const struct textbuf *tb, size_t pos, size_t end, size_t budget,
 
 	*lf = false;
 	for (; pos < end; pos++) {
-		if (!textbuf_is_cont(d[pos]) && ++n > budget) {
+		if (!utf8_is_cont(d[pos]) && ++n > budget) {
 			n--;
 			break;
 		}
@@ -207,7 +178,7 @@ textbuf_page(const struct textbuf *tb, size_t cursor, size_t max_lines,
 		    cursor, tb->len);
 		return (-1);
 	}
-	while (cursor < tb->len && textbuf_is_cont(tb->data[cursor]))
+	while (cursor < tb->len && utf8_is_cont(tb->data[cursor]))
 		cursor++;
 
 	/* A character still arriving is not there yet. */
@@ -260,7 +231,7 @@ textbuf_tail(const struct textbuf *tb, size_t max_lines, size_t max_chars,
 				whole = true;
 				break;
 			}
-			if (!textbuf_is_cont(d[i - 1])) {
+			if (!utf8_is_cont(d[i - 1])) {
 				if (chars == max_chars - total)
 					break;
 				chars++;
@@ -270,7 +241,7 @@ textbuf_tail(const struct textbuf *tb, size_t max_lines, size_t max_chars,
 		if (!whole) {
 			/* Only a last line alone may be cut: keep its end. */
 			if (lines == 0) {
-				while (i < pos && textbuf_is_cont(d[i]))
+				while (i < pos && utf8_is_cont(d[i]))
 					i++;
 				pos = i;
 				total = chars;

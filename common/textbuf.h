@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "utf8.h"
+
 #define TEXTBUF_PAGE_CHARS	24000	/* "about 24,000 characters" */
 
 struct textbuf {
@@ -64,8 +66,5 @@ int	textbuf_page(const struct textbuf *, size_t cursor, size_t max_lines,
  */
 void	textbuf_tail(const struct textbuf *, size_t max_lines, size_t max_chars,
 	    struct page *pg);
-
-/* Code points in text[0..len) (bytes that are not continuation bytes). */
-size_t	utf8_count(const char *, size_t);
 
 #endif

@@ -265,19 +265,78 @@ test_depth(void **state)
 	json_doc_free(parse_ok(s));
 	free(s);
 	s = nested(JSON_MAX_DEPTH + 1, 0);
-	parse_fail(s, "nesting");
+	parse_fail(s, "nesting deeper than 128 levels at byte 128");
 	free(s);
 	s = nested(JSON_MAX_DEPTH + 1, 1);
-	parse_fail(s, "nesting");
+	parse_fail(s, "nesting deeper than 128 levels at byte 640");
 	free(s);
 	/* 8 MiB of brackets: refused at once, not after a quadratic walk. */
 	big = malloc(n);
 	memset(big, '[', n);
-	parse_failn(big, n, "nesting");
+	parse_failn(big, n, "nesting deeper than 128 levels at byte 128");
 	for (i = 0; i < (int)n; i += 2)
 		big[i] = '{', big[i + 1] = '}';
 	parse_failn(big, n, "after the value");
 	free(big);
+}
+
+/* Each refusal names the fault and its byte, whichever pass finds it
+ * (jsmn, or our checks after it). */
+static void
+test_messages(void **state)
+{
+	static const struct {
+		const char	*text;
+		size_t		 len;
+		const char	*cause;
+	} cases[] = {
+		{ "", 0, "empty input" },
+		{ "  ", 2, "no value, only whitespace" },
+		{ ",", 1, "unexpected ',', expected a value at byte 0" },
+		{ "[1,]", 4, "trailing comma at byte 2" },
+		{ "[1 2]", 5, "unexpected '2', expected ',' or ']' at byte 3" },
+		{ "{\"a\" 1}", 7, "unexpected '1' at byte 5" },
+		{ "{1:2}", 5, "object key is not a string at byte 1" },
+		{ "{\"a\":1,[]:2}", 12, "object key is not a string at byte 7" },
+		{ "\"a\":1", 5, "unexpected data after the value at byte 3" },
+		{ "[1]\0", 4, "unexpected data after the value at byte 3" },
+		{ "{\"a\":1}}", 8, "unexpected data after the value at byte 7" },
+		{ "1 2", 3, "unexpected data after the value at byte 2" },
+		{ "\"ab\\x\"", 6, "invalid escape \\x in string at byte 3" },
+		{ "[\"\\u12G4\"]", 10,
+		    "invalid \\u escape (four hex digits needed) in string at "
+		    "byte 2" },
+		{ "[\"a\x01\"]", 6, "control character U+0001 in string at byte 3" },
+		{ "\"a\0b\"", 5, "control character U+0000 in string at byte 2" },
+		{ "[\"\xff\"]", 5, "invalid UTF-8 at byte 2" },
+		{ "[1,\xff]", 5, "invalid UTF-8 at byte 3" },
+		{ "[1,\xc3\xa9]", 6, "unexpected byte 0xc3 at byte 3" },
+		{ "[\"abc", 5, "unterminated string starting at byte 1" },
+		{ "[1", 2, "unexpected end of input at byte 2" },
+		{ "[}", 2, "unexpected '}' at byte 1" },
+		{ "[1\x01]", 4, "unexpected byte 0x01 at byte 2" },
+		{ "{\"a\":1 2}", 9, "unexpected '2' at byte 7" },
+		{ "[1,,2]", 6, "unexpected ',', expected a value at byte 3" },
+		{ "{\"a\"::1}", 8, "unexpected ':', expected a value at byte 5" },
+		{ "tru", 3, "invalid literal (true, false or null expected) at "
+		    "byte 0" },
+		{ "[01]", 4, "invalid number at byte 1" },
+	};
+	struct json_doc	*d;
+	char		*cause;
+	size_t		 i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cause = NULL;
+		d = json_parse(cases[i].text, cases[i].len, &cause);
+		if (d != NULL)
+			fail_msg("case %zu accepted", i);
+		if (cause == NULL || strcmp(cause, cases[i].cause) != 0)
+			fail_msg("case %zu: \"%s\", wanted \"%s\"", i, cause,
+			    cases[i].cause);
+		free(cause);
+	}
 }
 
 /* Huge, negative-zero and big-integer numbers. */
@@ -1094,6 +1153,7 @@ main(void)
 		cmocka_unit_test(test_control_chars),
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_number_grammar),
 		cmocka_unit_test(test_literals),
