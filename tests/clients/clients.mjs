@@ -188,7 +188,8 @@ function healthLine(s) {
 
 // ---- Claude Code -------------------------------------------------------------
 
-// Claude Code: `claude mcp add`, `claude mcp list`, one `claude -p` turn.
+// Claude Code: `claude mcp add -s user` (every project, as the README
+// says), `claude mcp list`, one `claude -p` turn.
 async function claude(model) {
   const { home, work } = place('claude');
   const env = clientEnv(home, {
@@ -201,9 +202,9 @@ async function claude(model) {
     CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL: '1',
   });
   const c = path.join(binDir, 'claude');
-  const add = await sh([c, 'mcp', 'add', 'progmux', '-e', 'PROGMUX_ROBUST=1',
-    '--', bin], { env, cwd: work });
-  check('claude: claude mcp add progmux', add.code === 0, add.stderr + add.stdout);
+  const add = await sh([c, 'mcp', 'add', '-s', 'user', 'progmux', '-e',
+    'PROGMUX_ROBUST=1', '--', bin], { env, cwd: work });
+  check('claude: claude mcp add -s user progmux', add.code === 0, add.stderr + add.stdout);
   const list = await sh([c, 'mcp', 'list'], { env, cwd: work });
   note(`claude mcp list: ${healthLine(list.stdout)}`);
   check('claude: claude mcp list says progmux is connected',
