@@ -150,6 +150,21 @@ frame_take(struct buf *in, struct msg *m, char **cause)
 	return (1);
 }
 
+int
+frame_each(struct buf *in, frame_cb cb, void *arg, char **cause)
+{
+	struct msg	m;
+	int		ret, stop;
+
+	while ((ret = frame_take(in, &m, cause)) == 1) {
+		stop = cb(arg, &m);
+		msg_free(&m);
+		if (stop)
+			return (0);
+	}
+	return (ret);
+}
+
 void
 msg_free(struct msg *m)
 {

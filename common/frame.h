@@ -3,8 +3,8 @@
  *
  * Writing: msg_begin(&m, MSG_X, nfields), then exactly nfields msg_* field
  * calls, then msg_end(&m, &queue) appends the framed bytes to a queue.
- * Reading: frame_take() takes one whole frame off the front of a buffer;
- * msg_get*() read its fields.
+ * Reading: frame_take() takes one whole frame off the front of a buffer,
+ * frame_each() hands each one to a callback; msg_get*() read its fields.
  */
 #ifndef PROGMUX_FRAME_H
 #define PROGMUX_FRAME_H
@@ -42,6 +42,12 @@ struct msg {
 /* 1: a frame was taken into *m (msg_free it); 0: not all there yet;
  * -1: a bad frame (*cause allocated); the stream cannot be trusted. */
 int			 frame_take(struct buf *, struct msg *, char **cause);
+/* Hand each whole frame of a buffer to cb in turn (freed after it), until
+ * cb returns non-zero or none is left: 0, or -1 on a bad frame (*cause
+ * allocated). The one loop over frames of front, reaper and launcher. */
+typedef int		(*frame_cb)(void *arg, struct msg *);
+int			 frame_each(struct buf *, frame_cb, void *arg,
+			    char **cause);
 void			 msg_free(struct msg *);
 bool			 msg_is(const struct msg *, const char *type);
 const msgpack_object	*msg_get(const struct msg *, const char *key);

@@ -33,6 +33,13 @@
  *                      <-------  end {how, status, signal, ...}
  *                                exit to launcher    ----->  exits (pane closes)
  *
+ * Stopping (stop {grace_ms}, or the lifetime's end) is the reaper's alone:
+ * SIGTERM and SIGCONT to the program's process group, SIGKILL after the
+ * grace; the launcher, which sees its program end, ends what the program
+ * left (it is the subreaper of its tree) and writes the end marker; then
+ * the reaper runs tmux kill-pane and reports the end. The launcher gets
+ * no command but "exit".
+ *
  * The end marker is an OSC sequence carrying a per-program random nonce,
  * written by the launcher to the terminal after the program and all its
  * descendants are gone: it travels the same path as the output, so when
@@ -73,8 +80,6 @@
 /* reaper -> launcher, over the ctl FIFO, same framing */
 #define MSG_SPEC	"spec"	/* argv dir nonce width height keep input
 				   err (FIFO for stderr, or nil) */
-#define MSG_TERM	"term"	/* grace_ms: SIGTERM the program, then SIGKILL */
-#define MSG_KILL	"kill"	/* SIGKILL the program now */
 #define MSG_EXIT	"exit"	/* the end was read: leave (the pane closes) */
 
 /* How a program ended ("how" in MSG_END); the front's outcomes. */
@@ -85,7 +90,8 @@
 #define END_GONE	"gone"
 
 /* The markers: ESC ] 5522 ; <nonce> ; <kind> ; <value> BEL, kind one of
- * run (value: pid), exit (status), signal (number), noexec (status). */
+ * run (value: pid), exit (status), signal (number), noexec (status);
+ * written and scanned by marker.c. */
 #define MARKER_PREFIX	"\033]5522;"
 #define MARKER_RUN	"run"
 #define MARKER_EXIT	"exit"

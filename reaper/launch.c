@@ -3,25 +3,28 @@
  *
  * tmux starts `progmux-reaper --launch CTL` with fixed arguments, so no
  * client text ever reaches tmux's command parser or a shell. The launcher
- * opens CTL (a FIFO in the private runtime directory) and blocks until the
- * reaper writes the spec — the reaper does that only once pipe-pane is
- * attached, so not one byte of early output is lost. It then:
+ * goes through four states in one poll loop, with one deadline:
  *
- *  - becomes a child subreaper, so daemons the program leaves behind are
- *    reparented to it and can be found and ended;
- *  - forks the program in its own process group, made the terminal's
- *    foreground group (C-c reaches the program, not the launcher), with
- *    PAGER=cat and GIT_PAGER=cat, in startDirectory, and execs argv
- *    without a shell; an exec or chdir failure comes back on a cloexec
- *    pipe and is printed on the terminal with the reason (status 127 not
- *    found, 126 otherwise);
- *  - on "term" sends SIGTERM (and SIGCONT) to the program's group and
- *    SIGKILL after the grace; on "kill", SIGKILL at once;
- *  - when the program has ended, ends every descendant still there, then
- *    writes the end marker (proto.h) with the wait status to the terminal;
- *  - waits for "exit" from the reaper (the end has been read), then exits
- *    and the pane closes. EOF on CTL (reaper gone) or SIGHUP (pane gone)
- *    ends everything at once.
+ *  - gate: it opens CTL (a FIFO in the private runtime directory) and
+ *    waits, bounded, for the reaper's spec, which comes only once
+ *    pipe-pane is attached, so not one byte of early output is lost;
+ *  - run: as a child subreaper (daemons the program leaves behind are
+ *    reparented to it) it starts the program (cspawn.h) in its own
+ *    process group, made the terminal's foreground group, with PAGER=cat
+ *    and GIT_PAGER=cat, in startDirectory, argv exec'd without a shell; a
+ *    chdir or exec failure is printed on the terminal with the reason
+ *    (status 127 not found, 126 otherwise). Signals it gets (C-c typed
+ *    before the program had the terminal, a SIGTERM) are passed on to the
+ *    program's group. Stopping is the reaper's: it signals the group;
+ *  - cleanup: when the program has ended, every descendant still there
+ *    gets SIGTERM, then SIGKILL; once none is left the end marker
+ *    (marker.h) with the wait status goes to the terminal;
+ *  - hold: it waits for "exit" from the reaper (the end has been read),
+ *    then exits and the pane closes.
+ *
+ * EOF on CTL (the reaper is gone) or SIGHUP (the pane is) is a hangup:
+ * everything still there is ended at once (SIGTERM, SIGKILL after a short
+ * grace) and the launcher leaves without a marker.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -41,9 +44,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "cspawn.h"
 #include "fdutil.h"
 #include "frame.h"
 #include "log.h"
+#include "marker.h"
 #include "proto.h"
 #include "reaper.h"
 #include "timeutil.h"
@@ -51,16 +56,23 @@
 
 #define LAUNCH_CLEANUP_GRACE_MS	200	/* leftovers: SIGTERM, then SIGKILL */
 #define LAUNCH_HANGUP_GRACE_MS	500
+#define LAUNCH_RECHECK_MS	50	/* after SIGKILL: anything left? */
 #define LAUNCH_SPEC_WAIT_MS	30000	/* the reaper's spec, at most */
 
 enum launch_state {
+	L_GATE,		/* waiting for the spec */
 	L_RUNNING,	/* the program runs */
 	L_CLEANUP,	/* it ended; ending what it left behind */
-	L_HOLD		/* marker written; waiting for "exit" */
+	L_HOLD,		/* marker written; waiting for "exit" */
+	L_HANGUP	/* nobody will read the end: ending all, then leaving */
 };
+
+static void	launch_signals(void);
 
 static struct {
 	enum launch_state state;
+	int		 front;		/* the front's pidfd at the gate, or -1 */
+	int64_t		 deadline;	/* the one timer */
 	int		 ctl;
 	struct buf	 ctl_in;
 	int		 sigfd;
@@ -69,8 +81,6 @@ static struct {
 	bool		 child_done;
 	bool		 noexec;
 	int		 noexec_status;
-	bool		 hangup;	/* terminal or reaper gone: no marker */
-	int64_t		 kill_deadline;	/* SIGKILL the group then */
 	char		*nonce;
 	int		 in_fd;		/* run_program's input, being written */
 	char		*input;
@@ -142,107 +152,96 @@ launch_signal_tree(int sig)
 	free(ppids);
 }
 
-/* The program's child side: group, terminal, environment, directory,
- * and for run_program its standard input and standard error. */
-static void __attribute__((noreturn))
-launch_child(char **argv, const char *dir, int errfd, int infd,
-    const char *err_path)
+/* The program's side of the fork, before exec: the terminal, the
+ * environment, the directory (cspawn.h's hook). */
+static int
+launch_child_hook(void *arg)
 {
-	sigset_t	set;
-	int		rec[2], sig, fd;
+	const char	*dir = arg;
 
-	for (sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
-	setpgid(0, 0);
 	signal(SIGTTOU, SIG_IGN);
 	tcsetpgrp(STDIN_FILENO, getpid());
 	signal(SIGTTOU, SIG_DFL);
-	sigemptyset(&set);
-	sigprocmask(SIG_SETMASK, &set, NULL);
 	setenv("PAGER", "cat", 1);
 	setenv("GIT_PAGER", "cat", 1);
-	if (infd != -1)
-		dup2(infd, STDIN_FILENO);
-	if (err_path != NULL && (fd = open(err_path, O_WRONLY)) != -1)
-		dup2(fd, STDERR_FILENO);	/* the reaper reads it apart */
-	fd_closefrom(3, errfd);
-	if (dir != NULL && chdir(dir) == -1) {
-		rec[0] = 1;
-		rec[1] = errno;
-		(void)!write(errfd, rec, sizeof rec);
-		_exit(126);
-	}
-	execvp(argv[0], argv);
-	rec[0] = 2;
-	rec[1] = errno;
-	(void)!write(errfd, rec, sizeof rec);
-	_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
+	if (dir != NULL && chdir(dir) == -1)
+		return (-1);
+	return (0);
 }
 
-/* Start the program; a chdir or exec failure is said on the terminal. */
+/* The child's status when it could not exec. */
+static int
+launch_fail_status(enum spawn_stage stage, int err)
+{
+	if (stage == SPAWN_FAIL_EXEC && (err == ENOENT || err == ENOTDIR))
+		return (127);
+	return (126);
+}
+
+/* Say on the terminal why the program could not start. */
+static void
+launch_say_noexec(char **argv, const char *dir, enum spawn_stage stage,
+    int err)
+{
+	l.noexec = true;
+	l.noexec_status = launch_fail_status(stage, err);
+	if (stage == SPAWN_FAIL_HOOK)
+		dprintf(STDERR_FILENO, "progmux: cannot enter start directory "
+		    "\"%s\": %s\n", dir, strerror(err));
+	else if (stage == SPAWN_FAIL_EXEC && l.noexec_status == 127)
+		dprintf(STDERR_FILENO, "progmux: \"%s\": command not found "
+		    "(%s)\n", argv[0], strerror(err));
+	else if (stage == SPAWN_FAIL_EXEC)
+		dprintf(STDERR_FILENO, "progmux: \"%s\": cannot be executed "
+		    "(%s)\n", argv[0], strerror(err));
+	else
+		dprintf(STDERR_FILENO, "progmux: cannot start %s: %s\n",
+		    argv[0], strerror(err));
+}
+
+/* Start the program: its group, the terminal, run_program's standard
+ * input (a pipe we feed) and standard error (the reaper's FIFO). */
 static void
 launch_start(char **argv, const char *dir, bool has_input,
     const char *err_path)
 {
-	int	ep[2], rec[2], ip[2] = { -1, -1 };
-	ssize_t	n;
+	struct spawn		 sp;
+	enum spawn_stage	 stage;
+	int			 ip[2] = { -1, -1 }, efd = -1, err;
 
 	if (has_input && pipe2(ip, O_CLOEXEC) == -1)
 		ip[0] = ip[1] = -1;
-	if (pipe2(ep, O_CLOEXEC) == -1) {
-		dprintf(STDERR_FILENO, "progmux: cannot start %s: %s\n",
-		    argv[0], strerror(errno));
-		l.noexec = true;
-		l.noexec_status = 126;
-		l.child_done = true;
-		return;
-	}
-	l.child = fork();
-	if (l.child == -1) {
-		dprintf(STDERR_FILENO, "progmux: cannot start %s: %s\n",
-		    argv[0], strerror(errno));
-		l.noexec = true;
-		l.noexec_status = 126;
-		l.child_done = true;
-		close(ep[0]);
-		close(ep[1]);
-		return;
-	}
-	if (l.child == 0) {
-		close(ep[0]);
-		launch_child(argv, dir, ep[1], ip[0], err_path);
-	}
-	setpgid(l.child, l.child);
-	close(ep[1]);
-	if (ip[0] != -1) {
-		/* We write the input as the program takes it. */
+	/* The reaper holds the FIFO's read end: this open does not wait. */
+	if (err_path != NULL && (efd = open(err_path, O_WRONLY | O_NONBLOCK |
+	    O_CLOEXEC)) != -1)
+		fd_nonblock(efd, 0);
+	memset(&sp, 0, sizeof sp);
+	sp.argv = argv;
+	sp.flags = SPAWN_SETPGID | SPAWN_SEARCH;
+	sp.fds[0] = ip[0] != -1 ? ip[0] : STDIN_FILENO;
+	sp.fds[1] = STDOUT_FILENO;
+	sp.fds[2] = efd != -1 ? efd : STDERR_FILENO;
+	sp.nfds = 3;
+	sp.hook = launch_child_hook;
+	sp.hook_arg = (void *)dir;
+	sp.fail_status = launch_fail_status;
+	l.child = cspawn_start(&sp, &stage, &err);
+	if (efd != -1)
+		close(efd);
+	if (ip[0] != -1)
 		close(ip[0]);
+	if (l.child == -1)
+		l.child_done = true;	/* nothing ran */
+	if (stage != SPAWN_OK)
+		launch_say_noexec(argv, dir, stage, err);
+	if (ip[1] != -1) {
+		/* We write the input as the program takes it. */
 		l.in_fd = ip[1];
 		fd_nonblock(l.in_fd, 1);
-		if (l.input_len == 0) {
+		if (l.input_len == 0 || l.child == -1) {
 			close(l.in_fd);
 			l.in_fd = -1;
 		}
-	}
-	do
-		n = read(ep[0], rec, sizeof rec);
-	while (n == -1 && errno == EINTR);
-	close(ep[0]);
-	if (n != (ssize_t)sizeof rec)
-		return;		/* exec succeeded */
-	l.noexec = true;
-	if (rec[0] == 1) {
-		l.noexec_status = 126;
-		dprintf(STDERR_FILENO, "progmux: cannot enter start directory "
-		    "\"%s\": %s\n", dir, strerror(rec[1]));
-	} else if (rec[1] == ENOENT || rec[1] == ENOTDIR) {
-		l.noexec_status = 127;
-		dprintf(STDERR_FILENO, "progmux: \"%s\": command not found "
-		    "(%s)\n", argv[0], strerror(rec[1]));
-	} else {
-		l.noexec_status = 126;
-		dprintf(STDERR_FILENO, "progmux: \"%s\": cannot be executed "
-		    "(%s)\n", argv[0], strerror(rec[1]));
 	}
 }
 
@@ -297,24 +296,96 @@ launch_has_children(void)
 	return (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0);
 }
 
-/* Write a marker (proto.h) to the terminal, behind all output so far. */
+/* Write a marker to the terminal, behind all output so far. */
 static void
-launch_write_marker(const char *kind, long value)
+launch_write_marker(enum marker_kind kind, long value)
 {
 	char	m[MARKER_MAX + 64];
-	int	n;
+	size_t	n;
 
-	n = snprintf(m, sizeof m, "%s%s;%s;%ld\007", MARKER_PREFIX, l.nonce,
-	    kind, value);
-	(void)fd_write_all(STDOUT_FILENO, m, (size_t)n);
+	n = marker_format(m, sizeof m, l.nonce, kind, value);
+	(void)fd_write_all(STDOUT_FILENO, m, n);
+}
+
+/* Arm the one timer ms from now. */
+static void
+launch_settimeout(int64_t ms)
+{
+	l.deadline = now_ms() + ms;
+}
+
+/* Nobody will read the end: end everything, then leave. */
+static void
+launch_hangup(void)
+{
+	if (l.state == L_HANGUP)
+		return;
+	if (l.state == L_GATE || l.state == L_HOLD)
+		_exit(l.state == L_GATE ? 1 : 0);	/* nothing runs */
+	l.state = L_HANGUP;
+	launch_signal_tree(SIGTERM);
+	launch_settimeout(LAUNCH_HANGUP_GRACE_MS);
+}
+
+/* Write the end marker: every byte before it has reached the terminal. */
+static void
+launch_marker(void)
+{
+	launch_signals();	/* a USR1/USR2 sent before the exit counts */
+	if (l.state != L_CLEANUP)
+		return;		/* a hangup came with it */
+	signal(SIGTTOU, SIG_IGN);
+	tcsetpgrp(STDOUT_FILENO, getpgrp());
+	if (l.noexec)
+		launch_write_marker(MARKER_K_NOEXEC, l.noexec_status);
+	else if (WIFSIGNALED(l.status))
+		launch_write_marker(MARKER_K_SIGNAL, WTERMSIG(l.status));
+	else
+		launch_write_marker(MARKER_K_EXIT, WEXITSTATUS(l.status));
+	l.state = L_HOLD;
+	l.deadline = DEADLINE_NONE;
 }
 
 /*
- * Signals, from the signalfd. HUP or TERM: the pane or the server is
- * going. INT or QUIT: typed while we still had the terminal, for the
- * program. USR2 or USR1 from the program itself: the login shell of
- * inheritShell found argv[0] missing (127) or not executable (126), so
- * the program never started.
+ * Where the program's end takes us: from running to cleanup once it has
+ * ended (its leftovers get SIGTERM), from cleanup to hold once nothing is
+ * left; a hangup ends once nothing is left.
+ */
+static void
+launch_progress(void)
+{
+	launch_reap();
+	if (l.state == L_RUNNING && l.child_done) {
+		l.state = L_CLEANUP;
+		l.deadline = DEADLINE_NONE;
+		if (launch_has_children()) {
+			launch_signal_tree(SIGTERM);
+			launch_settimeout(LAUNCH_CLEANUP_GRACE_MS);
+		}
+	}
+	if (l.state == L_CLEANUP && !launch_has_children())
+		launch_marker();
+	if (l.state == L_HANGUP && !launch_has_children())
+		_exit(0);
+}
+
+/* The deadline: no spec came, or leftovers outlived their grace. */
+static void
+launch_on_deadline(void)
+{
+	if (l.state == L_GATE)
+		_exit(1);		/* no reaper came */
+	launch_signal_tree(SIGKILL);
+	launch_settimeout(LAUNCH_RECHECK_MS);
+}
+
+/*
+ * Signals, from the signalfd. HUP: the pane or the server is going.
+ * INT, QUIT, TERM: for the program (C-c typed while we still had the
+ * terminal, or someone ending us). USR2 or USR1 from the program itself:
+ * the login shell of inheritShell found argv[0] missing (127) or not
+ * executable (126), so the program never started. CHLD: reaped by
+ * launch_progress.
  */
 static void
 launch_signals(void)
@@ -324,13 +395,17 @@ launch_signals(void)
 	while (read(l.sigfd, &si, sizeof si) == sizeof si) {
 		switch (si.ssi_signo) {
 		case SIGHUP:
-		case SIGTERM:
-			l.hangup = true;
+			launch_hangup();
 			break;
 		case SIGINT:
 		case SIGQUIT:
-			if (l.child > 0 && !l.child_done)
+		case SIGTERM:
+			if (l.state == L_RUNNING) {
 				kill(-l.child, (int)si.ssi_signo);
+				if (si.ssi_signo == SIGTERM)
+					kill(-l.child, SIGCONT);
+			} else if (si.ssi_signo == SIGTERM)
+				launch_hangup();
 			break;
 		case SIGUSR1:
 		case SIGUSR2:
@@ -344,63 +419,85 @@ launch_signals(void)
 	}
 }
 
-/* Write the end marker: every byte before it has reached the terminal. */
+/* The spec: the gate opens and the program starts. */
 static void
-launch_marker(void)
+launch_on_spec(struct msg *spec)
 {
-	launch_signals();	/* a USR1/USR2 sent before the exit counts */
-	signal(SIGTTOU, SIG_IGN);
-	tcsetpgrp(STDOUT_FILENO, getpgrp());
-	if (l.noexec)
-		launch_write_marker(MARKER_NOEXEC, l.noexec_status);
-	else if (WIFSIGNALED(l.status))
-		launch_write_marker(MARKER_SIGNAL, WTERMSIG(l.status));
-	else
-		launch_write_marker(MARKER_EXIT, WEXITSTATUS(l.status));
-	l.state = L_HOLD;
-}
+	struct winsize	 ws;
+	char		**argv, *dir, *err_path;
+	const char	*in;
+	bool		 has_input;
+	int64_t		 w = 0, h = 0;
 
-/* Act on the frames from the reaper that are buffered. */
-static void
-launch_ctl_frames(void)
-{
-	struct msg	 m;
-	char		*cause = NULL;
-	int64_t		 grace = PROTO_GRACE_MS;
-
-	while (frame_take(&l.ctl_in, &m, &cause) == 1) {
-		if (msg_is(&m, MSG_TERM) && l.state == L_RUNNING) {
-			msg_get_int(&m, "grace_ms", &grace);
-			launch_signal_tree(SIGTERM);
-			l.kill_deadline = now_ms() + grace;
-		} else if (msg_is(&m, MSG_KILL))
-			launch_signal_tree(SIGKILL);
-		else if (msg_is(&m, MSG_EXIT) && l.state == L_HOLD)
-			_exit(0);	/* (sent only once the marker was read) */
-		msg_free(&m);
+	argv = msg_dup_strv(spec, "argv", NULL);
+	dir = msg_dup_str(spec, "dir");
+	l.nonce = msg_dup_str(spec, "nonce");
+	err_path = msg_dup_str(spec, "err");
+	if ((in = msg_get_bytes(spec, "input", &l.input_len)) != NULL) {
+		l.input = xmemdup(in, l.input_len);
+		has_input = true;
+	} else
+		has_input = false;
+	msg_get_int(spec, "width", &w);
+	msg_get_int(spec, "height", &h);
+	if (argv == NULL || argv[0] == NULL || l.nonce == NULL)
+		_exit(1);
+	if (w > 0 && h > 0 && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) {
+		ws.ws_col = (unsigned short)w;
+		ws.ws_row = (unsigned short)h;
+		ioctl(STDIN_FILENO, TIOCSWINSZ, &ws);
 	}
-	free(cause);
+	if (l.front != -1) {		/* past the gate: the reaper has us */
+		close(l.front);
+		l.front = -1;
+	}
+	l.state = L_RUNNING;
+	l.deadline = DEADLINE_NONE;
+	launch_start(argv, dir, has_input, err_path);
+	if (!l.noexec)
+		/* The program runs and has the terminal: the front holds keys
+		 * typed before this, when a C-c would reach no program. */
+		launch_write_marker(MARKER_K_RUN, (long)l.child);
+	strv_free(argv);
+	free(dir);
+	free(err_path);
 }
 
-/* Frames from the reaper after the spec. */
+/* A frame from the reaper: the spec at the gate, then only "exit". */
+static int
+launch_on_frame(void *arg, struct msg *m)
+{
+	(void)arg;
+	if (l.state == L_GATE) {
+		if (!msg_is(m, MSG_SPEC))
+			_exit(1);
+		launch_on_spec(m);
+	} else if (msg_is(m, MSG_EXIT) && l.state == L_HOLD)
+		_exit(0);	/* (sent only once the marker was read) */
+	return (0);
+}
+
+/* The control FIFO is readable: frames, or EOF (the reaper is gone). */
 static void
 launch_on_ctl(void)
 {
-	ssize_t	n;
+	char	*cause = NULL;
+	ssize_t	 n;
 
-	n = fd_read_into(l.ctl, &l.ctl_in, 4096);
-	if (n == -1 && errno == EAGAIN)
+	n = fd_read_into(l.ctl, &l.ctl_in, 64 * 1024);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (n <= 0) {
-		l.hangup = true;	/* the reaper is gone */
-		return;
+	if (n <= 0 || frame_each(&l.ctl_in, launch_on_frame, NULL,
+	    &cause) == -1) {
+		free(cause);
+		launch_hangup();
 	}
-	launch_ctl_frames();
 }
 
 /*
  * A pidfd for the front (PROGMUX_FRONT_PID, which the program must not
- * see), or -1. *gone is set if the front has exited already.
+ * see), or -1. *gone is set if the front has exited already: then no
+ * reaper will come, and the gate need not wait for one.
  */
 static int
 launch_front_pidfd(bool *gone)
@@ -419,112 +516,24 @@ launch_front_pidfd(bool *gone)
 	return (fd);
 }
 
-/*
- * Read the spec: this is the gate. The FIFO is opened without blocking and
- * waited on with a bound, so a reaper that never comes (it died, or the
- * front did, before it opened its end) does not leave us in the pane for
- * ever; its EOF (reaper gone) ends the wait too, and so does the front's
- * death before it started the reaper (front, a pidfd, or -1).
- */
-static struct msg *
-launch_read_spec(int front)
-{
-	static struct msg	 m;
-	struct pollfd		 pfd[2];
-	char			*cause = NULL;
-	int64_t			 deadline = now_ms() + LAUNCH_SPEC_WAIT_MS;
-	ssize_t			 n;
-	int			 ret;
-
-	for (;;) {
-		if ((ret = frame_take(&l.ctl_in, &m, &cause)) == 1)
-			break;
-		if (ret == -1)
-			return (NULL);
-		pfd[0] = (struct pollfd){ l.ctl, POLLIN, 0 };
-		pfd[1] = (struct pollfd){ front, POLLIN, 0 };
-		if (poll(pfd, front != -1 ? 2 : 1, poll_timeout(deadline)) == 0)
-			return (NULL);		/* no reaper came */
-		if (front != -1 && pfd[1].revents != 0 && pfd[0].revents == 0)
-			return (NULL);		/* nor will one now */
-		n = fd_read_into(l.ctl, &l.ctl_in, 64 * 1024);
-		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
-			return (NULL);
-	}
-	if (!msg_is(&m, MSG_SPEC)) {
-		msg_free(&m);
-		return (NULL);
-	}
-	return (&m);
-}
-
 int
 launch_main(const char *ctl_path)
 {
-	struct msg	*spec;
-	struct winsize	 ws;
-	struct pollfd	 pfd[3];
+	struct pollfd	 pfd[4];
 	sigset_t	 set;
-	char		**argv, *dir, *err_path;
-	const char	*in;
-	bool		 has_input;
-	int		 np, front;
+	int		 np, i_front;
 	bool		 front_gone;
-	int64_t		 w = 0, h = 0, deadline;
 
 	/*
 	 * Until the program has the terminal we are its foreground group: a
 	 * C-c or C-\ typed as soon as the pane exists signals us. Held
-	 * (blocked) here, they are passed on to the program once it runs,
-	 * as if typed a moment later; job control keys are ignored.
+	 * (blocked, read from the signalfd) they are passed on to the
+	 * program once it runs, as if typed a moment later; job control
+	 * keys are ignored.
 	 */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN);
 	signal(SIGTTIN, SIG_IGN);
-
-	memset(&l, 0, sizeof l);
-	l.kill_deadline = DEADLINE_NONE;
-	l.in_fd = -1;
-	/* (Our descriptors are close-on-exec; the program's child closes
-	 * all but 0, 1, 2 before exec: fd_closefrom in launch_child.) */
-	if ((l.ctl = open(ctl_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) ==
-	    -1) {
-		dprintf(STDERR_FILENO, "progmux: cannot open %s: %s\n",
-		    ctl_path, strerror(errno));
-		return (1);
-	}
-	front = launch_front_pidfd(&front_gone);
-	spec = front_gone ? NULL : launch_read_spec(front);
-	if (front != -1)
-		close(front);
-	if (spec == NULL)
-		return (1);
-	argv = msg_dup_strv(spec, "argv", NULL);
-	dir = msg_dup_str(spec, "dir");
-	l.nonce = msg_dup_str(spec, "nonce");
-	err_path = msg_dup_str(spec, "err");
-	if ((in = msg_get_bytes(spec, "input", &l.input_len)) != NULL) {
-		l.input = xmemdup(in, l.input_len);
-		has_input = true;
-	} else
-		has_input = false;
-	msg_get_int(spec, "width", &w);
-	msg_get_int(spec, "height", &h);
-	msg_free(spec);
-	if (argv == NULL || argv[0] == NULL || l.nonce == NULL)
-		return (1);
-	fd_nonblock(l.ctl, 1);
-
-	if (w > 0 && h > 0 && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) {
-		ws.ws_col = (unsigned short)w;
-		ws.ws_row = (unsigned short)h;
-		ioctl(STDIN_FILENO, TIOCSWINSZ, &ws);
-	}
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -535,58 +544,59 @@ launch_main(const char *ctl_path)
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	l.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 
-	launch_start(argv, dir, has_input, err_path);
-	if (!l.noexec)
-		/* The program runs and has the terminal: the front holds keys
-		 * typed before this, when a C-c would reach no program. */
-		launch_write_marker(MARKER_RUN, (long)l.child);
-	/* Frames that came with the spec (a quick stop) count too. */
-	launch_ctl_frames();
+	memset(&l, 0, sizeof l);
+	l.state = L_GATE;
+	l.front = -1;
+	l.in_fd = -1;
+	/* (Our descriptors are close-on-exec; the program's child closes
+	 * all but 0, 1, 2 before exec: cspawn.c.) */
+	if ((l.ctl = open(ctl_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) ==
+	    -1) {
+		dprintf(STDERR_FILENO, "progmux: cannot open %s: %s\n",
+		    ctl_path, strerror(errno));
+		return (1);
+	}
+	if ((l.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) ==
+	    -1) {
+		dprintf(STDERR_FILENO, "progmux: signalfd: %s\n",
+		    strerror(errno));
+		return (1);
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* A reaper that never comes (it died, or the front did, before it
+	 * opened its end) does not leave us in the pane for ever. */
+	launch_settimeout(LAUNCH_SPEC_WAIT_MS);
+	/* Nor does a front that died before it started the reaper. */
+	l.front = launch_front_pidfd(&front_gone);
+	if (front_gone)
+		return (1);
 
 	for (;;) {
-		launch_reap();
-		if (l.hangup) {
-			/* Nobody will read the end: end everything, leave. */
-			launch_signal_tree(SIGTERM);
-			deadline = now_ms() + LAUNCH_HANGUP_GRACE_MS;
-			while (launch_has_children() && now_ms() < deadline)
-				poll(NULL, 0, 10);
-			launch_signal_tree(SIGKILL);
-			while (launch_has_children())
-				poll(NULL, 0, 5);
-			_exit(0);
+		if (l.state != L_GATE) {
+			launch_progress();
+			launch_write_input();
 		}
-		if (l.state == L_RUNNING && l.child_done) {
-			l.state = L_CLEANUP;
-			if (launch_has_children()) {
-				launch_signal_tree(SIGTERM);
-				l.kill_deadline = now_ms() +
-				    LAUNCH_CLEANUP_GRACE_MS;
-			}
-		}
-		if (l.state != L_HOLD && l.kill_deadline != DEADLINE_NONE &&
-		    now_ms() >= l.kill_deadline) {
-			launch_signal_tree(SIGKILL);
-			l.kill_deadline = now_ms() + 50;
-		}
-		if (l.state == L_CLEANUP && !launch_has_children()) {
-			launch_marker();
-		}
-
-		launch_write_input();
 		pfd[0] = (struct pollfd){ l.sigfd, POLLIN, 0 };
 		pfd[1] = (struct pollfd){ l.ctl, POLLIN, 0 };
 		np = 2;
 		if (l.in_fd != -1)
 			pfd[np++] = (struct pollfd){ l.in_fd, POLLOUT, 0 };
-		if (poll(pfd, np, poll_timeout(l.state == L_HOLD ?
-		    DEADLINE_NONE : l.kill_deadline)) == -1 && errno != EINTR)
+		i_front = -1;
+		if (l.state == L_GATE && l.front != -1)
+			pfd[i_front = np++] = (struct pollfd){ l.front, POLLIN,
+			    0 };
+		if (poll(pfd, np, poll_timeout(l.deadline)) == -1 &&
+		    errno != EINTR)
 			_exit(1);
+		if (i_front != -1 && pfd[i_front].revents != 0 &&
+		    pfd[1].revents == 0)
+			_exit(1);	/* the front died: no reaper will come */
 		if (pfd[0].revents & POLLIN)
 			launch_signals();
 		if (pfd[1].revents)
 			launch_on_ctl();
+		if (l.deadline != DEADLINE_NONE && now_ms() >= l.deadline)
+			launch_on_deadline();
 	}
 }

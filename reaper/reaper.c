@@ -2,21 +2,29 @@
  * reaper.c — watch one program for the front.
  *
  * The reaper owns what must outlive any single request: the pane's output
- * FIFO (fed by `tmux pipe-pane -O`), the program's lifetime deadline, and
- * the launcher's control FIFO. It turns the pane's bytes into text as they
- * come (strip.c) and streams them to the front in "text" frames, watches
- * the bytes for the launcher's end marker (proto.h), and reports how the
- * program ended in one "end" frame after the last text.
+ * FIFO (fed by `tmux pipe-pane -O`), the program's lifetime, the
+ * launcher's control FIFO, and the whole of stopping the program. It turns
+ * the pane's bytes into text as they come (strip.c), streams them to the
+ * front in "text" frames, scans them for the launcher's markers
+ * (marker.h), and reports how the program ended in one "end" frame after
+ * the last text.
  *
- * It is a small state machine driven by one poll loop: events are frames
- * from the front, FIFO data or EOF, the launcher's exit (a pidfd), the
- * deadline, and signals. If the front goes away (EOF on fd 3), the reaper
- * ends its program and removes its pane at once and exits: nothing
- * outlives the front. If the launcher goes before the program's end was
- * read (killed, say), the program it would have ended is ended here: its
- * process group and the rest of the pane's session get SIGTERM, and
- * SIGKILL after the grace. The last process of a progmux instance to go
- * (front or reaper) removes its runtime directory (rundir.h).
+ * It is a state machine in the manner of s6-supervise: one state, one
+ * deadline, and a table (fsm.c) that names for each (state, event) the
+ * action below to run and the state that follows. One poll loop turns
+ * what happens into events: frames from the front, FIFO data or EOF, the
+ * launcher's exit (a pidfd), the deadline, signals (a signalfd), and the
+ * exit of the kill-pane child.
+ *
+ * Stopping (stop_program, or the lifetime's end) is ours: SIGTERM and
+ * SIGCONT to the program's process group, SIGKILL after the grace, and
+ * when the launcher's end marker is read (it ends what the program left
+ * behind, being the subreaper of its tree), tmux kill-pane. If no marker
+ * comes in time the launcher is killed too. If the launcher or the pane
+ * goes first, what is left of the program (its group and the pane's
+ * session) is ended here. If the front goes (EOF on fd 3), everything is
+ * killed and the pane removed at once. The last process of a progmux
+ * instance to go (front or reaper) removes its runtime directory.
  *
  * Memory is bounded whatever the output: fixed read and strip buffers, a
  * send queue that stops FIFO reads while it is full (tmux then holds the
@@ -34,7 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -42,43 +49,35 @@
 
 #include "fdutil.h"
 #include "frame.h"
+#include "fsm.h"
 #include "log.h"
+#include "marker.h"
 #include "proto.h"
 #include "reaper.h"
 #include "rundir.h"
+#include "cspawn.h"
 #include "strip.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
 #define REAPER_READ_CHUNK	(32u * 1024)
+#define REAPER_READ_ROUNDS	8		/* chunks per wakeup, at most */
 #define REAPER_STRIP_CHUNK	(8u * 1024)	/* stripped at a time */
 #define REAPER_QUEUE_MAX	(128u * 1024)	/* stop reading the FIFO past it */
-#define REAPER_FALLBACK_MS	3000		/* after grace, give up waiting */
+#define REAPER_FALLBACK_MS	3000		/* after SIGKILL, the marker */
 #define REAPER_CHECK_MS		50		/* is what was left still there? */
 #define REAPER_KILL_PANE_MS	5000		/* tmux kill-pane, at most */
 #define REAPER_TMUX_GONE_MS	2000		/* our tmux server exiting */
 
-enum reaper_state {
-	R_INIT,		/* waiting for "start" */
-	R_WAIT_PANE,	/* FIFOs made, waiting for "pane" */
-	R_RUNNING,	/* the program runs */
-	R_ENDING,	/* asked to end (lifetime or stop); waiting for marker */
-	R_HELD,		/* ended, reported; pane kept until lifetime or quit */
-	R_DONE
-};
-
-/* What the reaper itself does to a program whose launcher is gone. */
-enum reaper_group {
-	G_NONE,		/* nothing: the launcher ends the program */
-	G_TERM,		/* SIGTERM sent; SIGKILL at group_deadline */
-	G_KILLED	/* SIGKILL sent, or nothing was left */
-};
+typedef enum fsm_event (*reaper_action)(enum fsm_event);
 
 static struct {
-	enum reaper_state state;
-	const char	*end_reason;	/* END_EXPIRED or END_STOPPED */
+	enum fsm_state	 state;
+	int64_t		 deadline;	/* the one timer; DEADLINE_NONE */
+	struct msg	*frame;		/* the frame being dispatched */
+	struct marker	 marker;	/* the marker being dispatched */
 
-	int		 sock;
+	int		 sock;		/* the front; -1 once gone */
 	struct buf	 sock_in;
 	struct buf	 sock_out;
 	int		 sigfd;
@@ -90,6 +89,7 @@ static struct {
 	int64_t		 width, height;
 	bool		 keep_pane;
 	int64_t		 max_text;
+	int64_t		 expires;	/* the lifetime's end */
 	char		**tmux;		/* tmux binary and socket arguments */
 	char		*out_path;
 	char		*ctl_path;
@@ -98,9 +98,14 @@ static struct {
 	pid_t		 prog_pid;	/* the program (its group), once run */
 	int		 launcher_fd;	/* pidfd of the launcher, or -1 */
 	bool		 launcher_gone;
-	enum reaper_group group;
-	int64_t		 group_deadline;
-	int64_t		 group_check;
+
+	const char	*end_reason;	/* END_STOPPED, END_EXPIRED, END_GONE */
+	int		 stop_sig;	/* what the group was last sent */
+	int64_t		 kill_at;	/* an orphan's leftovers: SIGKILL then */
+	bool		 reported;	/* "end" sent */
+
+	pid_t		 kp_pid;	/* the kill-pane child, or -1 */
+	int		 kp_err;	/* its standard error */
 
 	int		 lock_fd;	/* the runtime directory's lock */
 	char		*rundir;
@@ -116,16 +121,8 @@ static struct {
 	int		 ctl_fd;	/* the launcher's control FIFO */
 	struct buf	 ctl_out;
 
-	int64_t		 lifetime_deadline;
-	int64_t		 fallback_deadline;
-
 	char		 nonce[MARKER_NONCE_LEN + 1];
-	char		 prefix[sizeof MARKER_PREFIX + MARKER_NONCE_LEN + 2];
-	size_t		 prefix_len;
-	size_t		 mpos;		/* bytes of the marker matched */
-	char		 mbody[MARKER_MAX];
-	size_t		 mbody_len;
-	bool		 in_body;
+	struct marker_scan scan;
 
 	struct strip	 strip;
 	struct buf	 pending;	/* text not yet framed (reaper_flush_text) */
@@ -136,7 +133,7 @@ static struct {
 static char	read_buf[REAPER_READ_CHUNK];
 static char	strip_buf[STRIP_MAX_OUT(REAPER_STRIP_CHUNK)];
 
-static void	reaper_cleanup_exit(bool front_gone) __attribute__((noreturn));
+static void	reaper_event(enum fsm_event);
 
 /* Frame the pending text for the front, PROTO_TEXT_CHUNK at most each. */
 static void
@@ -249,32 +246,65 @@ reaper_feed(const char *p, size_t len)
 	}
 }
 
+/* The scanner's text callback: everything that is not a marker. */
 static void
-reaper_send_ctl(const char *type, int64_t grace)
+reaper_text_cb(void *arg, const char *p, size_t len)
+{
+	(void)arg;
+	reaper_feed(p, len);
+}
+
+/* Arm the one timer at an absolute time (DEADLINE_NONE: none). */
+static void
+reaper_settimeout_at(int64_t when)
+{
+	r.deadline = when;
+}
+
+/* Arm the one timer ms from now. */
+static void
+reaper_settimeout(int64_t ms)
+{
+	reaper_settimeout_at(now_ms() + ms);
+}
+
+/* Tell the launcher something over its control FIFO. */
+static void
+reaper_send_ctl(const char *type)
 {
 	struct msg_out	m;
 
 	if (r.ctl_fd == -1)
 		return;
-	if (strcmp(type, MSG_TERM) == 0) {
-		msg_begin(&m, type, 1);
-		msg_int(&m, "grace_ms", grace);
-	} else
-		msg_begin(&m, type, 0);
+	msg_begin(&m, type, 0);
 	msg_end(&m, &r.ctl_out);
 	if (fd_flush(r.ctl_fd, &r.ctl_out) == -1)
 		buf_reset(&r.ctl_out);
 }
 
-/* Report the end to the front, after the last text. */
+/* Close the control FIFO: the launcher reads EOF (we are gone). */
 static void
-reaper_send_end(const char *how, int64_t status, int64_t sig, bool lost_end,
+reaper_close_ctl(void)
+{
+	if (r.ctl_fd != -1)
+		close(r.ctl_fd);
+	r.ctl_fd = -1;
+	buf_reset(&r.ctl_out);
+}
+
+/* Report the end to the front, once, after the last text. */
+static void
+reaper_report(const char *how, int64_t status, int64_t sig, bool lost_end,
     const char *why)
 {
 	struct msg_out	m;
 	char		tail[16];
 	size_t		n;
 
+	if (r.reported)
+		return;
+	r.reported = true;
+	marker_scan_flush(&r.scan, reaper_text_cb, NULL);
 	n = strip_finish(&r.strip, tail);
 	reaper_send_text(tail, n);
 	reaper_flush_text();	/* all text goes before the end */
@@ -298,102 +328,41 @@ reaper_send_end(const char *how, int64_t status, int64_t sig, bool lost_end,
 	    (long long)status, (long long)sig);
 }
 
-/*
- * The marker's body is "kind;value": "run" when the program has started,
- * else its end, all read.
- */
+/* Report the end the launcher's marker says; reason overrides "completed". */
 static void
-reaper_marker(void)
+reaper_report_marker(const char *reason)
 {
-	struct msg_out	 m;
-	const char	*how = END_COMPLETED;
+	const char	*how = reason != NULL ? reason : END_COMPLETED;
 	int64_t		 status = -1, sig = -1;
-	char		*semi, *end;
-	long		 v;
 
-	r.mbody[r.mbody_len] = '\0';
-	if (strncmp(r.mbody, MARKER_RUN ";", 4) == 0) {
-		/* Not the end: the program was started, in a process group
-		 * of its own whose id is its pid. */
-		r.prog_pid = (pid_t)strtol(r.mbody + 4, NULL, 10);
-		msg_begin(&m, MSG_LAUNCHED, 0);
-		msg_end(&m, &r.sock_out);
-		return;
+	switch (r.marker.kind) {
+	case MARKER_K_EXIT:
+		status = r.marker.value;
+		break;
+	case MARKER_K_SIGNAL:
+		sig = r.marker.value;
+		break;
+	case MARKER_K_NOEXEC:
+		status = r.marker.value;
+		how = END_NOT_STARTED;
+		break;
+	case MARKER_K_RUN:
+		break;
 	}
-	if ((semi = strchr(r.mbody, ';')) != NULL) {
-		*semi = '\0';
-		v = strtol(semi + 1, &end, 10);
-		if (strcmp(r.mbody, MARKER_EXIT) == 0)
-			status = v;
-		else if (strcmp(r.mbody, MARKER_SIGNAL) == 0)
-			sig = v;
-		else if (strcmp(r.mbody, MARKER_NOEXEC) == 0) {
-			status = v;
-			how = END_NOT_STARTED;
-		}
-	}
-	if (r.state == R_ENDING && strcmp(how, END_NOT_STARTED) != 0)
-		how = r.end_reason;
-	reaper_send_end(how, status, sig, false, NULL);
-	if (r.keep_pane && r.lifetime_deadline > now_ms()) {
-		r.state = R_HELD;
-		r.fallback_deadline = DEADLINE_NONE;
-		return;
-	}
-	reaper_send_ctl(MSG_EXIT, 0);
-	r.state = R_DONE;
+	reaper_report(how, status, sig, false, NULL);
 }
 
-/*
- * Scan raw bytes for the end marker; everything else is text. The marker
- * starts with ESC, which appears nowhere else in it, so a failed partial
- * match only needs its held bytes replayed as text.
- */
-static void
-reaper_scan(const char *p, size_t len)
+/* Queue a "fail" frame: this program cannot go on. */
+static enum fsm_event
+reaper_fail(const char *why)
 {
-	const char	*esc;
-	size_t		 i = 0, run;
-	char		 c;
+	struct msg_out	m;
 
-	while (i < len && r.state != R_HELD && r.state != R_DONE) {
-		if (r.in_body) {
-			c = p[i++];
-			if (c == '\007') {
-				r.in_body = false;
-				reaper_marker();
-			} else if (r.mbody_len < sizeof r.mbody - 1)
-				r.mbody[r.mbody_len++] = c;
-			continue;
-		}
-		if (r.mpos == 0) {
-			esc = memchr(p + i, '\033', len - i);
-			run = esc == NULL ? len - i : (size_t)(esc - (p + i));
-			reaper_feed(p + i, run);
-			i += run;
-			if (esc == NULL)
-				break;
-		}
-		c = p[i];
-		if (c == r.prefix[r.mpos]) {
-			i++;
-			if (++r.mpos == r.prefix_len) {
-				r.mpos = 0;
-				r.in_body = true;
-				r.mbody_len = 0;
-			}
-			continue;
-		}
-		/* Not the marker: replay what was held, retry this byte. */
-		reaper_feed(r.prefix, r.mpos);
-		r.mpos = 0;
-		if (c != '\033') {
-			reaper_feed(&c, 1);
-			i++;
-		}
-	}
+	msg_begin(&m, MSG_FAIL, 1);
+	msg_str(&m, "why", why);
+	msg_end(&m, &r.sock_out);
+	return (E_FAIL);
 }
-
 /*
  * Send sig (0: only count) to what a gone launcher left of its program:
  * the program's process group and every other process of the pane's
@@ -451,124 +420,206 @@ reaper_signal_left(int sig)
 }
 
 /*
- * The launcher is gone (or its pane is) before the program's end was
- * read: nobody else will end the program, so we do, as the launcher
- * would have: SIGTERM now, SIGKILL after the grace.
+ * Signal the program: its process group, or with its launcher gone (or
+ * going) everything it left (reaper_signal_left). SIGTERM goes with
+ * SIGCONT, so a stopped program gets it.
  */
 static void
-reaper_orphaned(void)
+reaper_signal_group(int sig)
 {
-	if (r.group != G_NONE)
+	r.stop_sig = sig;
+	if (r.launcher_gone) {
+		reaper_signal_left(sig);
 		return;
-	log_debug("%s: launcher gone; ending what it left", r.id);
-	r.group = G_TERM;
-	r.group_deadline = now_ms() + PROTO_GRACE_MS;
-	r.group_check = now_ms() + REAPER_CHECK_MS;
-	if (reaper_signal_left(SIGTERM) == 0)
-		r.group = G_KILLED;	/* nothing was left */
+	}
+	if (r.prog_pid <= 0)
+		return;		/* not run yet: done when its marker comes */
+	kill(-r.prog_pid, sig);
+	if (sig == SIGTERM)
+		kill(-r.prog_pid, SIGCONT);
 }
 
-/* The group's grace: SIGKILL at its end, or done once nothing is left. */
-static void
-reaper_group_deadline(int64_t now)
+/* Is tmux's complaint that the pane (or its server) is gone already,
+ * which is what kill-pane was for? */
+static bool
+reaper_pane_already_gone(const char *err)
 {
-	if (r.group != G_TERM)
-		return;
-	if (now >= r.group_deadline) {
-		reaper_signal_left(SIGKILL);
-		r.group = G_KILLED;
-	} else if (now >= r.group_check) {
-		if (reaper_signal_left(0) == 0)
-			r.group = G_KILLED;
-		r.group_check = now + REAPER_CHECK_MS;
+	return (strstr(err, "can't find pane") != NULL ||
+	    strstr(err, "no current target") != NULL ||
+	    strstr(err, "no server running") != NULL ||
+	    strstr(err, "error connecting to") != NULL);
+}
+
+/*
+ * Start `tmux kill-pane` as a child (cspawn.h) whose standard error we
+ * read when it has exited (E_CHILD). Without a pane or a child, the
+ * kill-pane is over at once: E_CHILD.
+ */
+static enum fsm_event
+reaper_killpane_start(void)
+{
+	struct spawn		 sp;
+	enum spawn_stage	 stage;
+	char			**argv;
+	size_t			 n, i;
+	int			 fds[2], err;
+
+	if (r.pane == NULL || r.tmux == NULL)
+		return (E_CHILD);
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		log_warn("%s: pipe: %s", r.id, strerror(errno));
+		return (E_CHILD);
+	}
+	fd_nonblock(fds[0], 1);
+	for (n = 0; r.tmux[n] != NULL; n++)
+		;
+	argv = xcalloc(n + 4, sizeof *argv);
+	for (i = 0; i < n; i++)
+		argv[i] = r.tmux[i];
+	argv[n] = (char *)"kill-pane";
+	argv[n + 1] = (char *)"-t";
+	argv[n + 2] = r.pane;
+	memset(&sp, 0, sizeof sp);
+	sp.argv = argv;
+	sp.flags = SPAWN_SEARCH;
+	sp.fds[0] = sp.fds[1] = SPAWN_NULL;
+	sp.fds[2] = fds[1];
+	sp.nfds = 3;
+	r.kp_pid = cspawn_start(&sp, &stage, &err);
+	free(argv);
+	close(fds[1]);
+	if (r.kp_pid == -1 || stage != SPAWN_OK)
+		log_warn("%s: cannot run %s: %s", r.id, r.tmux[0],
+		    strerror(err));
+	if (r.kp_pid == -1) {
+		close(fds[0]);
+		return (E_CHILD);
+	}
+	r.kp_err = fds[0];
+	reaper_settimeout(REAPER_KILL_PANE_MS);
+	return (E_NONE);
+}
+
+/* Reap our children (kill-pane's only); its exit is E_CHILD. */
+static void
+reaper_reap(void)
+{
+	pid_t	pid;
+	int	st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == r.kp_pid) {
+			r.kp_pid = -1;
+			reaper_event(E_CHILD);
+		}
 	}
 }
 
-/* The launcher's pidfd is readable: it has exited. */
-static void
-reaper_launcher_exited(void)
+/*
+ * Read the FIFO (bounded per wakeup) and scan it: text to the front,
+ * markers as events. The rest of a chunk after the end marker is
+ * dropped: the launcher writes nothing after it. EOF: E_FIFO_EOF.
+ */
+static enum fsm_event
+reaper_read_fifo(bool scan)
 {
-	close(r.launcher_fd);
-	r.launcher_fd = -1;
-	r.launcher_gone = true;
-	if (r.state != R_RUNNING && r.state != R_ENDING)
-		return;
-	reaper_orphaned();
-	/* Its pane's stream should end now (EOF on the FIFO); if a pane
-	 * that stays (remain-on-exit) keeps it open, give up in time. */
-	if (r.state == R_RUNNING) {
-		r.end_reason = END_GONE;
-		r.state = R_ENDING;
-		r.fallback_deadline = now_ms() + PROTO_GRACE_MS +
-		    REAPER_FALLBACK_MS;
-	}
-}
+	const char	*p;
+	ssize_t		 n;
+	size_t		 len, k;
+	int		 rounds = 0;
+	bool		 found;
 
-/* Drain the FIFO (bounded per wakeup); EOF means the pane is gone. */
-static void
-reaper_read_fifo(void)
-{
-	ssize_t	n;
-	int	rounds = 0;
-
-	while (r.out_fd != -1 && rounds++ < 8 &&
+	while (r.out_fd != -1 && rounds++ < REAPER_READ_ROUNDS &&
 	    r.sock_out.len < REAPER_QUEUE_MAX) {
 		n = read(r.out_fd, read_buf, sizeof read_buf);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN)
-				return;
-			log_warn("%s: reading %s: %s", r.id, r.out_path,
-			    strerror(errno));
-			n = 0;
-		}
-		if (n == 0) {
-			close(r.out_fd);
-			r.out_fd = -1;
-			if (r.state == R_RUNNING || r.state == R_ENDING) {
-				/* The pane went before the end marker came. */
-				if (r.mpos > 0)
-					reaper_feed(r.prefix, r.mpos);
-				r.mpos = 0;
-				reaper_orphaned();
-				reaper_send_end(r.state == R_ENDING ?
-				    r.end_reason : END_GONE, -1, -1, true,
-				    "the pane was closed before the program's "
-				    "end was read");
-				r.state = R_DONE;
-			} else if (r.state == R_HELD)
-				r.state = R_DONE;	/* kept pane removed */
-			return;
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			break;
+		if (n <= 0) {
+			if (n == -1)
+				log_warn("%s: reading %s: %s", r.id,
+				    r.out_path, strerror(errno));
+			return (E_FIFO_EOF);
 		}
 		log_debug("%s: %zd bytes from the pane", r.id, n);
-		if (r.state == R_RUNNING || r.state == R_ENDING) {
-			reaper_scan(read_buf, (size_t)n);
-			reaper_flush_text();
+		for (p = read_buf, len = (size_t)n; scan && len > 0;
+		    p += k, len -= k) {
+			k = marker_scan(&r.scan, p, len, reaper_text_cb, NULL,
+			    &r.marker, &found);
+			if (!found)
+				continue;
+			if (r.marker.kind != MARKER_K_RUN) {
+				reaper_flush_text();
+				reaper_event(E_END_MARKER);
+				return (E_NONE);
+			}
+			reaper_event(E_RUN_MARKER);
 		}
+		reaper_flush_text();
 	}
+	return (E_NONE);
 }
 
-static void
-reaper_fail(const char *why)
+/*
+ * The output FIFO's read end came from the front as fd 4 (open since the
+ * FIFO was made, so pipe-pane's writer never found it without a reader).
+ * The control FIFO is opened read-write so the launcher's open never
+ * blocks and its reads see EOF only when we are gone.
+ */
+static enum fsm_event
+reaper_open_fifos(struct msg *m)
 {
-	struct msg_out	m;
+	char			*cause;
+	enum fsm_event		 ev;
 
-	msg_begin(&m, MSG_FAIL, 1);
-	msg_str(&m, "why", why);
-	msg_end(&m, &r.sock_out);
-	r.state = R_DONE;
+	r.out_path = msg_dup_str(m, "out");
+	r.ctl_path = msg_dup_str(m, "ctl");
+	r.err_path = msg_dup_str(m, "err");
+	if (r.out_path == NULL || r.ctl_path == NULL)
+		return (reaper_fail("start frame lacks the FIFO paths"));
+	if (r.out_fd == -1)
+		r.out_fd = open(r.out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	r.ctl_fd = open(r.ctl_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (r.err_path != NULL)
+		r.err_fd = open(r.err_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r.out_fd == -1 || r.ctl_fd == -1 ||
+	    (r.err_path != NULL && r.err_fd == -1)) {
+		xasprintf(&cause, "cannot open FIFOs in the runtime "
+		    "directory: %s", strerror(errno));
+		ev = reaper_fail(cause);
+		free(cause);
+		return (ev);
+	}
+	return (E_NONE);
+}
+
+/* Nothing to do here. */
+static enum fsm_event
+reaper_act_ignore(enum fsm_event ev)
+{
+	(void)ev;
+	return (E_NONE);
+}
+
+/* A frame this state does not take. */
+static enum fsm_event
+reaper_act_unexpected(enum fsm_event ev)
+{
+	log_warn("%s: unexpected frame \"%s\" (%s)", r.id ? r.id : "?",
+	    fsm_event_name(ev), fsm_state_name(r.state));
+	return (E_NONE);
 }
 
 /* "start": keep the program's particulars and open its FIFOs. */
-static void
-reaper_on_start(struct msg *m)
+static enum fsm_event
+reaper_act_start(enum fsm_event ev)
 {
-	unsigned char	 rnd[MARKER_NONCE_LEN / 2];
-	char		*cause = NULL;
+	struct msg	*m = r.frame;
+	const char	*in;
 	int64_t		 lifetime = 0;
-	size_t		 i;
 
+	(void)ev;
 	r.id = msg_dup_str(m, "id");
 	r.argv = msg_dup_strv(m, "argv", &r.argc);
 	r.dir = msg_dup_str(m, "dir");
@@ -581,256 +632,421 @@ reaper_on_start(struct msg *m)
 		r.max_text = INT64_MAX;
 	msg_get_int(m, "lifetime_ms", &lifetime);
 	r.keep_pane = msg_get_bool(m, "keep_pane");
-	{
-		const char	*in;
-		size_t		 inlen;
-
-		if ((in = msg_get_bytes(m, "input", &inlen)) != NULL) {
-			r.input = xmemdup(in, inlen);
-			r.input_len = inlen;
-			r.has_input = true;
-		}
+	if ((in = msg_get_bytes(m, "input", &r.input_len)) != NULL) {
+		r.input = xmemdup(in, r.input_len);
+		r.has_input = true;
 	}
 	if (r.id == NULL || r.argv == NULL || r.argc == 0 ||
-	    r.tmux == NULL || lifetime <= 0) {
-		reaper_fail("start frame lacks a field");
-		return;
-	}
-	r.lifetime_deadline = now_ms() + lifetime;
-
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
-		reaper_fail("getrandom failed");
-		return;
-	}
-	for (i = 0; i < sizeof rnd; i++)
-		snprintf(r.nonce + 2 * i, 3, "%02x", rnd[i]);
-	r.prefix_len = (size_t)snprintf(r.prefix, sizeof r.prefix, "%s%s;",
-	    MARKER_PREFIX, r.nonce);
-
-	/* The front made the FIFOs; we own them from here. */
-	r.out_path = msg_dup_str(m, "out");
-	r.ctl_path = msg_dup_str(m, "ctl");
-	r.err_path = msg_dup_str(m, "err");
-	if (r.out_path == NULL || r.ctl_path == NULL) {
-		reaper_fail("start frame lacks the FIFO paths");
-		return;
-	}
-	/*
-	 * The output FIFO's read end came from the front as fd 4 (it has
-	 * been open since the FIFO was made, so pipe-pane's writer never
-	 * found it without a reader). The control FIFO is opened read-write
-	 * so the launcher's open never blocks and its reads see EOF only
-	 * when we are gone.
-	 */
-	if (r.out_fd == -1)
-		r.out_fd = open(r.out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	r.ctl_fd = open(r.ctl_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (r.err_path != NULL)
-		r.err_fd = open(r.err_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (r.out_fd == -1 || r.ctl_fd == -1 ||
-	    (r.err_path != NULL && r.err_fd == -1)) {
-		xasprintf(&cause, "cannot open FIFOs in the runtime "
-		    "directory: %s", strerror(errno));
-		reaper_fail(cause);
-		free(cause);
-		return;
-	}
-	r.state = R_WAIT_PANE;
+	    r.tmux == NULL || lifetime <= 0)
+		return (reaper_fail("start frame lacks a field"));
+	r.expires = now_ms() + lifetime;
+	reaper_settimeout_at(r.expires);
+	if (marker_nonce(r.nonce) == -1)
+		return (reaper_fail("getrandom failed"));
+	marker_scan_init(&r.scan, r.nonce);
+	return (reaper_open_fifos(m));
 }
 
-/* "pane": pipe-pane is attached; open the gate with the spec. */
-static void
-reaper_on_pane(struct msg *m)
+/* "pane": pipe-pane is attached; watch the launcher, open the gate. */
+static enum fsm_event
+reaper_act_pane(enum fsm_event ev)
 {
-	struct msg_out	m2;
+	struct msg_out	m;
 	int64_t		pid = 0;
 
+	(void)ev;
 	free(r.pane);
-	r.pane = msg_dup_str(m, "pane");
-	msg_get_int(m, "pid", &pid);
+	r.pane = msg_dup_str(r.frame, "pane");
+	msg_get_int(r.frame, "pid", &pid);
 	r.pane_pid = (pid_t)pid;
-	/* Watch the launcher: if it is killed, its program is ours to end.
-	 * (Gone already: the same, found at once.) */
-	if (r.pane_pid > 0 && r.launcher_fd == -1) {
-		r.launcher_fd = (int)syscall(SYS_pidfd_open, r.pane_pid, 0);
-		if (r.launcher_fd == -1 && errno == ESRCH)
-			r.launcher_gone = true;
-	}
+	reaper_settimeout_at(r.expires);
 
-	msg_begin(&m2, MSG_SPEC, 8);
+	msg_begin(&m, MSG_SPEC, 8);
 	if (r.has_input)
-		msg_bin(&m2, "input", r.input, r.input_len);
+		msg_bin(&m, "input", r.input, r.input_len);
 	else
-		msg_nil(&m2, "input");
-	msg_str(&m2, "err", r.err_path);
+		msg_nil(&m, "input");
+	msg_str(&m, "err", r.err_path);
 	free(r.input);
 	r.input = NULL;
-	msg_strv(&m2, "argv", r.argv, r.argc);
-	msg_str(&m2, "dir", r.dir);
-	msg_str(&m2, "nonce", r.nonce);
-	msg_int(&m2, "width", r.width);
-	msg_int(&m2, "height", r.height);
-	msg_bool(&m2, "keep", r.keep_pane);
-	msg_end(&m2, &r.ctl_out);
-	if (fd_flush(r.ctl_fd, &r.ctl_out) == -1) {
-		reaper_fail("cannot write to the launcher's control FIFO");
-		return;
+	msg_strv(&m, "argv", r.argv, r.argc);
+	msg_str(&m, "dir", r.dir);
+	msg_str(&m, "nonce", r.nonce);
+	msg_int(&m, "width", r.width);
+	msg_int(&m, "height", r.height);
+	msg_bool(&m, "keep", r.keep_pane);
+	msg_end(&m, &r.ctl_out);
+	if (fd_flush(r.ctl_fd, &r.ctl_out) == -1)
+		return (reaper_fail("cannot write to the launcher's control "
+		    "FIFO"));
+	/* If the launcher is killed, its program is ours to end; gone
+	 * already, the same, found at once. */
+	if (r.pane_pid > 0) {
+		r.launcher_fd = (int)syscall(SYS_pidfd_open, r.pane_pid, 0);
+		if (r.launcher_fd == -1 && errno == ESRCH) {
+			r.launcher_gone = true;
+			return (E_LAUNCHER_GONE);
+		}
 	}
-	r.state = R_RUNNING;
+	return (E_NONE);
 }
 
-/* Ask the launcher to end the program: SIGTERM, SIGKILL after grace. */
-static void
-reaper_end_program(const char *reason, int64_t grace)
+/* No program yet: it reads stopped, or expired. */
+static enum fsm_event
+reaper_act_end_early(enum fsm_event ev)
 {
-	if (r.state == R_HELD) {
-		reaper_send_ctl(MSG_EXIT, 0);
-		r.state = R_DONE;
-		return;
-	}
-	if (r.state != R_RUNNING)
-		return;
-	r.end_reason = reason;
-	r.state = R_ENDING;
-	reaper_send_ctl(MSG_TERM, grace);
-	r.fallback_deadline = now_ms() + grace + REAPER_FALLBACK_MS;
+	reaper_report(ev == E_STOP ? END_STOPPED : END_EXPIRED, -1, -1,
+	    false, NULL);
+	return (E_NONE);
 }
 
-static void
-reaper_on_frame(struct msg *m)
+/* Forget it: end what runs, no report. */
+static enum fsm_event
+reaper_act_quit(enum fsm_event ev)
+{
+	(void)ev;
+	reaper_signal_group(SIGKILL);
+	reaper_close_ctl();	/* the launcher ends the rest and leaves */
+	return (E_NONE);
+}
+
+/* The front is gone, or we are told to go: nobody else will end the
+ * program or remove its pane. */
+static enum fsm_event
+reaper_act_leave(enum fsm_event ev)
+{
+	reaper_act_quit(ev);
+	return (reaper_killpane_start());
+}
+
+/* Pane bytes: text and markers. */
+static enum fsm_event
+reaper_act_read(enum fsm_event ev)
+{
+	(void)ev;
+	return (reaper_read_fifo(true));
+}
+
+/* Pane bytes nobody reads now: drop them, so tmux never blocks. */
+static enum fsm_event
+reaper_act_drain(enum fsm_event ev)
+{
+	(void)ev;
+	return (reaper_read_fifo(false));
+}
+
+/* The FIFO ended. */
+static enum fsm_event
+reaper_act_close_fifo(enum fsm_event ev)
+{
+	(void)ev;
+	if (r.out_fd != -1)
+		close(r.out_fd);
+	r.out_fd = -1;
+	return (E_NONE);
+}
+
+/* The launcher is gone, or its pane: end what it left (its program's
+ * group and the pane's session): SIGTERM now, SIGKILL after the grace. */
+static enum fsm_event
+reaper_act_orphaned(enum fsm_event ev)
+{
+	(void)ev;
+	log_debug("%s: launcher or pane gone; ending what is left", r.id);
+	if (r.end_reason == NULL)
+		r.end_reason = END_GONE;
+	r.kill_at = now_ms() + PROTO_GRACE_MS;
+	reaper_settimeout(REAPER_CHECK_MS);
+	if (reaper_signal_left(SIGTERM) == 0)
+		return (E_LEFT_GONE);
+	return (E_NONE);
+}
+
+/* The pane went before the end marker came: its end is lost. */
+static enum fsm_event
+reaper_act_pane_closed(enum fsm_event ev)
+{
+	reaper_act_close_fifo(ev);
+	reaper_report(r.end_reason != NULL ? r.end_reason : END_GONE, -1, -1,
+	    true, "the pane was closed before the program's end was read");
+	return (reaper_act_orphaned(ev));
+}
+
+/* The run marker: the program runs, in a group of its own whose id is
+ * its pid, and has the terminal. */
+static enum fsm_event
+reaper_act_launched(enum fsm_event ev)
+{
+	struct msg_out	m;
+
+	(void)ev;
+	r.prog_pid = (pid_t)r.marker.value;
+	msg_begin(&m, MSG_LAUNCHED, 0);
+	msg_end(&m, &r.sock_out);
+	return (E_NONE);
+}
+
+/* The run marker of a program being ended: it gets the signal now. */
+static enum fsm_event
+reaper_act_launched_signal(enum fsm_event ev)
+{
+	reaper_act_launched(ev);
+	reaper_signal_group(r.stop_sig);
+	return (E_NONE);
+}
+
+/* The end marker: report; the launcher leaves unless the pane is kept. */
+static enum fsm_event
+reaper_act_ended(enum fsm_event ev)
+{
+	(void)ev;
+	reaper_report_marker(NULL);
+	if (!r.keep_pane)
+		return (E_RELEASE);
+	reaper_settimeout_at(r.expires);
+	return (E_NONE);
+}
+
+/* The end marker of a stopped (or expired) program: report, remove the
+ * pane. */
+static enum fsm_event
+reaper_act_stopped(enum fsm_event ev)
+{
+	(void)ev;
+	reaper_report_marker(r.end_reason);
+	reaper_send_ctl(MSG_EXIT);
+	return (reaper_killpane_start());
+}
+
+/* The launcher wrote the end before it went. */
+static enum fsm_event
+reaper_act_orphan_ended(enum fsm_event ev)
+{
+	(void)ev;
+	reaper_report_marker(strcmp(r.end_reason, END_GONE) == 0 ? NULL :
+	    r.end_reason);
+	return (E_NONE);
+}
+
+/* The end has been read: the launcher may leave (its pane closes). */
+static enum fsm_event
+reaper_act_release(enum fsm_event ev)
+{
+	(void)ev;
+	reaper_send_ctl(MSG_EXIT);
+	return (E_NONE);
+}
+
+/* A kept pane's time is over, or it is stopped: it goes. */
+static enum fsm_event
+reaper_act_release_killpane(enum fsm_event ev)
+{
+	reaper_act_release(ev);
+	return (reaper_killpane_start());
+}
+
+/* Remove the pane. */
+static enum fsm_event
+reaper_act_killpane(enum fsm_event ev)
+{
+	(void)ev;
+	return (reaper_killpane_start());
+}
+
+/* The running program's deadline. */
+static enum fsm_event
+reaper_act_tick(enum fsm_event ev)
+{
+	(void)ev;
+	if (now_ms() >= r.expires)
+		return (E_EXPIRE);
+	reaper_settimeout_at(r.expires);
+	return (E_NONE);
+}
+
+/* Stop (or expire): SIGTERM to the group, SIGKILL after the grace. */
+static enum fsm_event
+reaper_act_term(enum fsm_event ev)
 {
 	int64_t	grace = PROTO_GRACE_MS;
 
-	if (msg_is(m, MSG_START) && r.state == R_INIT)
-		reaper_on_start(m);
-	else if (msg_is(m, MSG_PANE) && r.state == R_WAIT_PANE)
-		reaper_on_pane(m);
-	else if (msg_is(m, MSG_STOP)) {
-		msg_get_int(m, "grace_ms", &grace);
-		if (r.state == R_WAIT_PANE || r.state == R_INIT) {
-			reaper_send_end(END_STOPPED, -1, -1, false, NULL);
-			r.state = R_DONE;
-		} else
-			reaper_end_program(END_STOPPED, grace);
-	} else if (msg_is(m, MSG_QUIT))
-		reaper_cleanup_exit(false);
-	else if (msg_is(m, MSG_PANE) && r.state == R_DONE)
-		;	/* stopped before its pane was ready: nothing to start */
-	else
-		log_warn("%s: unexpected frame \"%s\"", r.id ? r.id : "?",
-		    m->type);
+	if (ev == E_STOP) {
+		r.end_reason = END_STOPPED;
+		if (!msg_get_int(r.frame, "grace_ms", &grace) || grace < 0)
+			grace = PROTO_GRACE_MS;
+	} else
+		r.end_reason = END_EXPIRED;
+	log_debug("%s: %s: SIGTERM, grace %lld ms", r.id, r.end_reason,
+	    (long long)grace);
+	reaper_signal_group(SIGTERM);
+	reaper_settimeout(grace);
+	return (E_NONE);
 }
 
-/* Does tmux's complaint say the pane (or its server) is gone already,
- * which is what kill-pane was for? */
-static bool
-reaper_pane_already_gone(const char *err)
+/* The grace is over: SIGKILL; the launcher's marker should follow. */
+static enum fsm_event
+reaper_act_kill(enum fsm_event ev)
 {
-	return (strstr(err, "can't find pane") != NULL ||
-	    strstr(err, "no current target") != NULL ||
-	    strstr(err, "no server running") != NULL ||
-	    strstr(err, "error connecting to") != NULL);
+	(void)ev;
+	log_debug("%s: SIGKILL", r.id);
+	reaper_signal_group(SIGKILL);
+	reaper_settimeout(REAPER_FALLBACK_MS);
+	return (E_NONE);
 }
 
-/*
- * With the front gone nobody else will remove the pane: run `tmux
- * kill-pane` and wait for it (bounded: we are on our way out). A pane
- * already gone is no error; anything else tmux says is passed on.
- */
-static void
-reaper_kill_pane(void)
+/* No marker after SIGKILL: the launcher is stuck; kill it too. */
+static enum fsm_event
+reaper_act_give_up(enum fsm_event ev)
 {
-	struct pollfd	 pfd;
-	sigset_t	 none;
-	char		**argv, err[1024];
-	size_t		 n, i, len = 0;
-	ssize_t		 k;
-	int		 fds[2], null;
-	int64_t		 deadline = now_ms() + REAPER_KILL_PANE_MS;
-	pid_t		 pid;
+	(void)ev;
+	reaper_signal_group(SIGKILL);
+	if (r.pane_pid > 0 && !r.launcher_gone)
+		kill(r.pane_pid, SIGKILL);
+	reaper_report(r.end_reason, -1, SIGKILL, true,
+	    "the launcher did not report the program's end");
+	return (reaper_killpane_start());
+}
 
-	for (n = 0; r.tmux[n] != NULL; n++)
-		;
-	argv = xcalloc(n + 4, sizeof *argv);
-	for (i = 0; i < n; i++)
-		argv[i] = r.tmux[i];
-	argv[n] = (char *)"kill-pane";
-	argv[n + 1] = (char *)"-t";
-	argv[n + 2] = r.pane;
-	if (pipe2(fds, O_CLOEXEC) == -1) {
-		free(argv);
-		return;
+/* Is anything of an orphaned program left? SIGKILL it at the grace's
+ * end. */
+static enum fsm_event
+reaper_act_orphan_check(enum fsm_event ev)
+{
+	int64_t	now = now_ms();
+
+	(void)ev;
+	if (now >= r.kill_at) {
+		reaper_signal_left(SIGKILL);
+		return (E_LEFT_GONE);
 	}
-	if ((pid = fork()) == 0) {
-		signal(SIGPIPE, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if ((null = open("/dev/null", O_RDWR)) != -1) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-		}
-		dup2(fds[1], STDERR_FILENO);
-		fd_closefrom(STDERR_FILENO + 1, -1);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	free(argv);
-	if (pid == -1) {
-		close(fds[0]);
-		return;
-	}
-	for (;;) {
-		pfd = (struct pollfd){ fds[0], POLLIN, 0 };
-		if (poll(&pfd, 1, poll_timeout(deadline)) <= 0)
-			break;
-		k = read(fds[0], err + len, sizeof err - 1 - len);
-		if (k == -1 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		if ((len += (size_t)k) == sizeof err - 1)
-			break;
-	}
-	close(fds[0]);
-	err[len] = '\0';
-	if (waitpid(pid, NULL, WNOHANG) == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-	if (len > 0 && !reaper_pane_already_gone(err))
+	if (reaper_signal_left(0) == 0)
+		return (E_LEFT_GONE);
+	reaper_settimeout_at(now + REAPER_CHECK_MS < r.kill_at ?
+	    now + REAPER_CHECK_MS : r.kill_at);
+	return (E_NONE);
+}
+
+/* Nothing of an orphaned program is left. */
+static enum fsm_event
+reaper_act_orphan_done(enum fsm_event ev)
+{
+	(void)ev;
+	reaper_report(r.end_reason, -1, -1, true, "the program's launcher "
+	    "went away before its end was read; what it left was ended");
+	return (E_NONE);
+}
+
+/* kill-pane has exited: a pane already gone is no error; anything
+ * else tmux said is passed on. */
+static enum fsm_event
+reaper_act_pane_killed(enum fsm_event ev)
+{
+	char	err[1024];
+	ssize_t	n;
+
+	(void)ev;
+	if (r.kp_err == -1)
+		return (E_NONE);
+	n = read(r.kp_err, err, sizeof err - 1);
+	close(r.kp_err);
+	r.kp_err = -1;
+	if (n <= 0)
+		return (E_NONE);
+	err[n] = '\0';
+	if (!reaper_pane_already_gone(err))
 		log_warn("%s: tmux kill-pane -t %s: %.*s", r.id ? r.id : "?",
 		    r.pane, (int)strcspn(err, "\n"), err);
+	return (E_NONE);
+}
+
+/* kill-pane takes too long: kill it (its exit comes as E_CHILD). */
+static enum fsm_event
+reaper_act_killpane_timeout(enum fsm_event ev)
+{
+	(void)ev;
+	if (r.kp_pid > 0)
+		kill(r.kp_pid, SIGKILL);
+	reaper_settimeout_at(DEADLINE_NONE);
+	return (E_NONE);
+}
+
+/* After a failure ("fail" sent): end whatever runs. */
+static enum fsm_event
+reaper_act_fail(enum fsm_event ev)
+{
+	return (reaper_act_quit(ev));
+}
+
+static const reaper_action reaper_actions[A_COUNT] = {
+	[A_INVALID] = reaper_act_unexpected,
+	[A_IGNORE] = reaper_act_ignore,
+	[A_UNEXPECTED] = reaper_act_unexpected,
+	[A_START] = reaper_act_start,
+	[A_PANE] = reaper_act_pane,
+	[A_END_EARLY] = reaper_act_end_early,
+	[A_QUIT] = reaper_act_quit,
+	[A_LEAVE] = reaper_act_leave,
+	[A_READ] = reaper_act_read,
+	[A_DRAIN] = reaper_act_drain,
+	[A_CLOSE_FIFO] = reaper_act_close_fifo,
+	[A_PANE_CLOSED] = reaper_act_pane_closed,
+	[A_LAUNCHED] = reaper_act_launched,
+	[A_LAUNCHED_SIGNAL] = reaper_act_launched_signal,
+	[A_ENDED] = reaper_act_ended,
+	[A_STOPPED] = reaper_act_stopped,
+	[A_ORPHAN_ENDED] = reaper_act_orphan_ended,
+	[A_RELEASE] = reaper_act_release,
+	[A_RELEASE_KILLPANE] = reaper_act_release_killpane,
+	[A_KILLPANE] = reaper_act_killpane,
+	[A_TICK] = reaper_act_tick,
+	[A_TERM] = reaper_act_term,
+	[A_KILL] = reaper_act_kill,
+	[A_GIVE_UP] = reaper_act_give_up,
+	[A_ORPHANED] = reaper_act_orphaned,
+	[A_ORPHAN_CHECK] = reaper_act_orphan_check,
+	[A_ORPHAN_DONE] = reaper_act_orphan_done,
+	[A_PANE_KILLED] = reaper_act_pane_killed,
+	[A_KILLPANE_TIMEOUT] = reaper_act_killpane_timeout,
+	[A_FAIL] = reaper_act_fail,
+};
+
+/*
+ * Dispatch an event: the table names the action and the next state; the
+ * state changes first (a new state starts with no deadline; its action
+ * arms one), then the action runs, and any event it returns follows.
+ */
+static void
+reaper_event(enum fsm_event ev)
+{
+	const struct fsm_cell	*c;
+
+	while (ev != E_NONE) {
+		c = fsm_transition(r.state, ev);
+		log_debug("%s: %s + %s -> %s (%s)", r.id ? r.id : "-",
+		    fsm_state_name(r.state), fsm_event_name(ev),
+		    fsm_state_name(c->next), fsm_action_name(c->action));
+		if (c->next != r.state)
+			r.deadline = DEADLINE_NONE;
+		r.state = c->next;
+		ev = reaper_actions[c->action](ev);
+	}
 }
 
 /*
- * The end of the reaper. The launcher is told to kill the program (or,
- * if it is gone, what it left is killed here). With the front gone
- * nobody else will remove the pane, so we do; closing the control FIFO
- * makes the launcher end the program first. Last, our hold on the
- * runtime directory's lock goes, and if we were the last of our
- * instance, the directory with it.
+ * The end of the reaper: its FIFOs go, and with its hold on the runtime
+ * directory's lock, the directory too if we were the last of our
+ * instance.
  */
-static void
-reaper_cleanup_exit(bool front_gone)
+static void __attribute__((noreturn))
+reaper_exit(void)
 {
-	if (r.ctl_fd != -1 && (r.state == R_RUNNING || r.state == R_ENDING))
-		reaper_send_ctl(MSG_KILL, 0);
-	if (r.group == G_TERM || (r.launcher_gone &&
-	    (r.state == R_RUNNING || r.state == R_ENDING)))
-		reaper_signal_left(SIGKILL);
 	if (r.out_path != NULL)
 		unlink(r.out_path);
 	if (r.ctl_path != NULL)
 		unlink(r.ctl_path);
 	if (r.err_path != NULL)
 		unlink(r.err_path);
-	if (r.ctl_fd != -1) {
-		close(r.ctl_fd);
-		r.ctl_fd = -1;
-	}
-	if (front_gone && r.pane != NULL && r.tmux != NULL)
-		reaper_kill_pane();
+	reaper_close_ctl();
 	if (r.lock_fd != -1) {
 		close(r.lock_fd);
 		r.lock_fd = -1;
@@ -840,77 +1056,88 @@ reaper_cleanup_exit(bool front_gone)
 	_exit(0);
 }
 
+/* A frame from the front is an event. */
+static int
+reaper_on_frame(void *arg, struct msg *m)
+{
+	enum fsm_event	ev;
+
+	(void)arg;
+	if (msg_is(m, MSG_START))
+		ev = E_START;
+	else if (msg_is(m, MSG_PANE))
+		ev = E_PANE;
+	else if (msg_is(m, MSG_STOP))
+		ev = E_STOP;
+	else if (msg_is(m, MSG_QUIT))
+		ev = E_QUIT;
+	else {
+		log_warn("%s: unknown frame \"%s\"", r.id ? r.id : "?",
+		    m->type);
+		return (0);
+	}
+	r.frame = m;
+	reaper_event(ev);
+	r.frame = NULL;
+	return (0);
+}
+
+/* The front is gone (or spoke nonsense): it gets nothing more. */
+static void
+reaper_front_gone(void)
+{
+	if (r.sock != -1)
+		close(r.sock);
+	r.sock = -1;
+	buf_reset(&r.sock_out);
+	reaper_event(E_FRONT_GONE);
+}
+
+/* Read frames from the front. */
 static void
 reaper_read_sock(void)
 {
-	struct msg	 m;
-	char		*cause = NULL;
-	ssize_t		 n;
-	int		 ret;
+	char	*cause = NULL;
+	ssize_t	 n;
 
 	n = fd_read_into(r.sock, &r.sock_in, 64 * 1024);
-	if (n == 0 || (n == -1 && errno != EAGAIN))
-		reaper_cleanup_exit(true);
-	while ((ret = frame_take(&r.sock_in, &m, &cause)) == 1) {
-		reaper_on_frame(&m);
-		msg_free(&m);
-	}
-	if (ret == -1) {
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0 && frame_each(&r.sock_in, reaper_on_frame, NULL,
+	    &cause) == 0)
+		return;
+	if (cause != NULL) {
 		log_warn("bad frame from the front: %s", cause);
 		free(cause);
-		reaper_cleanup_exit(true);
 	}
+	reaper_front_gone();
 }
 
+/* Signals: SIGCHLD reaps, the others tell us to go. */
 static void
-reaper_on_deadline(void)
+reaper_on_signals(void)
 {
-	int64_t	now = now_ms();
+	struct signalfd_siginfo	si;
+	bool			go = false;
 
-	if (now >= r.lifetime_deadline &&
-	    (r.state == R_RUNNING || r.state == R_HELD))
-		reaper_end_program(END_EXPIRED, PROTO_GRACE_MS);
-	else if (now >= r.lifetime_deadline && r.state == R_WAIT_PANE) {
-		reaper_send_end(END_EXPIRED, -1, -1, false, NULL);
-		r.state = R_DONE;
+	while (read(r.sigfd, &si, sizeof si) == sizeof si) {
+		if (si.ssi_signo == SIGCHLD)
+			reaper_reap();
+		else
+			go = true;
 	}
-	if (r.state == R_ENDING && now >= r.fallback_deadline &&
-	    r.launcher_gone) {
-		/* Its pane stays (remain-on-exit), so no EOF comes. */
-		reaper_signal_left(SIGKILL);
-		r.group = G_KILLED;
-		reaper_send_end(r.end_reason, -1, -1, true, "the program's "
-		    "launcher went away before its end was read; what it "
-		    "left was ended");
-		r.state = R_DONE;
-	} else if (r.state == R_ENDING && now >= r.fallback_deadline) {
-		/* The launcher did not answer: kill the program's group
-		 * (it is not the launcher's) and the launcher. */
-		if (r.prog_pid > 0)
-			kill(-r.prog_pid, SIGKILL);
-		if (r.pane_pid > 0)
-			kill(r.pane_pid, SIGKILL);
-		reaper_send_end(r.end_reason, -1, SIGKILL, true,
-		    "the launcher did not report the program's end");
-		r.state = R_DONE;
-	}
-	reaper_group_deadline(now);
+	if (go)
+		reaper_event(E_SIGNAL);
 }
 
-static int64_t
-reaper_deadline(void)
+/* The launcher's pidfd is readable: it has exited. */
+static void
+reaper_on_launcher_exit(void)
 {
-	int64_t	d = DEADLINE_NONE;
-
-	if (r.state == R_RUNNING || r.state == R_HELD ||
-	    r.state == R_WAIT_PANE)
-		d = r.lifetime_deadline;
-	if (r.state == R_ENDING)
-		d = r.fallback_deadline;
-	if (r.group == G_TERM && r.group_check < d)
-		d = r.group_check < r.group_deadline ? r.group_check :
-		    r.group_deadline;
-	return (d);
+	close(r.launcher_fd);
+	r.launcher_fd = -1;
+	r.launcher_gone = true;
+	reaper_event(E_LAUNCHER_GONE);
 }
 
 /* The runtime directory: where our lock file is. */
@@ -932,6 +1159,7 @@ reaper_find_rundir(void)
 	r.rundir = xstrdup(path);
 }
 
+/* Descriptors and signals as the front left them to us. */
 static int
 reaper_setup(void)
 {
@@ -939,9 +1167,11 @@ reaper_setup(void)
 	struct stat	st;
 
 	memset(&r, 0, sizeof r);
+	r.state = S_INIT;
+	r.deadline = DEADLINE_NONE;
 	r.sock = PROTO_REAPER_FD;
 	r.out_fd = r.ctl_fd = r.err_fd = r.launcher_fd = r.lock_fd = -1;
-	r.fallback_deadline = r.lifetime_deadline = DEADLINE_NONE;
+	r.kp_pid = r.kp_err = -1;
 	if (fstat(r.sock, &st) == -1 || !S_ISSOCK(st.st_mode)) {
 		log_warn("fd %d is not a socket: this program is started by "
 		    "progmux", r.sock);
@@ -950,7 +1180,7 @@ reaper_setup(void)
 	fd_cloexec(r.sock, 1);
 	fd_nonblock(r.sock, 1);
 	if (fstat(PROTO_OUT_FD, &st) == 0 && S_ISFIFO(st.st_mode)) {
-		r.out_fd = PROTO_OUT_FD;	/* see reaper_on_start */
+		r.out_fd = PROTO_OUT_FD;	/* see reaper_open_fifos */
 		fd_cloexec(r.out_fd, 1);
 		fd_nonblock(r.out_fd, 1);
 	}
@@ -965,11 +1195,43 @@ reaper_setup(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	r.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if ((r.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) ==
+	    -1) {
+		log_warn("signalfd: %s", strerror(errno));
+		return (-1);
+	}
 	strip_init(&r.strip);
 	strip_init(&r.errstrip);
 	return (0);
+}
+
+/* Which descriptors this state waits on, and for what. */
+static int
+reaper_pollfds(struct pollfd *pfd, int *i_sock, int *i_out, int *i_err,
+    int *i_pid)
+{
+	int	n = 0;
+	bool	room = r.sock_out.len < REAPER_QUEUE_MAX;
+
+	*i_sock = *i_out = *i_err = *i_pid = -1;
+	pfd[n++] = (struct pollfd){ r.sigfd, POLLIN, 0 };
+	if (r.sock != -1)
+		pfd[*i_sock = n++] = (struct pollfd){ r.sock, POLLIN |
+		    (r.sock_out.len ? POLLOUT : 0), 0 };
+	if (r.out_fd != -1 && room && r.state != S_INIT &&
+	    r.state != S_WAIT_PANE)
+		pfd[*i_out = n++] = (struct pollfd){ r.out_fd, POLLIN, 0 };
+	if (r.ctl_fd != -1 && r.ctl_out.len > 0)
+		pfd[n++] = (struct pollfd){ r.ctl_fd, POLLOUT, 0 };
+	if (r.err_fd != -1 && room && r.state != S_INIT &&
+	    r.state != S_WAIT_PANE)
+		pfd[*i_err = n++] = (struct pollfd){ r.err_fd, POLLIN, 0 };
+	if (r.launcher_fd != -1)
+		pfd[*i_pid = n++] = (struct pollfd){ r.launcher_fd, POLLIN,
+		    0 };
+	return (n);
 }
 
 int
@@ -977,7 +1239,7 @@ reaper_main(void)
 {
 	struct msg_out	m;
 	struct pollfd	pfd[6];
-	int		n, i_sock, i_out, i_ctl, i_sig, i_err, i_pid;
+	int		n, i_sock, i_out, i_err, i_pid;
 
 	if (reaper_setup() == -1)
 		return (2);
@@ -987,52 +1249,32 @@ reaper_main(void)
 	msg_end(&m, &r.sock_out);
 
 	for (;;) {
-		if (fd_flush(r.sock, &r.sock_out) == -1)
-			reaper_cleanup_exit(true);
-		if (r.state == R_DONE && r.sock_out.len == 0 &&
-		    r.group != G_TERM)
-			reaper_cleanup_exit(false);
+		if (r.sock != -1 && fd_flush(r.sock, &r.sock_out) == -1)
+			reaper_front_gone();
+		if (r.state == S_DONE && r.sock_out.len == 0)
+			reaper_exit();
 		if (r.ctl_fd != -1 && r.ctl_out.len > 0 &&
 		    fd_flush(r.ctl_fd, &r.ctl_out) == -1)
 			buf_reset(&r.ctl_out);
 
-		n = 0;
-		i_out = i_ctl = i_err = i_pid = -1;
-		pfd[i_sock = n++] = (struct pollfd){ r.sock, POLLIN |
-		    (r.sock_out.len ? POLLOUT : 0), 0 };
-		pfd[i_sig = n++] = (struct pollfd){ r.sigfd, POLLIN, 0 };
-		if (r.out_fd != -1 && r.sock_out.len < REAPER_QUEUE_MAX &&
-		    r.state != R_WAIT_PANE && r.state != R_INIT)
-			pfd[i_out = n++] = (struct pollfd){ r.out_fd, POLLIN,
-			    0 };
-		if (r.ctl_fd != -1 && r.ctl_out.len > 0)
-			pfd[i_ctl = n++] = (struct pollfd){ r.ctl_fd, POLLOUT,
-			    0 };
-		if (r.err_fd != -1 && r.sock_out.len < REAPER_QUEUE_MAX &&
-		    (r.state == R_RUNNING || r.state == R_ENDING))
-			pfd[i_err = n++] = (struct pollfd){ r.err_fd, POLLIN,
-			    0 };
-		if (r.launcher_fd != -1)
-			pfd[i_pid = n++] = (struct pollfd){ r.launcher_fd,
-			    POLLIN, 0 };
-		if (poll(pfd, n, poll_timeout(reaper_deadline())) == -1) {
+		n = reaper_pollfds(pfd, &i_sock, &i_out, &i_err, &i_pid);
+		if (poll(pfd, n, poll_timeout(r.deadline)) == -1) {
 			if (errno == EINTR)
 				continue;
-			log_warn("poll: %s", strerror(errno));
-			reaper_cleanup_exit(true);
+			fatalx("poll: %s", strerror(errno));
 		}
-		if (pfd[i_sig].revents & POLLIN) {
-			/* Told to go by someone other than the front. */
-			reaper_cleanup_exit(true);
-		}
-		if (pfd[i_sock].revents & (POLLIN | POLLHUP | POLLERR))
+		if (pfd[0].revents & POLLIN)
+			reaper_on_signals();
+		if (i_sock != -1 && r.sock != -1 &&
+		    (pfd[i_sock].revents & (POLLIN | POLLHUP | POLLERR)))
 			reaper_read_sock();
-		if (i_err != -1 && pfd[i_err].revents)
+		if (i_err != -1 && r.err_fd != -1 && pfd[i_err].revents)
 			reaper_read_err(false);
-		if (i_out != -1 && pfd[i_out].revents)
-			reaper_read_fifo();
-		if (i_pid != -1 && pfd[i_pid].revents)
-			reaper_launcher_exited();
-		reaper_on_deadline();
+		if (i_out != -1 && r.out_fd != -1 && pfd[i_out].revents)
+			reaper_event(E_FIFO_DATA);
+		if (i_pid != -1 && r.launcher_fd != -1 && pfd[i_pid].revents)
+			reaper_on_launcher_exit();
+		if (r.deadline != DEADLINE_NONE && now_ms() >= r.deadline)
+			reaper_event(E_DEADLINE);
 	}
 }

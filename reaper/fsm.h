@@ -1,0 +1,96 @@
+/*
+ * fsm.h — the reaper's state table: for each (state, event), the action
+ * to run and the state that follows. Pure data, so every cell can be
+ * tested (tests/unit/test_reaper_fsm.c); the actions are in reaper.c.
+ *
+ * An action runs after the state has changed and may return a further
+ * event (or E_NONE), which is dispatched at once in the new state: that
+ * is how an action's outcome (a failure, a kept pane, nothing left of an
+ * orphaned program) chooses between next states without the action
+ * assigning the state itself.
+ */
+#ifndef PROGMUX_FSM_H
+#define PROGMUX_FSM_H
+
+enum fsm_state {
+	S_INIT,		/* waiting for "start" */
+	S_WAIT_PANE,	/* FIFOs open; waiting for "pane" */
+	S_RUNNING,	/* spec sent: the program runs; deadline: lifetime */
+	S_TERM,		/* SIGTERM sent to its group; deadline: grace */
+	S_KILL,		/* SIGKILL sent; deadline: the launcher's marker */
+	S_ORPHAN,	/* launcher or pane gone: ending what is left */
+	S_HELD,		/* ended and reported; pane kept; deadline: lifetime */
+	S_KILLPANE,	/* tmux kill-pane runs; deadline: its bound */
+	S_DONE,		/* exit once the front has every frame */
+	S_COUNT
+};
+
+enum fsm_event {
+	E_START,	/* frame "start" */
+	E_PANE,		/* frame "pane" */
+	E_STOP,		/* frame "stop" */
+	E_QUIT,		/* frame "quit" */
+	E_FRONT_GONE,	/* EOF, error or a bad frame on the front's socket */
+	E_FIFO_DATA,	/* the output FIFO is readable */
+	E_FIFO_EOF,	/* the output FIFO ended: the pane is gone */
+	E_RUN_MARKER,	/* the launcher's run marker was read */
+	E_END_MARKER,	/* the launcher's end marker was read */
+	E_LAUNCHER_GONE, /* the launcher's pidfd is readable */
+	E_DEADLINE,	/* the deadline passed */
+	E_SIGNAL,	/* SIGTERM, SIGINT or SIGHUP to the reaper */
+	E_CHILD,	/* the kill-pane child was reaped (SIGCHLD) */
+	/* raised by actions */
+	E_FAIL,		/* this program cannot go on ("fail" sent) */
+	E_EXPIRE,	/* the lifetime is over */
+	E_RELEASE,	/* the pane is not kept: the launcher may leave */
+	E_LEFT_GONE,	/* nothing of an orphaned program is left */
+	E_COUNT,
+	E_NONE = E_COUNT
+};
+
+enum fsm_action {
+	A_INVALID,	/* no cell has it: a hole in the table */
+	A_IGNORE,	/* nothing to do */
+	A_UNEXPECTED,	/* a frame this state does not take: warn */
+	A_START,	/* keep the particulars, open the FIFOs */
+	A_PANE,		/* watch the launcher, open the gate (spec) */
+	A_END_EARLY,	/* no program yet: report stopped or expired */
+	A_QUIT,		/* end what runs (SIGKILL), no report */
+	A_LEAVE,	/* end what runs (SIGKILL) and remove the pane */
+	A_READ,		/* read the FIFO, scan for markers, send text */
+	A_DRAIN,	/* read the FIFO and drop it */
+	A_CLOSE_FIFO,	/* close the FIFO */
+	A_PANE_CLOSED,	/* report the end as lost; end what is left */
+	A_LAUNCHED,	/* note the program's pid; tell the front */
+	A_LAUNCHED_SIGNAL, /* the same, and signal its group as the state says */
+	A_ENDED,	/* report the end; release unless the pane is kept */
+	A_STOPPED,	/* report the end of a stopped program; remove pane */
+	A_ORPHAN_ENDED,	/* report the end the launcher wrote before going */
+	A_RELEASE,	/* tell the launcher to exit */
+	A_RELEASE_KILLPANE, /* the same, and remove the kept pane */
+	A_KILLPANE,	/* remove the pane */
+	A_TICK,		/* the running deadline: expire (or check the program) */
+	A_TERM,		/* SIGTERM (+SIGCONT) to the group, arm the grace */
+	A_KILL,		/* SIGKILL to the group, arm the fallback */
+	A_GIVE_UP,	/* no marker: SIGKILL group and launcher, report lost */
+	A_ORPHANED,	/* SIGTERM what the launcher left, arm checks */
+	A_ORPHAN_CHECK,	/* anything left? SIGKILL it at the grace's end */
+	A_ORPHAN_DONE,	/* report the end of an orphaned program */
+	A_PANE_KILLED,	/* kill-pane is done: what did tmux say? */
+	A_KILLPANE_TIMEOUT, /* kill-pane is too slow: SIGKILL it */
+	A_FAIL,		/* end what runs after a failure */
+	A_COUNT
+};
+
+struct fsm_cell {
+	enum fsm_action	action;
+	enum fsm_state	next;
+};
+
+/* The cell for (state, event). */
+const struct fsm_cell	*fsm_transition(enum fsm_state, enum fsm_event);
+const char		*fsm_state_name(enum fsm_state);
+const char		*fsm_event_name(enum fsm_event);
+const char		*fsm_action_name(enum fsm_action);
+
+#endif
