@@ -253,6 +253,7 @@ main(int argc, char **argv)
 		if (ret == 1)
 			return (0);
 		fprintf(stderr, "progmux: %s\n", cause);
+		free(cause);
 		return (2);
 	}
 	if (cfg.check)
