@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "proto.h"
 #include "rundir.h"
 #include "server.h"
@@ -27,7 +28,8 @@ struct setting {
 	const char	*flag;		/* --flag */
 	const char	*env;		/* its variable */
 	const char	*alt_env;	/* libtmux's variable, if any */
-	int		 kind;		/* 's' string, 'i' integer, 'b' bool */
+	int		 kind;		/* 's' string, 'i' integer, 'b' bool,
+					   'y' safety tier, 't' tool list */
 	void		*where;
 	int64_t		 min, max;
 	const char	*dflt;
@@ -68,8 +70,82 @@ static const struct setting settings[] = {
 	{ "pane-max-cells", "PROGMUX_PANE_MAX_CELLS", NULL, 'i',
 	  &cfg.pane_max_cells, 1, 100000000, "1000000", "largest pane a start "
 	  "may ask for, width x height" },
+	{ "safety", "PROGMUX_SAFETY", NULL, 'y', &cfg.safety, 0, 0,
+	  "destructive", "tools offered: readonly (read_program, "
+	  "capture_pane, list_programs), mutating (also start_program, "
+	  "run_program, send_keys) or destructive (also stop_program)" },
+	{ "tools", "PROGMUX_TOOLS", NULL, 't', &cfg.tools, 0, 0, NULL,
+	  "only these tools (comma-separated names), within the safety "
+	  "tier; default: all of the tier" },
 };
+
+/* PROGMUX_SAFETY's values, by SAFETY_* number. */
+static const char *config_tiers[] = { "destructive", "mutating", "readonly" };
+#define NTIERS (sizeof config_tiers / sizeof config_tiers[0])
 #define NSETTINGS (sizeof settings / sizeof settings[0])
+
+/* A safety tier by name. */
+static int
+config_set_tier(const struct setting *s, const char *from, const char *v,
+    char **cause)
+{
+	size_t	i;
+
+	for (i = 0; i < NTIERS; i++)
+		if (v != NULL && strcmp(v, config_tiers[i]) == 0) {
+			*(int64_t *)s->where = (int64_t)i;
+			return (0);
+		}
+	xasprintf(cause, "%s: \"%s\" is not a safety tier (use readonly, "
+	    "mutating or destructive)", from, v ? v : "");
+	return (-1);
+}
+
+/*
+ * A list of tool names, separated by commas (spaces around them allowed),
+ * kept as "a,b"; every unknown name is named in the error. Empty: none.
+ */
+static int
+config_set_tools(const struct setting *s, const char *from, const char *v,
+    char **cause)
+{
+	struct buf	 list = BUF_INIT, bad = BUF_INIT;
+	const char	*p, *end, *q;
+	size_t		 nbad = 0, i;
+
+	free(*(char **)s->where);
+	*(char **)s->where = NULL;
+	if (v == NULL || *v == '\0')
+		return (0);
+	for (p = v; *p != '\0'; p = *end == ',' ? end + 1 : end) {
+		if ((end = strchr(p, ',')) == NULL)
+			end = p + strlen(p);
+		for (q = end; q > p && q[-1] == ' '; q--)
+			;
+		while (p < q && *p == ' ')
+			p++;
+		if (!tools_exists(p, (size_t)(q - p))) {
+			buf_printf(&bad, "%s\"%.*s\"", nbad++ ? ", " : "",
+			    (int)(q - p), p);
+			continue;
+		}
+		buf_printf(&list, "%s%.*s", list.len ? "," : "", (int)(q - p),
+		    p);
+	}
+	if (nbad > 0) {
+		buf_adds(&bad, " (tools: ");
+		for (i = 0; tools_name(i) != NULL; i++)
+			buf_printf(&bad, "%s%s", i ? ", " : "", tools_name(i));
+		buf_addc(&bad, ')');
+		xasprintf(cause, "%s: no tool named %s", from, buf_cstr(&bad));
+		buf_free(&bad);
+		buf_free(&list);
+		return (-1);
+	}
+	*(char **)s->where = xstrdup(buf_cstr(&list));
+	buf_free(&list);
+	return (0);
+}
 
 /* Set one setting from text; -1 with *cause when the value is bad. */
 static int
@@ -101,6 +177,10 @@ config_set(const struct setting *s, const char *from, const char *v,
 			return (-1);
 		}
 		return (0);
+	case 'y':
+		return (config_set_tier(s, from, v, cause));
+	case 't':
+		return (config_set_tools(s, from, v, cause));
 	default:
 		errno = 0;
 		n = v == NULL ? 0 : strtoll(v, &end, 10);
@@ -245,6 +325,40 @@ config_reaper(char **cause)
 	return (0);
 }
 
+/* The tier's name, for people. */
+const char *
+config_tier_name(void)
+{
+	return (cfg.safety >= 0 && (size_t)cfg.safety < NTIERS ?
+	    config_tiers[cfg.safety] : "?");
+}
+
+/* Tools allowed by name but outside the tier are said at start. */
+static void
+config_tools_warn(void)
+{
+	char	 probe[80];
+	char	*list;
+	size_t	 i, offered = 0;
+
+	if (cfg.tools == NULL)
+		return;
+	xasprintf(&list, ",%s,", cfg.tools);
+	for (i = 0; tools_name(i) != NULL; i++) {
+		snprintf(probe, sizeof probe, ",%s,", tools_name(i));
+		if (tools_offered(i))
+			offered++;
+		else if (strstr(list, probe) != NULL)
+			log_warn("PROGMUX_TOOLS: %s is outside the %s tier "
+			    "(PROGMUX_SAFETY), so it is not offered",
+			    tools_name(i), config_tier_name());
+	}
+	if (offered == 0)
+		log_warn("PROGMUX_TOOLS and PROGMUX_SAFETY leave no tool to "
+		    "offer");
+	free(list);
+}
+
 /*
  * Load settings: defaults, environment, then flags. Returns 0, 1 when a
  * flag like --help was handled and the program should exit 0, or -1 with
@@ -322,6 +436,7 @@ config_load(int argc, char **argv, char **cause)
 		}
 		free(from);
 	}
+	config_tools_warn();
 	if (cfg.socket_path != NULL) {
 		free(cfg.socket_name);
 		cfg.socket_name = NULL;

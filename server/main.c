@@ -40,6 +40,7 @@ main_check(void)
 {
 	char	*version = NULL, *cause = NULL;
 	int	 bad = 0;
+	size_t	 i, n;
 
 	printf("progmux %s\n", PROGMUX_VERSION);
 	if (tmux_probe(&version, &cause) == -1) {
@@ -68,6 +69,12 @@ main_check(void)
 	    (long long)cfg.total_output_max_bytes,
 	    (long long)cfg.max_programs, (long long)cfg.keep_ended,
 	    (long long)cfg.lifetime_max_ms, (long long)cfg.pane_max_cells);
+	printf("tools:       %s tier%s:", config_tier_name(), cfg.tools ?
+	    " and PROGMUX_TOOLS" : "");
+	for (n = 0, i = 0; tools_name(i) != NULL; i++)
+		if (tools_offered(i))
+			printf("%s %s", n++ ? "," : "", tools_name(i));
+	printf("%s\n", n ? "" : " none");
 	config_rundir_leave();
 	if (bad)
 		printf("fix: install tmux 3.2a or newer (apt-get install tmux) "
@@ -249,6 +256,7 @@ main(int argc, char **argv)
 		if (ret == 1)
 			return (0);
 		fprintf(stderr, "progmux: %s\n", cause);
+		free(cause);
 		return (2);
 	}
 	if (cfg.check)

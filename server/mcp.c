@@ -167,6 +167,7 @@ mcp_req_free(struct req *req)
 	free(req->idkey);
 	free(req->progress_token);
 	free(req->method);
+	free(req->ignored);
 	free(req);
 }
 

@@ -46,11 +46,19 @@ struct config {
 	char		*rundir;		/* private runtime directory */
 	int		 lock_fd;		/* its lock, held shared */
 	bool		 check;			/* --check: report and exit */
+	int64_t		 safety;		/* PROGMUX_SAFETY: SAFETY_* */
+	char		*tools;			/* PROGMUX_TOOLS: "a,b" or NULL */
 };
+/* Safety tiers, by how much they hold back: each offers the tools of
+ * those above it too; 0, the default, offers every tool. */
+#define SAFETY_DESTRUCTIVE	0
+#define SAFETY_MUTATING		1
+#define SAFETY_READONLY		2
 extern struct config cfg;
 
 int	config_load(int argc, char **argv, char **cause);
 void	config_usage(void);
+const char *config_tier_name(void);
 void	config_rundir_leave(void);
 
 /* mcp.c — JSON-RPC 2.0 on stdio, and the table of waiting requests */
@@ -69,6 +77,7 @@ struct req {
 	double		 progress_sent;
 	int64_t		 progress_at;	/* next progress notification, or 0 */
 	bool		 parked;	/* in the pending list */
+	char		*ignored;	/* tools/call's unknown fields, said */
 	struct req	*next;		/* in mcp's pending list */
 };
 
@@ -119,6 +128,9 @@ void	toolres_free(struct toolres *);
 void	toolres_error(struct toolres *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	tools_init(char **cause);
+bool	tools_exists(const char *, size_t);	/* any settings */
+const char *tools_name(size_t);		/* each in turn; NULL at the end */
+bool	tools_offered(size_t);		/* in the tier and allow-list */
 void	tools_list(struct jw *);
 /* Returns 0 and answers (now or later); -1 if no such tool. */
 int	tools_call(struct req *, const char *name, const struct json *args);

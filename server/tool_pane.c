@@ -5,8 +5,12 @@
  * Both go over the control client. The pane id passed the schema's
  * ^%\d+$; the keys are one word quoted for tmux's parser (tmux_quote), so
  * no text can become a tmux command. Neither acts on the pane progmux
- * itself runs in ($TMUX_PANE on the same server), unless send_keys is
- * forced. While tmux answers, a request's state is its struct
+ * itself runs in, unless send_keys is forced: $TMUX_PANE when $TMUX names
+ * the server in use, or else the pane whose process is progmux or one of
+ * its ancestors (/proc), as list-panes tells the panes' processes, for a
+ * client may pass no TMUX at all. The panes are listed again when a
+ * paneId is asked about that the last list did not hold; the call waits
+ * for that answer. While tmux answers, a request's state is its struct
  * tool_pane_op; keys for a program of ours not yet running wait as a
  * waiter on that program (program_wait).
  */
@@ -14,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "server.h"
@@ -22,10 +27,110 @@
 
 /* send_keys to a program not yet started waits this long at most. */
 #define TOOL_PANE_HOLD_MS	5000
+#define TOOL_PANE_ANCESTRY_MAX	128	/* generations walked up in /proc */
 
-/* Is paneId the pane this server runs in? */
+/*
+ * The panes of the server in use as list-panes last told them (" %1 %4 "),
+ * and which of them progmux runs in, found by its processes' ancestry.
+ */
+static struct {
+	bool		 listed;
+	unsigned	 gen;		/* tmux_generation() then */
+	char		*ids;
+	char		*own;		/* or NULL */
+} tool_pane_seen;
+
+/* pid's parent, from /proc; 0 if it cannot be read. */
+static pid_t
+tool_pane_parent(pid_t pid)
+{
+	char	 path[64], buf[512], *rp;
+	FILE	*f;
+	size_t	 n;
+	long	 ppid;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return (0);
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) state ppid ...": comm may hold anything, even ")". */
+	if ((rp = strrchr(buf, ')')) == NULL ||
+	    sscanf(rp + 1, " %*c %ld", &ppid) != 1)
+		return (0);
+	return ((pid_t)ppid);
+}
+
+/* Is pid progmux itself or one of its ancestors? */
 static bool
-tool_pane_is_ours(const char *pane)
+tool_pane_ancestor(const pid_t *line, size_t n, pid_t pid)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (line[i] == pid)
+			return (true);
+	return (false);
+}
+
+/* Learn the panes from list-panes' "%ID PID" lines. */
+static void
+tool_pane_learn(const char *out, size_t len)
+{
+	pid_t		 line[TOOL_PANE_ANCESTRY_MAX];
+	struct buf	 ids = BUF_INIT;
+	const char	*p = out, *end = out + len, *nl, *sp;
+	size_t		 n = 0;
+	long		 pid;
+
+	/* progmux and its ancestors now, up to init. */
+	line[n++] = getpid();
+	while (n < TOOL_PANE_ANCESTRY_MAX && line[n - 1] > 1 &&
+	    (line[n] = tool_pane_parent(line[n - 1])) > 0)
+		n++;
+	free(tool_pane_seen.own);
+	tool_pane_seen.own = NULL;
+	buf_addc(&ids, ' ');
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if (*p != '%' || (sp = memchr(p, ' ', (size_t)(nl - p))) ==
+		    NULL)
+			continue;
+		buf_add(&ids, p, (size_t)(sp - p + 1));
+		pid = strtol(sp + 1, NULL, 10);
+		if (pid > 0 && tool_pane_seen.own == NULL &&
+		    tool_pane_ancestor(line, n, (pid_t)pid))
+			tool_pane_seen.own = xstrndup(p, (size_t)(sp - p));
+	}
+	free(tool_pane_seen.ids);
+	tool_pane_seen.ids = xstrdup(buf_cstr(&ids));
+	buf_free(&ids);
+	tool_pane_seen.listed = true;
+	tool_pane_seen.gen = tmux_generation();
+	if (tool_pane_seen.own != NULL)
+		log_debug("this server runs in pane %s", tool_pane_seen.own);
+}
+
+/* Did the last list of panes hold this one? */
+static bool
+tool_pane_listed(const char *pane)
+{
+	char	*probe;
+	bool	 yes;
+
+	if (!tool_pane_seen.listed || tool_pane_seen.gen != tmux_generation())
+		return (false);
+	xasprintf(&probe, " %s ", pane);
+	yes = strstr(tool_pane_seen.ids, probe) != NULL;
+	free(probe);
+	return (yes);
+}
+
+/* Does $TMUX_PANE, on the server in use, name this pane? */
+static bool
+tool_pane_is_env(const char *pane)
 {
 	const char	*own = getenv("TMUX_PANE"), *tmux = getenv("TMUX");
 
@@ -49,6 +154,21 @@ tool_pane_is_ours(const char *pane)
 	return (true);
 }
 
+/*
+ * Is paneId the pane this server runs in? A private server (robust mode)
+ * was made after progmux started: none of its panes can hold progmux.
+ */
+static bool
+tool_pane_is_ours(const char *pane)
+{
+	if (cfg.robust)
+		return (false);
+	if (tool_pane_is_env(pane))
+		return (true);
+	return (tool_pane_listed(pane) && tool_pane_seen.own != NULL &&
+	    strcmp(tool_pane_seen.own, pane) == 0);
+}
+
 /* A pending capture or send: the request and what it asked. */
 struct tool_pane_op {
 	struct req	*req;		/* NULL once cancelled */
@@ -59,6 +179,10 @@ struct tool_pane_op {
 	size_t		 keys_len;
 	bool		 literal;
 	bool		 enter;
+	/* While the panes are listed: the call to run then, on a copy of
+	 * its arguments. */
+	void		(*then)(struct req *, const struct json *);
+	struct json_doc	*args;
 };
 
 static void	tool_pane_op_free(struct tool_pane_op *);
@@ -71,7 +195,8 @@ tool_pane_park(struct req *req, struct tool_pane_op *op)
 {
 	req->state = op;
 	op->req = req;
-	mcp_req_park(req);
+	if (!req->parked)	/* it may wait again after the panes' list */
+		mcp_req_park(req);
 }
 
 /* Answer op's request with res (if it still waits). */
@@ -91,6 +216,7 @@ tool_pane_op_free(struct tool_pane_op *op)
 {
 	free(op->pane);
 	free(op->keys);
+	json_doc_free(op->args);
 	free(op);
 }
 
@@ -366,12 +492,76 @@ fail:
 	toolres_free(&res);
 }
 
+/* list-panes answered: the call goes on, knowing the panes. */
+static void
+tool_pane_panes(void *arg, bool ok, const char *out, size_t len)
+{
+	struct tool_pane_op	*op = arg;
+	struct req		*req = op->req;
+
+	if (ok)
+		tool_pane_learn(out, len);
+	else
+		log_debug("list-panes failed: %s", out);
+	if (req != NULL) {
+		req->state = NULL;
+		op->req = NULL;
+		op->then(req, json_root(op->args));
+	}
+	tool_pane_op_free(op);
+}
+
+/*
+ * Run a call on a pane once the panes are known: at once if the last
+ * list holds paneId, else after listing them again.
+ */
+static void
+tool_pane_guard(struct req *req, const struct json *args,
+    void (*then)(struct req *, const struct json *))
+{
+	struct tool_pane_op	*op;
+	struct buf		 b = BUF_INIT;
+	const char		*pane = tools_arg_str(args, "paneId", NULL);
+	const char		*raw;
+	size_t			 len;
+
+	if (cfg.robust || tool_pane_is_env(pane) || tool_pane_listed(pane)) {
+		then(req, args);
+		return;
+	}
+	op = xcalloc(1, sizeof *op);
+	op->pane = xstrdup(pane);
+	op->then = then;
+	raw = json_raw(args, &len);
+	if ((op->args = json_parse(raw, len, NULL)) == NULL)
+		fatalx("tool_pane_guard: arguments do not parse again");
+	tool_pane_park(req, op);
+	buf_adds(&b, "list-panes -a -F ");
+	tmux_quote(&b, "#{pane_id} #{pane_pid}");
+	tmux_command(buf_cstr(&b), tool_pane_panes, op);
+	buf_free(&b);
+}
+
+/* capture_pane, once the panes are known. */
+static void
+tool_pane_capture_run(struct req *req, const struct json *args)
+{
+	tool_pane_guard(req, args, tool_pane_capture);
+}
+
+/* send_keys, once the panes are known. */
+static void
+tool_pane_send_run(struct req *req, const struct json *args)
+{
+	tool_pane_guard(req, args, tool_pane_send);
+}
+
 const struct tool_entry tool_pane_capture_entry = {
-	"capture_pane", tool_pane_capture, tool_pane_cancel, NULL, NULL,
+	"capture_pane", tool_pane_capture_run, tool_pane_cancel, NULL, NULL,
 	NULL, NULL
 };
 
 const struct tool_entry tool_pane_send_entry = {
-	"send_keys", tool_pane_send, tool_pane_cancel, tool_pane_timeout,
+	"send_keys", tool_pane_send_run, tool_pane_cancel, tool_pane_timeout,
 	NULL, NULL, NULL
 };

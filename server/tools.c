@@ -8,9 +8,17 @@
  * an entry here (struct tool_entry: run, and what settles a waiting
  * request: cancel, timeout, progress; each tool's file defines its own).
  * Arguments are checked generically against the inputSchema (jschema.c)
- * before a tool runs, and fields the schema does not name are refused by
- * name, so tools only read values that are known to be well formed. A
- * waiting request's state (req->state) belongs to its tool.
+ * before a tool runs, so tools only read values that are known to be well
+ * formed. A field the schema does not name is ignored, as JSON Schema
+ * allows (clients add their own, e.g. Gemini CLI's wait_for_previous), and
+ * the result's last text line names it, so a typo still shows; but a field
+ * a sibling tool takes (start_program given run_program's input) is an
+ * error pointing to that tool (tool_entry's other_fields). A waiting
+ * request's state (req->state) belongs to its tool.
+ *
+ * The safety tier (PROGMUX_SAFETY) and the allow-list (PROGMUX_TOOLS)
+ * decide which tools exist for the client: a tool outside them is neither
+ * listed nor callable, as a tool that does not exist.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,22 +31,76 @@
 #include "server.h"
 #include "xmalloc.h"
 
-/* Each tool's entry, with its schema once tools_init has paired them. */
+#define TOOLS_IGNORED_SHOWN	8	/* unknown fields named, at most */
+#define TOOLS_NAME_SHOWN	64	/* bytes of a field's name shown */
+
+/* Each tool's entry and tier, with its schema once tools_init has paired
+ * them. */
 static struct tool {
 	const struct tool_entry	*entry;
+	int			 tier;		/* the most held back offering it */
 	struct json_doc		*doc;
 	const struct json	*def;
 	const struct json	*input;
 } tools[] = {
-	{ &tool_start_entry, NULL, NULL, NULL },
-	{ &tool_read_entry, NULL, NULL, NULL },
-	{ &tool_start_run_entry, NULL, NULL, NULL },
-	{ &tool_stop_entry, NULL, NULL, NULL },
-	{ &tool_pane_capture_entry, NULL, NULL, NULL },
-	{ &tool_pane_send_entry, NULL, NULL, NULL },
-	{ &tool_list_entry, NULL, NULL, NULL },
+	{ &tool_start_entry, SAFETY_MUTATING, NULL, NULL, NULL },
+	{ &tool_read_entry, SAFETY_READONLY, NULL, NULL, NULL },
+	{ &tool_start_run_entry, SAFETY_MUTATING, NULL, NULL, NULL },
+	{ &tool_stop_entry, SAFETY_DESTRUCTIVE, NULL, NULL, NULL },
+	{ &tool_pane_capture_entry, SAFETY_READONLY, NULL, NULL, NULL },
+	{ &tool_pane_send_entry, SAFETY_MUTATING, NULL, NULL, NULL },
+	{ &tool_list_entry, SAFETY_READONLY, NULL, NULL, NULL },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
+
+/* Is name (len bytes) one of our tools, whatever the settings? */
+bool
+tools_exists(const char *name, size_t len)
+{
+	size_t	t;
+
+	for (t = 0; t < NTOOLS; t++)
+		if (strlen(tools[t].entry->name) == len &&
+		    memcmp(tools[t].entry->name, name, len) == 0)
+			return (true);
+	return (false);
+}
+
+/* The name of tool i, for lists of them; NULL past the last. */
+const char *
+tools_name(size_t i)
+{
+	return (i < NTOOLS ? tools[i].entry->name : NULL);
+}
+
+/* Is the named tool in PROGMUX_TOOLS (or is there no such list)? */
+static bool
+tools_allowed(const char *name)
+{
+	const char	*p, *end;
+	size_t		 len = strlen(name), n;
+
+	if (cfg.tools == NULL)
+		return (true);
+	/* config.c left it as names separated by single commas. */
+	for (p = cfg.tools; *p != '\0'; p = *end == ',' ? end + 1 : end) {
+		end = strchr(p, ',');
+		if (end == NULL)
+			end = p + strlen(p);
+		n = (size_t)(end - p);
+		if (n == len && memcmp(p, name, len) == 0)
+			return (true);
+	}
+	return (false);
+}
+
+/* Does the client get tool i: in the tier and the allow-list? */
+bool
+tools_offered(size_t i)
+{
+	return (i < NTOOLS && cfg.safety <= tools[i].tier &&
+	    tools_allowed(tools[i].entry->name));
+}
 
 /* An empty result. */
 void
@@ -124,37 +186,61 @@ tools_list(struct jw *w)
 	size_t	t;
 
 	for (t = 0; t < NTOOLS; t++)
-		if (tools[t].def != NULL)
+		if (tools[t].def != NULL && tools_offered(t))
 			jw_value(w, tools[t].def);
 }
 
-/* Fields the schema does not name are refused, by name. */
+/* A client's field name, quoted and cut short, on one line. */
+static void
+tools_name_shown(struct buf *b, const char *key, size_t klen)
+{
+	size_t	i;
+
+	buf_addc(b, '"');
+	for (i = 0; i < klen && i < TOOLS_NAME_SHOWN; i++)
+		buf_addc(b, (unsigned char)key[i] < 0x20 ? '?' : key[i]);
+	buf_adds(b, klen > TOOLS_NAME_SHOWN ? "...\"" : "\"");
+}
+
+/*
+ * Fields the schema does not name: one a sibling tool takes is an error
+ * pointing there; any other is ignored, and named in req->ignored for the
+ * result's text.
+ */
 static int
-tools_unknown_fields(const struct tool *tool, const struct json *args,
-    struct toolres *res)
+tools_unknown_fields(struct req *req, const struct tool *tool,
+    const struct json *args, struct toolres *res)
 {
 	const struct tool_entry	*e = tool->entry;
 	const struct json	*props = json_get(tool->input, "properties");
 	const char		*key;
+	struct buf		 b = BUF_INIT;
 	char			 probe[80];
-	size_t			 i, klen;
+	size_t			 i, klen, n = 0;
 
 	for (i = 0; i < json_len(args); i++) {
 		key = json_key_at(args, i, &klen);
-		if (props != NULL && json_get(props, key) != NULL &&
-		    strlen(key) == klen)
+		if (props != NULL && json_getn(props, key, klen) != NULL)
 			continue;
 		snprintf(probe, sizeof probe, ",%s,", key);
 		if (e->other_fields != NULL && strlen(key) == klen &&
 		    strstr(e->other_fields, probe) != NULL) {
 			toolres_error(res, e->other_hint, key);
+			buf_free(&b);
 			return (-1);
 		}
-		toolres_error(res, "unknown field \"%.*s\": %s takes only "
-		    "the fields its inputSchema lists", (int)(klen > 64 ? 64 :
-		    klen), key, e->name);
-		return (-1);
+		if (n++ == TOOLS_IGNORED_SHOWN)
+			continue;
+		buf_adds(&b, n == 1 ? "" : ", ");
+		tools_name_shown(&b, key, klen);
 	}
+	if (n > 0) {
+		free(req->ignored);
+		xasprintf(&req->ignored, "ignored unknown field%s %s%s",
+		    n == 1 ? "" : "s", buf_cstr(&b),
+		    n > TOOLS_IGNORED_SHOWN ? " and more" : "");
+	}
+	buf_free(&b);
 	return (0);
 }
 
@@ -196,8 +282,9 @@ tools_call(struct req *req, const char *name, const struct json *args)
 	char			*cause = NULL;
 	size_t			 t;
 
+	/* A tool outside the tier or the allow-list does not exist. */
 	for (t = 0; t < NTOOLS; t++)
-		if (tools[t].def != NULL &&
+		if (tools[t].def != NULL && tools_offered(t) &&
 		    strcmp(tools[t].entry->name, name) == 0)
 			tool = &tools[t];
 	if (tool == NULL)
@@ -207,7 +294,7 @@ tools_call(struct req *req, const char *name, const struct json *args)
 		args = json_root(empty);
 	}
 	toolres_init(&res);
-	if (tools_unknown_fields(tool, args, &res) == 0 &&
+	if (tools_unknown_fields(req, tool, args, &res) == 0 &&
 	    tools_nul_fields(name, args, &res) == 0 &&
 	    jschema_validate(tool->input, args, &cause) == -1) {
 		toolres_error(&res, "invalid arguments for %s: %s", name,
@@ -241,6 +328,13 @@ tools_reply(struct req *req, struct toolres *res)
 	jw_key(&w, "type");
 	jw_str(&w, "text");
 	jw_key(&w, "text");
+	if (req->ignored != NULL) {
+		/* Said last, on a line of its own, so a typo shows. */
+		if (res->text.len > 0 &&
+		    res->text.data[res->text.len - 1] != '\n')
+			buf_addc(&res->text, '\n');
+		buf_adds(&res->text, req->ignored);
+	}
 	jw_strn(&w, res->text.data ? res->text.data : "", res->text.len);
 	jw_obj_end(&w);
 	jw_arr_end(&w);

@@ -559,8 +559,11 @@ test_bad_start_input(void **state)
 	    "\"inheritShell\":true}", "inheritShell", "run_program", NULL);
 	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
 	    "\"separateStderr\":true}", "separateStderr", "run_program", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
-	    "\"bogusField\":1}", "bogusField", NULL);
+	/* A field it does not know is no error (it is ignored, and named),
+	 * but does not hide one. */
+	expect_tool_error("start_program", "{\"argv\":[\"true\"],\"width\":0,"
+	    "\"bogusField\":1}", "width", "ignored unknown field "
+	    "\"bogusField\"", NULL);
 	expect_tool_error("read_program", "{\"programId\":\"nope\"}", "nope",
 	    NULL);
 	expect_tool_error("read_program", "{\"programId\":\"\"}", "programId",

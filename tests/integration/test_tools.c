@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <cmocka.h>
 
@@ -787,7 +788,10 @@ test_list_programs(void **state)
 	}
 	assert_true(found);
 	json_doc_free(d);
-	expect_error("list_programs", "{\"x\":1}", "unknown field \"x\"");
+	/* A field it does not know is ignored, and said. */
+	d = call_ok("list_programs", "{\"x\":1}");
+	assert_non_null(strstr(pmx_text(d), "ignored unknown field \"x\""));
+	json_doc_free(d);
 	free(id);
 }
 
@@ -948,6 +952,165 @@ test_pane_max_cells(void **state)
 	assert_int_equal(pmx_close(&c2), 0);
 }
 
+#define OWN_WAIT_MS	30000	/* progmux in a pane, on a loaded machine */
+
+/* Does /proc/PID/environ hold a variable called name? */
+static bool
+proc_env_has(pid_t pid, const char *name)
+{
+	char	 path[64], *env, *p;
+	size_t	 len, n = strlen(name);
+	bool	 yes = false;
+
+	snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
+	if ((env = pmx_read_file(path, &len)) == NULL)
+		fail_msg("cannot read %s", path);
+	for (p = env; p < env + len; p += strlen(p) + 1)
+		if (strncmp(p, name, n) == 0 && p[n] == '=')
+			yes = true;
+	free(env);
+	return (yes);
+}
+
+/* A tools/call through P that must be refused as the own pane. */
+static void
+expect_own_refused(struct pmx *p, const char *tool, const char *args)
+{
+	struct json_doc	*d = pmx_call(p, tool, args, OWN_WAIT_MS);
+
+	if (d == NULL)
+		fail_msg("%s %s: no answer", tool, args);
+	if (!pmx_is_error(d))
+		fail_msg("%s %s acted on progmux's own pane", tool, args);
+	if (strstr(pmx_text(d), "the pane this server runs in") == NULL)
+		fail_msg("%s %s: not the own-pane error: %s", tool, args,
+		    pmx_text(d));
+	json_doc_free(d);
+}
+
+/* A tools/call through p that must succeed. */
+static void
+expect_own_ok(struct pmx *p, const char *tool, const char *args)
+{
+	struct json_doc	*d = pmx_call(p, tool, args, OWN_WAIT_MS);
+
+	if (d == NULL)
+		fail_msg("%s %s: no answer", tool, args);
+	if (pmx_is_error(d))
+		fail_msg("%s %s failed: %s", tool, args, pmx_text(d));
+	json_doc_free(d);
+}
+
+/*
+ * Issue 14: the own pane found without the environment. progmux runs in a
+ * pane of the private server as the child of that pane's shell, with
+ * TMUX and TMUX_PANE removed, speaking over FIFOs this test holds. Its
+ * capture_pane and send_keys refuse that pane (send_keys runs there when
+ * forced) and act on another pane; the harness's progmux, which runs in
+ * no pane, may capture that pane.
+ */
+static void
+test_own_pane_from_ancestry(void **state)
+{
+	struct pmx	 P;
+	struct json_doc	*d;
+	char		 in[300], out[300], status[300], bin[PATH_MAX];
+	char		 cmd[6000], args[200], own[32], other[32];
+	char		*got, *st;
+	pid_t		 shell, kids[4];
+	long		 pid;
+	int64_t		 id, t0;
+	size_t		 len;
+
+	(void)state;
+	if (realpath(getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
+	    "build/progmux", bin) == NULL)
+		fail_msg("no progmux binary");
+	snprintf(in, sizeof in, "%s/own-in", C.dir);
+	snprintf(out, sizeof out, "%s/own-out", C.dir);
+	snprintf(status, sizeof status, "%s/own-status", C.dir);
+	assert_int_equal(mkfifo(in, 0600), 0);
+	assert_int_equal(mkfifo(out, 0600), 0);
+	memset(&P, 0, sizeof P);
+	P.pid = -1;
+	P.err = -1;
+	/* Read-write: opening does not wait for the other side. */
+	P.to = open(in, O_RDWR | O_CLOEXEC);
+	P.from = open(out, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	assert_true(P.to != -1 && P.from != -1);
+	/* A command follows progmux, so the shell stays its parent. */
+	snprintf(cmd, sizeof cmd, "unset TMUX TMUX_PANE; "
+	    "PROGMUX_SOCKET_PATH='%s' PROGMUX_SESSION=own TMPDIR='%s' '%s' "
+	    "<'%s' >'%s' 2>/dev/null; echo $? >'%s'", C.sock, C.dir, bin, in,
+	    out, status);
+	got = pmx_tmux(&C, "new-window", "-d", "-t", "base", "-P", "-F",
+	    "#{pane_id} #{pane_pid}", "sh", "-c", cmd, NULL);
+	assert_non_null(got);
+	assert_int_equal(sscanf(got, "%31s %ld", own, &pid), 2);
+	shell = (pid_t)pid;
+	free(got);
+
+	id = pmx_send(&P, "initialize", "{\"protocolVersion\":\"2025-06-18\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"own-pane\","
+	    "\"version\":\"1\"}}");
+	d = pmx_wait(&P, id, OWN_WAIT_MS);
+	if (d == NULL)
+		fail_msg("progmux in pane %s did not answer initialize", own);
+	json_doc_free(d);
+	pmx_send_raw(&P, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}", 54);
+	/* What is under test: progmux below the pane's process, no TMUX. */
+	assert_int_equal(pmx_children(shell, kids, 4), 1);
+	assert_true(kids[0] != shell);
+	assert_false(proc_env_has(kids[0], "TMUX"));
+	assert_false(proc_env_has(kids[0], "TMUX_PANE"));
+
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", own);
+	expect_own_refused(&P, "capture_pane", args);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"x\","
+	    "\"enter\":false}", own);
+	expect_own_refused(&P, "send_keys", args);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"x\","
+	    "\"enter\":false,\"force\":true}", own);
+	expect_own_ok(&P, "send_keys", args);
+
+	/* Another pane, listed after the first list: allowed. */
+	got = pmx_tmux(&C, "new-window", "-d", "-t", "base", "-P", "-F",
+	    "#{pane_id}", "cat", NULL);
+	assert_non_null(got);
+	assert_int_equal(sscanf(got, "%31s", other), 1);
+	free(got);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", other);
+	expect_own_ok(&P, "capture_pane", args);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"typed\","
+	    "\"enter\":false}", other);
+	expect_own_ok(&P, "send_keys", args);
+	/* The own pane is still refused once the panes were listed again. */
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", own);
+	expect_own_refused(&P, "capture_pane", args);
+	/* A progmux outside that pane may capture it. */
+	expect_own_ok(&C, "capture_pane", args);
+
+	/* EOF: progmux exits 0, then its pane's shell. */
+	close(P.to);
+	t0 = now_ms();
+	while ((st = pmx_read_file(status, &len)) == NULL || len == 0) {
+		free(st);
+		if (now_ms() - t0 > OWN_WAIT_MS)
+			fail_msg("progmux in pane %s did not exit", own);
+		usleep(20000);
+	}
+	assert_string_equal(st, "0\n");
+	free(st);
+	close(P.from);
+	buf_free(&P.rbuf);
+	json_doc_free(pmx_next(&P, 0));
+	free(pmx_tmux(&C, "kill-pane", "-t", other, NULL));
+	unlink(in);
+	unlink(out);
+	unlink(status);
+}
+
 int
 main(void)
 {
@@ -969,6 +1132,7 @@ main(void)
 		cmocka_unit_test(test_list_programs),
 		cmocka_unit_test(test_nul_in_ids),
 		cmocka_unit_test(test_pane_max_cells),
+		cmocka_unit_test(test_own_pane_from_ancestry),
 	};
 
 	/* PMX_TEST_FILTER=name runs only the matching tests. */
