@@ -267,6 +267,8 @@ tmux_killed(bool robust)
 	struct pmx	 c;
 	struct json_doc	*d;
 	char		*id, *text, *sock;
+	pid_t		 server_pid;
+	int64_t		 t0;
 
 	open_mode(&c, robust, NULL);
 	id = pmx_start_program(&c, "{\"argv\":[\"sh\",\"-c\",\"echo up; "
@@ -279,21 +281,23 @@ tmux_killed(bool robust)
 	}
 	text = pmx_read_until(&c, id, "up\n", 10000);
 	assert_non_null(text);
-	free(pmx_tmux(&c, "kill-server", NULL));
 	free(text);
-	/* Until the server has really exited, a new program could still
-	 * land on it and go with it. */
-	{
-		int64_t	 t0 = now_ms();
-		char	*out;
-
-		while ((out = pmx_tmux(&c, "list-sessions", NULL)) != NULL &&
-		    now_ms() - t0 < 5000) {
-			free(out);
-			usleep(10000);
-		}
-		free(out);
-	}
+	/* The server's pid, to wait for its real end below. */
+	text = pmx_tmux(&c, "display-message", "-p", "#{pid}", NULL);
+	assert_non_null(text);
+	server_pid = (pid_t)atol(text);
+	free(text);
+	assert_true(server_pid > 0);
+	free(pmx_tmux(&c, "kill-server", NULL));
+	/*
+	 * Until the server process has really exited, a new control client
+	 * could still reach it as it goes ("server exited unexpectedly"):
+	 * wait for the process itself, not only for list-sessions to fail.
+	 */
+	t0 = now_ms();
+	while (pmx_alive(server_pid) && now_ms() - t0 < 10000)
+		usleep(10000);
+	assert_false(pmx_alive(server_pid));
 	text = pmx_read_all(&c, id, 10000, &d);
 	assert_string_equal(text, "up\n");
 	assert_string_equal(sc_str(d, "outcome"), "gone");
