@@ -555,14 +555,21 @@ tmux_client_argv(void)
 	return (tm.argv);
 }
 
-/* Quote one word for tmux's command parser. */
+/*
+ * Quote one word for tmux's command parser. Bare only if every character
+ * is plain and it is not a % directive: a word starting with % is one
+ * (%if, %endif, %hidden ...; any other letter is a syntax error) unless
+ * digits alone follow, as in a pane id.
+ */
 void
 tmux_quote(struct buf *b, const char *s)
 {
 	const char	*p;
 
 	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
-	    "opqrstuvwxyz0123456789%@=:/._,+-") == strlen(s)) {
+	    "opqrstuvwxyz0123456789%@=:/._,+-") == strlen(s) &&
+	    (*s != '%' || (s[1] != '\0' && strspn(s + 1, "0123456789") ==
+	    strlen(s + 1)))) {
 		buf_adds(b, s);
 		return;
 	}
