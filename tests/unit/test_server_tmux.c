@@ -299,19 +299,15 @@ test_parse_notifications(void **state)
 int
 main(void)
 {
-	const struct CMUnitTest quoting[] = {
-		cmocka_unit_test(test_quote_bare),
-		cmocka_unit_test(test_quote_round_trip),
-	};
-	const struct CMUnitTest parsing[] = {
+	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_blocks),
 		cmocka_unit_test(test_parse_false_guards),
 		cmocka_unit_test(test_parse_not_ours),
 		cmocka_unit_test(test_parse_notifications),
+		cmocka_unit_test(test_quote_bare),
+		cmocka_unit_test_setup_teardown(test_quote_round_trip,
+		    test_setup, test_teardown),
 	};
-	int	bad;
 
-	bad = cmocka_run_group_tests(parsing, NULL, NULL);
-	bad += cmocka_run_group_tests(quoting, test_setup, test_teardown);
-	return (bad);
+	return (cmocka_run_group_tests(tests, NULL, NULL));
 }
