@@ -266,11 +266,12 @@ main_tidy(void)
 {
 	programs_collect();
 	main_flush();
-	if (mn.exiting)
-		return;
-	mcp_input_resume();
-	/* Backpressure: no requests while replies pile up. */
-	loop_fd_mask(STDIN_FILENO, mcp_input_paused() ? 0 : LOOP_READ);
+	if (!mn.exiting) {
+		mcp_input_resume();
+		/* Backpressure: no requests while replies pile up. */
+		loop_fd_mask(STDIN_FILENO, mcp_input_paused() ? 0 :
+		    LOOP_READ);
+	}
 	if (!mn.out_broken)
 		loop_fd_mask(STDOUT_FILENO, mcp_output_pending() ?
 		    LOOP_WRITE : 0);
@@ -290,9 +291,6 @@ main_run(void)
 		if (mn.exiting && (main_exit_done() ||
 		    now_ms() >= mn.exit_deadline))
 			break;
-		if (mn.exiting && !mn.out_broken)
-			loop_fd_mask(STDOUT_FILENO, mcp_output_pending() ?
-			    LOOP_WRITE : 0);
 		loop_run_once(mn.exit_deadline);
 	}
 	tmux_stop();
