@@ -1,20 +1,20 @@
 /*
- * main.c — progmux, the front: settings, start-up, and the poll loop.
+ * main.c — progmux, the front: settings, signals, start-up, then the loop.
  *
- * One loop serves everything: stdin (JSON-RPC requests, only while the
- * replies queued are under mcp.c's ceiling), stdout (only while replies
- * are queued), the tmux control client, every reaper's
- * socket, and a signalfd for SIGCHLD, SIGTERM, SIGINT and SIGHUP. The
- * poll timeout is the earliest deadline of a waiting request. Nothing in
- * the loop blocks: a read that waits 30 s is a parked request, not a
- * blocked call.
+ * Every module registers its own descriptors and deadlines with loop.c:
+ * stdin (JSON-RPC requests, read only while the replies queued are under
+ * mcp.c's ceiling) and stdout (only while replies are queued) here, the
+ * signalfd (SIGCHLD, SIGTERM, SIGINT, SIGHUP) here, the tmux control
+ * client in tmux.c, each reaper's socket in reaper_link.c. main_run turns
+ * the loop; between turns it frees what was dropped and flushes stdout.
  *
- * stdin EOF or a terminating signal ends every program, removes the panes
- * (and in robust mode the private tmux server), flushes stdout and exits 0.
+ * stdin EOF or a terminating signal starts the exit, in the same loop:
+ * every program is told to end, the panes (and in robust mode the private
+ * tmux server) go, stdout is flushed, tmux's last answers are read and
+ * every child reaped, all within MAIN_EXIT_FLUSH_MS; then exit 0.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +32,14 @@
 
 #define MAIN_EXIT_FLUSH_MS	2000	/* at most this long to say goodbye */
 
-static int	main_sigfd = -1;
+static struct {
+	int	 sigfd;
+	bool	 quit;		/* a terminating signal came */
+	bool	 eof;		/* stdin ended */
+	bool	 out_broken;	/* stdout takes nothing more */
+	bool	 exiting;	/* the exit has begun */
+	int64_t	 exit_deadline;
+} mn = { .sigfd = -1, .exit_deadline = DEADLINE_NONE };
 
 /* --check: what would be used, and whether it works. Exit 0 if so. */
 static int
@@ -83,8 +90,6 @@ main_check(void)
 	free(cause);
 	return (bad);
 }
-static bool	main_quit;
-
 /*
  * Raise the soft descriptor limit to the hard one: each program costs us
  * a socket and tmux a terminal and a pipe. tmux, started by us,
@@ -103,6 +108,8 @@ main_nofile(void)
 		    (unsigned long long)rl.rlim_max, strerror(errno));
 }
 
+static void	main_on_signal(int, int, void *);
+
 /* Signals become readable events. */
 static void
 main_signals(void)
@@ -116,44 +123,50 @@ main_signals(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	if ((main_sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) ==
-	    -1)
+	if ((mn.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
 		fatalx("signalfd: %s", strerror(errno));
+	loop_fd_add(mn.sigfd, LOOP_READ, main_on_signal, NULL);
 }
 
+/* The signalfd is readable: reap children, or begin the exit. */
 static void
-main_on_signal(void)
+main_on_signal(int fd, int fired, void *arg)
 {
 	struct signalfd_siginfo	si;
 
-	while (read(main_sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+	(void)fired;
+	(void)arg;
+	while (read(fd, &si, sizeof si) == (ssize_t)sizeof si) {
 		if (si.ssi_signo == SIGCHLD)
-			programs_reap_children();
-		else {
+			(void)programs_reap_children();
+		else if (!mn.quit) {
 			log_debug("signal %u: exiting", si.ssi_signo);
-			main_quit = true;
+			mn.quit = true;
 		}
 	}
 }
 
+/* stdin is readable: requests, a bounded number of reads per wakeup. */
 static void
-main_read_stdin(bool *eof)
+main_on_stdin(int fd, int fired, void *arg)
 {
 	char	buf[64 * 1024];
 	ssize_t	n;
 	int	rounds = 0;
 
+	(void)fired;
+	(void)arg;
 	while (rounds++ < 16) {
-		n = read(STDIN_FILENO, buf, sizeof buf);
+		n = read(fd, buf, sizeof buf);
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
 			if (errno != EAGAIN)
-				*eof = true;
+				mn.eof = true;
 			return;
 		}
 		if (n == 0) {
-			*eof = true;
+			mn.eof = true;
 			return;
 		}
 		mcp_input(buf, (size_t)n);
@@ -162,87 +175,142 @@ main_read_stdin(bool *eof)
 	}
 }
 
-/*
- * Wait (until deadline) for every child to exit and reap it: the reapers
- * told to quit and the tmux client. Orphans would be left for init, which
- * some containers never reap.
- */
+/* Write the replies queued; a client gone stops taking them. */
 static void
-main_reap_all(int64_t deadline)
+main_flush(void)
 {
-	struct pollfd		pfd;
-	struct signalfd_siginfo	si;
-	pid_t			pid;
-
-	for (;;) {
-		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-			;
-		if (pid == -1 || now_ms() >= deadline)
-			return;		/* ECHILD: none left */
-		pfd = (struct pollfd){ main_sigfd, POLLIN, 0 };
-		if (poll(&pfd, 1, poll_timeout(deadline)) > 0)
-			while (read(main_sigfd, &si, sizeof si) > 0)
-				;
+	if (mn.out_broken || !mcp_output_pending())
+		return;
+	if (mcp_flush(STDOUT_FILENO) == -1) {
+		log_debug("stdout: %s", strerror(errno));
+		mn.out_broken = true;
+		mn.quit = true;		/* the client is gone */
+		loop_fd_del(STDOUT_FILENO);
 	}
 }
 
+/* stdout is writable. */
+static void
+main_on_stdout(int fd, int fired, void *arg)
+{
+	(void)fd;
+	(void)fired;
+	(void)arg;
+	main_flush();
+}
+
+/* The waiting requests' deadlines, as a loop timer. */
+static int64_t
+main_mcp_when(void *arg)
+{
+	(void)arg;
+	return (mcp_next_deadline());
+}
+
+/* Answer the requests whose deadline passed. */
+static void
+main_mcp_due(void *arg)
+{
+	(void)arg;
+	mcp_run_timers();
+}
+
+/* The programs' deferred work (a pane to pipe, a reaper to spawn): due
+ * on the turn after the one that deferred it, its replies sent first. */
+static int64_t
+main_programs_when(void *arg)
+{
+	(void)arg;
+	return (programs_deadline());
+}
+
+/* Run the programs' deferred work. */
+static void
+main_programs_due(void *arg)
+{
+	(void)arg;
+	programs_run_deferred();
+}
+
 /*
- * Say goodbye: end programs, flush what is queued, within a bound. The
- * last tmux commands (kill-pane, kill-server) must be answered, not only
- * written: the server reads our client's input, and drops what it has
- * not read once the client goes.
+ * Begin the exit: no more requests; every program told to end and its
+ * pane removed; tmux's last commands queued (kill-server, or our idle
+ * window's kill-pane). The loop goes on until main_exit_done.
  */
 static void
-main_shutdown(void)
+main_exit_begin(void)
 {
-	struct pollfd	pfd[3];
-	int64_t		deadline = now_ms() + MAIN_EXIT_FLUSH_MS;
-	int		n, i_tin;
-	bool		out_ok = true;	/* stdout still takes our replies */
-
+	mn.exiting = true;
+	mn.exit_deadline = now_ms() + MAIN_EXIT_FLUSH_MS;
+	loop_fd_del(STDIN_FILENO);
+	if (mn.eof)
+		mcp_input_eof();
 	programs_shutdown();
-	if (cfg.robust && tmux_alive())
-		tmux_command("kill-server", NULL, NULL);
-	else
-		tmux_release();
-	while (now_ms() < deadline && ((out_ok && mcp_output_pending()) ||
-	    !tmux_idle())) {
-		n = 0;
-		i_tin = -1;
-		if (out_ok && mcp_output_pending())
-			pfd[n++] = (struct pollfd){ STDOUT_FILENO, POLLOUT, 0 };
-		if (tmux_fd_out() != -1)
-			pfd[n++] = (struct pollfd){ tmux_fd_out(), POLLOUT, 0 };
-		if (tmux_fd_in() != -1)
-			pfd[i_tin = n++] = (struct pollfd){ tmux_fd_in(), POLLIN,
-			    0 };
-		if (poll(pfd, n, poll_timeout(deadline)) <= 0)
+	tmux_shutdown();
+}
+
+/*
+ * Is the exit done? Replies flushed (or the client gone) and the last
+ * tmux commands answered, not only written (the server reads our
+ * client's input, and drops what it has not read once the client goes);
+ * then the client is let go; then every child reaped (orphans would be
+ * left for init, which some containers never reap).
+ */
+static bool
+main_exit_done(void)
+{
+	if ((!mn.out_broken && mcp_output_pending()) || !tmux_idle())
+		return (false);
+	if (tmux_alive())
+		tmux_stop();
+	return (!programs_reap_children());
+}
+
+/* Between turns: free what was dropped, flush, and set what stdin and
+ * stdout wait for. */
+static void
+main_tidy(void)
+{
+	programs_collect();
+	main_flush();
+	if (!mn.exiting) {
+		mcp_input_resume();
+		/* Backpressure: no requests while replies pile up. */
+		loop_fd_mask(STDIN_FILENO, mcp_input_paused() ? 0 :
+		    LOOP_READ);
+	}
+	if (!mn.out_broken)
+		loop_fd_mask(STDOUT_FILENO, mcp_output_pending() ?
+		    LOOP_WRITE : 0);
+}
+
+/* The one loop, running and then exiting, until the exit is done or its
+ * deadline has passed. */
+static void
+main_run(void)
+{
+	for (;;) {
+		main_tidy();
+		if (!mn.exiting && (mn.quit || mn.eof)) {
+			main_exit_begin();
+			main_tidy();
+		}
+		if (mn.exiting && (main_exit_done() ||
+		    now_ms() >= mn.exit_deadline))
 			break;
-		/* A client gone does not excuse us from tmux's answers. */
-		if (out_ok && mcp_output_pending() &&
-		    mcp_flush(STDOUT_FILENO) == -1)
-			out_ok = false;
-		if (tmux_fd_out() != -1)
-			tmux_on_writable();
-		if (i_tin != -1 && pfd[i_tin].revents)
-			tmux_on_readable();
-		tmux_check_attach();
+		loop_run_once(mn.exit_deadline);
 	}
 	tmux_stop();
-	main_reap_all(deadline);
 	config_rundir_leave();	/* or the last reaper of ours removes it */
+	programs_collect();
 }
 
+/* Settings, signals, start-up; then the loop until the exit is done. */
 int
 main(int argc, char **argv)
 {
-	struct pollfd	*pfd = NULL;
-	struct program	**pp = NULL, *p;
-	size_t		 cap = 0, n, i, first_prog;
-	char		*cause = NULL;
-	bool		 eof = false;
-	int64_t		 deadline;
-	int		 ret, i_in, i_out, i_tin, i_tout, i_sig;
+	char	*cause = NULL, *version = NULL;
+	int	 ret;
 
 	log_init("progmux");
 	/*
@@ -267,11 +335,14 @@ main(int argc, char **argv)
 	programs_init();
 	if (tools_init(&cause) == -1)
 		fatalx("%s", cause);
-	if (tmux_start(&cause) == -1) {
+	/* The version is known before the loop runs (the start line says
+	 * it); later probes, after a failure, run in the loop. */
+	if (tmux_probe(&version, &cause) == -1 || tmux_start(&cause) == -1) {
 		log_warn("%s; tools will say so until it is fixed", cause);
 		free(cause);
 		cause = NULL;
 	}
+	free(version);
 	log_info("progmux %s on tmux %s, socket %s, %s mode, session %s, "
 	    "wait max %lld ms, output max %lld bytes, max programs %lld, "
 	    "keep ended %lld, lifetime max %lld ms, total output max %lld "
@@ -286,85 +357,10 @@ main(int argc, char **argv)
 	    (long long)cfg.total_output_max_bytes, cfg.rundir);
 	fd_nonblock(STDIN_FILENO, 1);
 	fd_nonblock(STDOUT_FILENO, 1);
-
-	while (!main_quit && !eof) {
-		n = 5;
-		for (p = program_first(); p != NULL; p = program_next(p))
-			n++;
-		if (n > cap) {
-			cap = n * 2;
-			pfd = xreallocarray(pfd, cap, sizeof *pfd);
-			pp = xreallocarray(pp, cap, sizeof *pp);
-		}
-		n = 0;
-		i_tin = i_tout = -1;
-		pfd[i_sig = n++] = (struct pollfd){ main_sigfd, POLLIN, 0 };
-		/* Backpressure: no requests while replies pile up. */
-		pfd[i_in = n++] = (struct pollfd){ mcp_input_paused() ? -1 :
-		    STDIN_FILENO, POLLIN, 0 };
-		pfd[i_out = n++] = (struct pollfd){ STDOUT_FILENO,
-		    mcp_output_pending() ? POLLOUT : 0, 0 };
-		if (tmux_fd_in() != -1)
-			pfd[i_tin = n++] = (struct pollfd){ tmux_fd_in(),
-			    POLLIN, 0 };
-		if (tmux_fd_out() != -1)
-			pfd[i_tout = n++] = (struct pollfd){ tmux_fd_out(),
-			    POLLOUT, 0 };
-		first_prog = n;
-		for (p = program_first(); p != NULL; p = program_next(p)) {
-			if (program_fd(p) == -1)
-				continue;
-			pp[n] = p;
-			pfd[n++] = (struct pollfd){ program_fd(p), POLLIN |
-			    (program_fd_wants_write(p) ? POLLOUT : 0), 0 };
-		}
-		deadline = mcp_next_deadline();
-		if (tmux_deadline() < deadline)
-			deadline = tmux_deadline();
-		if (programs_deadline() < deadline)
-			deadline = programs_deadline();
-		if (poll(pfd, n, poll_timeout(deadline)) == -1) {
-			if (errno == EINTR)
-				continue;
-			fatalx("poll: %s", strerror(errno));
-		}
-		/* Work the last turn deferred, its replies sent first. */
-		programs_run_deferred();
-		if (pfd[i_sig].revents & POLLIN)
-			main_on_signal();
-		if (i_tin != -1 && pfd[i_tin].revents)
-			tmux_on_readable();
-		if (i_tout != -1 && pfd[i_tout].revents)
-			tmux_on_writable();
-		/*
-		 * A program forgotten while we go keeps its memory until
-		 * programs_collect() below, with its socket closed (-1).
-		 */
-		for (i = first_prog; i < n; i++) {
-			p = pp[i];
-			if (program_fd(p) != pfd[i].fd)
-				continue;
-			if (pfd[i].revents & POLLOUT)
-				program_on_writable(p);
-			if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))
-				program_on_readable(p);
-		}
-		if (pfd[i_in].revents)
-			main_read_stdin(&eof);
-		mcp_run_timers();
-		tmux_check_attach();
-		programs_collect();
-		if (mcp_output_pending() && mcp_flush(STDOUT_FILENO) == -1) {
-			log_debug("stdout: %s", strerror(errno));
-			break;	/* the client is gone */
-		}
-		mcp_input_resume();
-	}
-	if (eof)
-		mcp_input_eof();
-	main_shutdown();
-	programs_collect();
-	free(pfd);
-	free(pp);
+	loop_fd_add(STDIN_FILENO, LOOP_READ, main_on_stdin, NULL);
+	loop_fd_add(STDOUT_FILENO, 0, main_on_stdout, NULL);
+	loop_timer_add(main_mcp_when, main_mcp_due, NULL);
+	loop_timer_add(main_programs_when, main_programs_due, NULL);
+	main_run();
 	return (0);
 }

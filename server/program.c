@@ -500,8 +500,8 @@ program_link_gone(struct program *p)
 	programs_evict();
 }
 
-/* Reap every child that has exited. */
-void
+/* Reap every child that has exited; false once none is left (ECHILD). */
+bool
 programs_reap_children(void)
 {
 	struct program	*p;
@@ -509,7 +509,7 @@ programs_reap_children(void)
 	int		 st;
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (tmux_reaped(pid))
+		if (tmux_reaped(pid, st))
 			continue;
 		for (p = pt.list; p != NULL; p = p->next) {
 			if (p->link == NULL ||
@@ -525,6 +525,7 @@ programs_reap_children(void)
 		}
 	}
 	programs_evict();
+	return (pid == 0);
 }
 
 /* Ask for the program's end (SIGTERM, SIGKILL after grace): STOPPING,
@@ -623,36 +624,6 @@ programs_shutdown(void)
 			    !reaper_link_open(p->link));
 		}
 	}
-}
-
-/* The reaper's socket for poll, or -1. */
-int
-program_fd(struct program *p)
-{
-	return (p->link != NULL ? reaper_link_fd(p->link) : -1);
-}
-
-/* Are frames queued for the reaper? */
-bool
-program_fd_wants_write(struct program *p)
-{
-	return (p->link != NULL && reaper_link_wants_write(p->link));
-}
-
-/* The reaper's socket is readable. */
-void
-program_on_readable(struct program *p)
-{
-	if (p->link != NULL)
-		reaper_link_on_readable(p->link);
-}
-
-/* The reaper's socket is writable. */
-void
-program_on_writable(struct program *p)
-{
-	if (p->link != NULL)
-		reaper_link_on_writable(p->link);
 }
 
 /*

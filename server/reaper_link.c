@@ -7,7 +7,16 @@
  * (text, launched, end, fail) go to program.c's program_link_* functions;
  * EOF or a bad frame is "reaper gone". Writes are queued and flushed when
  * the socket takes them. The link is closed once its socket is and its
- * pid has been reaped.
+ * pid has been reaped. The socket registers itself with the loop when the
+ * reaper is spawned and leaves it when closed.
+ *
+ * The reaper is started with posix_spawn, not common/cspawn: glibc's
+ * posix_spawn is a vfork (CLONE_VM), which copies none of our page
+ * tables, and the front may hold hundreds of megabytes of programs' text
+ * when a start comes; a fork's cost grows with that, and it sits on the
+ * start's path. cspawn's errno pipe is not needed either: a reaper that
+ * could not exec closes the socket before its hello, which reads as
+ * "reaper gone" (and posix_spawn itself reports a failed exec).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,12 +48,31 @@ struct reaper_link {
 	struct buf	 out;
 };
 
-/* Flush what is queued; a failed write means EOF will follow. */
-void
+/* Flush what is queued (a failed write means EOF will follow); the
+ * socket waits to be writable only while frames are queued. */
+static void
 reaper_link_on_writable(struct reaper_link *l)
 {
-	if (l->sock != -1 && fd_flush(l->sock, &l->out) == -1)
+	if (l->sock == -1)
+		return;
+	if (fd_flush(l->sock, &l->out) == -1)
 		buf_reset(&l->out);
+	loop_fd_mask(l->sock, LOOP_READ | (l->out.len > 0 ? LOOP_WRITE : 0));
+}
+
+static void	reaper_link_on_readable(struct reaper_link *);
+
+/* The loop's callback for the socket: queued frames out, then in. */
+static void
+reaper_link_on_event(int fd, int fired, void *arg)
+{
+	struct reaper_link	*l = arg;
+
+	(void)fd;
+	if (fired & LOOP_WRITE)
+		reaper_link_on_writable(l);
+	if ((fired & LOOP_READ) && l->sock != -1)
+		reaper_link_on_readable(l);
 }
 
 /* Send a frame with no fields but its type. */
@@ -151,6 +179,7 @@ reaper_link_spawn(struct program *p, struct pane *pn, char **cause)
 	l->pid = pid;
 	l->sock = sv[0];
 	fd_nonblock(l->sock, 1);
+	loop_fd_add(l->sock, LOOP_READ, reaper_link_on_event, l);
 	reaper_link_start_frame(l, pn);
 	return (l);
 }
@@ -160,6 +189,7 @@ void
 reaper_link_close(struct reaper_link *l)
 {
 	if (l->sock != -1) {
+		loop_fd_del(l->sock);
 		close(l->sock);
 		l->sock = -1;
 	}
@@ -229,8 +259,7 @@ reaper_link_stop(struct reaper_link *l, int64_t grace_ms)
 void
 reaper_link_flush(struct reaper_link *l)
 {
-	if (l->sock != -1)
-		(void)fd_flush(l->sock, &l->out);
+	reaper_link_on_writable(l);
 }
 
 /* Was pid this reaper's? Then it is reaped. */
@@ -244,20 +273,6 @@ reaper_link_reaped(struct reaper_link *l, pid_t pid, int status)
 		log_warn("%s: reaper killed by signal %d",
 		    program_id(l->p), WTERMSIG(status));
 	return (true);
-}
-
-/* The socket for poll, or -1. */
-int
-reaper_link_fd(const struct reaper_link *l)
-{
-	return (l->sock);
-}
-
-/* Are frames queued? */
-bool
-reaper_link_wants_write(const struct reaper_link *l)
-{
-	return (l->out.len > 0);
 }
 
 /* The socket is closed under us: the reaper is gone. */
@@ -327,7 +342,7 @@ reaper_link_on_frame(struct reaper_link *l, struct msg *m)
 
 /* Read and dispatch frames, a bounded number of reads per wakeup. A
  * program dropped meanwhile has its socket closed: the loop stops. */
-void
+static void
 reaper_link_on_readable(struct reaper_link *l)
 {
 	struct msg	 m;

@@ -4,7 +4,7 @@
  *
  * Layers, each calling only the ones below it:
  *
- *   protocol   main.c (the poll loop), config.c, mcp.c (JSON-RPC and the
+ *   protocol   main.c (set-up), config.c, mcp.c (JSON-RPC and the
  *              table of waiting requests), tools.c (the tool table)
  *   tools      tool_start.c, tool_read.c, tool_stop.c, tool_list.c,
  *              tool_pane.c, with tool_program.c's shared describing
@@ -12,7 +12,8 @@
  *              pane.c (its FIFOs and pane), reaper_link.c (its reaper)
  *   tmux       tmux.c, the control-mode client
  *
- * all over common/. A program tells what changes to the waiters its
+ * all over common/, and loop.c (the poll loop every layer registers its
+ * descriptors and deadlines with). A program tells what changes to the waiters its
  * callers registered (program_wait); a warning for the client goes
  * through the log sink the protocol layer sets (log_set_sink).
  */
@@ -162,30 +163,58 @@ void	tool_program_status_line(struct buf *, const struct program *,
 	    size_t cursor, bool all_read);
 void	tool_program_unknown(struct req *, const char *id);
 
+/* loop.c — the one poll loop: descriptor callbacks and timers */
+#define LOOP_READ	0x1
+#define LOOP_WRITE	0x2
+struct loop_timer;
+/* fired: what of the registered interest happened (LOOP_READ, ...). */
+typedef void	(*loop_fd_cb)(int fd, int fired, void *arg);
+typedef int64_t	(*loop_when_cb)(void *arg);	/* next due, or DEADLINE_NONE */
+typedef void	(*loop_due_cb)(void *arg);
+void	loop_fd_add(int fd, int mask, loop_fd_cb, void *arg);
+void	loop_fd_mask(int fd, int mask);
+void	loop_fd_del(int fd);
+bool	loop_fd_registered(int fd);
+struct loop_timer *loop_timer_add(loop_when_cb, loop_due_cb, void *arg);
+void	loop_timer_del(struct loop_timer *);
+int64_t	loop_next_deadline(int64_t deadline);
+void	loop_run_once(int64_t deadline);
+
 /* tmux.c — the control-mode client */
 typedef void (*tmux_cb)(void *arg, bool ok, const char *out, size_t len);
 int	tmux_start(char **cause);
-void	tmux_stop(void);
+void	tmux_shutdown(void);		/* at exit: the last commands */
+void	tmux_stop(void);		/* at exit: the client goes */
 bool	tmux_alive(void);
 bool	tmux_idle(void);
-int	tmux_fd_in(void);		/* read tmux's output */
-int	tmux_fd_out(void);		/* -1 unless commands are queued */
-void	tmux_on_readable(void);
-void	tmux_on_writable(void);
 /* Queue a command line (already quoted); cb gets its output. */
 void	tmux_command(const char *line, tmux_cb, void *arg);
 /* Quote one word for tmux's command parser. */
 void	tmux_quote(struct buf *, const char *);
 char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
 const char *tmux_version(void);
-bool	tmux_reaped(pid_t);
-int64_t	tmux_deadline(void);
+bool	tmux_reaped(pid_t, int status);
 unsigned tmux_generation(void);
-void	tmux_check_attach(void);
-int	tmux_probe(char **version, char **cause);
-int	tmux_server_running(void);
-void	tmux_release(void);		/* at exit: our idle window goes */
+int	tmux_probe(char **version, char **cause);	/* waits: not in the loop */
+int	tmux_server_running(void);	/* waits: for --check only */
 const char *tmux_conf_path(void);	/* robust mode's tmux.conf */
+/* The control-mode line parser, on its own for the unit tests. */
+struct tmux_parse {
+	bool		 in_block;
+	unsigned long	 time;		/* its %begin's time and number: only */
+	unsigned long	 num;		/* the %end or %error with both ends it */
+	bool		 ours;		/* the block answers our command */
+	struct buf	 block;		/* its output lines */
+};
+enum tmux_line_kind {
+	TMUX_LINE_NONE,		/* inside a block, or not ours to act on */
+	TMUX_LINE_OK,		/* our block ended with %end: ps->block */
+	TMUX_LINE_ERROR,	/* our block ended with %error */
+	TMUX_LINE_ATTACHED,	/* %session-changed */
+	TMUX_LINE_EXIT		/* %exit: *reason says why */
+};
+enum tmux_line_kind tmux_parse_line(struct tmux_parse *, const char *line,
+	    size_t len, const char **reason);
 
 /* program.c — the table of programs and each one's lifecycle */
 enum program_state {
@@ -243,13 +272,9 @@ void		 program_stop(struct program *, int64_t grace_ms);
 void		 program_drop(struct program *);
 void		 programs_collect(void);
 void		 programs_shutdown(void);
-void		 programs_reap_children(void);
+bool		 programs_reap_children(void);	/* true: children left */
 int64_t		 programs_deadline(void);	/* for poll */
 void		 programs_run_deferred(void);	/* once per loop turn */
-int		 program_fd(struct program *);
-bool		 program_fd_wants_write(struct program *);
-void		 program_on_readable(struct program *);
-void		 program_on_writable(struct program *);
 const char	*program_signal_name(int);
 /* Accessors. */
 enum program_state program_state(const struct program *);
@@ -319,9 +344,5 @@ void		 reaper_link_pane(struct reaper_link *, const char *pane,
 void		 reaper_link_stop(struct reaper_link *, int64_t grace_ms);
 void		 reaper_link_flush(struct reaper_link *);
 bool		 reaper_link_reaped(struct reaper_link *, pid_t, int status);
-int		 reaper_link_fd(const struct reaper_link *);
-bool		 reaper_link_wants_write(const struct reaper_link *);
-void		 reaper_link_on_readable(struct reaper_link *);
-void		 reaper_link_on_writable(struct reaper_link *);
 
 #endif

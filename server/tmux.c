@@ -14,12 +14,33 @@
  * word of anything, and the values in commands are ours (pane ids that
  * passed ^%\d+$, numbers, fixed paths).
  *
- * If the client exits (the server was killed, the session removed), every
- * queued command fails and the next command starts a new client.
+ * The client has one state, changed only here:
+ *
+ *   DOWN     --a command, version known--> LOCKING, or STARTING
+ *   DOWN     --a command, version unknown--> VERSION (`tmux -V` spawned)
+ *   VERSION  --its output closed and it reaped: 3.2a or newer--> LOCKING,
+ *            or STARTING; older, failed or silent--> DOWN, queue failed
+ *   LOCKING  --the attach lock taken, or TMUX_LOCK_WAIT_MS gone--> STARTING
+ *   STARTING --%session-changed--> PROBING (the probe command written)
+ *   PROBING  --the probe answered--> READY (the queued commands written)
+ *   STARTING, PROBING --not attached in TMUX_ATTACH_MS--> STARTING again
+ *            with a new client (the queue kept); the third time DOWN
+ *   any      --the client exits, %exit, EOF, a write fails--> DOWN, queue
+ *            failed (the next command starts a new client)
+ *   any      --tmux_shutdown--> EXITING: from READY with kill-server (or
+ *            our idle pane's kill-pane) queued and answered before the
+ *            client goes; from any other, the client goes at once
+ *
+ * In EXITING no client is started again: a command fails at once once
+ * the last client is gone. Commands queued in the states before READY
+ * keep their line and are written when READY is reached. Nothing here
+ * waits: the version probe, the lock and the attach are descriptors and
+ * a deadline in the loop (loop.c), children are reaped through SIGCHLD
+ * (tmux_reaped), and --check alone runs the probe to its end
+ * (tmux_probe), before any loop.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +52,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "cspawn.h"
 #include "fdutil.h"
 #include "frame.h"
 #include "log.h"
@@ -38,7 +60,17 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
-#define TMUX_EXITING	"progmux is exiting"
+#define TMUX_WHY_EXIT	"progmux is exiting"
+
+enum tmux_state {
+	TMUX_DOWN,		/* no client; a command starts one */
+	TMUX_VERSION,		/* `tmux -V` runs; commands wait */
+	TMUX_LOCKING,		/* waiting for the attach lock */
+	TMUX_STARTING,		/* spawned; waiting for %session-changed */
+	TMUX_PROBING,		/* attached; the probe is out */
+	TMUX_READY,		/* commands are written as they come */
+	TMUX_EXITING		/* progmux exits: nothing starts again */
+};
 
 struct tmux_cmd {
 	tmux_cb		 cb;
@@ -48,41 +80,52 @@ struct tmux_cmd {
 };
 
 static struct {
-	pid_t		 pid;
+	enum tmux_state	 state;
+	pid_t		 pid;		/* the control client, or -1 */
 	int		 in;		/* we read tmux's stdout */
 	int		 out;		/* we write tmux's stdin */
 	struct buf	 rbuf;
 	struct buf	 wbuf;
 	struct tmux_cmd	*head, *tail;	/* awaiting their blocks */
-	bool		 in_block;
-	unsigned long	 block_time;	/* its %begin's time and number: only */
-	unsigned long	 block_num;	/* the %end or %error with both ends it */
-	bool		 ours;		/* the block answers our command */
-	struct buf	 block;
-	bool		 alive;
-	bool		 ready;		/* attached and answering: commands go */
-	bool		 probing;	/* attached; the probe is out */
+	struct tmux_parse ps;		/* the line parser's block */
 	int64_t		 attach_deadline;
 	int		 attach_tries;
 	int		 lock_fd;	/* held while attaching, or -1 */
-	bool		 locking;	/* waiting for lock_fd's lock */
+	int64_t		 lock_retry;	/* when to try it again */
 	int64_t		 lock_deadline;	/* then going without it */
 	char		*idle_pane;	/* our own idle window's pane */
 	char		*conf;		/* robust mode: the server's options */
-	bool		 closing;	/* we end the client ourselves */
 	unsigned	 gen;		/* bumped when a client dies */
-	char		*failure;	/* why it is not alive */
+	char		*failure;	/* why it is not up */
+	struct loop_timer *timer;
+
+	pid_t		 vpid;		/* `tmux -V`, until reaped */
+	int		 vfd;		/* its output, until EOF */
+	int		 vstatus;	/* its wait status */
+	struct buf	 vout;
+	int64_t		 vdeadline;
 	char		 version[32];
 	bool		 version_ok;	/* 3.2a or newer */
 	char		**argv;		/* tmux + socket arguments */
-} tm = { .pid = -1, .in = -1, .out = -1, .lock_fd = -1 };
+} tm = { .pid = -1, .in = -1, .out = -1, .lock_fd = -1, .vpid = -1,
+    .vfd = -1 };
 
 #define TMUX_LOCK_WAIT_MS	3000
 #define TMUX_LOCK_RETRY_MS	10	/* how often the loop tries it */
 #define TMUX_NOFILE_MIN		64	/* below this, tmux is not started */
 #define TMUX_ATTACH_MS		2000	/* attached and answering by then */
 #define TMUX_ATTACH_TRIES	3
+#define TMUX_VERSION_MS		5000	/* `tmux -V` answers by then */
+#define TMUX_VERSION_MAX	256	/* bytes of its output kept */
 #define TMUX_PROBE		"refresh-client -f no-output,ignore-size"
+
+static void	tmux_dead(const char *);
+static void	tmux_fail(const char *);
+static int	tmux_spawn(char **);
+static void	tmux_build_argv(void);
+static void	tmux_on_event(int, int, void *);
+static void	tmux_on_writable(void);
+static void	tmux_timer_add(void);
 
 /*
  * tmux 3.3a (and later, up to at least 3.5a) can crash when a
@@ -168,12 +211,12 @@ tmux_lock_attach(void)
 	return (true);
 }
 
+/* Let go of the attach lock (closing it releases it). */
 static void
 tmux_unlock_attach(void)
 {
-	tm.locking = false;
 	if (tm.lock_fd != -1) {
-		close(tm.lock_fd);	/* releases the lock */
+		close(tm.lock_fd);
 		tm.lock_fd = -1;
 	}
 }
@@ -186,39 +229,53 @@ tmux_generation(void)
 	return (tm.gen);
 }
 
+/* tmux's version as `tmux -V` gave it, or "" before the probe. */
 const char *
 tmux_version(void)
 {
 	return (tm.version);
 }
 
+/* Is a control client up (its descriptors open)? */
+static bool
+tmux_client_up(void)
+{
+	return (tm.in != -1);
+}
+
 /* Nothing queued or waiting for its answer (or no client to ask). */
 bool
 tmux_idle(void)
 {
-	return (!tm.alive || tm.locking || (tm.head == NULL &&
-	    tm.wbuf.len == 0));
+	return (!tmux_client_up() || tm.state == TMUX_LOCKING ||
+	    (tm.head == NULL && tm.wbuf.len == 0));
 }
 
+/* Is a client up, or on its way (a command would not start one)? */
 bool
 tmux_alive(void)
 {
-	return (tm.alive);
+	return (tm.state != TMUX_DOWN &&
+	    (tm.state != TMUX_EXITING || tmux_client_up()));
 }
 
-int
-tmux_fd_in(void)
+/* Are the commands written as they come? */
+static bool
+tmux_writing(void)
 {
-	return (tm.in);
+	return (tmux_client_up() && (tm.state == TMUX_PROBING ||
+	    tm.state == TMUX_READY || tm.state == TMUX_EXITING));
 }
 
-int
-tmux_fd_out(void)
+/* The client's stdin waits to be writable only while commands are
+ * queued for it. */
+static void
+tmux_update_out(void)
 {
-	return (tm.wbuf.len > 0 && (tm.ready || tm.probing) ? tm.out : -1);
+	if (tm.out != -1)
+		loop_fd_mask(tm.out, tm.wbuf.len > 0 && tmux_writing() ?
+		    LOOP_WRITE : 0);
 }
-
-static void	tmux_dead(const char *);
 
 /* Is pid our own idle process (progmux-reaper --idle OURPID)? */
 static bool
@@ -271,32 +328,41 @@ tmux_found_panes(void *arg, bool ok, const char *out, size_t len)
 }
 
 /*
- * At exit (desktop mode): remove our idle window. If our programs' panes
- * are gone too and no one else's window is in it, the session we made
- * goes, and tmux exits if it was the last: we leave the server as we
- * found it. A session we only attached to has no idle pane of ours.
+ * At exit: from READY, the last commands: a private server is killed; on
+ * a person's server our idle window goes (if our programs' panes are gone
+ * too and no one else's window is in it, the session we made goes, and
+ * tmux exits if it was the last: we leave the server as we found it). A
+ * session we only attached to has no idle pane of ours. From any other
+ * state the client (or the probe) goes now.
  */
 void
-tmux_release(void)
+tmux_shutdown(void)
 {
 	struct buf	cmd = BUF_INIT;
 
-	if (!tm.alive || !tm.ready || tm.idle_pane == NULL)
+	if (tm.state != TMUX_READY) {
+		tmux_dead(TMUX_WHY_EXIT);
+		tm.state = TMUX_EXITING;
 		return;
-	tm.closing = true;
-	buf_printf(&cmd, "kill-pane -t %s", tm.idle_pane);
-	tmux_command(buf_cstr(&cmd), NULL, NULL);
-	buf_free(&cmd);
+	}
+	tm.state = TMUX_EXITING;
+	if (cfg.robust)
+		tmux_command("kill-server", NULL, NULL);
+	else if (tm.idle_pane != NULL) {
+		buf_printf(&cmd, "kill-pane -t %s", tm.idle_pane);
+		tmux_command(buf_cstr(&cmd), NULL, NULL);
+		buf_free(&cmd);
+	}
 }
 
-/* The probe was answered: write every command queued meanwhile. */
+/* The probe was answered: READY; write every command queued meanwhile. */
 static void
 tmux_attached(void)
 {
 	struct tmux_cmd	*c;
+	struct buf	 cmd = BUF_INIT, t = BUF_INIT;
 
-	tm.probing = false;
-	tm.ready = true;
+	tm.state = TMUX_READY;
 	tm.attach_tries = 0;
 	tmux_unlock_attach();
 	for (c = tm.head; c != NULL; c = c->next) {
@@ -308,9 +374,7 @@ tmux_attached(void)
 		c->line = NULL;
 	}
 	tmux_on_writable();
-	if (tm.idle_pane == NULL) {
-		struct buf	cmd = BUF_INIT, t = BUF_INIT;
-
+	if (tm.idle_pane == NULL && tm.state == TMUX_READY) {
 		buf_printf(&t, "=%s", cfg.session);
 		buf_adds(&cmd, "list-panes -s -t ");
 		tmux_quote(&cmd, buf_cstr(&t));
@@ -321,63 +385,106 @@ tmux_attached(void)
 	}
 }
 
-/* When the attach must be done by, or the lock tried again (for poll's
- * timeout). */
-int64_t
-tmux_deadline(void)
+/* When the loop must call tmux_timer next: the lock's retry, the
+ * attach's or the probe's deadline. */
+static int64_t
+tmux_when(void *arg)
 {
-	int64_t	retry;
-
-	if (tm.alive && tm.locking) {
-		retry = now_ms() + TMUX_LOCK_RETRY_MS;
-		return (retry < tm.lock_deadline ? retry : tm.lock_deadline);
+	(void)arg;
+	switch (tm.state) {
+	case TMUX_VERSION:
+		return (tm.vdeadline);
+	case TMUX_LOCKING:
+		return (tm.lock_retry < tm.lock_deadline ? tm.lock_retry :
+		    tm.lock_deadline);
+	case TMUX_STARTING:
+	case TMUX_PROBING:
+		return (tm.attach_deadline);
+	default:
+		return (DEADLINE_NONE);
 	}
-	return (tm.alive && !tm.ready ? tm.attach_deadline : DEADLINE_NONE);
 }
 
-static int	tmux_spawn(char **);
+/* Spawn the client (with the lock, or going without it): STARTING. */
+static void
+tmux_lock_done(void)
+{
+	char	*cause = NULL;
+
+	if (tmux_spawn(&cause) == -1) {
+		tmux_unlock_attach();
+		tmux_fail(cause);
+		free(cause);
+		return;
+	}
+	tm.state = TMUX_STARTING;
+}
 
 /*
- * Waiting for the attach lock: try it again; once it is ours, or the
- * wait is over, start the client (the queued commands go once it is
- * attached).
+ * LOCKING: try the attach lock again; once it is ours, or the wait is
+ * over, start the client (the queued commands go once it is attached).
  */
 static void
 tmux_lock_retry(void)
 {
-	char	*cause = NULL;
-
 	if (flock(tm.lock_fd, LOCK_EX | LOCK_NB) == -1) {
-		if (errno == EWOULDBLOCK && now_ms() < tm.lock_deadline)
+		if (errno == EWOULDBLOCK && now_ms() < tm.lock_deadline) {
+			tm.lock_retry = now_ms() + TMUX_LOCK_RETRY_MS;
 			return;
+		}
 		log_warn("the attach lock stayed held for %d ms; attaching "
 		    "without it", TMUX_LOCK_WAIT_MS);
 		tmux_unlock_attach();
 	}
-	tm.locking = false;
-	if (tmux_spawn(&cause) == -1) {
-		tmux_dead(cause);
-		free(cause);
+	tmux_lock_done();
+}
+
+/* Take the lock if we can, then spawn the client; or wait for it. */
+static void
+tmux_attach(void)
+{
+	if (tmux_lock_attach()) {
+		tm.state = TMUX_LOCKING;	/* tmux_lock_retry goes on */
+		tm.lock_retry = now_ms() + TMUX_LOCK_RETRY_MS;
+		log_debug("the attach lock is held; waiting up to %d ms",
+		    TMUX_LOCK_WAIT_MS);
+		return;
 	}
+	tmux_lock_done();
+}
+
+/* Close the client's descriptors and send it sig (it is reaped with the
+ * others). */
+static void
+tmux_close_client(int sig)
+{
+	if (tm.in != -1) {
+		loop_fd_del(tm.in);
+		close(tm.in);
+		tm.in = -1;
+	}
+	if (tm.out != -1) {
+		loop_fd_del(tm.out);
+		close(tm.out);
+		tm.out = -1;
+	}
+	if (tm.pid > 0)
+		kill(tm.pid, sig);
+	tm.pid = -1;
+	buf_reset(&tm.rbuf);
+	buf_reset(&tm.wbuf);
+	tm.ps.in_block = false;
 }
 
 /*
- * A client that is not attached and answering in time is stuck (tmux can
- * leave one so when clients attach at once): start another, keeping the
- * queued commands, none of which was written. After a few tries, give up
- * and fail them.
+ * STARTING or PROBING past the attach deadline: the client is stuck (tmux
+ * can leave one so when clients attach at once). Start another, keeping
+ * the queued commands, none of which was written. After a few tries, give
+ * up and fail them.
  */
-void
-tmux_check_attach(void)
+static void
+tmux_attach_timeout(void)
 {
-	char	*cause = NULL;
-
-	if (tm.alive && tm.locking) {
-		tmux_lock_retry();
-		return;
-	}
-	if (!tm.alive || tm.ready || now_ms() < tm.attach_deadline)
-		return;
 	log_warn("tmux control client %ld did not attach in %d ms%s",
 	    (long)tm.pid, TMUX_ATTACH_MS, tm.attach_tries + 1 <
 	    TMUX_ATTACH_TRIES ? "; starting another" : "");
@@ -386,37 +493,83 @@ tmux_check_attach(void)
 		tmux_dead("it did not attach to the tmux server");
 		return;
 	}
-	close(tm.in);
-	close(tm.out);
-	tm.in = tm.out = -1;
-	if (tm.pid > 0)
-		kill(tm.pid, SIGKILL);	/* reaped with the others */
-	tm.pid = -1;
-	tm.alive = false;
+	tmux_close_client(SIGKILL);
 	tm.gen++;
 	tmux_unlock_attach();
-	if (tmux_start(&cause) == -1) {
-		tm.attach_tries = 0;
-		tm.alive = true;	/* so that tmux_dead fails the queue */
-		tmux_dead(cause);
-		free(cause);
+	tmux_attach();
+}
+
+/* The version probe took too long: it goes, and so does the queue. */
+static void
+tmux_version_timeout(void)
+{
+	char	*why;
+
+	if (tm.vpid > 0)
+		kill(tm.vpid, SIGKILL);	/* reaped with the others */
+	tm.vpid = -1;
+	if (tm.vfd != -1) {
+		loop_fd_del(tm.vfd);
+		close(tm.vfd);
+		tm.vfd = -1;
+	}
+	xasprintf(&why, "%s -V did not answer in %d ms", cfg.tmux_bin,
+	    TMUX_VERSION_MS);
+	tmux_fail(why);
+	free(why);
+}
+
+/* A deadline of tmux_when's has passed. */
+static void
+tmux_timer(void *arg)
+{
+	(void)arg;
+	switch (tm.state) {
+	case TMUX_VERSION:
+		tmux_version_timeout();
+		break;
+	case TMUX_LOCKING:
+		tmux_lock_retry();
+		break;
+	case TMUX_STARTING:
+	case TMUX_PROBING:
+		tmux_attach_timeout();
+		break;
+	default:
+		break;
 	}
 }
 
+/* The timer, registered once. */
+static void
+tmux_timer_add(void)
+{
+	if (tm.timer == NULL)
+		tm.timer = loop_timer_add(tmux_when, tmux_timer, NULL);
+}
+
+/* The socket arguments for the reapers' own tmux commands. */
 char **
 tmux_client_argv(void)
 {
 	return (tm.argv);
 }
 
-/* Quote one word for tmux's command parser. */
+/*
+ * Quote one word for tmux's command parser. Bare only if every character
+ * is plain and it is not a % directive: a word starting with % is one
+ * (%if, %endif, %hidden ...; any other letter is a syntax error) unless
+ * digits alone follow, as in a pane id.
+ */
 void
 tmux_quote(struct buf *b, const char *s)
 {
 	const char	*p;
 
 	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
-	    "opqrstuvwxyz0123456789%@=:/._,+-") == strlen(s)) {
+	    "opqrstuvwxyz0123456789%@=:/._,+-") == strlen(s) &&
+	    (*s != '%' || (s[1] != '\0' && strspn(s + 1, "0123456789") ==
+	    strlen(s + 1)))) {
 		buf_adds(b, s);
 		return;
 	}
@@ -441,42 +594,62 @@ tmux_quote(struct buf *b, const char *s)
 	buf_addc(b, '"');
 }
 
-/* Run `tmux -V` and keep the version; refuse tmux older than 3.2a. */
+/*
+ * Spawn `tmux -V` with its output (and errors) on a pipe, through the one
+ * spawn sequence: a binary that cannot be run is known at once. The
+ * caller reads the pipe (tm.vfd) to EOF and reaps tm.vpid.
+ */
 static int
-tmux_check_version(char **cause)
+tmux_version_spawn(char **cause)
 {
-	char	 out[128], *p;
-	int	 fds[2], st, major = 0, minor = 0;
-	ssize_t	 n, got = 0;
-	pid_t	 pid;
+	struct spawn		 sp;
+	enum spawn_stage	 stage;
+	char			*argv[] = { cfg.tmux_bin, (char *)"-V", NULL };
+	int			 fds[2], err;
+	pid_t			 pid;
 
 	if (pipe2(fds, O_CLOEXEC) == -1) {
-		xasprintf(cause, "pipe: %s", strerror(errno));
+		xasprintf(cause, "pipe: %s", fd_strerror(errno));
 		return (-1);
 	}
-	if ((pid = fork()) == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		dup2(fds[1], STDERR_FILENO);
-		execlp(cfg.tmux_bin, cfg.tmux_bin, "-V", (char *)NULL);
-		_exit(127);
-	}
+	memset(&sp, 0, sizeof sp);
+	sp.argv = argv;
+	sp.flags = SPAWN_SEARCH;
+	sp.fds[0] = SPAWN_NULL;
+	sp.fds[1] = fds[1];
+	sp.fds[2] = fds[1];
+	sp.nfds = 3;
+	pid = cspawn_start(&sp, &stage, &err);
 	close(fds[1]);
-	while (pid > 0 && (size_t)got < sizeof out - 1 &&
-	    (n = read(fds[0], out + got, sizeof out - 1 - (size_t)got)) != 0) {
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		got += n;
+	if (pid == -1 || stage != SPAWN_OK) {
+		close(fds[0]);
+		xasprintf(cause, "cannot run %s (%s): install tmux 3.2a or "
+		    "newer (apt-get install tmux) or set PROGMUX_TMUX_BIN",
+		    cfg.tmux_bin, fd_strerror(err));
+		return (-1);	/* a child that failed is reaped as any */
 	}
-	out[got] = '\0';
-	close(fds[0]);
-	if (pid == -1 || waitpid(pid, &st, 0) == -1 || !WIFEXITED(st) ||
-	    WEXITSTATUS(st) != 0) {
+	tm.vpid = pid;
+	tm.vfd = fds[0];
+	tm.vstatus = -1;
+	buf_reset(&tm.vout);
+	return (0);
+}
+
+/* What `tmux -V` said (and how it exited): keep the version; refuse tmux
+ * older than 3.2a. */
+static int
+tmux_version_parse(char **cause)
+{
+	char	*out, *p;
+	int	 major = 0, minor = 0;
+
+	out = xstrdup(buf_cstr(&tm.vout));
+	buf_reset(&tm.vout);
+	if (!WIFEXITED(tm.vstatus) || WEXITSTATUS(tm.vstatus) != 0) {
 		xasprintf(cause, "cannot run %s: install tmux 3.2a or newer "
 		    "(apt-get install tmux) or set PROGMUX_TMUX_BIN",
 		    cfg.tmux_bin);
+		free(out);
 		return (-1);
 	}
 	out[strcspn(out, "\n")] = '\0';
@@ -490,21 +663,83 @@ tmux_check_version(char **cause)
 	    (major == 3 && minor == 2 && (p[3] < 'a' || p[3] > 'z'))) {
 		xasprintf(cause, "%s is \"%s\"; progmux needs tmux 3.2a or "
 		    "newer", cfg.tmux_bin, out);
+		free(out);
 		return (-1);
 	}
+	free(out);
 	tm.version_ok = true;
 	return (0);
 }
 
-static void	tmux_build_argv(void);
+/* VERSION: once its output has closed and it has been reaped, judge. */
+static void
+tmux_version_check(void)
+{
+	char	*cause = NULL;
 
-/* For --check: tmux's version, or why it cannot be used. */
+	if (tm.state != TMUX_VERSION || tm.vfd != -1 || tm.vpid != -1)
+		return;
+	if (tmux_version_parse(&cause) == -1) {
+		log_warn("%s", cause);
+		tmux_fail(cause);
+		free(cause);
+		return;
+	}
+	log_info("tmux %s", tm.version);
+	tmux_attach();
+}
+
+/* `tmux -V`'s output is readable: keep (a bounded part of) it. */
+static void
+tmux_version_on_event(int fd, int fired, void *arg)
+{
+	char	buf[512];
+	ssize_t	n;
+
+	(void)fired;
+	(void)arg;
+	while ((n = read(fd, buf, sizeof buf)) > 0) {
+		if (tm.vout.len < TMUX_VERSION_MAX)
+			buf_add(&tm.vout, buf, (size_t)n);
+	}
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	loop_fd_del(tm.vfd);
+	close(tm.vfd);
+	tm.vfd = -1;
+	tmux_version_check();
+}
+
+/* For --check and at start-up, before the loop runs: tmux's version, or
+ * why it cannot be used. The one place that waits for `tmux -V`. */
 int
 tmux_probe(char **version, char **cause)
 {
-	if (!tm.version_ok && tmux_check_version(cause) == -1)
-		return (-1);
-	*version = xstrdup(tm.version);
+	char	buf[512];
+	ssize_t	n;
+
+	if (!tm.version_ok) {
+		if (tmux_version_spawn(cause) == -1)
+			return (-1);
+		while ((n = read(tm.vfd, buf, sizeof buf)) != 0) {
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n == -1)
+				break;
+			if (tm.vout.len < TMUX_VERSION_MAX)
+				buf_add(&tm.vout, buf, (size_t)n);
+		}
+		close(tm.vfd);
+		tm.vfd = -1;
+		while (waitpid(tm.vpid, &tm.vstatus, 0) == -1 &&
+		    errno == EINTR)
+			;
+		tm.vpid = -1;
+		if (tmux_version_parse(cause) == -1)
+			return (-1);
+	}
+	if (version != NULL)
+		*version = xstrdup(tm.version);
 	return (0);
 }
 
@@ -512,28 +747,29 @@ tmux_probe(char **version, char **cause)
 int
 tmux_server_running(void)
 {
-	char	*argv[8];
-	size_t	 n = 0, i;
-	int	 st, null;
-	pid_t	 pid;
+	struct spawn		 sp;
+	enum spawn_stage	 stage;
+	char			*argv[8];
+	size_t			 n = 0, i;
+	int			 st, err;
+	pid_t			 pid;
 
 	tmux_build_argv();
 	for (i = 0; tm.argv[i] != NULL; i++)
 		argv[n++] = tm.argv[i];
 	argv[n++] = (char *)"list-sessions";
 	argv[n] = NULL;
-	if ((pid = fork()) == 0) {
-		if ((null = open("/dev/null", O_RDWR)) != -1) {
-			dup2(null, 0);
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (pid == -1 || waitpid(pid, &st, 0) == -1)
+	memset(&sp, 0, sizeof sp);
+	sp.argv = argv;
+	sp.flags = SPAWN_SEARCH;
+	sp.fds[0] = sp.fds[1] = sp.fds[2] = SPAWN_NULL;
+	sp.nfds = 3;
+	if ((pid = cspawn_start(&sp, &stage, &err)) == -1)
 		return (0);
-	return (WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			return (0);
+	return (stage == SPAWN_OK && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 /* The client's argv prefix: binary and socket. */
@@ -616,57 +852,87 @@ tmux_conf_path(void)
 	return (tm.conf);
 }
 
-/* Start the control client (and with it the server and session). */
+/*
+ * Start the control client (and with it the server and session): from
+ * DOWN to VERSION, LOCKING or STARTING. -1 with *cause if it cannot even
+ * be tried; otherwise commands queue until it is READY (or fail then).
+ */
 int
 tmux_start(char **cause)
 {
-	if (tm.alive)
-		return (0);
-	if ((!tm.version_ok && tmux_check_version(cause) == -1) ||
-	    tmux_check_nofile(cause) == -1 ||
-	    (cfg.robust && tm.conf == NULL && tmux_write_conf(cause) == -1)) {
-		free(tm.failure);
-		tm.failure = xstrdup(*cause);
+	if (tm.state != TMUX_DOWN) {
+		if (tm.state != TMUX_EXITING)
+			return (0);
+		*cause = xstrdup(TMUX_WHY_EXIT);
 		return (-1);
 	}
+	if (tmux_check_nofile(cause) == -1 ||
+	    (cfg.robust && tm.conf == NULL && tmux_write_conf(cause) == -1))
+		goto fail;
 	tmux_build_argv();
-	tm.alive = true;
-	tm.ready = tm.probing = tm.closing = false;
-	tm.in_block = false;
+	tmux_timer_add();
 	buf_reset(&tm.rbuf);
 	buf_reset(&tm.wbuf);
+	tm.ps.in_block = false;
 	free(tm.failure);
 	tm.failure = NULL;
-	if (tmux_lock_attach()) {
-		tm.locking = true;	/* tmux_lock_retry goes on */
-		log_debug("the attach lock is held; waiting up to %d ms",
-		    TMUX_LOCK_WAIT_MS);
+	if (!tm.version_ok) {
+		if (tmux_version_spawn(cause) == -1)
+			goto fail;
+		fd_nonblock(tm.vfd, 1);
+		loop_fd_add(tm.vfd, LOOP_READ, tmux_version_on_event, NULL);
+		tm.vdeadline = now_ms() + TMUX_VERSION_MS;
+		tm.state = TMUX_VERSION;
 		return (0);
 	}
-	if (tmux_spawn(cause) == -1) {
-		tm.alive = false;
-		tmux_unlock_attach();
-		free(tm.failure);
-		tm.failure = xstrdup(*cause);
+	tmux_attach();
+	if (tm.state == TMUX_DOWN) {
+		*cause = xstrdup(tm.failure != NULL ? tm.failure :
+		    "tmux could not be started");
+		return (-1);
+	}
+	return (0);
+
+fail:
+	free(tm.failure);
+	tm.failure = xstrdup(*cause);
+	return (-1);
+}
+
+/* In the client, before its exec: die with us, and not start at all if
+ * we died already. */
+static int
+tmux_spawn_hook(void *arg)
+{
+	pid_t	parent = *(pid_t *)arg;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
+		return (-1);
+	if (getppid() != parent) {
+		errno = ESRCH;
 		return (-1);
 	}
 	return (0);
 }
 
 /*
- * Fork and exec the control client. Its session, if it makes one, gets
- * a window running our idle process, never the person's shell. The
- * client dies with us: PR_SET_PDEATHSIG sends it SIGTERM however we die
- * (tmux then drops it and its session), and if we died before the
- * prctl took, it does not start at all.
+ * Spawn the control client (the one spawn sequence: its exec failing is
+ * known at once). Its session, if it makes one, gets a window running our
+ * idle process, never the person's shell. The client dies with us:
+ * PR_SET_PDEATHSIG sends it SIGTERM however we die (tmux then drops it
+ * and its session), and if we died before the prctl took, it does not
+ * start at all. It is a session leader with no terminal: its stdin is
+ * the protocol.
  */
 static int
 tmux_spawn(char **cause)
 {
-	int	 in[2], out[2];
-	char	*argv[24], pidarg[32];
-	size_t	 n = 0, i;
-	pid_t	 parent = getpid();
+	struct spawn		 sp;
+	enum spawn_stage	 stage;
+	int			 in[2], out[2], err;
+	char			*argv[24], pidarg[32];
+	size_t			 n = 0, i;
+	pid_t			 parent = getpid(), pid;
 
 	if (pipe2(in, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", fd_strerror(errno));
@@ -696,35 +962,36 @@ tmux_spawn(char **cause)
 	argv[n++] = pidarg;
 	argv[n] = NULL;
 
-	if ((tm.pid = fork()) == -1) {
-		xasprintf(cause, "fork: %s", strerror(errno));
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		return (-1);
-	}
-	if (tm.pid == 0) {
-		sigset_t	set;
-
-		if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 ||
-		    getppid() != parent)
-			_exit(1);
-		sigemptyset(&set);
-		sigprocmask(SIG_SETMASK, &set, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		dup2(out[0], STDIN_FILENO);
-		dup2(in[1], STDOUT_FILENO);
-		setsid();	/* no terminal: our stdin is the protocol */
-		execvp(argv[0], argv);
-		_exit(127);
-	}
+	memset(&sp, 0, sizeof sp);
+	sp.argv = argv;
+	sp.flags = SPAWN_SETSID | SPAWN_SEARCH;
+	sp.fds[0] = out[0];
+	sp.fds[1] = in[1];
+	sp.fds[2] = fcntl(STDERR_FILENO, F_GETFD) != -1 ? STDERR_FILENO :
+	    SPAWN_NULL;
+	sp.nfds = 3;
+	sp.hook = tmux_spawn_hook;
+	sp.hook_arg = &parent;
+	pid = cspawn_start(&sp, &stage, &err);
 	close(out[0]);
 	close(in[1]);
+	if (pid == -1 || stage != SPAWN_OK) {
+		close(in[0]);
+		close(out[1]);
+		if (pid == -1)
+			xasprintf(cause, "fork: %s", fd_strerror(err));
+		else
+			xasprintf(cause, "cannot run %s: %s", cfg.tmux_bin,
+			    fd_strerror(err));
+		return (-1);	/* a child that failed is reaped as any */
+	}
+	tm.pid = pid;
 	tm.in = in[0];
 	tm.out = out[1];
 	fd_nonblock(tm.in, 1);
 	fd_nonblock(tm.out, 1);
+	loop_fd_add(tm.in, LOOP_READ, tmux_on_event, NULL);
+	loop_fd_add(tm.out, 0, tmux_on_event, NULL);
 	tm.attach_deadline = now_ms() + TMUX_ATTACH_MS;
 	log_debug("control client %ld on %s", (long)tm.pid,
 	    cfg.socket_path ? cfg.socket_path : cfg.socket_name ?
@@ -732,39 +999,17 @@ tmux_spawn(char **cause)
 	return (0);
 }
 
-/* The client is gone: fail what waits, close up. */
+/* Fail every queued command with why. */
 static void
-tmux_dead(const char *why)
+tmux_fail_queue(const char *why)
 {
 	struct tmux_cmd	*c, *list;
 	char		*why_copy;
 
-	if (!tm.alive)
-		return;
-	if (strcmp(why, TMUX_EXITING) == 0 || tm.closing)
-		log_debug("tmux control client closed (%s)", why);
-	else
-		log_warn("tmux control client ended: %s", why);
-	log_notify(LOG_NOTIFY_WARNING, "tmux", "the tmux control client "
-	    "ended (%s); programs in flight read as gone", why);
-	tm.alive = false;
-	tm.gen++;
-	tmux_unlock_attach();
-	free(tm.idle_pane);
-	tm.idle_pane = NULL;
-	free(tm.failure);
-	xasprintf(&tm.failure, "the tmux server went away (%s); the next "
-	    "start_program starts it again", why);
-	close(tm.in);
-	close(tm.out);
-	tm.in = tm.out = -1;
-	if (tm.pid > 0)
-		kill(tm.pid, SIGTERM);
-	tm.pid = -1;
 	/* Detach the queue first: a callback may start a new client. */
 	list = tm.head;
 	tm.head = tm.tail = NULL;
-	why_copy = xstrdup(tm.failure);
+	why_copy = xstrdup(why);
 	while ((c = list) != NULL) {
 		list = c->next;
 		if (c->cb != NULL)
@@ -775,20 +1020,74 @@ tmux_dead(const char *why)
 	free(why_copy);
 }
 
+/* No client could be had (the version, the spawn): DOWN (or EXITING),
+ * and what waits fails with why. */
+static void
+tmux_fail(const char *why)
+{
+	if (tm.state != TMUX_EXITING)
+		tm.state = TMUX_DOWN;
+	free(tm.failure);
+	tm.failure = xstrdup(why);
+	tmux_fail_queue(why);
+}
+
+/* The client is gone (or goes now; so does a version probe): fail what
+ * waits, close up. DOWN, or EXITING if progmux is exiting. */
+static void
+tmux_dead(const char *why)
+{
+	bool	exiting = tm.state == TMUX_EXITING ||
+		    strcmp(why, TMUX_WHY_EXIT) == 0;
+
+	if (tm.state == TMUX_DOWN || (tm.state == TMUX_EXITING &&
+	    !tmux_client_up()))
+		return;
+	if (exiting)
+		log_debug("tmux control client closed (%s)", why);
+	else {
+		log_warn("tmux control client ended: %s", why);
+		log_notify(LOG_NOTIFY_WARNING, "tmux", "the tmux control "
+		    "client ended (%s); programs in flight read as gone", why);
+	}
+	if (tm.vpid > 0)
+		kill(tm.vpid, SIGKILL);	/* reaped with the others */
+	tm.vpid = -1;
+	if (tm.vfd != -1) {
+		loop_fd_del(tm.vfd);
+		close(tm.vfd);
+		tm.vfd = -1;
+	}
+	tm.state = exiting ? TMUX_EXITING : TMUX_DOWN;
+	tm.gen++;
+	tmux_unlock_attach();
+	free(tm.idle_pane);
+	tm.idle_pane = NULL;
+	tmux_close_client(SIGTERM);
+	free(tm.failure);
+	xasprintf(&tm.failure, "the tmux server went away (%s); the next "
+	    "start_program starts it again", why);
+	tmux_fail_queue(tm.failure);
+}
+
+/* At exit, once tmux is idle: the client goes (it is reaped with the
+ * others). */
 void
 tmux_stop(void)
 {
-	if (tm.alive)
-		tmux_dead(TMUX_EXITING);
+	tm.state = TMUX_EXITING;
+	tmux_dead(TMUX_WHY_EXIT);
 }
 
+/* Queue a command line (already quoted); cb gets its output. */
 void
 tmux_command(const char *line, tmux_cb cb, void *arg)
 {
 	struct tmux_cmd	*c;
 	char		*cause = NULL;
 
-	if (!tm.alive && tmux_start(&cause) == -1) {
+	if ((tm.state == TMUX_DOWN || tm.state == TMUX_EXITING) &&
+	    !tmux_client_up() && tmux_start(&cause) == -1) {
 		if (cb != NULL)
 			cb(arg, false, cause, strlen(cause));
 		free(cause);
@@ -803,7 +1102,7 @@ tmux_command(const char *line, tmux_cb cb, void *arg)
 	else
 		tm.head = c;
 	tm.tail = c;
-	if (!tm.ready) {
+	if (tm.state != TMUX_READY && tm.state != TMUX_EXITING) {
 		c->line = xstrdup(line);	/* written once attached */
 		return;
 	}
@@ -812,23 +1111,27 @@ tmux_command(const char *line, tmux_cb cb, void *arg)
 	tmux_on_writable();
 }
 
-void
+/* Write what the client takes now. Nothing goes before it is attached
+ * (see tmux_line). */
+static void
 tmux_on_writable(void)
 {
-	/* Nothing goes before the client is attached (see tmux_line). */
-	if (tm.alive && (tm.ready || tm.probing) &&
-	    fd_flush(tm.out, &tm.wbuf) == -1)
+	if (tmux_writing() && fd_flush(tm.out, &tm.wbuf) == -1) {
 		tmux_dead(strerror(errno));
+		return;
+	}
+	tmux_update_out();
 }
 
-/* A whole block: hand it to the oldest command. */
+/* A whole block answering our command: hand it to the oldest command
+ * (the probe's, in PROBING: READY). */
 static void
 tmux_block_done(bool ok)
 {
 	struct tmux_cmd	*c;
+	struct buf	*b = &tm.ps.block;
 
-	if (tm.probing) {
-		/* The probe's answer: tmux takes our commands. */
+	if (tm.state == TMUX_PROBING) {
 		tmux_attached();
 		return;
 	}
@@ -839,73 +1142,105 @@ tmux_block_done(bool ok)
 	tm.head = c->next;
 	if (tm.head == NULL)
 		tm.tail = NULL;
-	if (tm.block.len > 0 && tm.block.data[tm.block.len - 1] == '\n')
-		tm.block.len--;
-	log_debug("< %s %.*s", ok ? "ok" : "error", (int)tm.block.len,
-	    tm.block.data ? tm.block.data : "");
+	log_debug("< %s %.*s", ok ? "ok" : "error", (int)b->len,
+	    b->data ? b->data : "");
 	if (c->cb != NULL)
-		c->cb(c->arg, ok, buf_cstr(&tm.block), tm.block.len);
+		c->cb(c->arg, ok, buf_cstr(b), b->len);
 	free(c->line);
 	free(c);
 }
 
-/* One line of control-mode output. */
-static void
-tmux_line(char *line, size_t len)
+/*
+ * The line parser, on its own (the unit tests drive it): one line of
+ * control-mode output, NUL-terminated at len, and what it means.
+ */
+enum tmux_line_kind
+tmux_parse_line(struct tmux_parse *ps, const char *line, size_t len,
+    const char **reason)
 {
 	unsigned long	t, num;
 	int		flags;
+	bool		end;
 
-	log_debug("< %.*s", (int)(len > 100 ? 100 : len), line);
-	if (tm.in_block) {
+	if (ps->in_block) {
 		/*
 		 * A command's output is not escaped (capture-pane of a pane
 		 * showing "%end ..." prints that line): only the guard lines
 		 * carrying the %begin's time and number end the block.
 		 */
-		if ((strncmp(line, "%end ", 5) == 0 ||
-		    strncmp(line, "%error ", 7) == 0) &&
-		    sscanf(line + (line[1] == 'e' && line[2] == 'n' ? 5 : 7),
-		    "%lu %lu %d", &t, &num, &flags) == 3 &&
-		    t == tm.block_time && num == tm.block_num) {
-			tm.in_block = false;
-			if (tm.ours)
-				tmux_block_done(line[2] == 'n');
-			return;
+		end = strncmp(line, "%end ", 5) == 0;
+		if ((end || strncmp(line, "%error ", 7) == 0) &&
+		    sscanf(line + (end ? 5 : 7), "%lu %lu %d", &t, &num,
+		    &flags) == 3 && t == ps->time && num == ps->num) {
+			ps->in_block = false;
+			if (ps->block.len > 0 &&
+			    ps->block.data[ps->block.len - 1] == '\n')
+				ps->block.len--;
+			if (!ps->ours)
+				return (TMUX_LINE_NONE);
+			return (end ? TMUX_LINE_OK : TMUX_LINE_ERROR);
 		}
-		if (tm.ours) {
-			buf_add(&tm.block, line, len);
-			buf_addc(&tm.block, '\n');
+		if (ps->ours) {
+			buf_add(&ps->block, line, len);
+			buf_addc(&ps->block, '\n');
 		}
-		return;
+		return (TMUX_LINE_NONE);
 	}
 	if (strncmp(line, "%begin ", 7) == 0 &&
 	    sscanf(line + 7, "%lu %lu %d", &t, &num, &flags) == 3) {
-		tm.in_block = true;
-		tm.block_time = t;
-		tm.block_num = num;
-		tm.ours = (flags & 1) != 0;
-		buf_reset(&tm.block);
-		return;
+		ps->in_block = true;
+		ps->time = t;
+		ps->num = num;
+		ps->ours = (flags & 1) != 0;
+		buf_reset(&ps->block);
+		return (TMUX_LINE_NONE);
 	}
-	if (strncmp(line, "%session-changed ", 17) == 0 && !tm.ready &&
-	    !tm.probing) {
+	if (strncmp(line, "%session-changed ", 17) == 0)
+		return (TMUX_LINE_ATTACHED);
+	if (strncmp(line, "%exit", 5) == 0 && (len == 5 || line[5] == ' ')) {
+		*reason = len > 6 ? line + 6 : "the session or server ended";
+		return (TMUX_LINE_EXIT);
+	}
+	/* Other notifications are not ours to act on. */
+	return (TMUX_LINE_NONE);
+}
+
+/* One line of control-mode output, acted on. */
+static void
+tmux_line(char *line, size_t len)
+{
+	const char	*reason = NULL;
+
+	log_debug("< %.*s", (int)(len > 100 ? 100 : len), line);
+	switch (tmux_parse_line(&tm.ps, line, len, &reason)) {
+	case TMUX_LINE_OK:
+		tmux_block_done(true);
+		break;
+	case TMUX_LINE_ERROR:
+		tmux_block_done(false);
+		break;
+	case TMUX_LINE_ATTACHED:
+		if (tm.state != TMUX_STARTING)
+			break;
 		/*
 		 * Attached. Commands sent before this can fail ("no current
 		 * client") or go unanswered; one probe goes first, and the
 		 * rest once tmux has answered it.
 		 */
-		tm.probing = true;
+		tm.state = TMUX_PROBING;
 		buf_adds(&tm.wbuf, TMUX_PROBE "\n");
 		tmux_on_writable();
-		return;
+		break;
+	case TMUX_LINE_EXIT:
+		tmux_dead(reason);
+		break;
+	case TMUX_LINE_NONE:
+		break;
 	}
-	if (strncmp(line, "%exit", 5) == 0)
-		tmux_dead(len > 6 ? line + 6 : "the session or server ended");
-	/* Other notifications are not ours to act on. */
 }
 
-void
+/* tmux's output: every whole line, until the client changes under us. */
+static void
 tmux_on_readable(void)
 {
 	ssize_t	 n;
@@ -914,7 +1249,7 @@ tmux_on_readable(void)
 	unsigned  gen;
 
 	n = fd_read_into(tm.in, &tm.rbuf, 64 * 1024);
-	if (n == -1 && errno == EAGAIN)
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
 		tmux_dead(n == 0 ? "it closed its output" : strerror(errno));
@@ -923,25 +1258,43 @@ tmux_on_readable(void)
 	p = tm.rbuf.data;
 	used = 0;
 	gen = tm.gen;
-	while (tm.alive && tm.gen == gen &&
+	while (tmux_client_up() && tm.gen == gen &&
 	    (nl = memchr(p + used, '\n', tm.rbuf.len - used)) != NULL) {
 		*nl = '\0';
 		tmux_line(p + used, (size_t)(nl - (p + used)));
 		used = (size_t)(nl - p) + 1;
 	}
-	if (tm.alive && tm.gen == gen)
+	if (tmux_client_up() && tm.gen == gen)
 		buf_drain(&tm.rbuf, used);
-
 }
 
-/* Reap the control client if it was ours and has exited. */
-bool
-tmux_reaped(pid_t pid)
+/* The loop's callback for the client's two descriptors. */
+static void
+tmux_on_event(int fd, int fired, void *arg)
 {
+	(void)arg;
+	if (fd == tm.out && (fired & LOOP_WRITE))
+		tmux_on_writable();
+	else if (fd == tm.in && (fired & LOOP_READ))
+		tmux_on_readable();
+}
+
+/* Was pid the control client or the version probe? Then it is reaped. */
+bool
+tmux_reaped(pid_t pid, int status)
+{
+	if (pid <= 0)
+		return (false);
+	if (pid == tm.vpid) {
+		tm.vpid = -1;
+		tm.vstatus = status;
+		tmux_version_check();
+		return (true);
+	}
 	if (pid != tm.pid)
 		return (false);
 	tm.pid = -1;
-	if (tm.alive)
+	if (tmux_client_up())
 		tmux_dead("it exited");
 	return (true);
 }

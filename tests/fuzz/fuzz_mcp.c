@@ -56,8 +56,9 @@ static size_t	 fuzz_cap;
 
 /*
  * fork() as the server's objects see it (-Wl,--wrap=fork): always fails.
- * tmux_check_version is the only caller expected (a failed fork reads as
- * "cannot run tmux", as the exec failing would). A program beyond the
+ * cspawn_start for tmux's version probe is the only caller expected (a
+ * failed fork reads as "cannot run tmux", at once, as the exec failing
+ * would). A program beyond the
  * fixtures while forking means a reaper is being spawned: the tmux guard
  * failed.
  */

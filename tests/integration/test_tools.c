@@ -444,13 +444,15 @@ test_capture(void **state)
 	free(pane);
 }
 
-/* send_keys: text arrives as typed, whatever tmux would make of it. */
+/* send_keys: text arrives as typed, whatever tmux would make of it
+ * (%if and %hidden, bare, are directives to tmux's parser). */
 static void
 test_send_keys_literal(void **state)
 {
 	static const char *const keys[] = {
 		"; kill-server; ", "\\\\;", ";", "#{pane_id}", "'quoted'",
 		"\\\"dq\\\"", "$HOME", "a b  c", "~user", "{x}", "%1",
+		"%if", "%hidden",
 	};
 	struct json_doc	*d;
 	char		*id, *pane, args[300], *text;
