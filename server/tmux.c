@@ -499,12 +499,10 @@ tmux_attach_timeout(void)
 	tmux_attach();
 }
 
-/* The version probe took too long: it goes, and so does the queue. */
+/* End a version probe under way, if any: its process and its pipe. */
 static void
-tmux_version_timeout(void)
+tmux_version_kill(void)
 {
-	char	*why;
-
 	if (tm.vpid > 0)
 		kill(tm.vpid, SIGKILL);	/* reaped with the others */
 	tm.vpid = -1;
@@ -513,6 +511,15 @@ tmux_version_timeout(void)
 		close(tm.vfd);
 		tm.vfd = -1;
 	}
+}
+
+/* The version probe took too long: it goes, and so does the queue. */
+static void
+tmux_version_timeout(void)
+{
+	char	*why;
+
+	tmux_version_kill();
 	xasprintf(&why, "%s -V did not answer in %d ms", cfg.tmux_bin,
 	    TMUX_VERSION_MS);
 	tmux_fail(why);
@@ -1050,14 +1057,7 @@ tmux_dead(const char *why)
 		log_notify(LOG_NOTIFY_WARNING, "tmux", "the tmux control "
 		    "client ended (%s); programs in flight read as gone", why);
 	}
-	if (tm.vpid > 0)
-		kill(tm.vpid, SIGKILL);	/* reaped with the others */
-	tm.vpid = -1;
-	if (tm.vfd != -1) {
-		loop_fd_del(tm.vfd);
-		close(tm.vfd);
-		tm.vfd = -1;
-	}
+	tmux_version_kill();
 	tm.state = exiting ? TMUX_EXITING : TMUX_DOWN;
 	tm.gen++;
 	tmux_unlock_attach();

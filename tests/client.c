@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "client.h"
+#include "rand.h"
 #include "jschema.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -1007,6 +1008,26 @@ pmx_kill_procs(const char *needle)
 	return (count);
 }
 
+bool
+pmx_wait_pane_gone(struct pmx *c, const char *pane, int ms)
+{
+	int64_t	 t0 = now_ms();
+	char	*out;
+	bool	 there;
+
+	for (;;) {
+		out = pmx_tmux(c, "list-panes", "-a", "-F", "#{pane_id}",
+		    NULL);
+		there = out != NULL && pmx_has_line(out, pane);
+		free(out);
+		if (!there)
+			return (true);
+		if (now_ms() - t0 > ms)
+			return (false);
+		usleep(10000);
+	}
+}
+
 /* Does process name's environment hold the entry env exactly? */
 static bool
 proc_has_env(const char *name, const char *env)
@@ -1120,7 +1141,7 @@ pmx_start_field(struct pmx *c, const char *key, int ms)
 	return (v);
 }
 
-/* The generator's state; xorshift64* never leaves 0, so 0 is not used. */
+/* The generator's state; xorshift never leaves 0, so 0 is not used. */
 static uint64_t	pmx_rand_state = 88172645463325252ULL;
 
 void
@@ -1132,10 +1153,7 @@ pmx_srand(uint64_t seed)
 uint64_t
 pmx_rand(void)
 {
-	pmx_rand_state ^= pmx_rand_state >> 12;
-	pmx_rand_state ^= pmx_rand_state << 25;
-	pmx_rand_state ^= pmx_rand_state >> 27;
-	return (pmx_rand_state * 2685821657736338717ULL);
+	return (test_xorshift(&pmx_rand_state));
 }
 
 uint64_t

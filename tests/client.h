@@ -110,6 +110,10 @@ char	*pmx_tmux(struct pmx *, ...) __attribute__((sentinel));
 /* Format a JSON string value (with quotes) for building arguments. */
 char	*pmx_jstr(const char *);
 
+/* Wait up to ms for pane ("%N") to be gone from c's tmux server: true
+ * once it is, false if it is still there then. */
+bool	pmx_wait_pane_gone(struct pmx *, const char *pane, int ms);
+
 /* Count processes whose command line contains needle (for leak checks). */
 int	pmx_count_procs(const char *needle);
 /* The first process whose command line contains needle, or -1. */
@@ -139,7 +143,7 @@ char	*pmx_first_err_line(struct pmx *, int ms);
  * pmx_spawn calls (0, 0: leave them as they are). */
 void	pmx_set_nofile(unsigned long soft, unsigned long hard);
 
-/* A seeded xorshift64* generator: the same numbers for the same seed. */
+/* A seeded xorshift generator (rand.h): the same numbers for the same seed. */
 void	 pmx_srand(uint64_t seed);
 uint64_t pmx_rand(void);
 /* A seed from PMX_SEED if set, else from the clock; tests print it. */

@@ -21,23 +21,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "rand.h"
 #include "strip.h"
 #include "xmalloc.h"
 
 #define BENCH_CHUNK	65536
 #define BENCH_RUNS_MAX	16
 
-static unsigned long	bench_rng = 88172645463325252UL;
-
-/* A small xorshift generator: the same streams on every run. */
-static unsigned long
-bench_rand(void)
-{
-	bench_rng ^= bench_rng << 13;
-	bench_rng ^= bench_rng >> 7;
-	bench_rng ^= bench_rng << 17;
-	return (bench_rng);
-}
+static uint64_t	bench_rng = 88172645463325252ULL;
+#define bench_rand()	test_xorshift(&bench_rng)
 
 /* Append s to the stream at *len if it fits in size. */
 static void

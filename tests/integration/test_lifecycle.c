@@ -117,7 +117,7 @@ test_reaper_killed(void **state)
 {
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		*id, *pane, *text, *out;
+	char		*id, *pane, *text;
 	pid_t		 kids[64];
 	int		 n, i, killed = 0;
 	int64_t		 t0;
@@ -157,17 +157,7 @@ test_reaper_killed(void **state)
 	json_doc_free(d);
 	free(text);
 	/* Its pane goes too. */
-	t0 = now_ms();
-	for (;;) {
-		out = pmx_tmux(&c, "list-panes", "-a", "-F", "#{pane_id}", NULL);
-		if (!pmx_has_line(out, pane)) {
-			free(out);
-			break;
-		}
-		free(out);
-		assert_true(now_ms() - t0 < 5000);
-		usleep(10000);
-	}
+	assert_true(pmx_wait_pane_gone(&c, pane, 5000));
 	/* And the server goes on. */
 	free(id);
 	id = pmx_start_program(&c, "{\"argv\":[\"echo\",\"next\"]}", NULL);

@@ -603,8 +603,7 @@ static void
 test_expired(void **state)
 {
 	struct json_doc	*d;
-	char		*id, *pane, *out, args[200];
-	int64_t		 t0;
+	char		*id, *pane, args[200];
 
 	(void)state;
 	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"trap '' TERM "
@@ -612,19 +611,7 @@ test_expired(void **state)
 	    &pane);
 	assert_non_null(id);
 	/* No call for a while: the pane must go by itself. */
-	t0 = now_ms();
-	for (;;) {
-		out = pmx_tmux(&C, "list-panes", "-a", "-F", "#{pane_id}", NULL);
-		assert_non_null(out);
-		if (!pmx_has_line(out, pane) ||
-		    now_ms() - t0 > 10000) {
-			free(out);
-			break;
-		}
-		free(out);
-		usleep(20000);
-	}
-	assert_true(now_ms() - t0 <= 10000);
+	assert_true(pmx_wait_pane_gone(&C, pane, 10000));
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
 	d = pmx_call(&C, "read_program", args, 10000);
 	assert_string_equal(sc_str(d, "outcome"), "expired");
@@ -675,24 +662,13 @@ static void
 test_pane_removed_at_end(void **state)
 {
 	struct json_doc	*d;
-	char		*id, *pane, *text, *out;
-	int64_t		 t0;
+	char		*id, *pane, *text;
 
 	(void)state;
 	id = pmx_start_program(&C, "{\"argv\":[\"echo\",\"bye\"]}", &pane);
 	text = pmx_read_all(&C, id, 10000, &d);
 	assert_string_equal(text, "bye\n");
-	t0 = now_ms();
-	for (;;) {
-		out = pmx_tmux(&C, "list-panes", "-a", "-F", "#{pane_id}", NULL);
-		if (!pmx_has_line(out, pane)) {
-			free(out);
-			break;
-		}
-		free(out);
-		assert_true(now_ms() - t0 < 5000);
-		usleep(10000);
-	}
+	assert_true(pmx_wait_pane_gone(&C, pane, 5000));
 	free(text);
 	json_doc_free(d);
 	free(id);
@@ -748,18 +724,8 @@ test_from_pane(void **state)
 	free(args);
 	assert_false(pmx_is_error(d));
 	json_doc_free(d);
-	{
-		int64_t	t0 = now_ms();
-
-		while ((out = pmx_tmux(&C, "list-panes", "-a", "-F",
-		    "#{pane_id}", NULL)) != NULL && pmx_has_line(out, pane)) {
-			free(out);
-			if (now_ms() - t0 > 5000)
-				fail_msg("kept pane %s stayed after stop", pane);
-			usleep(10000);
-		}
-		free(out);
-	}
+	if (!pmx_wait_pane_gone(&C, pane, 5000))
+		fail_msg("kept pane %s stayed after stop", pane);
 	free(id);
 	free(pane);
 

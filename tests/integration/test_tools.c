@@ -123,13 +123,8 @@ pane_exists(const char *pane)
 static void
 wait_pane_gone(const char *pane)
 {
-	int64_t	t0 = now_ms();
-
-	while (pane_exists(pane)) {
-		if (now_ms() - t0 > 5000)
-			fail_msg("pane %s is still there", pane);
-		usleep(10000);
-	}
+	if (!pmx_wait_pane_gone(&C, pane, 5000))
+		fail_msg("pane %s is still there", pane);
 }
 
 /* run_program: one call, output and status. */

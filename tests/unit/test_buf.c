@@ -18,22 +18,15 @@
 
 #include <cmocka.h>
 
+#include "rand.h"
+
 #include "buf.h"
 #include "xmalloc.h"
 
 #define TEST_DRAIN_BYTES	(64 * 1024)
 
-static unsigned long	test_rng = 2463534242UL;
-
-/* A small xorshift generator: the same inputs on every run. */
-static unsigned long
-test_rand(void)
-{
-	test_rng ^= test_rng << 13;
-	test_rng ^= test_rng >> 7;
-	test_rng ^= test_rng << 17;
-	return (test_rng);
-}
+static uint64_t	test_rng = 2463534242ULL;
+#define test_rand()	test_xorshift(&test_rng)
 
 /*
  * Pins: draining a 64 KiB buffer one byte at a time moves at most 64 KiB

@@ -20,23 +20,16 @@
 
 #include <cmocka.h>
 
+#include "rand.h"
+
 #include "buf.h"
 #include "strip.h"
 #include "xmalloc.h"
 
 #define TEST_MODES	4	/* whole, byte by byte, random, random small */
 
-static unsigned long	test_rng = 88172645463325252UL;
-
-/* A small xorshift generator: the same inputs on every run. */
-static unsigned long
-test_rand(void)
-{
-	test_rng ^= test_rng << 13;
-	test_rng ^= test_rng >> 7;
-	test_rng ^= test_rng << 17;
-	return (test_rng);
-}
+static uint64_t	test_rng = 88172645463325252ULL;
+#define test_rand()	test_xorshift(&test_rng)
 
 /* Strip in chunks chosen by mode; returns the text (caller frees buf). */
 static void

@@ -17,20 +17,13 @@
 
 #include <cmocka.h>
 
+#include "rand.h"
+
 #include "textbuf.h"
 #include "xmalloc.h"
 
-static unsigned long	test_rng = 2463534242UL;
-
-/* A small xorshift generator: the same inputs on every run. */
-static unsigned long
-test_rand(void)
-{
-	test_rng ^= test_rng << 13;
-	test_rng ^= test_rng >> 7;
-	test_rng ^= test_rng << 17;
-	return (test_rng);
-}
+static uint64_t	test_rng = 2463534242ULL;
+#define test_rand()	test_xorshift(&test_rng)
 
 /* A textbuf holding s, without a ceiling. */
 static void

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "rand.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,15 +178,13 @@ test_random(void **state)
 	unsigned char	 s[64];
 	uint32_t	 a[64], b[64], rcp;
 	size_t		 la[64], lb[64], na, nb, i, k, n, off, rl, bad;
-	unsigned long	 x = 2463534242UL;
+	uint64_t	 x = 2463534242ULL;
 
 	(void)state;
 	for (i = 0; i < 200000; i++) {
 		n = 1 + i % 16;
 		for (k = 0; k < n; k++) {
-			x ^= x << 13;
-			x ^= x >> 17;
-			x ^= x << 5;
+			test_xorshift(&x);
 			s[k] = (x & 3) == 0 ? (x >> 8) & 0x7f :
 			    0x80 | ((x >> 8) & 0x7f);
 		}
