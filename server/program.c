@@ -67,7 +67,8 @@ struct program {
 	int64_t			 text_ms;	/* when text last came */
 	int64_t			 keys_ms;	/* when keys were last sent */
 	bool			 keys_pending;	/* since the last waiting check */
-	bool			 was_waiting;	/* what the last check saw */
+	bool			 was_waiting;	/* a check saw it, confirmed */
+	int64_t			 yes_ms;	/* first seen waiting, or 0 */
 	int64_t			 check_ms;	/* next scheduled check */
 	uint64_t		 episode;	/* waiting episodes seen */
 	uint64_t		 episode_told;	/* the last one a call reported */
@@ -76,6 +77,8 @@ struct program {
 	int			 notifying;	/* depth of program_notify */
 	struct program		*next;
 };
+
+static void	program_episode_begin(struct program *);
 
 static struct {
 	struct program	*list;
@@ -466,6 +469,7 @@ program_link_text(struct program *p, const char *b, size_t len)
 	textbuf_append(&p->text, b, len);
 	p->text_ms = now_ms();
 	p->check_ms = p->text_ms + PROGRAM_QUIET_MS;	/* back to fast */
+	p->yes_ms = 0;			/* it wrote: look again */
 	program_notify(p, PROGRAM_TEXT);
 }
 
@@ -715,10 +719,16 @@ program_keys_sent(struct program *p)
 {
 	p->keys_ms = now_ms();
 	p->keys_pending = true;
+	p->yes_ms = 0;
 	p->check_ms = p->keys_ms + PROGRAM_KEYS_SETTLE_MS;
 }
 
-/* Look now: does it wait for keyboard input? Counts episodes. */
+/*
+ * Look now: does it wait for keyboard input? Text it wrote just before
+ * it blocked may still be on its way through tmux, so a wait counts for
+ * an episode only once seen again PROGRAM_CONFIRM_MS later with no text
+ * or keys between (yes_ms marks the first sight).
+ */
 bool
 program_waiting(struct program *p)
 {
@@ -738,15 +748,28 @@ program_waiting(struct program *p)
 		textbuf_unfinished(t, 0, 1, &s, &e);
 		w = e > s;
 	}
-	/* Keys just typed may not have been read yet: not a new episode. */
-	if (p->keys_pending && now - p->keys_ms < PROGRAM_KEYS_SETTLE_MS)
-		return (w);
-	if (w && (!p->was_waiting || p->keys_pending))
+	if (!w) {
+		p->yes_ms = 0;
+		p->was_waiting = false;
+		return (false);
+	}
+	if (p->yes_ms == 0)
+		p->yes_ms = now;
+	/* Keys just typed may not have been read yet: not confirmed. */
+	if (now - p->yes_ms >= PROGRAM_CONFIRM_MS &&
+	    now - p->keys_ms >= PROGRAM_KEYS_SETTLE_MS)
+		program_episode_begin(p);
+	return (true);
+}
+
+/* It waits, for sure: a new episode if it did not before, or keys came. */
+static void
+program_episode_begin(struct program *p)
+{
+	if (!p->was_waiting || p->keys_pending)
 		p->episode++;
-	if (w)
-		p->keys_pending = false;
-	p->was_waiting = w;
-	return (w);
+	p->keys_pending = false;
+	p->was_waiting = true;
 }
 
 /*
@@ -776,10 +799,13 @@ program_waiting_due(struct program *p, int64_t now, int64_t *next)
 	return (p->was_waiting && p->episode > p->episode_told);
 }
 
-/* A call reported that p waits for input: this episode is told. */
+/* A call reported that p waits for input (a check just saw it): this
+ * episode is told, confirmed or not yet. */
 void
 program_episode_tell(struct program *p)
 {
+	if (p->yes_ms != 0)
+		program_episode_begin(p);
 	p->episode_told = p->episode;
 }
 

@@ -267,6 +267,7 @@ int64_t		 program_started_real(const struct program *);
 #define PROGRAM_QUIET_MS	30	/* quiet this long before a check */
 #define PROGRAM_UNKNOWN_MS	500	/* /proc cannot tell: a line this still */
 #define PROGRAM_KEYS_SETTLE_MS	100	/* keys typed: let it read them */
+#define PROGRAM_CONFIRM_MS	40	/* seen waiting again this much later */
 int64_t		 program_quiet_since(const struct program *);
 int64_t		 program_text_ms(const struct program *);
 void		 program_keys_sent(struct program *);

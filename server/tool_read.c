@@ -312,7 +312,8 @@ tool_read_park(struct tool_read_wait *w)
 	w->req->state = w;
 	w->parked = true;
 	program_wait(w->p, tool_read_event, w);
-	mcp_req_park(w->req);
+	if (!w->req->parked)	/* (send_keys' is, since it went to tmux) */
+		mcp_req_park(w->req);
 	tool_read_look(w);
 }
 
