@@ -2343,7 +2343,11 @@ bench_wanted(const char *group)
 	return (only == NULL || *only == '\0' || strstr(only, group) != NULL);
 }
 
-/* The helper the wake figure starts: sleep, then print the time. */
+/*
+ * The helper the wake figure starts: sleep, print the time, and stay a
+ * while (stop_program ends it), so the read wakes on a lone line and not
+ * on the program's end.
+ */
 static int
 stamp_main(const char *ms)
 {
@@ -2352,7 +2356,10 @@ stamp_main(const char *ms)
 
 	sleep_ms(atoi(ms));
 	n = snprintf(line, sizeof line, "%lld\n", (long long)realtime_ns());
-	return (write(1, line, (size_t)n) == n ? 0 : 1);
+	if (write(1, line, (size_t)n) != n)
+		return (1);
+	sleep_ms(2000);
+	return (0);
 }
 
 /* Run every figure; print the table; write the JSON. */
