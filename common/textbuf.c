@@ -258,3 +258,39 @@ textbuf_tail(const struct textbuf *tb, size_t max_lines, size_t max_chars,
 	pg->lines = lines;
 	pg->chars = total;
 }
+
+/* After the last LF in the text, or 0. */
+size_t
+textbuf_line_start(const struct textbuf *tb)
+{
+	const char	*lf;
+
+	if (tb->len == 0)
+		return (0);
+	lf = memrchr(tb->data, '\n', tb->len);
+	return (lf != NULL ? (size_t)(lf - tb->data) + 1 : 0);
+}
+
+/* The unfinished last line after from, whole characters, at most
+ * max_chars of its last ones. */
+void
+textbuf_unfinished(const struct textbuf *tb, size_t from, size_t max_chars,
+    size_t *start, size_t *end)
+{
+	const char	*lf;
+	size_t		 s, e, n;
+
+	e = textbuf_whole(tb);
+	s = from < e ? from : e;
+	if (e > s && (lf = memrchr(tb->data + s, '\n', e - s)) != NULL)
+		s = (size_t)(lf - tb->data) + 1;
+	/* Keep the last max_chars characters. */
+	for (n = 0, *end = e; e > s; e--) {
+		if (!utf8_is_cont(tb->data[e - 1]) && ++n > max_chars)
+			break;
+	}
+	if (e > s)
+		while (e < *end && utf8_is_cont(tb->data[e]))
+			e++;
+	*start = e > s ? e : s;
+}

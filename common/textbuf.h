@@ -67,4 +67,16 @@ int	textbuf_page(const struct textbuf *, size_t cursor, size_t max_lines,
 void	textbuf_tail(const struct textbuf *, size_t max_lines, size_t max_chars,
 	    struct page *pg);
 
+/*
+ * The line still being written: [*start, *end) is the text after the last
+ * LF (but not before from), up to the last whole character, at most its
+ * last max_chars characters. Empty (start == end) when the text ends on
+ * a LF.
+ */
+void	textbuf_unfinished(const struct textbuf *, size_t from,
+	    size_t max_chars, size_t *start, size_t *end);
+
+/* Where the line still being written starts: after the last LF. */
+size_t	textbuf_line_start(const struct textbuf *);
+
 #endif

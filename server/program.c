@@ -30,6 +30,7 @@
 #include "log.h"
 #include "server.h"
 #include "timeutil.h"
+#include "ttywait.h"
 #include "xmalloc.h"
 
 struct program_waiter {
@@ -62,10 +63,22 @@ struct program {
 	char			*why;
 	uint64_t		 ended_seq;	/* order of ending */
 
+	/* Waiting for input (program_waiting and friends). */
+	int64_t			 text_ms;	/* when text last came */
+	int64_t			 keys_ms;	/* when keys were last sent */
+	bool			 keys_pending;	/* since the last waiting check */
+	bool			 was_waiting;	/* a check saw it, confirmed */
+	int64_t			 yes_ms;	/* first seen waiting, or 0 */
+	int64_t			 check_ms;	/* next scheduled check */
+	uint64_t		 episode;	/* waiting episodes seen */
+	uint64_t		 episode_told;	/* the last one a call reported */
+
 	struct program_waiter	*waiters;
 	int			 notifying;	/* depth of program_notify */
 	struct program		*next;
 };
+
+static void	program_episode_begin(struct program *);
 
 static struct {
 	struct program	*list;
@@ -454,6 +467,9 @@ void
 program_link_text(struct program *p, const char *b, size_t len)
 {
 	textbuf_append(&p->text, b, len);
+	p->text_ms = now_ms();
+	p->check_ms = p->text_ms + PROGRAM_QUIET_MS;	/* back to fast */
+	p->yes_ms = 0;			/* it wrote: look again */
 	program_notify(p, PROGRAM_TEXT);
 }
 
@@ -642,6 +658,126 @@ program_fixture(struct program *p, struct program_spec *spec,
 	p->state = PROGRAM_RUNNING;
 	if (ended)
 		program_end(p, "completed", 0, 0, false, NULL);
+}
+
+/*
+ * Waiting for input. A check looks at /proc (ttywait.c) for the pane's
+ * foreground group blocked reading its terminal; where /proc cannot tell,
+ * an unfinished line left unchanged for PROGRAM_UNKNOWN_MS counts. An
+ * episode begins when a check sees it waiting after one saw it not
+ * waiting, or after keys were sent to it; a call reports an episode once
+ * (program_episode_tell), so a program that keeps waiting does not make
+ * every later read an instant empty answer.
+ */
+
+/* When it last printed, or keys were typed into it: quiet since then. */
+int64_t
+program_quiet_since(const struct program *p)
+{
+	return (p->keys_ms > p->text_ms ? p->keys_ms : p->text_ms);
+}
+
+/* When it last printed (0: never). */
+int64_t
+program_text_ms(const struct program *p)
+{
+	return (p->text_ms);
+}
+
+/* Keys were sent to its pane. */
+void
+program_keys_sent(struct program *p)
+{
+	p->keys_ms = now_ms();
+	p->keys_pending = true;
+	p->yes_ms = 0;
+	p->check_ms = p->keys_ms + PROGRAM_KEYS_SETTLE_MS;
+}
+
+/*
+ * Look now: does it wait for keyboard input? Text it wrote just before
+ * it blocked may still be on its way through tmux, so a wait counts for
+ * an episode only once seen again PROGRAM_CONFIRM_MS later with no text
+ * or keys between (yes_ms marks the first sight).
+ */
+bool
+program_waiting(struct program *p)
+{
+	const struct textbuf	*t = &p->text;
+	enum ttywait		 tw;
+	size_t			 s, e;
+	int64_t			 now = now_ms();
+	bool			 w;
+
+	if (!p->launched || p->state != PROGRAM_RUNNING || p->pane == NULL ||
+	    pane_pid(p->pane) <= 0)
+		return (false);
+	tw = ttywait_check(pane_pid(p->pane));
+	w = tw == TTYWAIT_YES;
+	if (tw == TTYWAIT_UNKNOWN &&
+	    now - program_quiet_since(p) >= PROGRAM_UNKNOWN_MS) {
+		textbuf_unfinished(t, 0, 1, &s, &e);
+		w = e > s;
+	}
+	if (!w) {
+		p->yes_ms = 0;
+		p->was_waiting = false;
+		return (false);
+	}
+	if (p->yes_ms == 0)
+		p->yes_ms = now;
+	/* Keys just typed may not have been read yet: not confirmed. */
+	if (now - p->yes_ms >= PROGRAM_CONFIRM_MS &&
+	    now - p->keys_ms >= PROGRAM_KEYS_SETTLE_MS)
+		program_episode_begin(p);
+	return (true);
+}
+
+/* It waits, for sure: a new episode if it did not before, or keys came. */
+static void
+program_episode_begin(struct program *p)
+{
+	if (!p->was_waiting || p->keys_pending)
+		p->episode++;
+	p->keys_pending = false;
+	p->was_waiting = true;
+}
+
+/*
+ * For a call waiting on p at now: check if a check is due (quiet for
+ * PROGRAM_QUIET_MS, then every 50 ms for 2 s of quiet, every 250 ms
+ * until 30 s, then every second). True when p waits for input in an
+ * episode no call has reported yet. *next is when to ask again.
+ */
+bool
+program_waiting_due(struct program *p, int64_t now, int64_t *next)
+{
+	int64_t	quiet = now - program_quiet_since(p), step;
+
+	*next = DEADLINE_NONE;
+	if (!p->launched || p->state != PROGRAM_RUNNING)
+		return (false);
+	if (quiet < PROGRAM_QUIET_MS) {
+		*next = program_quiet_since(p) + PROGRAM_QUIET_MS;
+		return (false);
+	}
+	if (now >= p->check_ms) {
+		program_waiting(p);
+		step = quiet < 2000 ? 50 : quiet < 30000 ? 250 : 1000;
+		p->check_ms = now + step;
+	}
+	*next = p->check_ms;
+	return (p->was_waiting && p->episode > p->episode_told);
+}
+
+/* A call reported that p waits for input (a check just saw it): this
+ * episode is told, confirmed or not yet. */
+void
+program_episode_tell(struct program *p)
+{
+	if (p->yes_ms != 0)
+		program_episode_begin(p);
+	p->episode_told = p->episode;
 }
 
 /* "SIGTERM" for SIGTERM; NULL for none. */

@@ -154,6 +154,11 @@ extern const struct tool_entry tool_list_entry;
 extern const struct tool_entry tool_pane_capture_entry;
 extern const struct tool_entry tool_pane_send_entry;
 
+/* tool_read.c — send_keys' reply is read as a read is */
+struct program;
+void	tool_read_reply(struct req *, struct program *, const char *pane,
+	    size_t typed_from, int64_t timeout_ms, int64_t deadline);
+
 /* tool_program.c — how the program tools describe a program */
 struct program;
 const char *tool_program_text_at(const struct textbuf *, size_t off);
@@ -161,6 +166,9 @@ bool	tool_program_complete(const struct program *);
 void	tool_program_put_status(struct jw *, const struct program *);
 void	tool_program_status_line(struct buf *, const struct program *,
 	    size_t cursor, bool all_read);
+void	tool_program_status_talk(struct buf *, const struct program *,
+	    size_t cursor, bool all_read, bool waiting, const char *unfinished,
+	    size_t unfinished_len);
 void	tool_program_unknown(struct req *, const char *id);
 
 /* loop.c — the one poll loop: descriptor callbacks and timers */
@@ -295,6 +303,18 @@ bool		 program_cut(const struct program *);
 const char	*program_why(const struct program *);
 int64_t		 program_started_ms(const struct program *);
 int64_t		 program_started_real(const struct program *);
+/* Waiting for input: checked in /proc only while a call needs it. */
+#define PROGRAM_QUIET_MS	30	/* quiet this long before a check */
+#define PROGRAM_UNKNOWN_MS	500	/* /proc cannot tell: a line this still */
+#define PROGRAM_KEYS_SETTLE_MS	100	/* keys typed: let it read them */
+#define PROGRAM_CONFIRM_MS	40	/* seen waiting again this much later */
+int64_t		 program_quiet_since(const struct program *);
+int64_t		 program_text_ms(const struct program *);
+void		 program_keys_sent(struct program *);
+bool		 program_waiting(struct program *);
+bool		 program_waiting_due(struct program *, int64_t now,
+		     int64_t *next);
+void		 program_episode_tell(struct program *);
 /* From pane.c and reaper_link.c: what happened to the program. */
 void		 program_pane_made(struct program *);
 void		 program_pane_piped(struct program *);

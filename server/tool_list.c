@@ -1,5 +1,6 @@
 /*
- * tool_list.c — list_programs: every program the server holds.
+ * tool_list.c — list_programs: every program the server holds, and for
+ * each whether it waits for input now (a look in /proc) and at what line.
  */
 #include <stdio.h>
 #include <time.h>
@@ -29,9 +30,11 @@ tool_list_run(struct req *req, const struct json *args)
 	const struct program_spec	*spec;
 	struct toolres			 res;
 	struct program			*p;
+	const struct textbuf		*t;
 	const char			*pane;
 	int64_t				 now = now_ms(), left;
-	size_t				 i, n = 0;
+	size_t				 i, n = 0, us, ue;
+	bool				 waiting;
 
 	(void)args;
 	toolres_init(&res);
@@ -63,10 +66,31 @@ tool_list_run(struct req *req, const struct json *args)
 		left = program_started_ms(p) + spec->lifetime_ms - now;
 		jw_key(&res.w, "lifetimeLeftMs");
 		jw_int(&res.w, program_ended(p) || left < 0 ? 0 : left);
+		t = program_text(p);
+		us = ue = 0;
+		waiting = false;
+		if (!program_ended(p)) {
+			textbuf_unfinished(t, 0, 2000, &us, &ue);
+			waiting = program_waiting(p);
+		}
+		jw_key(&res.w, "waitingForInput");
+		jw_bool(&res.w, waiting);
+		jw_key(&res.w, "unfinishedLine");
+		jw_strn(&res.w, tool_program_text_at(t, us), ue - us);
 		jw_obj_end(&res.w);
-		buf_printf(&res.text, "%s %s %s %s\n", program_id(p),
+		buf_printf(&res.text, "%s %s %s %s", program_id(p),
 		    pane ? pane : "-", program_outcome(p),
 		    spec->argv[spec->shown]);
+		if (waiting)
+			buf_adds(&res.text, ", waiting for input");
+		if (ue > us) {
+			buf_adds(&res.text, waiting ? " at \"" :
+			    ", unfinished line \"");
+			buf_add(&res.text, tool_program_text_at(t, us),
+			    ue - us);
+			buf_addc(&res.text, '"');
+		}
+		buf_addc(&res.text, '\n');
 		n++;
 	}
 	jw_arr_end(&res.w);

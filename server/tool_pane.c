@@ -12,7 +12,10 @@
  * paneId is asked about that the last list did not hold; the call waits
  * for that answer. While tmux answers, a request's state is its struct
  * tool_pane_op; keys for a program of ours not yet running wait as a
- * waiter on that program (program_wait).
+ * waiter on that program (program_wait). With timeoutMs on a program's
+ * pane, once tmux took the keys the request waits for the program's
+ * reply as a read does (tool_read_reply), from the start of the line the
+ * keys were typed into.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -183,6 +186,10 @@ struct tool_pane_op {
 	 * its arguments. */
 	void		(*then)(struct req *, const struct json *);
 	struct json_doc	*args;
+	int64_t		 wait_ms;	/* send_keys' timeoutMs */
+	int64_t		 deadline;	/* when that wait ends */
+	uint64_t	 prog;		/* the program whose pane it is, or 0 */
+	size_t		 typed_from;	/* where the line typed into began */
 };
 
 static void	tool_pane_op_free(struct tool_pane_op *);
@@ -375,7 +382,9 @@ static void
 tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
 {
 	struct tool_pane_op	*op = arg;
+	struct program	*p = op->prog != 0 ? program_by_seq(op->prog) : NULL;
 	struct toolres	 res;
+	struct req	*req;
 
 	(void)len;
 	if (op->req == NULL) {
@@ -384,6 +393,17 @@ tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
 	}
 	if (!ok) {
 		tool_pane_fail(op, "send_keys", out);
+		tool_pane_op_free(op);
+		return;
+	}
+	if (p != NULL)
+		program_keys_sent(p);	/* now in its terminal */
+	if (op->wait_ms > 0 && p != NULL) {
+		req = op->req;
+		req->state = NULL;
+		op->req = NULL;
+		tool_read_reply(req, p, op->pane, op->typed_from, op->wait_ms,
+		    op->deadline);
 		tool_pane_op_free(op);
 		return;
 	}
@@ -396,6 +416,10 @@ tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
 	jw_obj_end(&res.w);
 	buf_printf(&res.text, "sent to %s%s", op->pane, op->enter ?
 	    ", then Enter" : "");
+	if (op->wait_ms > 0)
+		buf_printf(&res.text, "; timeoutMs was not waited: %s is not "
+		    "the pane of a program progmux started, so there is no "
+		    "reply to read (capture_pane shows its screen)", op->pane);
 	tool_pane_reply(op, &res);
 	toolres_free(&res);
 	tool_pane_op_free(op);
@@ -420,9 +444,17 @@ tool_pane_send_step(void *arg, bool ok, const char *out, size_t len)
 static void
 tool_pane_send_issue(struct tool_pane_op *op)
 {
-	struct buf	b = BUF_INIT;
-	bool		enter = op->enter;
-	size_t		len = op->keys_len;
+	struct buf	 b = BUF_INIT;
+	struct program	*p;
+	bool		 enter = op->enter;
+	size_t		 len = op->keys_len;
+
+	/* The reply is read from the start of the line typed into. */
+	if ((p = program_by_pane(op->pane)) != NULL) {
+		op->prog = program_seq(p);
+		op->typed_from = textbuf_line_start(program_text(p));
+		program_keys_sent(p);
+	}
 
 	if (len > 0) {
 		buf_printf(&b, "send-keys -t %s%s -- ", op->pane, op->literal ?
@@ -471,6 +503,10 @@ tool_pane_send(struct req *req, const struct json *args)
 	op->keys_len = len;
 	op->literal = tools_arg_bool(args, "literal", false);
 	op->enter = tools_arg_bool(args, "enter", true);
+	op->wait_ms = tools_arg_int(args, "timeoutMs", 0);
+	if (op->wait_ms > cfg.wait_max_ms)
+		op->wait_ms = cfg.wait_max_ms;
+	op->deadline = now_ms() + op->wait_ms;
 	tool_pane_park(req, op);
 	/*
 	 * A program of ours whose pane exists but which has not yet been

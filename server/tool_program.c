@@ -49,6 +49,16 @@ void
 tool_program_status_line(struct buf *b, const struct program *p,
     size_t cursor, bool all_read)
 {
+	tool_program_status_talk(b, p, cursor, all_read, false, NULL, 0);
+}
+
+/* The status line, saying whether it waits for input and at what line:
+ * "[p3: running, waiting for input at "Proceed? [y/N] "; cursor 10]". */
+void
+tool_program_status_talk(struct buf *b, const struct program *p,
+    size_t cursor, bool all_read, bool waiting, const char *unfinished,
+    size_t unfinished_len)
+{
 	const char	*o = program_outcome(p), *sig;
 	bool		 ended = program_ended(p);
 
@@ -60,6 +70,13 @@ tool_program_status_line(struct buf *b, const struct program *p,
 		buf_printf(b, ", %s", sig);
 	if (ended && program_why(p) != NULL && strcmp(o, "completed") != 0)
 		buf_printf(b, " (%s)", program_why(p));
+	if (waiting)
+		buf_adds(b, ", waiting for input");
+	if (unfinished_len > 0) {
+		buf_adds(b, waiting ? " at \"" : ", unfinished line \"");
+		buf_add(b, unfinished, unfinished_len);
+		buf_addc(b, '"');
+	}
 	buf_printf(b, "; cursor %zu%s]", cursor, all_read ? ", all read" :
 	    ended ? ", more to read" : "");
 }

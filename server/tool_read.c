@@ -1,11 +1,25 @@
 /*
- * tool_read.c — read_program: a program's text from a cursor.
+ * tool_read.c — read_program: a program's text from a cursor; and the
+ * reply send_keys waits for with timeoutMs, read the same way.
  *
- * A read answers at once when a page is there (or the program is over);
- * otherwise it waits as a struct tool_read_wait registered on its program
- * (program_wait), and answers when text comes, the program stops or ends
- * or is dropped, or its timeout passes.
+ * A read answers at once when the program is over or timeoutMs is 0.
+ * Otherwise it waits as a struct tool_read_wait registered on its program
+ * (program_wait) and answers when:
+ *
+ *   - it has new whole lines and the burst is over: the page is full, the
+ *     program has been quiet TOOL_READ_QUIET_MS, or TOOL_READ_BURST_MS have
+ *     passed since the read first had text (so what a program prints in
+ *     one go comes in one answer, and a lone line within ~25 ms);
+ *   - with until, a whole line matches (the text ends with it), or a full
+ *     page came first;
+ *   - the program waits for keyboard input in an episode no call has
+ *     reported (program_waiting_due), however little text there is;
+ *   - the program stops, ends or is dropped, or the timeout passes.
+ *
+ * The request's deadline is the earliest of these timers; each time it
+ * passes, the read looks again (tool_read_eval) and answers or re-arms.
  */
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,18 +28,35 @@
 #include "xmalloc.h"
 
 #define TOOL_READ_WAIT_MS	30000	/* timeoutMs by default */
+#define TOOL_READ_QUIET_MS	15	/* a burst is over after this quiet */
+#define TOOL_READ_BURST_MS	200	/* and at most this after it began */
+#define TOOL_READ_UNF_CHARS	2000	/* unfinishedLine's last characters */
 
-/* A read and what it asked. */
+/* A read (or send_keys' reply) and what it asked. */
 struct tool_read_wait {
 	struct req	*req;
 	struct program	*p;
-	int64_t		 cursor;
-	int64_t		 max_lines;
+	size_t		 cursor;
+	size_t		 max_lines;
 	int64_t		 timeout_ms;	/* effective */
+	int64_t		 deadline;	/* when the timeout passes */
+	int64_t		 burst_ms;	/* when it first had text, or 0 */
 	bool		 parked;	/* waiting on p */
+	bool		 woke_waiting;	/* answered for a new episode */
+
+	bool		 has_until;
+	regex_t		 until;
+	size_t		 scan;		/* until: the next line to match */
+	size_t		 match_end;	/* after the matching line, or 0 */
+	char		*line;		/* a line copied for regexec */
+	size_t		 line_cap;
+
+	char		*pane;		/* send_keys' reply: its pane */
+	size_t		 typed_from;	/* the line the keys went into */
 };
 
 static void	tool_read_event(struct program *, enum program_event, void *);
+static const struct tool_entry tool_read_send_entry;
 
 /* Is the program over, for a read: stopping or ended? */
 static bool
@@ -34,9 +65,135 @@ tool_read_over(const struct program *p)
 	return (program_ended(p) || program_state(p) == PROGRAM_STOPPING);
 }
 
+/* Free a read's state. */
+static void
+tool_read_free(struct tool_read_wait *w)
+{
+	if (w->has_until)
+		regfree(&w->until);
+	free(w->line);
+	free(w->pane);
+	free(w);
+}
+
+/* The page at the read's cursor (over: the final line counts). */
+static int
+tool_read_page(struct tool_read_wait *w, bool over, struct page *pg,
+    char **cause)
+{
+	return (textbuf_page(program_text(w->p), w->cursor, w->max_lines,
+	    TEXTBUF_PAGE_CHARS, over, pg, cause));
+}
+
+/* Is a page full: does a whole line (or a cut one) follow it? */
+static bool
+tool_read_full(struct tool_read_wait *w, const struct page *pg)
+{
+	struct page	 next;
+
+	if (pg->lines >= w->max_lines)
+		return (true);
+	if (textbuf_page(program_text(w->p), pg->end, 1, TEXTBUF_PAGE_CHARS,
+	    false, &next, NULL) == -1)
+		return (false);
+	return (next.end > next.start);
+}
+
+/*
+ * until: match the whole lines of the page not yet looked at, from where
+ * the last look got to. True (match_end set) when one matches.
+ */
+static bool
+tool_read_match(struct tool_read_wait *w, const struct page *pg)
+{
+	const struct textbuf	*t = program_text(w->p);
+	const char		*lf;
+	size_t			 n;
+
+	if (w->scan < pg->start)
+		w->scan = pg->start;
+	while (w->scan < pg->end) {
+		lf = memchr(t->data + w->scan, '\n', pg->end - w->scan);
+		if (lf == NULL)
+			break;		/* a cut or final line: not whole */
+		n = (size_t)(lf - (t->data + w->scan));
+		if (n + 1 > w->line_cap) {
+			w->line_cap = n + 1;
+			w->line = xrealloc(w->line, w->line_cap);
+		}
+		memcpy(w->line, t->data + w->scan, n);
+		w->line[n] = '\0';
+		w->scan += n + 1;
+		if (regexec(&w->until, w->line, 0, NULL, 0) == 0) {
+			w->match_end = w->scan;
+			return (true);
+		}
+	}
+	return (false);
+}
+
+/*
+ * Could the read answer now? If not, *next is when to look again. Text
+ * before floor (the line send_keys typed into) is not yet a reply.
+ */
+static bool
+tool_read_eval(struct tool_read_wait *w, int64_t now, int64_t *next)
+{
+	struct program		*p = w->p;
+	const struct textbuf	*t = program_text(p);
+	struct page		 pg;
+	const char		*lf;
+	size_t			 floor = w->cursor;
+	int64_t			 at, check;
+
+	*next = w->deadline;
+	if (tool_read_over(p) || now >= w->deadline)
+		return (true);
+	if (tool_read_page(w, false, &pg, NULL) == -1)
+		return (true);
+	if (w->pane != NULL) {
+		lf = w->typed_from < t->len ? memchr(t->data + w->typed_from,
+		    '\n', t->len - w->typed_from) : NULL;
+		floor = lf != NULL ? (size_t)(lf - t->data) + 1 : SIZE_MAX;
+	}
+	if (w->has_until) {
+		if (tool_read_match(w, &pg) || tool_read_full(w, &pg))
+			return (true);
+	} else if (pg.end > pg.start && pg.end > floor) {
+		/* Gather the burst. */
+		if (w->burst_ms == 0)
+			w->burst_ms = now;
+		if (tool_read_full(w, &pg) ||
+		    now - program_text_ms(p) >= TOOL_READ_QUIET_MS ||
+		    now - w->burst_ms >= TOOL_READ_BURST_MS)
+			return (true);
+		at = program_text_ms(p) + TOOL_READ_QUIET_MS;
+		if (w->burst_ms + TOOL_READ_BURST_MS < at)
+			at = w->burst_ms + TOOL_READ_BURST_MS;
+		if (at < *next)
+			*next = at;
+	}
+	if (program_waiting_due(p, now, &check)) {
+		w->woke_waiting = true;
+		return (true);
+	}
+	if (check < *next)
+		*next = check;
+	return (false);
+}
+
+/* unfinishedLine: text[s, e). */
+static void
+tool_read_put_unfinished(struct jw *jw, const struct textbuf *t, size_t s,
+    size_t e)
+{
+	jw_key(jw, "unfinishedLine");
+	jw_strn(jw, tool_program_text_at(t, s), e - s);
+}
+
 /* Answer a read: the page at its cursor and how the program stands. */
 static void
-tool_read_answer(struct tool_read_wait *w, bool timed_out)
+tool_read_answer(struct tool_read_wait *w)
 {
 	struct program		*p = w->p;
 	const struct textbuf	*t = program_text(p);
@@ -44,25 +201,42 @@ tool_read_answer(struct tool_read_wait *w, bool timed_out)
 	struct toolres		 res;
 	struct page		 pg;
 	char			*cause = NULL;
-	bool			 over, all_read;
+	size_t			 us = 0, ue = 0;
+	bool			 over, all_read, waiting = false;
 
 	if (w->parked)
 		program_unwait(p, tool_read_event, w);
 	req->state = NULL;
 	toolres_init(&res);
 	over = tool_read_over(p);
-	if (textbuf_page(t, (size_t)w->cursor,
-	    w->max_lines > 0 ? (size_t)w->max_lines : SIZE_MAX,
-	    TEXTBUF_PAGE_CHARS, over, &pg, &cause) == -1) {
+	if (tool_read_page(w, over, &pg, &cause) == -1) {
 		toolres_error(&res, "%s", cause);
 		free(cause);
 		goto done;
 	}
-	if (timed_out && pg.end == pg.start && !over)
-		pg.end = pg.start = (size_t)w->cursor;
+	if (pg.end == pg.start && !over)
+		pg.end = pg.start = w->cursor;	/* the cursor it was given */
+	if (w->match_end != 0)
+		pg.end = w->match_end;
+	else if (w->has_until && tool_read_match(w, &pg))
+		pg.end = w->match_end;	/* (the final page may match) */
 	all_read = over && pg.end == t->len;
+	if (!over) {
+		textbuf_unfinished(t, pg.end, TOOL_READ_UNF_CHARS, &us, &ue);
+		waiting = w->woke_waiting || program_waiting(p);
+		if (waiting)
+			program_episode_tell(p);
+	}
 
 	jw_obj_begin(&res.w);
+	if (w->pane != NULL) {
+		jw_key(&res.w, "paneId");
+		jw_str(&res.w, w->pane);
+		jw_key(&res.w, "sent");
+		jw_bool(&res.w, true);
+		jw_key(&res.w, "programId");
+		jw_str(&res.w, program_id(p));
+	}
 	jw_key(&res.w, "text");
 	jw_strn(&res.w, tool_program_text_at(t, pg.start), pg.end - pg.start);
 	jw_key(&res.w, "cursor");
@@ -71,44 +245,51 @@ tool_read_answer(struct tool_read_wait *w, bool timed_out)
 	jw_bool(&res.w, all_read);
 	jw_key(&res.w, "outcome");
 	jw_str(&res.w, program_outcome(p));
-	tool_program_put_status(&res.w, p);
-	jw_key(&res.w, "outputCut");
-	jw_bool(&res.w, program_cut(p) || t->cut);
-	jw_key(&res.w, "lostEnd");
-	jw_bool(&res.w, program_lost_end(p));
-	jw_key(&res.w, "outputComplete");
-	jw_bool(&res.w, all_read && tool_program_complete(p));
-	jw_key(&res.w, "effectiveTimeoutMs");
-	jw_int(&res.w, w->timeout_ms);
+	tool_read_put_unfinished(&res.w, t, us, ue);
+	jw_key(&res.w, "waitingForInput");
+	jw_bool(&res.w, waiting);
+	if (w->pane == NULL) {
+		tool_program_put_status(&res.w, p);
+		jw_key(&res.w, "outputCut");
+		jw_bool(&res.w, program_cut(p) || t->cut);
+		jw_key(&res.w, "lostEnd");
+		jw_bool(&res.w, program_lost_end(p));
+		jw_key(&res.w, "outputComplete");
+		jw_bool(&res.w, all_read && tool_program_complete(p));
+		jw_key(&res.w, "effectiveTimeoutMs");
+		jw_int(&res.w, w->timeout_ms);
+		if (w->has_until) {
+			jw_key(&res.w, "matched");
+			jw_bool(&res.w, w->match_end != 0);
+		}
+	}
 	jw_obj_end(&res.w);
 
 	buf_add(&res.text, tool_program_text_at(t, pg.start),
 	    pg.end - pg.start);
 	if (pg.end > pg.start && t->data[pg.end - 1] != '\n')
 		buf_addc(&res.text, '\n');
-	tool_program_status_line(&res.text, p, pg.end, all_read);
+	if (w->has_until)
+		buf_adds(&res.text, w->match_end != 0 ? "[until matched the "
+		    "last line]\n" : "[until matched no line yet]\n");
+	tool_program_status_talk(&res.text, p, pg.end, all_read, waiting,
+	    tool_program_text_at(t, us), ue - us);
 done:
-	free(w);
+	tool_read_free(w);
 	tools_reply(req, &res);
 	toolres_free(&res);
 }
 
-/* Could the read be answered now? */
-static bool
-tool_read_ready(struct tool_read_wait *w)
+/* Look again: answer, or wait until the next thing to look at. */
+static void
+tool_read_look(struct tool_read_wait *w)
 {
-	struct page	 pg;
-	char		*cause = NULL;
+	int64_t	next;
 
-	if (tool_read_over(w->p))
-		return (true);
-	if (textbuf_page(program_text(w->p), (size_t)w->cursor,
-	    w->max_lines > 0 ? (size_t)w->max_lines : SIZE_MAX,
-	    TEXTBUF_PAGE_CHARS, false, &pg, &cause) == -1) {
-		free(cause);
-		return (true);
-	}
-	return (pg.end > pg.start);
+	if (tool_read_eval(w, now_ms(), &next))
+		tool_read_answer(w);
+	else
+		w->req->deadline = next;
 }
 
 /* What the program tells a waiting read. */
@@ -118,8 +299,22 @@ tool_read_event(struct program *p, enum program_event ev, void *arg)
 	struct tool_read_wait	*w = arg;
 
 	(void)p;
-	if (ev == PROGRAM_DROP || tool_read_ready(w))
-		tool_read_answer(w, false);
+	if (ev == PROGRAM_DROP)
+		tool_read_answer(w);
+	else
+		tool_read_look(w);
+}
+
+/* Park w on its program until it can answer. */
+static void
+tool_read_park(struct tool_read_wait *w)
+{
+	w->req->state = w;
+	w->parked = true;
+	program_wait(w->p, tool_read_event, w);
+	if (!w->req->parked)	/* (send_keys' is, since it went to tmux) */
+		mcp_req_park(w->req);
+	tool_read_look(w);
 }
 
 /* read_program. */
@@ -128,8 +323,10 @@ tool_read_run(struct req *req, const struct json *args)
 {
 	struct tool_read_wait	*w;
 	struct program		*p;
-	const char		*id;
+	const char		*id, *until;
+	char			 why[256];
 	int64_t			 timeout;
+	int			 rc;
 
 	id = tools_arg_str(args, "programId", NULL);
 	if ((p = program_find(id)) == NULL) {
@@ -142,27 +339,66 @@ tool_read_run(struct req *req, const struct json *args)
 	w = xcalloc(1, sizeof *w);
 	w->req = req;
 	w->p = p;
-	w->cursor = tools_arg_int(args, "cursor", 0);
-	w->max_lines = tools_arg_int(args, "maxLines", 0);
+	w->cursor = (size_t)tools_arg_int(args, "cursor", 0);
+	w->max_lines = (size_t)tools_arg_int(args, "maxLines", 0);
+	if (w->max_lines == 0)
+		w->max_lines = SIZE_MAX;
 	w->timeout_ms = timeout;
+	if ((until = tools_arg_str(args, "until", NULL)) != NULL) {
+		rc = regcomp(&w->until, until, REG_EXTENDED | REG_NOSUB);
+		if (rc != 0) {
+			regerror(rc, &w->until, why, sizeof why);
+			tool_read_free(w);
+			tools_error(req, "until is not a valid POSIX extended "
+			    "regular expression: %s", why);
+			return;
+		}
+		w->has_until = true;
+	}
 	req->state = w;
-	if ((size_t)w->cursor > program_text(p)->len || timeout == 0 ||
-	    tool_read_ready(w)) {
-		tool_read_answer(w, timeout == 0);
+	if (w->cursor > program_text(p)->len || timeout == 0 ||
+	    tool_read_over(p)) {
+		tool_read_answer(w);
 		return;
 	}
-	req->deadline = now_ms() + timeout;
-	w->parked = true;
-	program_wait(p, tool_read_event, w);
-	mcp_req_park(req);
+	w->deadline = now_ms() + timeout;
+	tool_read_park(w);
 }
 
-/* The timeout passed: answer with what there is. */
+/*
+ * send_keys with timeoutMs: the keys went to p's pane; read its reply as
+ * a read would, from typed_from (where the line typed into began), until
+ * deadline. req becomes this read's.
+ */
+void
+tool_read_reply(struct req *req, struct program *p, const char *pane,
+    size_t typed_from, int64_t timeout_ms, int64_t deadline)
+{
+	struct tool_read_wait	*w;
+
+	w = xcalloc(1, sizeof *w);
+	w->req = req;
+	w->p = p;
+	w->cursor = w->typed_from = typed_from;
+	w->max_lines = SIZE_MAX;
+	w->timeout_ms = timeout_ms;
+	w->deadline = deadline;
+	w->pane = xstrdup(pane);
+	req->tool = &tool_read_send_entry;
+	req->state = w;
+	if (tool_read_over(p)) {
+		tool_read_answer(w);
+		return;
+	}
+	tool_read_park(w);
+}
+
+/* A timer passed: look again (the timeout answers). */
 static void
 tool_read_timeout(struct req *req)
 {
 	if (req->state != NULL)
-		tool_read_answer(req->state, true);
+		tool_read_look(req->state);
 }
 
 /* The client gave up on the read. */
@@ -175,10 +411,16 @@ tool_read_cancel(struct req *req)
 		return;
 	program_unwait(w->p, tool_read_event, w);
 	req->state = NULL;
-	free(w);
+	tool_read_free(w);
 }
 
 const struct tool_entry tool_read_entry = {
 	"read_program", tool_read_run, tool_read_cancel, tool_read_timeout,
 	NULL, NULL, NULL
+};
+
+/* What settles send_keys once it waits for the reply (not listed). */
+static const struct tool_entry tool_read_send_entry = {
+	"send_keys", NULL, tool_read_cancel, tool_read_timeout, NULL, NULL,
+	NULL
 };

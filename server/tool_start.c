@@ -5,7 +5,12 @@
  * (program.c). start_program answers once the pane exists; run_program
  * then goes on waiting for the end (or its timeout) and answers with the
  * output. While it waits, a request's state is a struct tool_start_wait,
- * a waiter on its program (program_wait).
+ * a waiter on its program (program_wait). A run also answers early, the
+ * program kept, when the program waits for keyboard input it was not
+ * given (program_waiting_due); the request's deadline is then the
+ * earliest of its timeout and the next check. A run's record stays
+ * readable after its end like any ended program's; without keep, only
+ * its pane goes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +33,8 @@ struct tool_start_wait {
 	bool		 keep;		/* run_program's keep */
 	int64_t		 max_lines;
 	int64_t		 timeout_ms;	/* effective */
+	int64_t		 deadline;	/* a run's: when its timeout passes */
+	bool		 waiting;	/* it answers: the program waits */
 };
 
 static void	tool_start_event(struct program *, enum program_event, void *);
@@ -187,15 +194,18 @@ tool_start_reply(struct tool_start_wait *w)
 	toolres_free(&res);
 }
 
-/* A text's last page as run_program returns it. */
+/* A text's last page as run_program returns it: up to upto (the start
+ * of the line still being written, while the program runs). */
 static void
 tool_start_tail(struct jw *jw, struct buf *tb, const struct textbuf *t,
-    size_t max_lines, size_t *omitted, size_t *end)
+    size_t upto, size_t max_lines, size_t *omitted, size_t *end)
 {
+	struct textbuf	 head = *t;
 	struct page	 pg;
 	const char	*s;
 
-	textbuf_tail(t, max_lines, TEXTBUF_PAGE_CHARS, &pg);
+	head.len = upto;
+	textbuf_tail(&head, max_lines, TEXTBUF_PAGE_CHARS, &pg);
 	s = tool_program_text_at(t, pg.start);
 	jw_strn(jw, s, pg.end - pg.start);
 	if (tb != NULL) {
@@ -209,8 +219,8 @@ tool_start_tail(struct jw *jw, struct buf *tb, const struct textbuf *t,
 		*end = pg.end;
 }
 
-/* Answer run_program: ended, or its wait ran out. Ended and not kept,
- * the program and its pane go now. */
+/* Answer run_program: ended, waiting for input, or its wait ran out.
+ * Ended and not kept, its pane has gone; its record stays readable. */
 static void
 tool_start_run_answer(struct tool_start_wait *w)
 {
@@ -221,12 +231,22 @@ tool_start_run_answer(struct tool_start_wait *w)
 	const struct textbuf		*errtext = program_errtext(p);
 	struct toolres			 res;
 	size_t				 omitted = 0, end = 0, max_lines;
+	size_t				 upto = text->len, us = 0, ue = 0;
 	bool				 ended = program_ended(p);
-	bool				 keep = w->keep;
+	bool				 waiting = w->waiting;
 	int64_t				 timeout_ms = w->timeout_ms;
 
 	max_lines = w->max_lines > 0 ? (size_t)w->max_lines : SIZE_MAX;
 	tool_start_done(w);
+	if (!ended && program_state(p) != PROGRAM_STOPPING) {
+		/* While it runs, its text ends on a line break. */
+		upto = textbuf_line_start(text);
+		textbuf_unfinished(text, upto, 2000, &us, &ue);
+		if (!waiting)
+			waiting = program_waiting(p);
+		if (waiting)
+			program_episode_tell(p);
+	}
 	toolres_init(&res);
 	jw_obj_begin(&res.w);
 	jw_key(&res.w, "programId");
@@ -241,13 +261,14 @@ tool_start_run_answer(struct tool_start_wait *w)
 	jw_key(&res.w, "text");
 	if (spec->separate_stderr && errtext->len > 0)
 		buf_adds(&res.text, "[stdout]\n");
-	tool_start_tail(&res.w, &res.text, text, max_lines, &omitted, &end);
+	tool_start_tail(&res.w, &res.text, text, upto, max_lines, &omitted,
+	    &end);
 	if (spec->separate_stderr) {
 		jw_key(&res.w, "stderr");
 		if (errtext->len > 0)
 			buf_adds(&res.text, "[stderr]\n");
-		tool_start_tail(&res.w, &res.text, errtext, max_lines, NULL,
-		    NULL);
+		tool_start_tail(&res.w, &res.text, errtext, errtext->len,
+		    max_lines, NULL, NULL);
 	}
 	jw_key(&res.w, "omittedChars");
 	jw_int(&res.w, (int64_t)omitted);
@@ -263,20 +284,47 @@ tool_start_run_answer(struct tool_start_wait *w)
 	jw_int(&res.w, timeout_ms);
 	jw_key(&res.w, "effectiveLifetimeMs");
 	jw_int(&res.w, spec->lifetime_ms);
+	jw_key(&res.w, "unfinishedLine");
+	jw_strn(&res.w, tool_program_text_at(text, us), ue - us);
+	jw_key(&res.w, "waitingForInput");
+	jw_bool(&res.w, waiting);
 	jw_obj_end(&res.w);
 
 	if (omitted > 0)
 		buf_printf(&res.text, "[%zu characters before this were left "
 		    "out; read_program from cursor 0 has them]\n", omitted);
-	tool_program_status_line(&res.text, p, end, ended);
-	if (!ended)
+	tool_program_status_talk(&res.text, p, end, ended, waiting,
+	    tool_program_text_at(text, us), ue - us);
+	if (!ended && waiting)
+		buf_printf(&res.text, " it waits for input it was not given: "
+		    "it is kept; answer it with send_keys on pane %s, then "
+		    "read_program from cursor %zu, or end it with "
+		    "stop_program", program_pane_id(p), end);
+	else if (!ended)
 		buf_printf(&res.text, " still running after %lld ms: it is "
 		    "kept; follow it with read_program from cursor %zu or end "
 		    "it with stop_program", (long long)timeout_ms, end);
 	tools_reply(req, &res);
 	toolres_free(&res);
-	if (ended && !keep)
-		program_drop(p);
+}
+
+/* A run's timer: its timeout, or time to look whether it waits for
+ * input. */
+static void
+tool_start_run_look(struct tool_start_wait *w)
+{
+	int64_t	now = now_ms(), next;
+
+	if (now >= w->deadline || program_ended(w->p)) {
+		tool_start_run_answer(w);
+		return;
+	}
+	if (program_waiting_due(w->p, now, &next)) {
+		w->waiting = true;
+		tool_start_run_answer(w);
+		return;
+	}
+	w->req->deadline = next < w->deadline ? next : w->deadline;
 }
 
 /* What the program tells a waiting start or run. */
@@ -295,12 +343,15 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 		/* run_program goes on to wait for the end (or answers at
 		 * once if its wait already ran out). */
 		w->pane = true;
-		if (req->deadline == DEADLINE_NONE)
-			req->deadline = now_ms();
+		req->deadline = now_ms();	/* look at once */
 		break;
 	case PROGRAM_STATE:
 		if (w->pane && program_ended(p))
 			tool_start_run_answer(w);
+		break;
+	case PROGRAM_LAUNCHED:
+		if (w->pane)	/* it may wait for input from now on */
+			tool_start_run_look(w);
 		break;
 	case PROGRAM_DROP:
 		if (w->pane) {
@@ -397,7 +448,7 @@ tool_start_common(struct req *req, const struct json *args, bool run)
 		    TOOL_START_WAIT_MS);
 		if (w->timeout_ms > cfg.wait_max_ms)
 			w->timeout_ms = cfg.wait_max_ms;
-		req->deadline = now_ms() + w->timeout_ms;
+		w->deadline = req->deadline = now_ms() + w->timeout_ms;
 		if (req->progress_token != NULL)
 			req->progress_at = now_ms() + MCP_PROGRESS_MS;
 		if ((input = tools_arg_str(args, "input", &len)) != NULL) {
@@ -460,7 +511,7 @@ tool_start_timeout(struct req *req)
 	if (w == NULL)
 		return;
 	if (w->pane)
-		tool_start_run_answer(w);
+		tool_start_run_look(w);
 	else if (w->run)
 		req->deadline = DEADLINE_NONE;
 }

@@ -3,8 +3,10 @@
 // Starts a private tmux server (tmux -S <tmpdir>/tmux.sock -f /dev/null;
 // the default tmux server is never touched), spawns progmux over stdio with
 // PROGMUX_SOCKET_PATH pointing at it, and goes through the SDK: initialize,
-// ping, tools/list, start_program and read_program to the end, a call with
-// invalid arguments, an unknown tool. The SDK validates every successful
+// ping, tools/list, start_program and read_program to the end, every other
+// tool, the fields beyond the reference tools (unfinishedLine,
+// waitingForInput, until, send_keys' timeoutMs, run_program's early
+// return), a call with invalid arguments, an unknown tool. The SDK validates every successful
 // tools/call's structuredContent against the tool's outputSchema itself, so
 // each call here also checks the contract. Prints TAP, a cmocka-style
 // summary for scripts/test.sh and "N passed, M failed"; exits non-zero on
@@ -255,6 +257,46 @@ async function main() {
       if (last.ended) break;
     }
     if (!last || last.outcome !== 'completed' || last.signal !== 'SIGINT') return JSON.stringify(last);
+  });
+
+  // Beyond the reference tools: the conversation with a program. The SDK
+  // validates each result against the served outputSchema.
+  await step('a prompt is seen at once (unfinishedLine, waitingForInput), list_programs too', async () => {
+    const r = await client.callTool({ name: 'start_program', arguments: { argv: ['sh', '-c', 'printf "Name? "; read n; echo "hi $n"; printf "Again? "; read m; echo "bye $m"'] } });
+    if (r.isError) return 'isError: ' + JSON.stringify(r.content);
+    const { programId: id, paneId } = r.structuredContent;
+    const x = await client.callTool({ name: 'read_program', arguments: { programId: id, timeoutMs: 20000 } });
+    const sc = x.structuredContent;
+    if (sc.text !== '' || sc.unfinishedLine !== 'Name? ' || sc.waitingForInput !== true) return JSON.stringify(sc);
+    const l = await client.callTool({ name: 'list_programs', arguments: {} });
+    const it = l.structuredContent.programs.find((p) => p.programId === id);
+    if (!it || it.waitingForInput !== true || it.unfinishedLine !== 'Name? ') return JSON.stringify(it);
+    const s = await client.callTool({ name: 'send_keys', arguments: { paneId, keys: 'ann', timeoutMs: 20000 } });
+    const ss = s.structuredContent;
+    if (ss.programId !== id || ss.text !== 'Name? ann\nhi ann\n' || ss.unfinishedLine !== 'Again? ' ||
+        ss.waitingForInput !== true || ss.outcome !== 'running' || ss.ended !== false) return JSON.stringify(ss);
+    const s2 = await client.callTool({ name: 'send_keys', arguments: { paneId, keys: 'bo', timeoutMs: 20000 } });
+    const s2c = s2.structuredContent;
+    if (!s2c.text.includes('bye bo\n') || s2c.ended !== true || s2c.outcome !== 'completed') return JSON.stringify(s2c);
+  });
+  await step('read_program until: matched, and a bad expression is a tool error', async () => {
+    const r = await client.callTool({ name: 'start_program', arguments: { argv: ['sh', '-c', 'echo one; echo two; echo ready now; exec sleep 30'] } });
+    const id = r.structuredContent.programId;
+    const x = await client.callTool({ name: 'read_program', arguments: { programId: id, until: '^ready', timeoutMs: 20000 } });
+    const sc = x.structuredContent;
+    if (sc.matched !== true || sc.text !== 'one\ntwo\nready now\n') return JSON.stringify(sc);
+    const bad = await client.callTool({ name: 'read_program', arguments: { programId: id, until: '(' } });
+    if (bad.isError !== true || !/until/.test(bad.content[0].text)) return JSON.stringify(bad);
+    await client.callTool({ name: 'stop_program', arguments: { programId: id } });
+  });
+  await step('run_program returns early at a prompt, kept and readable', async () => {
+    const r = await client.callTool({ name: 'run_program', arguments: { argv: ['sh', '-c', 'printf "Proceed? [Y/n] "; read a; echo "got $a"'], timeoutMs: 20000 } });
+    const sc = r.structuredContent;
+    if (sc.outcome !== 'running' || sc.waitingForInput !== true || sc.unfinishedLine !== 'Proceed? [Y/n] ') return JSON.stringify(sc);
+    const s = await client.callTool({ name: 'send_keys', arguments: { paneId: sc.paneId, keys: 'y', timeoutMs: 20000 } });
+    if (!s.structuredContent.text.includes('got y')) return JSON.stringify(s.structuredContent);
+    const x = await client.callTool({ name: 'read_program', arguments: { programId: sc.programId, timeoutMs: 20000 } });
+    if (!x.structuredContent.text.includes('got y')) return JSON.stringify(x.structuredContent);
   });
 
   await step('start_program with argv [] is a tool error (isError)', async () => {

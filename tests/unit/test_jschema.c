@@ -733,10 +733,51 @@ same_rules(const struct json *a, const struct json *b)
 }
 
 /*
+ * Does a served schema keep a seed's? The same rules (descriptions and
+ * titles aside), except that its properties may add optional ones: every
+ * seed property is there with the same rules, and the required list (like
+ * every other keyword) is the seed's exactly, so what is added is never
+ * required.
+ */
+static int
+keeps_seed(const struct json *ours, const struct json *seed)
+{
+	const struct json	*op, *sp;
+	const char		*k;
+	size_t			 i, n;
+
+	for (i = 0; i < json_len(ours); i++) {
+		k = json_key_at(ours, i, &n);
+		if (strcmp(k, "description") == 0 || strcmp(k, "title") == 0 ||
+		    strcmp(k, "properties") == 0)
+			continue;
+		if (!same_rules(json_at(ours, i), json_getn(seed, k, n)))
+			return (0);
+	}
+	for (i = 0; i < json_len(seed); i++) {
+		k = json_key_at(seed, i, &n);
+		if (strcmp(k, "description") != 0 && strcmp(k, "title") != 0 &&
+		    json_getn(ours, k, n) == NULL)
+			return (0);
+	}
+	op = json_get(ours, "properties");
+	sp = json_get(seed, "properties");
+	if ((op == NULL) != (sp == NULL))
+		return (0);
+	for (i = 0; sp != NULL && i < json_len(sp); i++) {
+		k = json_key_at(sp, i, &n);
+		if (!same_rules(json_getn(op, k, n), json_at(sp, i)))
+			return (0);
+	}
+	return (1);
+}
+
+/*
  * Every schemas/NAME.json (what the server embeds and serves) passes
  * jschema_check, input and output schema, in the tool and in its _meta
  * copy, so start-up need not check them; and start_program and
- * read_program keep the seeds' rules (their descriptions may differ).
+ * read_program keep the seeds' rules (their descriptions may differ, and
+ * they may add optional properties).
  */
 static void
 test_schema_files(void **state)
@@ -778,7 +819,7 @@ test_schema_files(void **state)
 			assert_true(json_equal(json_get(root, "annotations"),
 			    json_get(sch, "annotations")));
 			for (j = 0; j < 2; j++) {
-				if (!same_rules(json_get(root, names[j]),
+				if (!keeps_seed(json_get(root, names[j]),
 				    json_get(sch, names[j])))
 					fail_msg("%s: %s differs from the "
 					    "seed's", g.gl_pathv[i], names[j]);
@@ -788,6 +829,25 @@ test_schema_files(void **state)
 	}
 	assert_int_equal(seeds, 2);
 	globfree(&g);
+	/* The check can fail: a seed property dropped, or an addition made
+	 * required, is caught. */
+	{
+		struct json_doc	*a, *b, *c2;
+
+		a = parse("{\"type\":\"object\",\"properties\":{"
+		    "\"x\":{\"type\":\"integer\"}},\"required\":[\"x\"]}");
+		b = parse("{\"type\":\"object\",\"properties\":{"
+		    "\"x\":{\"type\":\"integer\"},\"y\":{}},\"required\":"
+		    "[\"x\",\"y\"]}");
+		c2 = parse("{\"type\":\"object\",\"properties\":{"
+		    "\"y\":{}},\"required\":[\"x\"]}");
+		assert_true(keeps_seed(json_root(a), json_root(a)));
+		assert_false(keeps_seed(json_root(b), json_root(a)));
+		assert_false(keeps_seed(json_root(c2), json_root(a)));
+		json_doc_free(a);
+		json_doc_free(b);
+		json_doc_free(c2);
+	}
 }
 
 int

@@ -1,0 +1,662 @@
+/*
+ * test_talk.c — the agent's conversation with a program: prompts seen at
+ * once (unfinishedLine, waitingForInput), bursts read whole, until, one
+ * send_keys call per exchange, run_program's early return at a prompt
+ * and its record readable after the run.
+ *
+ * Every call goes through build/progmux (or PROGMUX_BIN) over its stdio
+ * against a private tmux server, and every result is checked against its
+ * outputSchema. Waits are bounded by generous timeouts; the only timing
+ * asserted is the issue's own, loosely: a read that would block for 20 s
+ * returns well before that.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "client.h"
+#include "sc.h"
+#include "xmalloc.h"
+
+#define LONG_MS		20000	/* a timeout the tests must not reach */
+#define WELL_BEFORE_MS	10000	/* "well before" that timeout */
+
+static struct pmx	C;
+
+static int
+group_setup(void **state)
+{
+	(void)state;
+	return (pmx_open(&C, NULL));
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	return (pmx_close(&C) == 0 ? 0 : -1);
+}
+
+static struct json_doc *
+call_ok(const char *tool, const char *args)
+{
+	struct json_doc	*d = pmx_call(&C, tool, args, 40000);
+
+	if (d == NULL)
+		fail_msg("%s %.300s: no valid answer", tool, args);
+	if (pmx_is_error(d))
+		fail_msg("%s %.300s failed: %s", tool, args, pmx_text(d));
+	return (d);
+}
+
+/* A string field that must be there. */
+static const char *
+need_str(const struct json_doc *d, const char *key)
+{
+	const char	*s = sc_str(d, key);
+
+	if (s == NULL)
+		fail_msg("no string %s in the result: %s", key, pmx_text(d));
+	return (s);
+}
+
+/* A boolean field that must be there. */
+static bool
+need_bool(const struct json_doc *d, const char *key)
+{
+	const struct json	*v = sc_get(d, key);
+
+	if (v == NULL || json_type(v) != JSON_BOOL)
+		fail_msg("no boolean %s in the result: %s", key, pmx_text(d));
+	return (json_bool(v));
+}
+
+/* read_program with these extra arguments (JSON members or ""). */
+static struct json_doc *
+rd(const char *id, int64_t cursor, int64_t timeout, const char *extra)
+{
+	char	args[600];
+
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":%lld,"
+	    "\"timeoutMs\":%lld%s%s}", id, (long long)cursor,
+	    (long long)timeout, extra[0] ? "," : "", extra);
+	return (call_ok("read_program", args));
+}
+
+/* send_keys keys (a JSON string) to pane, waiting up to timeout. */
+static struct json_doc *
+send(const char *pane, const char *keys, int64_t timeout)
+{
+	char	args[600];
+
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":%s,"
+	    "\"timeoutMs\":%lld}", pane, keys, (long long)timeout);
+	return (call_ok("send_keys", args));
+}
+
+/* stop_program id. */
+static void
+stop(const char *id)
+{
+	char	args[200];
+
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	json_doc_free(call_ok("stop_program", args));
+}
+
+/*
+ * Read from 0 until a read reports waitingForInput (bounded); that
+ * read's result. The text read so far is appended to all, if not NULL.
+ */
+static struct json_doc *
+read_until_waiting(const char *id, int64_t *cursor, struct buf *all)
+{
+	struct json_doc	*d;
+	int64_t		 t0 = now_ms();
+
+	for (;;) {
+		d = rd(id, *cursor, LONG_MS, "");
+		if (all != NULL)
+			buf_adds(all, need_str(d, "text"));
+		*cursor = sc_int(d, "cursor");
+		if (need_bool(d, "waitingForInput"))
+			return (d);
+		if (sc_bool(d, "ended") || now_ms() - t0 > 3 * LONG_MS)
+			fail_msg("%s never read as waiting for input: %s", id,
+			    pmx_text(d));
+		json_doc_free(d);
+	}
+}
+
+/*
+ * A shell's `read` prompt (no line break) is seen by the first read at
+ * once, as unfinishedLine with waitingForInput, not after the timeout;
+ * list_programs says so too; the answer is one send_keys call.
+ */
+static void
+test_shell_read_prompt(void **state)
+{
+	struct json_doc		*d;
+	const struct json	*list, *it;
+	char			*id, *pane;
+	int64_t			 t0;
+	size_t			 i;
+	bool			 found = false;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"printf 'Name? '; "
+	    "read n; echo \\\"hi $n\\\"\"]}", &pane);
+	assert_non_null(id);
+	t0 = now_ms();
+	d = rd(id, 0, LONG_MS, "");
+	if (now_ms() - t0 >= WELL_BEFORE_MS)
+		fail_msg("the read waited %lld ms at a prompt",
+		    (long long)(now_ms() - t0));
+	assert_string_equal(need_str(d, "text"), "");
+	assert_int_equal(sc_int(d, "cursor"), 0);
+	assert_string_equal(need_str(d, "unfinishedLine"), "Name? ");
+	assert_true(need_bool(d, "waitingForInput"));
+	assert_false(sc_bool(d, "ended"));
+	assert_non_null(strstr(pmx_text(d),
+	    "waiting for input at \"Name? \""));
+	json_doc_free(d);
+
+	d = call_ok("list_programs", "{}");
+	list = sc_get(d, "programs");
+	for (i = 0; i < json_len(list); i++) {
+		it = json_at(list, i);
+		if (strcmp(json_str(json_get(it, "programId"), NULL), id) != 0)
+			continue;
+		found = true;
+		assert_non_null(json_get(it, "waitingForInput"));
+		assert_true(json_bool(json_get(it, "waitingForInput")));
+		assert_non_null(json_get(it, "unfinishedLine"));
+		assert_string_equal(json_str(json_get(it, "unfinishedLine"),
+		    NULL), "Name? ");
+	}
+	assert_true(found);
+	json_doc_free(d);
+
+	d = send(pane, "\"bob\"", LONG_MS);
+	assert_true(sc_bool(d, "sent"));
+	assert_string_equal(need_str(d, "programId"), id);
+	assert_non_null(strstr(need_str(d, "text"), "Name? bob\n"));
+	assert_non_null(strstr(need_str(d, "text"), "hi bob\n"));
+	json_doc_free(d);
+	stop(id);
+	free(id);
+	free(pane);
+}
+
+/*
+ * python3 -q: the prompt ">>> " is seen by the first read, and an
+ * exchange is one send_keys call: its echo, the answer and the next
+ * prompt, still waiting.
+ */
+static void
+test_python_repl(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *pane;
+	int64_t		 cursor = 0, t0;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-q\"]}", &pane);
+	assert_non_null(id);
+	d = read_until_waiting(id, &cursor, NULL);
+	assert_string_equal(need_str(d, "unfinishedLine"), ">>> ");
+	json_doc_free(d);
+
+	t0 = now_ms();
+	d = send(pane, "\"6*7\"", LONG_MS);
+	if (now_ms() - t0 >= WELL_BEFORE_MS)
+		fail_msg("the exchange took %lld ms",
+		    (long long)(now_ms() - t0));
+	assert_string_equal(need_str(d, "text"), ">>> 6*7\n42\n");
+	assert_string_equal(need_str(d, "unfinishedLine"), ">>> ");
+	assert_true(need_bool(d, "waitingForInput"));
+	assert_string_equal(need_str(d, "outcome"), "running");
+	cursor = sc_int(d, "cursor");
+	json_doc_free(d);
+
+	/* A second exchange, from the cursor the first left. */
+	d = send(pane, "\"print('a'); print('b')\"", LONG_MS);
+	assert_string_equal(need_str(d, "text"),
+	    ">>> print('a'); print('b')\na\nb\n");
+	assert_int_equal(sc_int(d, "cursor"), cursor + (int64_t)strlen(
+	    ">>> print('a'); print('b')\na\nb\n"));
+	json_doc_free(d);
+	stop(id);
+	free(id);
+	free(pane);
+}
+
+/* A password prompt with echo off: seen at once; the answer's reply has
+ * what came after, not the secret. */
+static void
+test_password_prompt(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *pane;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
+	    "printf 'Password: '; read p; stty echo; echo got\"]}", &pane);
+	assert_non_null(id);
+	d = rd(id, 0, LONG_MS, "");
+	assert_string_equal(need_str(d, "unfinishedLine"), "Password: ");
+	assert_true(need_bool(d, "waitingForInput"));
+	json_doc_free(d);
+	d = send(pane, "\"s3cret\"", LONG_MS);
+	assert_non_null(strstr(need_str(d, "text"), "got\n"));
+	assert_null(strstr(need_str(d, "text"), "s3cret"));
+	json_doc_free(d);
+	free(id);
+	free(pane);
+}
+
+/*
+ * run_program on an installer that asks [Y/n]: it returns early, long
+ * before its timeout, running and kept, with the question; the answer
+ * goes in with send_keys and the run reads to its end.
+ */
+static void
+test_run_installer_prompt(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *pane;
+	int64_t		 t0;
+
+	(void)state;
+	t0 = now_ms();
+	d = call_ok("run_program", "{\"argv\":[\"sh\",\"-c\",\"echo "
+	    "Installing; printf 'Proceed? [Y/n] '; read a; echo \\\"answer "
+	    "$a\\\"\"],\"timeoutMs\":20000}");
+	if (now_ms() - t0 >= WELL_BEFORE_MS)
+		fail_msg("run_program waited %lld ms at a prompt",
+		    (long long)(now_ms() - t0));
+	assert_string_equal(need_str(d, "outcome"), "running");
+	assert_false(sc_bool(d, "ended"));
+	assert_true(need_bool(d, "waitingForInput"));
+	assert_string_equal(need_str(d, "unfinishedLine"), "Proceed? [Y/n] ");
+	assert_string_equal(need_str(d, "text"), "Installing\n");
+	assert_non_null(strstr(pmx_text(d),
+	    "waiting for input at \"Proceed? [Y/n] \""));
+	id = xstrdup(need_str(d, "programId"));
+	pane = xstrdup(need_str(d, "paneId"));
+	json_doc_free(d);
+
+	d = send(pane, "\"y\"", LONG_MS);
+	assert_non_null(strstr(need_str(d, "text"), "answer y\n"));
+	json_doc_free(d);
+	d = rd(id, 0, LONG_MS, "");
+	assert_string_equal(need_str(d, "text"),
+	    "Installing\nProceed? [Y/n] y\nanswer y\n");
+	json_doc_free(d);
+	free(id);
+	free(pane);
+}
+
+/*
+ * A run that is not kept stays readable after its end: read_program from
+ * cursor 0 has what the run left out, as its text says.
+ */
+static void
+test_run_record_readable(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *all;
+
+	(void)state;
+	d = call_ok("run_program", "{\"argv\":[\"seq\",\"1\",\"20000\"]}");
+	assert_true(sc_bool(d, "ended"));
+	assert_true(sc_int(d, "omittedChars") > 0);
+	assert_non_null(strstr(pmx_text(d), "read_program from cursor 0"));
+	id = xstrdup(need_str(d, "programId"));
+	json_doc_free(d);
+	all = pmx_read_all(&C, id, LONG_MS, &d);
+	assert_non_null(all);
+	assert_true(strncmp(all, "1\n2\n3\n", 6) == 0);
+	assert_non_null(strstr(all, "\n19999\n20000\n"));
+	assert_true(sc_bool(d, "ended"));
+	json_doc_free(d);
+	free(all);
+	free(id);
+}
+
+/*
+ * A program that keeps waiting for keys while it prints (a watch-mode
+ * runner): once a read reported it waiting, later reads wait for its
+ * next line instead of answering at once with nothing, and still say it
+ * waits.
+ */
+static void
+test_keeps_waiting(void **state)
+{
+	struct json_doc	*d;
+	char		*id;
+	int64_t		 cursor = 0;
+	int		 i;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-c\",\"import "
+	    "select, sys\\nprint('watching', flush=True)\\nfor i in "
+	    "range(200):\\n    r, _, _ = select.select([sys.stdin], [], [], "
+	    "0.3)\\n    print('tick', i, flush=True)\\n\"]}", NULL);
+	assert_non_null(id);
+	d = read_until_waiting(id, &cursor, NULL);
+	json_doc_free(d);
+	for (i = 0; i < 3; i++) {
+		d = rd(id, cursor, LONG_MS, "");
+		if (strstr(need_str(d, "text"), "tick") == NULL)
+			fail_msg("read %d with cursor %lld came back without "
+			    "its next line: %s", i, (long long)cursor,
+			    pmx_text(d));
+		assert_true(need_bool(d, "waitingForInput"));
+		cursor = sc_int(d, "cursor");
+		json_doc_free(d);
+	}
+	stop(id);
+	free(id);
+}
+
+/* A busy program with a partial line never reads as waiting: the read
+ * waits for the line's end. */
+static void
+test_busy_partial_line(void **state)
+{
+	struct json_doc		*d;
+	const struct json	*list, *it;
+	char			*id;
+	int64_t			 t0 = now_ms();
+	size_t			 i;
+	bool			 seen = false;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"printf "
+	    "'Compiling... '; sleep 3; echo done\"]}", NULL);
+	assert_non_null(id);
+	/* list_programs shows the partial line, not waiting. */
+	while (!seen) {
+		if (now_ms() - t0 > LONG_MS)
+			fail_msg("list_programs never showed the partial line");
+		d = call_ok("list_programs", "{}");
+		list = sc_get(d, "programs");
+		for (i = 0; i < json_len(list); i++) {
+			it = json_at(list, i);
+			if (strcmp(json_str(json_get(it, "programId"), NULL),
+			    id) != 0 || json_get(it, "unfinishedLine") == NULL)
+				continue;
+			if (strcmp(json_str(json_get(it, "unfinishedLine"),
+			    NULL), "Compiling... ") != 0)
+				continue;
+			seen = true;
+			assert_false(json_bool(json_get(it,
+			    "waitingForInput")));
+		}
+		json_doc_free(d);
+		if (!seen)
+			usleep(20000);
+	}
+	d = rd(id, 0, LONG_MS, "");
+	assert_string_equal(need_str(d, "text"), "Compiling... done\n");
+	assert_false(need_bool(d, "waitingForInput"));
+	json_doc_free(d);
+	free(id);
+}
+
+/*
+ * A server (python3 -m http.server) waits on its socket, not on the
+ * keyboard: until finds its ready line in one call, and a later read
+ * runs to its timeout without reading it as waiting.
+ */
+static void
+test_server_not_waiting(void **state)
+{
+	struct json_doc	*d;
+	char		*id;
+	int64_t		 cursor;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-m\","
+	    "\"http.server\",\"0\",\"--bind\",\"127.0.0.1\"]}", NULL);
+	assert_non_null(id);
+	d = rd(id, 0, LONG_MS, "\"until\":\"^Serving HTTP on .* port "
+	    "[0-9]+\"");
+	assert_true(need_bool(d, "matched"));
+	assert_non_null(strstr(need_str(d, "text"), "Serving HTTP on"));
+	assert_false(need_bool(d, "waitingForInput"));
+	cursor = sc_int(d, "cursor");
+	json_doc_free(d);
+	d = rd(id, cursor, 1500, "");
+	assert_string_equal(need_str(d, "text"), "");
+	assert_false(need_bool(d, "waitingForInput"));
+	json_doc_free(d);
+	stop(id);
+	free(id);
+}
+
+/*
+ * `git log -5 --stat` (printed at once) comes in one read, by a read that
+ * was already waiting when it came: the program holds it back until the
+ * test has parked the read (a line on its terminal, not echoed), and
+ * the read that says it waits for that line is made first, so the parked
+ * read has no new episode to return early for.
+ */
+static void
+test_git_log_burst(void **state)
+{
+	static const char script[] =
+	    "set -e; cd \"$1\"; git init -q repo; cd repo\n"
+	    "for i in 1 2 3 4 5 6; do\n"
+	    "  for f in a b c d; do seq 1 $((i * 7)) > \"$f$i.txt\"; done\n"
+	    "  git add .\n"
+	    "  git -c user.name=T -c user.email=t@example.org commit -q "
+	    "-m \"commit $i with a longer subject line\"\n"
+	    "done\n";
+	struct json_doc	*d;
+	char		*argv[] = { "sh", "-c", (char *)script, "sh", C.dir,
+			    NULL };
+	char		*out, *dir, *id, *pane, args[800];
+	int		 st, reads;
+	int64_t		 cursor, rid;
+
+	(void)state;
+	out = pmx_run_capture(argv, &st);
+	free(out);
+	assert_int_equal(st, 0);
+	xasprintf(&dir, "%s/repo", C.dir);
+	out = pmx_jstr(dir);
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
+	    "read go; exec git log -5 --stat\"],\"startDirectory\":%s}", out);
+	free(out);
+	free(dir);
+	id = pmx_start_program(&C, args, &pane);
+	assert_non_null(id);
+	/* (The old server has no early return: this read runs out.) */
+	d = rd(id, 0, 3000, "");
+	assert_string_equal(need_str(d, "text"), "");
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
+	    "\"timeoutMs\":%d}}", id, LONG_MS);
+	rid = pmx_send(&C, "tools/call", args);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"go\"}",
+	    pane);
+	json_doc_free(call_ok("send_keys", args));
+	d = pmx_wait(&C, rid, 40000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	assert_non_null(strstr(need_str(d, "text"), "commit 6 with"));
+	cursor = sc_int(d, "cursor");
+	json_doc_free(d);
+	/* Whatever later reads find is what the first one missed. */
+	for (reads = 1; reads < 100; reads++) {
+		d = rd(id, cursor, LONG_MS, "");
+		if (need_str(d, "text")[0] != '\0')
+			fail_msg("the burst came in pieces: read %d has %s",
+			    reads + 1, need_str(d, "text"));
+		cursor = sc_int(d, "cursor");
+		if (sc_bool(d, "ended")) {
+			json_doc_free(d);
+			break;
+		}
+		json_doc_free(d);
+	}
+	free(id);
+	free(pane);
+}
+
+/*
+ * `seq 1 200000` read while it runs fills its pages: about
+ * ceil(chars / 24000) reads, with a little slack. As for git above, the
+ * first read of its output is parked before it starts.
+ */
+static void
+test_seq_pages(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *pane, args[300];
+	int64_t		 cursor = 0, chars = 0, want, rid;
+	int		 reads = 0;
+	bool		 ended = false;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
+	    "read go; exec seq 1 200000\"]}", &pane);
+	assert_non_null(id);
+	d = rd(id, 0, 3000, "");
+	assert_string_equal(need_str(d, "text"), "");
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
+	    "\"timeoutMs\":%d}}", id, LONG_MS);
+	rid = pmx_send(&C, "tools/call", args);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"go\"}",
+	    pane);
+	json_doc_free(call_ok("send_keys", args));
+	d = pmx_wait(&C, rid, 40000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	for (;;) {
+		chars += (int64_t)strlen(need_str(d, "text"));	/* ASCII */
+		cursor = sc_int(d, "cursor");
+		ended = sc_bool(d, "ended");
+		json_doc_free(d);
+		reads++;
+		if (ended)
+			break;
+		if (reads > 1000)
+			fail_msg("more than 1000 reads");
+		d = rd(id, cursor, LONG_MS, "");
+	}
+	assert_int_equal(chars, 1288895);
+	want = (chars + 23999) / 24000;
+	print_message("seq 1 200000: %d reads (%lld full pages)\n", reads,
+	    (long long)want);
+	if (reads > want + 3)
+		fail_msg("%d reads for %lld characters (%lld pages)", reads,
+		    (long long)chars, (long long)want);
+	free(id);
+	free(pane);
+}
+
+/* until: a match ends the text at its line; no match runs to the
+ * timeout (matched false); a bad expression is an error naming until. */
+static void
+test_until(void **state)
+{
+	struct json_doc	*d;
+	char		*id, args[300];
+	const char	*text;
+	int64_t		 cursor;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"for i in 1 2 3 "
+	    "4 5; do echo noise $i; done; sleep 0.5; echo 'ready on port "
+	    "8080'; echo after; exec sleep 30\"]}", NULL);
+	assert_non_null(id);
+	d = rd(id, 0, LONG_MS, "\"until\":\"^ready on port [0-9]+$\"");
+	assert_true(need_bool(d, "matched"));
+	text = need_str(d, "text");
+	assert_non_null(strstr(text, "noise 5\n"));
+	if (strlen(text) < 19 || strcmp(text + strlen(text) - 19,
+	    "ready on port 8080\n") != 0)
+		fail_msg("the text does not end with the matching line: %s",
+		    text);
+	cursor = sc_int(d, "cursor");
+	json_doc_free(d);
+	/* The line after it is still to read. */
+	d = rd(id, cursor, LONG_MS, "\"until\":\"^after$\"");
+	assert_true(need_bool(d, "matched"));
+	assert_string_equal(need_str(d, "text"), "after\n");
+	cursor = sc_int(d, "cursor");
+	json_doc_free(d);
+	d = rd(id, cursor, 800, "\"until\":\"never\"");
+	assert_false(need_bool(d, "matched"));
+	assert_string_equal(need_str(d, "text"), "");
+	assert_int_equal(sc_int(d, "cursor"), cursor);
+	json_doc_free(d);
+
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"until\":\"(\"}",
+	    id);
+	d = pmx_call(&C, "read_program", args, 20000);
+	assert_non_null(d);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "until"));
+	json_doc_free(d);
+	stop(id);
+	free(id);
+}
+
+/* send_keys with timeoutMs on a pane that is not a program's: the keys
+ * go, answered at once with a note, no reply fields. */
+static void
+test_send_keys_not_program(void **state)
+{
+	struct json_doc	*d;
+	char		*pane;
+
+	(void)state;
+	pane = pmx_tmux(&C, "new-session", "-d", "-s", "talk-other", "-P",
+	    "-F", "#{pane_id}", "sleep 60", NULL);
+	assert_non_null(pane);
+	pane[strcspn(pane, "\n")] = '\0';
+	d = send(pane, "\"x\"", LONG_MS);
+	assert_true(sc_bool(d, "sent"));
+	assert_null(sc_get(d, "programId"));
+	assert_non_null(strstr(pmx_text(d), "not the pane of a program"));
+	json_doc_free(d);
+	free(pmx_tmux(&C, "kill-session", "-t", "talk-other", NULL));
+	free(pane);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shell_read_prompt),
+		cmocka_unit_test(test_python_repl),
+		cmocka_unit_test(test_password_prompt),
+		cmocka_unit_test(test_run_installer_prompt),
+		cmocka_unit_test(test_run_record_readable),
+		cmocka_unit_test(test_keeps_waiting),
+		cmocka_unit_test(test_busy_partial_line),
+		cmocka_unit_test(test_server_not_waiting),
+		cmocka_unit_test(test_git_log_burst),
+		cmocka_unit_test(test_seq_pages),
+		cmocka_unit_test(test_until),
+		cmocka_unit_test(test_send_keys_not_program),
+	};
+
+	/* PMX_TEST_FILTER=name runs only the matching tests. */
+	if (getenv("PMX_TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
+	return (cmocka_run_group_tests_name("talk", tests, group_setup,
+	    group_teardown));
+}
