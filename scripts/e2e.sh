@@ -3,15 +3,15 @@
 #
 # Installs tests/e2e's npm packages (pinned in tests/e2e/package.json) into
 # tests/e2e/node_modules, which git ignores, when they are missing or not
-# the pinned version, using an npm cache outside the tree
-# (PROGMUX_NPM_CACHE, default /tmp/progmux-npm-cache). Then runs
+# the pinned version, using an npm cache under build/ (ignored by git)
+# (PROGMUX_NPM_CACHE, default build/npm-cache). Then runs
 # tests/e2e/e2e.mjs with the machine's node against BUILDDIR/progmux, on
 # the tmux PROGMUX_TEST_TMUX names (default: tmux on PATH).
 set -eu
 B=${1:-build}
 cd "$(dirname "$0")/.."
 E2E=tests/e2e
-CACHE=${PROGMUX_NPM_CACHE:-/tmp/progmux-npm-cache}
+CACHE=${PROGMUX_NPM_CACHE:-$(pwd)/build/npm-cache}
 
 for tool in node npm "${PROGMUX_TEST_TMUX:-tmux}"; do
 	if ! command -v "$tool" >/dev/null 2>&1; then

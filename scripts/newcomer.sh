@@ -22,7 +22,7 @@
 # per check, a cmocka-style summary for scripts/test.sh and
 # "N passed, M failed"; exits non-zero on any failure.
 #
-# Environment: PROGMUX_NPM_CACHE (npm cache, default /tmp/progmux-npm-cache);
+# Environment: PROGMUX_NPM_CACHE (npm cache, default build/npm-cache);
 # NEWCOMER_KEEP=1 keeps the temporary directory (its logs) for a look.
 set -eu
 B=${1:-build}
@@ -33,7 +33,7 @@ case $B in
 *) BIN=$ROOT/$B/progmux ;;
 esac
 E2E=tests/e2e
-CACHE=${PROGMUX_NPM_CACHE:-/tmp/progmux-npm-cache}
+CACHE=${PROGMUX_NPM_CACHE:-$(pwd)/build/npm-cache}
 INSP_DIR=$ROOT/$E2E/node_modules/@modelcontextprotocol/inspector-cli/build
 START=$(date +%s)
 

@@ -4,7 +4,7 @@
 # Installs the clients pinned in tests/clients/package.json (Claude Code,
 # Gemini CLI, Codex, the MCP Inspector) into build/clients/node_modules
 # when they are missing or not the pinned versions, with an npm cache
-# outside the tree (PROGMUX_NPM_CACHE, default /tmp/progmux-npm-cache). A
+# under build/ (PROGMUX_NPM_CACHE, default build/npm-cache). A
 # failed install is tried again twice, then the run fails: it never passes
 # by skipping. Then runs tests/clients/clients.mjs against BUILDDIR/progmux
 # (see that file for what is checked).
@@ -12,7 +12,7 @@ set -eu
 B=${1:-build}
 cd "$(dirname "$0")/.."
 DIR=build/clients
-CACHE=${PROGMUX_NPM_CACHE:-/tmp/progmux-npm-cache}
+CACHE=${PROGMUX_NPM_CACHE:-$(pwd)/build/npm-cache}
 
 for tool in node npm tmux; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
