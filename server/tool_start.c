@@ -168,6 +168,18 @@ tool_start_done(struct tool_start_wait *w)
 	free(w);
 }
 
+/* A start's or a run's result, opened with the ids both give. */
+static void
+tool_start_open(struct toolres *res, struct program *p)
+{
+	toolres_init(res);
+	jw_obj_begin(&res->w);
+	jw_key(&res->w, "programId");
+	jw_str(&res->w, program_id(p));
+	jw_key(&res->w, "paneId");
+	jw_str(&res->w, program_pane_id(p));
+}
+
 /* Reply to start_program: the pane exists. */
 static void
 tool_start_reply(struct tool_start_wait *w)
@@ -177,12 +189,7 @@ tool_start_reply(struct tool_start_wait *w)
 	struct toolres	 res;
 
 	tool_start_done(w);
-	toolres_init(&res);
-	jw_obj_begin(&res.w);
-	jw_key(&res.w, "programId");
-	jw_str(&res.w, program_id(p));
-	jw_key(&res.w, "paneId");
-	jw_str(&res.w, program_pane_id(p));
+	tool_start_open(&res, p);
 	jw_key(&res.w, "effectiveLifetimeMs");
 	jw_int(&res.w, program_spec(p)->lifetime_ms);
 	jw_obj_end(&res.w);
@@ -247,12 +254,7 @@ tool_start_run_answer(struct tool_start_wait *w)
 		if (waiting)
 			program_episode_tell(p);
 	}
-	toolres_init(&res);
-	jw_obj_begin(&res.w);
-	jw_key(&res.w, "programId");
-	jw_str(&res.w, program_id(p));
-	jw_key(&res.w, "paneId");
-	jw_str(&res.w, program_pane_id(p));
+	tool_start_open(&res, p);
 	jw_key(&res.w, "outcome");
 	jw_str(&res.w, program_outcome(p));
 	jw_key(&res.w, "ended");

@@ -52,4 +52,17 @@ sc_null(const struct json_doc *d, const char *key)
 	return (v != NULL && json_type(v) == JSON_NULL);
 }
 
+/* A tools/call on c that must succeed: a valid answer, not an error. */
+static inline struct json_doc *
+sc_call_ok(struct pmx *c, const char *tool, const char *args)
+{
+	struct json_doc	*d = pmx_call(c, tool, args, 40000);
+
+	if (d == NULL)
+		fail_msg("%s %.300s: no valid answer", tool, args);
+	if (pmx_is_error(d))
+		fail_msg("%s %.300s failed: %s", tool, args, pmx_text(d));
+	return (d);
+}
+
 #endif

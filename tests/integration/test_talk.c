@@ -45,13 +45,7 @@ group_teardown(void **state)
 static struct json_doc *
 call_ok(const char *tool, const char *args)
 {
-	struct json_doc	*d = pmx_call(&C, tool, args, 40000);
-
-	if (d == NULL)
-		fail_msg("%s %.300s: no valid answer", tool, args);
-	if (pmx_is_error(d))
-		fail_msg("%s %.300s failed: %s", tool, args, pmx_text(d));
-	return (d);
+	return (sc_call_ok(&C, tool, args));
 }
 
 /* A string field that must be there. */
