@@ -150,7 +150,7 @@ mcp_req_new(const char *id, const char *method)
 	req = xcalloc(1, sizeof *req);
 	req->id = id ? xstrdup(id) : NULL;
 	req->method = xstrdup(method);
-	req->deadline = DEADLINE_NONE;
+	req->deadline = req->wake = DEADLINE_NONE;
 	if (mcp.batch != NULL) {
 		req->batch = mcp.batch;
 		mcp.batch->outstanding++;
@@ -927,13 +927,18 @@ mcp_next_deadline(void)
 	for (req = mcp.pending; req != NULL; req = req->next) {
 		if (req->deadline < d)
 			d = req->deadline;
+		if (req->wake < d)
+			d = req->wake;
 		if (req->progress_at != 0 && req->progress_at < d)
 			d = req->progress_at;
 	}
 	return (d);
 }
 
-/* Answer every waiting request whose deadline has passed. */
+/*
+ * Answer every waiting request whose deadline has passed, after letting
+ * those whose wake time has passed look again (which may answer them).
+ */
 void
 mcp_run_timers(void)
 {
@@ -947,6 +952,14 @@ mcp_run_timers(void)
 		}
 	}
 	/* Answering one may answer others: scan again after each. */
+woken:
+	for (req = mcp.pending; req != NULL; req = req->next) {
+		if (req->wake > now || req->deadline <= now)
+			continue;
+		req->wake = DEADLINE_NONE;	/* the tool sets the next */
+		tools_wake(req);
+		goto woken;
+	}
 again:
 	for (req = mcp.pending; req != NULL; req = req->next) {
 		if (req->deadline > now)

@@ -71,7 +71,8 @@ struct req {
 	char		*idkey;		/* the id by value, for cancellation */
 	char		*method;
 	struct batch	*batch;		/* the batch it came in, if any */
-	int64_t		 deadline;	/* while it waits */
+	int64_t		 deadline;	/* its timeout: the tool must answer */
+	int64_t		 wake;		/* before it, when to look again */
 	const struct tool_entry *tool;	/* the tool it called */
 	void		*state;		/* that tool's waiting state */
 	char		*progress_token; /* raw JSON, if the client sent one */
@@ -122,6 +123,7 @@ struct tool_entry {
 	void		(*progress)(struct req *);	/* time for a note */
 	const char	 *other_fields;	/* fields a sibling tool takes */
 	const char	 *other_hint;
+	void		(*wake)(struct req *);	/* time to look again */
 };
 
 void	toolres_init(struct toolres *);
@@ -140,6 +142,7 @@ void	tools_error(struct req *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	tools_cancel(struct req *);	/* the client gave up on it */
 void	tools_timeout(struct req *);	/* its deadline passed */
+void	tools_wake(struct req *);	/* its wake time passed */
 void	tools_progress(struct req *);	/* time for a progress note */
 int64_t	tools_arg_int(const struct json *, const char *, int64_t dflt);
 bool	tools_arg_bool(const struct json *, const char *, bool dflt);

@@ -102,5 +102,6 @@ tool_list_run(struct req *req, const struct json *args)
 }
 
 const struct tool_entry tool_list_entry = {
-	"list_programs", tool_list_run, NULL, NULL, NULL, NULL, NULL
+	.name = "list_programs",
+	.run = tool_list_run
 };

@@ -593,11 +593,14 @@ tool_pane_send_run(struct req *req, const struct json *args)
 }
 
 const struct tool_entry tool_pane_capture_entry = {
-	"capture_pane", tool_pane_capture_run, tool_pane_cancel, NULL, NULL,
-	NULL, NULL
+	.name = "capture_pane",
+	.run = tool_pane_capture_run,
+	.cancel = tool_pane_cancel
 };
 
 const struct tool_entry tool_pane_send_entry = {
-	"send_keys", tool_pane_send_run, tool_pane_cancel, tool_pane_timeout,
-	NULL, NULL, NULL
+	.name = "send_keys",
+	.run = tool_pane_send_run,
+	.cancel = tool_pane_cancel,
+	.timeout = tool_pane_timeout
 };

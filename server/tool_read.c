@@ -16,8 +16,10 @@
  *     reported (program_waiting_due), however little text there is;
  *   - the program stops, ends or is dropped, or the timeout passes.
  *
- * The request's deadline is the earliest of these timers; each time it
- * passes, the read looks again (tool_read_eval) and answers or re-arms.
+ * The request's deadline is the read's timeout (it answers then, whatever
+ * it has); its wake time is the earliest of the other timers, and each
+ * time it passes the read looks again (tool_read_eval) and answers or
+ * sets the next.
  */
 #include <regex.h>
 #include <stdlib.h>
@@ -288,8 +290,10 @@ tool_read_look(struct tool_read_wait *w)
 
 	if (tool_read_eval(w, now_ms(), &next))
 		tool_read_answer(w);
-	else
-		w->req->deadline = next;
+	else {
+		w->req->deadline = w->deadline;
+		w->req->wake = next < w->deadline ? next : DEADLINE_NONE;
+	}
 }
 
 /* What the program tells a waiting read. */
@@ -393,9 +397,17 @@ tool_read_reply(struct req *req, struct program *p, const char *pane,
 	tool_read_park(w);
 }
 
-/* A timer passed: look again (the timeout answers). */
+/* The read's timeout passed: it answers with what it has. */
 static void
 tool_read_timeout(struct req *req)
+{
+	if (req->state != NULL)
+		tool_read_answer(req->state);
+}
+
+/* Time to look again: answer, or wait for the next thing to look at. */
+static void
+tool_read_wake(struct req *req)
 {
 	if (req->state != NULL)
 		tool_read_look(req->state);
@@ -415,12 +427,17 @@ tool_read_cancel(struct req *req)
 }
 
 const struct tool_entry tool_read_entry = {
-	"read_program", tool_read_run, tool_read_cancel, tool_read_timeout,
-	NULL, NULL, NULL
+	.name = "read_program",
+	.run = tool_read_run,
+	.cancel = tool_read_cancel,
+	.timeout = tool_read_timeout,
+	.wake = tool_read_wake
 };
 
 /* What settles send_keys once it waits for the reply (not listed). */
 static const struct tool_entry tool_read_send_entry = {
-	"send_keys", NULL, tool_read_cancel, tool_read_timeout, NULL, NULL,
-	NULL
+	.name = "send_keys",
+	.cancel = tool_read_cancel,
+	.timeout = tool_read_timeout,
+	.wake = tool_read_wake
 };

@@ -326,7 +326,8 @@ tool_start_run_look(struct tool_start_wait *w)
 		tool_start_run_answer(w);
 		return;
 	}
-	w->req->deadline = next < w->deadline ? next : w->deadline;
+	w->req->deadline = w->deadline;
+	w->req->wake = next < w->deadline ? next : DEADLINE_NONE;
 }
 
 /* What the program tells a waiting start or run. */
@@ -345,7 +346,7 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 		/* run_program goes on to wait for the end (or answers at
 		 * once if its wait already ran out). */
 		w->pane = true;
-		req->deadline = now_ms();	/* look at once */
+		req->wake = now_ms();	/* look at once */
 		break;
 	case PROGRAM_STATE:
 		if (w->pane && program_ended(p))
@@ -513,9 +514,19 @@ tool_start_timeout(struct req *req)
 	if (w == NULL)
 		return;
 	if (w->pane)
-		tool_start_run_look(w);
+		tool_start_run_answer(w);
 	else if (w->run)
 		req->deadline = DEADLINE_NONE;
+}
+
+/* Time for a run to look again (its end, or input it waits for). */
+static void
+tool_start_wake(struct req *req)
+{
+	struct tool_start_wait	*w = req->state;
+
+	if (w != NULL && w->pane)
+		tool_start_run_look(w);
 }
 
 /* A run_program waiting with a progress token: say how it goes. */
@@ -554,14 +565,23 @@ tool_start_cancel(struct req *req)
 }
 
 const struct tool_entry tool_start_entry = {
-	"start_program", tool_start_run_start, tool_start_cancel,
-	tool_start_timeout, tool_start_progress,
-	",input,keep,inheritShell,separateStderr,timeoutMs,maxLines,",
-	"start_program takes no %s: use run_program for input, keep, "
-	"inheritShell, separateStderr or a wait, or read_program to read"
+	.name = "start_program",
+	.run = tool_start_run_start,
+	.cancel = tool_start_cancel,
+	.timeout = tool_start_timeout,
+	.progress = tool_start_progress,
+	.other_fields = ",input,keep,inheritShell,separateStderr,timeoutMs,"
+	    "maxLines,",
+	.other_hint = "start_program takes no %s: use run_program for input, "
+	    "keep, inheritShell, separateStderr or a wait, or read_program to "
+	    "read"
 };
 
 const struct tool_entry tool_start_run_entry = {
-	"run_program", tool_start_run_run, tool_start_cancel,
-	tool_start_timeout, tool_start_progress, NULL, NULL
+	.name = "run_program",
+	.run = tool_start_run_run,
+	.cancel = tool_start_cancel,
+	.timeout = tool_start_timeout,
+	.progress = tool_start_progress,
+	.wake = tool_start_wake
 };

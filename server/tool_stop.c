@@ -137,6 +137,8 @@ tool_stop_cancel(struct req *req)
 }
 
 const struct tool_entry tool_stop_entry = {
-	"stop_program", tool_stop_run, tool_stop_cancel, tool_stop_timeout,
-	NULL, NULL, NULL
+	.name = "stop_program",
+	.run = tool_stop_run,
+	.cancel = tool_stop_cancel,
+	.timeout = tool_stop_timeout
 };

@@ -393,6 +393,14 @@ tools_timeout(struct req *req)
 		req->tool->timeout(req);
 }
 
+/* req's wake time passed: its tool looks again. */
+void
+tools_wake(struct req *req)
+{
+	if (req->tool != NULL && req->tool->wake != NULL)
+		req->tool->wake(req);
+}
+
 /* Argument helpers: values already passed the schema. An integer
  * argument, or dflt. */
 int64_t
