@@ -266,12 +266,12 @@ other_fds(pid_t pid)
 		if (de->d_name[0] == '.' || atoi(de->d_name) <= 2)
 			continue;
 		snprintf(fp, sizeof fp, "%s/%s", path, de->d_name);
-		if ((n = readlink(fp, link, sizeof link - 1)) > 0) {
-			link[n] = '\0';
-			if (strcmp(link, "anon_inode:[pidfd]") == 0)
-				continue;
-			print_message("idle fd %s -> %s\n", de->d_name, link);
-		}
+		if ((n = readlink(fp, link, sizeof link - 1)) <= 0)
+			continue;	/* closed meanwhile */
+		link[n] = '\0';
+		if (strcmp(link, "anon_inode:[pidfd]") == 0)
+			continue;
+		print_message("idle fd %s -> %s\n", de->d_name, link);
 		count++;
 	}
 	closedir(d);
@@ -288,6 +288,7 @@ idle_window(bool robust)
 {
 	struct pmx	 c;
 	char		*sock, *out = NULL, cmd[4096], want[64], path[64];
+	char		 pane[32], *screen;
 	int64_t		 t0;
 	long		 pid = 0;
 	size_t		 len;
@@ -309,8 +310,8 @@ idle_window(bool robust)
 		free(out);
 		cmd[0] = '\0';
 		if ((out = pmx_tmux_at(sock, "list-windows", "-t", "=progmux",
-		    "-F", "#{pane_pid} #{pane_current_command}", NULL)) !=
-		    NULL && sscanf(out, "%ld", &pid) == 1) {
+		    "-F", "#{pane_pid} #{pane_id} #{pane_current_command}",
+		    NULL)) != NULL && sscanf(out, "%ld %31s", &pid, pane) == 2) {
 			snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
 			if ((raw = pmx_read_file(path, &len)) != NULL) {
 				for (size_t i = 0; i < len; i++)
@@ -330,6 +331,20 @@ idle_window(bool robust)
 			    out != NULL ? out : "no session progmux");
 		usleep(20000);
 	}
+	/*
+	 * Its banner is written once it has closed what it inherited and
+	 * opened its pidfd: look at its descriptors from then on, not in
+	 * the moment after its exec (a sanitizer's runtime opens files then).
+	 */
+	t0 = now_ms();
+	while ((screen = pmx_tmux_at(sock, "capture-pane", "-p", "-t", pane,
+	    NULL)) == NULL || strstr(screen, "keeps this session") == NULL) {
+		free(screen);
+		if (now_ms() - t0 > GONE_MS)
+			fail_msg("the idle process in %s wrote no banner", pane);
+		usleep(20000);
+	}
+	free(screen);
 	assert_int_equal(other_fds((pid_t)pid), 0);
 	free(out);
 	/* It goes with progmux. */
