@@ -538,8 +538,12 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 	json_doc_free(d);
 	pmx_send_raw(c, "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/initialized\"}", 54);
-	/* progmux runs the tmux under test, unless the test chose one. */
-	if (!own_bin && !pmx_version_is_wanted(c, NULL))
+	/*
+	 * progmux runs the tmux under test, unless the test chose one, or
+	 * gave it a hard descriptor limit too low to run tmux at all.
+	 */
+	if (!own_bin && !(pmx_nofile.rlim_max != 0 &&
+	    pmx_nofile.rlim_max < 64) && !pmx_version_is_wanted(c, NULL))
 		return (-1);
 	return (0);
 }
