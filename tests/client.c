@@ -509,6 +509,8 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 		unsetenv("LIBTMUX_SOCKET_PATH");
 		putenv(sockenv);
 		setenv("TMPDIR", c->dir, 1);
+		/* Its attach lock too goes with the directory. */
+		setenv("TMUX_TMPDIR", c->dir, 1);
 		/* The tmux under test, unless the test names its own. */
 		setenv("PROGMUX_TMUX_BIN", pmx_tmux_bin(), 1);
 		for (; env != NULL && *env != NULL; env++)

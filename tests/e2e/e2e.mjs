@@ -93,6 +93,7 @@ async function main() {
   env.PROGMUX_SOCKET_PATH = sock;
   env.PROGMUX_TMUX_BIN = tmuxBin;
   env.TMPDIR = dir;
+  env.TMUX_TMPDIR = dir;   // its attach lock goes with the directory
   const transport = new StdioClientTransport({ command: bin, args: [], env, stderr: 'pipe' });
   if (transport.stderr) transport.stderr.on('data', (d) => { stderr += d.toString(); });
   client = new Client({ name: 'progmux-e2e', version: '1.0.0' });
