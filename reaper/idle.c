@@ -12,6 +12,7 @@
  * when its terminal goes (the pane was killed).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -23,8 +24,12 @@
 
 #include "fdutil.h"
 #include "reaper.h"
+#include "timeutil.h"
 
 #define IDLE_CHECK_MS	500	/* without pidfd: how often to look */
+#define IDLE_KIDS_MAX	8	/* the front's children followed */
+#define IDLE_KIDS_MS	2000	/* how long they may take to go */
+#define IDLE_LINGER_MS	250	/* then, before the window closes */
 
 /* A pidfd for pid, or -1 (errno ESRCH: it is gone already). */
 static int
@@ -40,6 +45,72 @@ idle_pidfd(pid_t pid)
 }
 
 static int	idle_wait(const char *);
+
+/*
+ * pidfds for the front's children now (its tmux control client among
+ * them), up to max; how many.
+ */
+static int
+idle_kids(pid_t front, int *fds, int max)
+{
+	char	 path[64], buf[512], *p, *end;
+	long	 kid;
+	ssize_t	 len;
+	int	 fd, n = 0;
+
+	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children",
+	    (long)front, (long)front);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (0);
+	len = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (len <= 0)
+		return (0);
+	buf[len] = '\0';
+	for (p = buf; n < max; p = end) {
+		kid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if ((fds[n] = idle_pidfd((pid_t)kid)) != -1)
+			n++;
+	}
+	return (n);
+}
+
+/*
+ * The front is gone: wait (IDLE_KIDS_MS at most) for the children it had
+ * when we started to go too. Its tmux control client is one: it dies with
+ * the front, and this window must close after it has left, not while it
+ * is still being dropped (tmux 3.3a can crash when a session's last window
+ * goes as a control client leaves).
+ */
+static void
+idle_wait_kids(int *fds, int n)
+{
+	struct pollfd	pfd[IDLE_KIDS_MAX];
+	int64_t		deadline = now_ms() + IDLE_KIDS_MS;
+	int		i, m;
+
+	for (;;) {
+		for (i = m = 0; i < n; i++)
+			if (fds[i] != -1)
+				pfd[m++] = (struct pollfd){ fds[i], POLLIN, 0 };
+		if (m == 0 || now_ms() >= deadline)
+			return;
+		if (poll(pfd, m, poll_timeout(deadline)) == -1 &&
+		    errno != EINTR)
+			return;
+		for (i = 0; i < m; i++) {
+			if (pfd[i].revents == 0)
+				continue;
+			for (int k = 0; k < n; k++)
+				if (fds[k] == pfd[i].fd) {
+					close(fds[k]);
+					fds[k] = -1;
+				}
+		}
+	}
+}
 
 /* Drain what was typed; false once the terminal is gone. */
 static bool
@@ -65,6 +136,24 @@ idle_main(const char *arg)
 	_exit(idle_wait(arg));
 }
 
+/*
+ * A control client's exit reaches the tmux server as its socket's EOF,
+ * which the server reads on a later turn of its loop than the one that
+ * may see this window's end: stay IDLE_LINGER_MS more, so that the
+ * session's last window never closes while tmux still holds a departing
+ * control client. Bounded, and only after the front has died.
+ */
+static void
+idle_linger(void)
+{
+	int64_t	deadline = now_ms() + IDLE_LINGER_MS;
+
+	while (now_ms() < deadline)
+		if (poll(NULL, 0, poll_timeout(deadline)) == -1 &&
+		    errno != EINTR)
+			return;
+}
+
 /* The body of idle_main: what to exit with. */
 static int
 idle_wait(const char *arg)
@@ -73,7 +162,7 @@ idle_wait(const char *arg)
 	char		*end;
 	long		 v;
 	pid_t		 front;
-	int		 pidfd, n, timeout;
+	int		 pidfd, n, timeout, kids[IDLE_KIDS_MAX], nkids = 0;
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
@@ -94,6 +183,8 @@ idle_wait(const char *arg)
 		return (0);
 	if (pidfd == -1 && kill(front, 0) == -1 && errno == ESRCH)
 		return (0);
+	if (pidfd != -1)
+		nkids = idle_kids(front, kids, IDLE_KIDS_MAX);
 	printf("progmux (pid %ld) keeps this session; its programs open "
 	    "windows beside this one.\r\n", (long)front);
 	fflush(stdout);
@@ -109,8 +200,11 @@ idle_wait(const char *arg)
 				continue;
 			return (1);
 		}
-		if (pidfd != -1 && pfd[1].revents != 0)
+		if (pidfd != -1 && pfd[1].revents != 0) {
+			idle_wait_kids(kids, nkids);
+			idle_linger();
 			return (0);	/* the front has exited */
+		}
 		if (pidfd == -1 && kill(front, 0) == -1 && errno == ESRCH)
 			return (0);
 		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
