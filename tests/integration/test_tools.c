@@ -1034,9 +1034,9 @@ test_own_pane_from_ancestry(void **state)
 	assert_true(P.to != -1 && P.from != -1);
 	/* A command follows progmux, so the shell stays its parent. */
 	snprintf(cmd, sizeof cmd, "unset TMUX TMUX_PANE; "
-	    "PROGMUX_SOCKET_PATH='%s' PROGMUX_SESSION=own TMPDIR='%s' '%s' "
-	    "<'%s' >'%s' 2>/dev/null; echo $? >'%s'", C.sock, C.dir, bin, in,
-	    out, status);
+	    "PROGMUX_SOCKET_PATH='%s' PROGMUX_SESSION=own TMPDIR='%s' "
+	    "TMUX_TMPDIR='%s' '%s' <'%s' >'%s' 2>/dev/null; echo $? >'%s'",
+	    C.sock, C.dir, C.dir, bin, in, out, status);
 	got = pmx_tmux(&C, "new-window", "-d", "-t", "base", "-P", "-F",
 	    "#{pane_id} #{pane_pid}", "sh", "-c", cmd, NULL);
 	assert_non_null(got);
