@@ -860,7 +860,9 @@ cold_once(struct pmx *h, double *ms, bool *has_run)
 		unsetenv("LIBTMUX_SOCKET_PATH");
 		putenv(sockenv);
 		setenv("TMPDIR", h->dir, 1);
-		execl("build/progmux", "progmux", (char *)NULL);
+		setenv("TMUX_TMPDIR", h->dir, 1);	/* its attach lock */
+		execl(getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
+		    "build/progmux", "progmux", (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
