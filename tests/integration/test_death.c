@@ -126,6 +126,28 @@ assert_all_gone(struct pmx *c, struct leftovers *l, bool robust)
 }
 
 /*
+ * Start `exec NEEDLE` under c's progmux, then end progmux: by stdin EOF
+ * (it must exit 0) or by SIGKILL.
+ */
+static void
+start_then_end(struct pmx *c, struct leftovers *l, bool eof)
+{
+	char	 args[200], *id;
+
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"exec %s\"]}",
+	    l->needle);
+	id = pmx_start_program(c, args, NULL);
+	assert_non_null(id);
+	free(id);
+	if (eof) {
+		close(c->to);
+		c->to = -1;
+		assert_int_equal(pmx_wait_exit(c, 10000), 0);
+	} else
+		kill_front(c, l);
+}
+
+/*
  * Desktop: kill-server ends the harness's server (no client holds it).
  * Its own exit status is not the point: a server that exits before it
  * answers makes the client say "server exited unexpectedly". The server's
@@ -413,24 +435,13 @@ test_leave_fresh_socket(void **state)
 {
 	struct pmx		 c;
 	struct leftovers	 l;
-	char			 args[200], *id;
 	int			 round;
 
 	(void)state;
 	for (round = 0; round < 2; round++) {
 		assert_int_equal(pmx_open_no_tmux(&c, NULL), 0);
 		leftovers_init(&l, &c, false);
-		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
-		    "\"exec %s\"]}", l.needle);
-		id = pmx_start_program(&c, args, NULL);
-		assert_non_null(id);
-		free(id);
-		if (round == 0) {
-			close(c.to);
-			c.to = -1;
-			assert_int_equal(pmx_wait_exit(&c, 10000), 0);
-		} else
-			kill_front(&c, &l);
+		start_then_end(&c, &l, round == 0);
 		assert_no_server(&c, round == 0 ? "stdin EOF" : "SIGKILL");
 		assert_int_equal(pmx_count_procs(l.needle), 0);
 		pmx_close(&c);
@@ -449,7 +460,7 @@ test_leave_user_sessions(void **state)
 {
 	struct pmx		 c;
 	struct leftovers	 l;
-	char			*before, *after, *out, args[200], *id;
+	char			*before, *after, *out;
 	int64_t			 t0;
 	int			 round;
 
@@ -474,25 +485,12 @@ test_leave_user_sessions(void **state)
 	for (round = 0; round < 2; round++) {
 		assert_int_equal(pmx_spawn(&c, NULL, true), 0);
 		leftovers_init(&l, &c, false);
-		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
-		    "\"exec %s\"]}", l.needle);
-		id = pmx_start_program(&c, args, NULL);
-		assert_non_null(id);
-		free(id);
-		if (round == 0) {
+		start_then_end(&c, &l, round == 0);
+		close(c.from);
+		close(c.err);
+		if (c.to != -1)
 			close(c.to);
-			c.to = -1;
-			assert_int_equal(pmx_wait_exit(&c, 10000), 0);
-			close(c.from);
-			close(c.err);
-			c.from = c.err = -1;
-		} else {
-			kill_front(&c, &l);
-			close(c.to);
-			close(c.from);
-			close(c.err);
-			c.to = c.from = c.err = -1;
-		}
+		c.to = c.from = c.err = -1;
 		/* Our program's window goes; theirs stay, exactly. */
 		t0 = now_ms();
 		for (;;) {
