@@ -149,3 +149,17 @@ fd_strerror(int err)
 	    (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
 	return (text);
 }
+
+/* fd, moved to a number at least min if it is below. */
+int
+fd_above(int fd, int min)
+{
+	int	nfd;
+
+	if (fd == -1 || fd >= min)
+		return (fd);
+	if ((nfd = fcntl(fd, F_DUPFD_CLOEXEC, min)) == -1)
+		return (fd);	/* (the spawn then fails on its own) */
+	close(fd);
+	return (nfd);
+}

@@ -22,6 +22,9 @@ int	fd_write_all(int, const void *, size_t);
 /* Close every descriptor from lowfd up, except keep (or -1). */
 void	fd_closefrom(int lowfd, int keep);
 void	fd_cloexec_from(int lowfd);
+/* fd, moved to a number at least min if it is below (close-on-exec);
+ * -1 stays -1. */
+int	fd_above(int fd, int min);
 /* strerror, but EMFILE and ENFILE name the limit and how to raise it. */
 const char *fd_strerror(int err);
 

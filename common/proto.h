@@ -57,6 +57,9 @@
 #define PROTO_REAPER_FD		3	/* the reaper's socket to the front */
 #define PROTO_OUT_FD		4	/* read end of the output FIFO */
 #define PROTO_LOCK_FD		5	/* the runtime directory's lock (rundir.h) */
+#define PROTO_CTL_FD		6	/* the launcher's control FIFO, read-write */
+#define PROTO_ERR_FD		7	/* read end of standard error's FIFO */
+#define PROTO_FD_END		8	/* descriptors a reaper is given: below */
 #define PROTO_STR_(x)		#x
 #define PROTO_STR(x)		PROTO_STR_(x)	/* "5" for PROTO_LOCK_FD */
 #define PROTO_GRACE_MS		2000	/* SIGTERM, then SIGKILL this much later */
@@ -88,6 +91,25 @@
 #define END_EXPIRED	"expired"
 #define END_STOPPED	"stopped"
 #define END_GONE	"gone"
+
+/*
+ * The output FIFO carries the records of the pane's writer
+ * (`progmux-reaper --pipe`, reaper/pipe.c), the only process that opens
+ * it for writing: each record is an 8-byte header, 'P' 'M' kind seq len,
+ * len being 4 bytes big-endian and seq counting records modulo 256, then
+ * len bytes. Kind 'd': bytes of the pane's output, at most
+ * PIPE_RECORD_MAX; kind 'l': the writer dropped bytes (an 8-byte count),
+ * because the reaper did not take them while PIPE_BACKLOG bytes waited.
+ * A header that is not next in this order means someone else read from
+ * the FIFO: the reaper says output was lost.
+ */
+#define PIPE_MAGIC0		'P'
+#define PIPE_MAGIC1		'M'
+#define PIPE_DATA		'd'
+#define PIPE_LOST		'l'
+#define PIPE_HEADER		8
+#define PIPE_RECORD_MAX		(64u * 1024)
+#define PIPE_BACKLOG		(1024u * 1024)	/* the writer keeps at most */
 
 /* The markers: ESC ] 5522 ; <nonce> ; <kind> ; <value> BEL, kind one of
  * run (value: pid), exit (status), signal (number), noexec (status);

@@ -28,6 +28,7 @@
 
 #include "rundir.h"
 #include "timeutil.h"
+#include "xmalloc.h"
 
 #define RUNDIR_SUFFIX_LEN	6	/* mkdtemp's XXXXXX */
 #define RUNDIR_TRIES		3	/* to empty and remove it */
@@ -154,38 +155,202 @@ rundir_empty(int dfd, int64_t wait_ms)
 	return (left);
 }
 
-/* Make dir's lock file and hold LOCK_SH on it. */
+/* Make the lock file in directory dfd and hold LOCK_SH on it. */
 int
-rundir_lock(const char *dir)
+rundir_lock_at(int dfd)
 {
 	char	tmp[32];
-	int	dfd, fd, saved;
+	int	fd, saved;
 
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		return (-1);
 	/* Made under another name and locked before it is "lock": a
 	 * sweeper never finds it unlocked while we live. */
 	snprintf(tmp, sizeof tmp, "%s.%ld", RUNDIR_LOCK, (long)getpid());
 	fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
 	if (fd == -1)
-		goto fail;
+		return (-1);
 	if (flock(fd, LOCK_SH) == -1 ||
 	    renameat(dfd, tmp, dfd, RUNDIR_LOCK) == -1) {
 		saved = errno;
 		unlinkat(dfd, tmp, 0);
 		close(fd);
 		errno = saved;
-		goto fail;
+		return (-1);
 	}
-	close(dfd);
 	return (fd);
-fail:
-	saved = errno;
-	close(dfd);
-	errno = saved;
+}
+
+/* Can another user change (rename, replace, remove entries of) the
+ * directory st describes? */
+static bool
+rundir_unsafe(const struct stat *st)
+{
+	if (st->st_uid != geteuid() && st->st_uid != 0)
+		return (true);
+	return ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+	    (st->st_mode & S_ISVTX) == 0);
+}
+
+/*
+ * Open base for making a runtime directory in it, only if no other user
+ * can change it or any directory above it: each is owned by us or root,
+ * and group- or other-writable only with the sticky bit (as /tmp). The
+ * path is resolved first, then walked one component at a time with
+ * O_NOFOLLOW from the root, so what is checked is what is opened.
+ */
+int
+rundir_base_open(const char *base, char **cause)
+{
+	char		*real, *comp, *slash, *end;
+	struct stat	 st;
+	int		 fd, next;
+
+	if ((real = realpath(base, NULL)) == NULL) {
+		xasprintf(cause, "%s: %s", base, strerror(errno));
+		return (-1);
+	}
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Each turn checks the directory fd, named real up to end. */
+	for (comp = real, end = real + 1;; comp = slash + 1) {
+		if (fd == -1 || fstat(fd, &st) == -1) {
+			xasprintf(cause, "%.*s: %s", (int)(end - real), real,
+			    strerror(errno));
+			break;
+		}
+		if (rundir_unsafe(&st)) {
+			xasprintf(cause, "%.*s is %s", (int)(end - real), real,
+			    st.st_uid != geteuid() && st.st_uid != 0 ?
+			    "owned by another user" : "writable by other "
+			    "users and not sticky");
+			break;
+		}
+		while (*comp == '/')
+			comp++;
+		if (*comp == '\0') {
+			free(real);
+			return (fd);		/* all of it checked */
+		}
+		if ((slash = strchr(comp, '/')) != NULL)
+			*slash = '\0';
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		end = comp + strlen(comp);
+		if (slash != NULL)
+			*slash = '/';
+		else
+			slash = end - 1;	/* the next turn ends it */
+		close(fd);
+		fd = next;
+	}
+	if (fd != -1)
+		close(fd);
+	free(real);
 	return (-1);
+}
+
+/* Make a fresh progmux-XXXXXX (0700) in basefd: its descriptor, and its
+ * name in name; -1 with errno. */
+int
+rundir_make(int basefd, char *name, size_t len)
+{
+	static const char	 set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
+	    "opqrstuvwxyz0123456789";
+	unsigned char		 rnd[RUNDIR_SUFFIX_LEN];
+	struct stat		 st;
+	int			 tries, i, fd;
+
+	if (len < sizeof RUNDIR_PREFIX + RUNDIR_SUFFIX_LEN) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	for (tries = 0; tries < 100; tries++) {
+		if (getentropy(rnd, sizeof rnd) == -1)
+			return (-1);
+		memcpy(name, RUNDIR_PREFIX, sizeof RUNDIR_PREFIX - 1);
+		for (i = 0; i < RUNDIR_SUFFIX_LEN; i++)
+			name[sizeof RUNDIR_PREFIX - 1 + i] =
+			    set[rnd[i] % (sizeof set - 1)];
+		name[sizeof RUNDIR_PREFIX - 1 + RUNDIR_SUFFIX_LEN] = '\0';
+		if (mkdirat(basefd, name, 0700) == -1) {
+			if (errno == EEXIST)
+				continue;
+			return (-1);
+		}
+		fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd == -1 || fstat(fd, &st) == -1 || !rundir_mine(&st)) {
+			if (fd != -1)
+				close(fd);
+			errno = EPERM;
+			return (-1);
+		}
+		return (fd);
+	}
+	errno = EEXIST;
+	return (-1);
+}
+
+/* "DEV:INO" of the directory dfd, as the processes that must find it
+ * again are given it. */
+void
+rundir_id(int dfd, char *buf, size_t len)
+{
+	struct stat	st;
+
+	if (fstat(dfd, &st) == -1)
+		memset(&st, 0, sizeof st);
+	snprintf(buf, len, "%llu:%llu", (unsigned long long)st.st_dev,
+	    (unsigned long long)st.st_ino);
+}
+
+/*
+ * Open dir (not following a link) only if it is the directory id names,
+ * ours, mode 0700: what a launcher or a pane's writer reaches the FIFOs
+ * through, so a directory swapped in under the same path is never read
+ * from or run out of. The fd, or -1 with *cause.
+ */
+int
+rundir_open_checked(const char *dir, const char *id, char **cause)
+{
+	char		want[64];
+	struct stat	st;
+	int		fd;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1) {
+		xasprintf(cause, "cannot open the runtime directory %s: %s",
+		    dir, strerror(errno));
+		return (-1);
+	}
+	rundir_id(fd, want, sizeof want);
+	if (fstat(fd, &st) == -1 || strcmp(want, id) != 0 ||
+	    !rundir_mine(&st)) {
+		xasprintf(cause, "%s is not the runtime directory progmux "
+		    "made (it was replaced); refusing to use it", dir);
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/* Open dfd/name as a FIFO of ours (never a link), with flags; -1 with
+ * errno (EPERM: something else is there). */
+int
+rundir_open_fifo(int dfd, const char *name, int flags)
+{
+	struct stat	st;
+	int		fd;
+
+	fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd == -1)
+		return (-1);
+	if (fstat(fd, &st) == -1 || !S_ISFIFO(st.st_mode) ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		errno = EPERM;
+		return (-1);
+	}
+	return (fd);
 }
 
 /* Remove parentfd/name if it is provably a dead instance's directory. */

@@ -14,14 +14,28 @@
 #ifndef PROGMUX_RUNDIR_H
 #define PROGMUX_RUNDIR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define RUNDIR_PREFIX	"progmux-"
 #define RUNDIR_LOCK	"lock"
 
-/* Make dir's lock file and hold LOCK_SH on it: the fd (close-on-exec),
- * or -1 with errno. */
-int	rundir_lock(const char *dir);
+/* Make the lock file in the directory dfd and hold LOCK_SH on it: the
+ * fd (close-on-exec), or -1 with errno. */
+int	rundir_lock_at(int dfd);
+/* base, opened, if no other user can change it or a directory above
+ * it; else -1 with *cause saying which one and why. */
+int	rundir_base_open(const char *base, char **cause);
+/* Make a fresh progmux-XXXXXX (0700) in basefd: its fd; its name in
+ * name (at least 16 bytes). -1 with errno. */
+int	rundir_make(int basefd, char *name, size_t len);
+/* "DEV:INO" of the directory dfd. */
+void	rundir_id(int dfd, char *buf, size_t len);
+/* dir, opened, only if it is the directory id names, ours and 0700;
+ * else -1 with *cause. */
+int	rundir_open_checked(const char *dir, const char *id, char **cause);
+/* dfd/name opened with flags as a FIFO of ours, never through a link. */
+int	rundir_open_fifo(int dfd, const char *name, int flags);
 /* Remove parentfd/name if it is provably a dead instance's directory;
  * a tmux server still listening in it is waited for up to wait_ms.
  * 1 if removed, 0 if left alone. */

@@ -1,17 +1,29 @@
 /*
  * launch.c — the launcher: the first process of a program's pane.
  *
- * tmux starts `progmux-reaper --launch CTL` with fixed arguments, so no
- * client text ever reaches tmux's command parser or a shell. The launcher
- * goes through four states in one poll loop, with one deadline:
+ * tmux starts `progmux-reaper --launch DIR DEV:INO CTL` with fixed
+ * arguments, so no client text ever reaches tmux's command parser or a
+ * shell. That first process of the pane is a guard (launch_guard): a
+ * subreaper that forks the launcher proper and outlives it, so that if
+ * the launcher is killed, what its program started (even in sessions of
+ * their own, through setsid) becomes the guard's and is ended; and if
+ * the guard is killed, the launcher is told (a parent-death signal) and
+ * ends everything itself. The launcher goes through four states in one
+ * poll loop, with one deadline:
  *
- *  - gate: it opens CTL (a FIFO in the private runtime directory) and
- *    waits, bounded, for the reaper's spec, which comes only once
- *    pipe-pane is attached, so not one byte of early output is lost;
+ *  - gate: it opens CTL (a FIFO in the private runtime directory, reached
+ *    only through that directory once it is known to be the one the
+ *    front made: DEV:INO, ours, 0700), removes its name (the reaper holds
+ *    the other end), and waits, bounded, for the reaper's spec, which
+ *    comes only once pipe-pane is attached, so not one byte of early
+ *    output is lost;
  *  - run: as a child subreaper (daemons the program leaves behind are
  *    reparented to it) it starts the program (cspawn.h) in its own
  *    process group, made the terminal's foreground group, with PAGER=cat
- *    and GIT_PAGER=cat, in startDirectory, argv exec'd without a shell; a
+ *    and GIT_PAGER=cat and none of progmux's own settings (PROGMUX_*,
+ *    LIBTMUX_*; in robust mode not TMUX either: the private server is not
+ *    the program's to drive), in startDirectory, argv exec'd without a
+ *    shell; a
  *    chdir or exec failure is printed on the terminal with the reason
  *    (status 127 not found, 126 otherwise). Signals it gets (C-c typed
  *    before the program had the terminal, a SIGTERM) are passed on to the
@@ -26,8 +38,6 @@
  * everything still there is ended at once (SIGTERM, SIGKILL after a short
  * grace) and the launcher leaves without a marker.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -39,7 +49,6 @@
 #include <termios.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -49,8 +58,10 @@
 #include "frame.h"
 #include "log.h"
 #include "marker.h"
+#include "osdep.h"
 #include "proto.h"
 #include "reaper.h"
+#include "rundir.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
@@ -58,6 +69,7 @@
 #define LAUNCH_HANGUP_GRACE_MS	500
 #define LAUNCH_RECHECK_MS	50	/* after SIGKILL: anything left? */
 #define LAUNCH_SPEC_WAIT_MS	30000	/* the reaper's spec, at most */
+#define LAUNCH_GUARD_GRACE_MS	500	/* the guard's sweep: SIGTERM, SIGKILL */
 
 enum launch_state {
 	L_GATE,		/* waiting for the spec */
@@ -75,6 +87,7 @@ static struct {
 	int64_t		 deadline;	/* the one timer */
 	int		 ctl;
 	struct buf	 ctl_in;
+	int		 dfd;		/* the runtime directory, till the spec */
 	int		 sigfd;
 	pid_t		 child;
 	int		 status;
@@ -91,65 +104,9 @@ static struct {
 static void
 launch_signal_tree(int sig)
 {
-	DIR		*d;
-	struct dirent	*de;
-	pid_t		*pids = NULL, *ppids = NULL, self = getpid();
-	size_t		 n = 0, cap = 0, i;
-	bool		*mark, changed;
-	char		 path[64], line[512], *p;
-	FILE		*f;
-
 	if (l.child > 0)
 		kill(-l.child, sig);
-	if ((d = opendir("/proc")) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof path, "/proc/%.32s/stat", de->d_name);
-		if ((f = fopen(path, "re")) == NULL)
-			continue;
-		if (fgets(line, sizeof line, f) != NULL &&
-		    (p = strrchr(line, ')')) != NULL) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 256;
-				pids = xreallocarray(pids, cap, sizeof *pids);
-				ppids = xreallocarray(ppids, cap,
-				    sizeof *ppids);
-			}
-			pids[n] = (pid_t)atol(de->d_name);
-			ppids[n] = (pid_t)atol(p + 4);	/* ") S ppid" */
-			n++;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	mark = xcalloc(n + 1, sizeof *mark);
-	do {
-		changed = false;
-		for (i = 0; i < n; i++) {
-			if (mark[i])
-				continue;
-			if (ppids[i] == self) {
-				mark[i] = changed = true;
-				continue;
-			}
-			for (size_t j = 0; j < n; j++)
-				if (mark[j] && pids[j] == ppids[i]) {
-					mark[i] = changed = true;
-					break;
-				}
-		}
-	} while (changed);
-	for (i = 0; i < n; i++)
-		if (mark[i]) {
-			kill(pids[i], sig);
-			if (sig == SIGTERM)
-				kill(pids[i], SIGCONT);
-		}
-	free(mark);
-	free(pids);
-	free(ppids);
+	osdep_signal_descendants(getpid(), sig);
 }
 
 /* The program's side of the fork, before exec: the terminal, the
@@ -203,7 +160,7 @@ launch_say_noexec(char **argv, const char *dir, enum spawn_stage stage,
  * input (a pipe we feed) and standard error (the reaper's FIFO). */
 static void
 launch_start(char **argv, const char *dir, bool has_input,
-    const char *err_path)
+    const char *err_name)
 {
 	struct spawn		 sp;
 	enum spawn_stage	 stage;
@@ -212,9 +169,11 @@ launch_start(char **argv, const char *dir, bool has_input,
 	if (has_input && pipe2(ip, O_CLOEXEC) == -1)
 		ip[0] = ip[1] = -1;
 	/* The reaper holds the FIFO's read end: this open does not wait. */
-	if (err_path != NULL && (efd = open(err_path, O_WRONLY | O_NONBLOCK |
-	    O_CLOEXEC)) != -1)
+	if (err_name != NULL && l.dfd != -1 && (efd = rundir_open_fifo(l.dfd,
+	    err_name, O_WRONLY | O_NONBLOCK)) != -1) {
+		unlinkat(l.dfd, err_name, 0);	/* both ends open */
 		fd_nonblock(efd, 0);
+	}
 	memset(&sp, 0, sizeof sp);
 	sp.argv = argv;
 	sp.flags = SPAWN_SETPGID | SPAWN_SEARCH;
@@ -419,12 +378,42 @@ launch_signals(void)
 	}
 }
 
+/*
+ * The program gets none of progmux's own settings (PROGMUX_*, LIBTMUX_*)
+ * and, in robust mode, nothing that points at the private tmux server
+ * (TMUX, TMUX_PANE): a program's `tmux kill-session` must not reach the
+ * server all the other programs run in.
+ */
+static void
+launch_scrub_env(bool robust)
+{
+	extern char	**environ;
+	char		  name[256];
+	size_t		  i, n;
+
+	for (i = 0; environ[i] != NULL;) {
+		n = strcspn(environ[i], "=");
+		if (n >= sizeof name ||
+		    (strncmp(environ[i], "PROGMUX_", 8) != 0 &&
+		    strncmp(environ[i], "LIBTMUX_", 8) != 0 &&
+		    !(robust && ((n == 4 && strncmp(environ[i], "TMUX", 4) ==
+		    0) || (n == 9 && strncmp(environ[i], "TMUX_PANE", 9) ==
+		    0))))) {
+			i++;
+			continue;
+		}
+		memcpy(name, environ[i], n);
+		name[n] = '\0';
+		unsetenv(name);		/* environ[i] is the next one now */
+	}
+}
+
 /* The spec: the gate opens and the program starts. */
 static void
 launch_on_spec(struct msg *spec)
 {
 	struct winsize	 ws;
-	char		**argv, *dir, *err_path;
+	char		**argv, *dir, *err_name;
 	const char	*in;
 	bool		 has_input;
 	int64_t		 w = 0, h = 0;
@@ -432,7 +421,7 @@ launch_on_spec(struct msg *spec)
 	argv = msg_dup_strv(spec, "argv", NULL);
 	dir = msg_dup_str(spec, "dir");
 	l.nonce = msg_dup_str(spec, "nonce");
-	err_path = msg_dup_str(spec, "err");
+	err_name = msg_dup_str(spec, "err");
 	if ((in = msg_get_bytes(spec, "input", &l.input_len)) != NULL) {
 		l.input = xmemdup(in, l.input_len);
 		has_input = true;
@@ -453,14 +442,17 @@ launch_on_spec(struct msg *spec)
 	}
 	l.state = L_RUNNING;
 	l.deadline = DEADLINE_NONE;
-	launch_start(argv, dir, has_input, err_path);
+	launch_scrub_env(msg_get_bool(spec, "robust"));
+	launch_start(argv, dir, has_input, err_name);
+	close(l.dfd);
+	l.dfd = -1;
 	if (!l.noexec)
 		/* The program runs and has the terminal: the front holds keys
 		 * typed before this, when a C-c would reach no program. */
 		launch_write_marker(MARKER_K_RUN, (long)l.child);
 	strv_free(argv);
 	free(dir);
-	free(err_path);
+	free(err_name);
 }
 
 /* A frame from the reaper: the spec at the gate, then only "exit". */
@@ -516,13 +508,111 @@ launch_front_pidfd(bool *gone)
 	return (fd);
 }
 
+/*
+ * The guard, once the launcher has gone (normally only once everything
+ * it started has): anything left under us now (a subreaper, so orphans
+ * anywhere below come to us) gets SIGTERM, then SIGKILL after the grace,
+ * until nothing is; then the guard leaves and the pane closes.
+ */
+static void __attribute__((noreturn))
+launch_guard_sweep(int sigfd)
+{
+	struct signalfd_siginfo	si;
+	struct pollfd		pfd = { sigfd, POLLIN, 0 };
+	siginfo_t		info;
+	int64_t			kill_at = now_ms() + LAUNCH_GUARD_GRACE_MS;
+	int			sig = SIGTERM;
+
+	for (;;) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		memset(&info, 0, sizeof info);
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) ==
+		    -1 && errno == ECHILD)
+			_exit(0);
+		if (now_ms() >= kill_at)
+			sig = SIGKILL;
+		if (osdep_signal_descendants(getpid(), sig) == 0 &&
+		    sig == SIGKILL)
+			kill_at = now_ms() + LAUNCH_RECHECK_MS; /* zombies */
+		poll(&pfd, 1, sig == SIGKILL ? LAUNCH_RECHECK_MS :
+		    poll_timeout(kill_at));
+		while (read(sigfd, &si, sizeof si) == sizeof si)
+			;
+	}
+}
+
+/* The guard's loop: pass SIGHUP and SIGTERM on to the launcher, and
+ * sweep once it has exited. */
+static void __attribute__((noreturn))
+launch_guard_run(pid_t launcher)
+{
+	struct signalfd_siginfo	si;
+	struct pollfd		pfd;
+	sigset_t		set;
+	pid_t			pid;
+	int			sigfd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	if ((sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
+		_exit(1);	/* the launcher hears of it (SIGHUP) */
+	pfd = (struct pollfd){ sigfd, POLLIN, 0 };
+	for (;;) {
+		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+			if (pid == launcher)
+				launch_guard_sweep(sigfd);
+		if (poll(&pfd, 1, -1) == -1 && errno != EINTR)
+			_exit(1);
+		while (read(sigfd, &si, sizeof si) == sizeof si)
+			if (si.ssi_signo != SIGCHLD)
+				kill(launcher, (int)si.ssi_signo);
+	}
+}
+
+/*
+ * Become the guard: a subreaper that forks the launcher and outlives it.
+ * Returns in the launcher (or, if no guard can be had, in the one
+ * process there is); never in the guard. Every signal is blocked in the
+ * guard; a C-c typed before the program has the terminal reaches the
+ * launcher, which passes it on, and the guard ignores it.
+ */
+static void
+launch_guard(void)
+{
+	sigset_t	all, old;
+	pid_t		guard = getpid(), pid;
+
+	if (osdep_subreaper() == -1)
+		return;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if ((pid = fork()) == -1) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return;
+	}
+	if (pid == 0) {
+		/* The guard killed is a hangup: end everything, go. */
+		if (osdep_parent_death(SIGHUP, guard) == -1)
+			_exit(1);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return;
+	}
+	launch_guard_run(pid);
+}
+
 int
-launch_main(const char *ctl_path)
+launch_main(const char *dir, const char *id, const char *ctl)
 {
 	struct pollfd	 pfd[4];
 	sigset_t	 set;
+	char		*cause = NULL;
 	int		 np, i_front;
 	bool		 front_gone;
+
+	launch_guard();
 
 	/*
 	 * Until the program has the terminal we are its foreground group: a
@@ -547,23 +637,28 @@ launch_main(const char *ctl_path)
 
 	memset(&l, 0, sizeof l);
 	l.state = L_GATE;
-	l.front = -1;
+	l.front = l.dfd = -1;
 	l.in_fd = -1;
 	/* (Our descriptors are close-on-exec; the program's child closes
 	 * all but 0, 1, 2 before exec: cspawn.c.) */
-	if ((l.ctl = open(ctl_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) ==
-	    -1) {
-		dprintf(STDERR_FILENO, "progmux: cannot open %s: %s\n",
-		    ctl_path, strerror(errno));
+	if ((l.dfd = rundir_open_checked(dir, id, &cause)) == -1) {
+		dprintf(STDERR_FILENO, "progmux: %s\n", cause);
 		return (1);
 	}
+	if ((l.ctl = rundir_open_fifo(l.dfd, ctl, O_RDONLY | O_NONBLOCK)) ==
+	    -1) {
+		dprintf(STDERR_FILENO, "progmux: cannot open %s/%s: %s\n",
+		    dir, ctl, strerror(errno));
+		return (1);
+	}
+	unlinkat(l.dfd, ctl, 0);	/* the reaper holds the other end */
 	if ((l.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) ==
 	    -1) {
 		dprintf(STDERR_FILENO, "progmux: signalfd: %s\n",
 		    strerror(errno));
 		return (1);
 	}
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	osdep_subreaper();
 	/* A reaper that never comes (it died, or the front did, before it
 	 * opened its end) does not leave us in the pane for ever. */
 	launch_settimeout(LAUNCH_SPEC_WAIT_MS);

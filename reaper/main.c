@@ -2,8 +2,10 @@
  * main.c — progmux-reaper: choose the reaper or the launcher mode.
  *
  * The front starts `progmux-reaper` with its socket on fd 3; tmux starts
- * `progmux-reaper --launch CTL` in each program's pane, and
- * `progmux-reaper --idle FRONTPID` in the session's own window (idle.c).
+ * `progmux-reaper --launch DIR DEV:INO CTL` in each program's pane
+ * (launch.c), `progmux-reaper --pipe DIR DEV:INO OUT` as its pipe-pane
+ * command (pipe.c), and `progmux-reaper --idle FRONTPID` in the
+ * session's own window (idle.c).
  * No mode is meant for people; anything else gets a usage line.
  */
 #include <stdio.h>
@@ -15,10 +17,12 @@
 int
 main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "--launch") == 0) {
+	if (argc == 5 && strcmp(argv[1], "--launch") == 0) {
 		log_init("progmux-launch");
-		return (launch_main(argv[2]));
+		return (launch_main(argv[2], argv[3], argv[4]));
 	}
+	if (argc == 5 && strcmp(argv[1], "--pipe") == 0)
+		return (pipe_main(argv[2], argv[3], argv[4]));
 	if (argc == 3 && strcmp(argv[1], "--idle") == 0)
 		return (idle_main(argv[2]));
 	if (argc == 1) {
@@ -26,7 +30,7 @@ main(int argc, char **argv)
 		return (reaper_main());
 	}
 	fprintf(stderr, "usage: progmux-reaper (started by progmux, fd 3 "
-	    "its socket) | progmux-reaper --launch CTL | progmux-reaper --idle "
-	    "PID (run by tmux)\n");
+	    "its socket) | progmux-reaper --launch|--pipe DIR DEV:INO FIFO | "
+	    "progmux-reaper --idle PID (run by tmux)\n");
 	return (2);
 }

@@ -26,10 +26,12 @@
  * killed and the pane removed at once. The last process of a progmux
  * instance to go (front or reaper) removes its runtime directory.
  *
- * Memory is bounded whatever the output: fixed read and strip buffers, a
- * send queue that stops FIFO reads while it is full (tmux then holds the
- * rest), and past the text ceiling bytes are read (for the end marker)
- * and dropped unstripped.
+ * Memory is bounded whatever the output: fixed strip buffers, one
+ * record's worth of FIFO input, and a send queue that holds at most the
+ * text ceiling (PROGMUX_OUTPUT_MAX_BYTES), which is all the front keeps
+ * anyway; past the ceiling bytes are read (for the end marker) and
+ * dropped unstripped. The FIFO is read however slow the front is, so
+ * the pane's writer, and tmux behind it, never wait for us.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,16 +56,16 @@
 #include "marker.h"
 #include "proto.h"
 #include "reaper.h"
+#include "record.h"
 #include "rundir.h"
 #include "cspawn.h"
 #include "strip.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
-#define REAPER_READ_CHUNK	(32u * 1024)
+#define REAPER_READ_CHUNK	(64u * 1024)
 #define REAPER_READ_ROUNDS	8		/* chunks per wakeup, at most */
 #define REAPER_STRIP_CHUNK	(8u * 1024)	/* stripped at a time */
-#define REAPER_QUEUE_MAX	(128u * 1024)	/* stop reading the FIFO past it */
 #define REAPER_FALLBACK_MS	3000		/* after SIGKILL, the marker */
 #define REAPER_CHECK_MS		50		/* is what was left still there? */
 #define REAPER_KILL_PANE_MS	5000		/* tmux kill-pane, at most */
@@ -91,8 +93,6 @@ static struct {
 	int64_t		 max_text;
 	int64_t		 expires;	/* the lifetime's end */
 	char		**tmux;		/* tmux binary and socket arguments */
-	char		*out_path;
-	char		*ctl_path;
 	char		*pane;
 	pid_t		 pane_pid;	/* the launcher (its session's id) */
 	pid_t		 prog_pid;	/* the program (its group), once run */
@@ -110,9 +110,13 @@ static struct {
 	int		 lock_fd;	/* the runtime directory's lock */
 	char		*rundir;
 
-	int		 out_fd;	/* the FIFO pipe-pane writes */
+	int		 out_fd;	/* the FIFO the pane's writer writes */
+	struct buf	 out_in;	/* its records, read (record.h) */
+	struct record_scan out_scan;
+	uint64_t	 lost;		/* bytes of the pane's the copy lacks */
 	int		 err_fd;	/* separate standard error, or -1 */
-	char		*err_path;
+	char		*err_name;	/* its FIFO, for the launcher */
+	bool		 robust;	/* the program must not see our tmux */
 	struct strip	 errstrip;
 	int64_t		 err_sent;
 	char		*input;		/* run_program's input, or NULL */
@@ -199,8 +203,7 @@ reaper_read_err(bool drain)
 	size_t	k;
 	int	rounds = 0;
 
-	while (r.err_fd != -1 && (drain || rounds++ < 8) &&
-	    (drain || r.sock_out.len < REAPER_QUEUE_MAX)) {
+	while (r.err_fd != -1 && (drain || rounds++ < 8)) {
 		n = read(r.err_fd, read_buf, sizeof read_buf);
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -322,6 +325,9 @@ reaper_report(const char *how, int64_t status, int64_t sig, bool lost_end,
 		msg_nil(&m, "signal");
 	msg_bool(&m, "lost_end", lost_end);
 	msg_bool(&m, "cut", r.cut);
+	if (why == NULL && r.lost > 0)
+		why = "some of the pane's output was lost before progmux could "
+		    "read it (the copy stops there)";
 	msg_str(&m, "why", why);
 	msg_end(&m, &r.sock_out);
 	log_debug("%s: %s status %lld signal %lld", r.id, how,
@@ -516,45 +522,82 @@ reaper_reap(void)
 }
 
 /*
- * Read the FIFO (bounded per wakeup) and scan it: text to the front,
- * markers as events. The rest of a chunk after the end marker is
- * dropped: the launcher writes nothing after it. EOF: E_FIFO_EOF.
+ * Some of the pane's output is missing from the copy (the writer dropped
+ * it, or someone else read from the FIFO): the copy stops there, as at
+ * the ceiling, and the end says so (outputCut). Markers are still looked
+ * for in what follows.
+ */
+static void
+reaper_lost(uint64_t n, const char *how)
+{
+	if (r.lost == 0)
+		log_warn("%s: pane output lost: %s", r.id ? r.id : "?", how);
+	r.lost += n > 0 ? n : 1;
+	r.cut = true;
+	r.text_sent = r.max_text;
+}
+
+/* Scan pane bytes: text to the front, markers as events. Returns true
+ * once the end marker was dispatched (nothing after it is read). */
+static bool
+reaper_scan(const char *p, size_t len)
+{
+	size_t	k;
+	bool	found;
+
+	for (; len > 0; p += k, len -= k) {
+		k = marker_scan(&r.scan, p, len, reaper_text_cb, NULL,
+		    &r.marker, &found);
+		if (!found)
+			continue;
+		if (r.marker.kind != MARKER_K_RUN) {
+			reaper_flush_text();
+			reaper_event(E_END_MARKER);
+			return (true);
+		}
+		reaper_event(E_RUN_MARKER);
+	}
+	return (false);
+}
+
+/*
+ * Read the FIFO and take its records (bounded per wakeup): the pane's
+ * bytes are scanned (scan) or dropped. It is read whatever the front's
+ * queue holds: the writer must never wait on us, and the text we queue
+ * is bounded by the text ceiling. EOF: E_FIFO_EOF.
  */
 static enum fsm_event
 reaper_read_fifo(bool scan)
 {
-	const char	*p;
-	ssize_t		 n;
-	size_t		 len, k;
-	int		 rounds = 0;
-	bool		 found;
+	enum record_kind	 k;
+	const char		*p;
+	size_t			 len;
+	uint64_t		 lost;
+	ssize_t			 n;
+	int			 rounds = 0;
 
-	while (r.out_fd != -1 && rounds++ < REAPER_READ_ROUNDS &&
-	    r.sock_out.len < REAPER_QUEUE_MAX) {
-		n = read(r.out_fd, read_buf, sizeof read_buf);
+	while (r.out_fd != -1 && rounds++ < REAPER_READ_ROUNDS) {
+		n = fd_read_into(r.out_fd, &r.out_in, REAPER_READ_CHUNK);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN)
 			break;
 		if (n <= 0) {
 			if (n == -1)
-				log_warn("%s: reading %s: %s", r.id,
-				    r.out_path, strerror(errno));
+				log_warn("%s: reading the output FIFO: %s",
+				    r.id, strerror(errno));
 			return (E_FIFO_EOF);
 		}
-		log_debug("%s: %zd bytes from the pane", r.id, n);
-		for (p = read_buf, len = (size_t)n; scan && len > 0;
-		    p += k, len -= k) {
-			k = marker_scan(&r.scan, p, len, reaper_text_cb, NULL,
-			    &r.marker, &found);
-			if (!found)
-				continue;
-			if (r.marker.kind != MARKER_K_RUN) {
-				reaper_flush_text();
-				reaper_event(E_END_MARKER);
+		while ((k = record_take(&r.out_scan, &r.out_in, &p, &len,
+		    &lost)) != RECORD_NONE) {
+			if (k == RECORD_LOST)
+				reaper_lost(lost, "the writer dropped bytes "
+				    "the reaper did not read in time");
+			else if (k == RECORD_BROKEN)
+				reaper_lost(lost, "another process read from "
+				    "the output FIFO");
+			else if (scan && reaper_scan(p, len))
 				return (E_NONE);
-			}
-			reaper_event(E_RUN_MARKER);
 		}
 		reaper_flush_text();
 	}
@@ -562,35 +605,19 @@ reaper_read_fifo(bool scan)
 }
 
 /*
- * The output FIFO's read end came from the front as fd 4 (open since the
- * FIFO was made, so pipe-pane's writer never found it without a reader).
- * The control FIFO is opened read-write so the launcher's open never
- * blocks and its reads see EOF only when we are gone.
+ * The FIFOs came from the front, open: the output's read end as fd 4,
+ * the launcher's control FIFO read-write as fd 6 (so the launcher's
+ * reads see EOF only when we are gone), standard error's read end as
+ * fd 7. Nothing is opened by a path here.
  */
 static enum fsm_event
 reaper_open_fifos(struct msg *m)
 {
-	char			*cause;
-	enum fsm_event		 ev;
-
-	r.out_path = msg_dup_str(m, "out");
-	r.ctl_path = msg_dup_str(m, "ctl");
-	r.err_path = msg_dup_str(m, "err");
-	if (r.out_path == NULL || r.ctl_path == NULL)
-		return (reaper_fail("start frame lacks the FIFO paths"));
-	if (r.out_fd == -1)
-		r.out_fd = open(r.out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	r.ctl_fd = open(r.ctl_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (r.err_path != NULL)
-		r.err_fd = open(r.err_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	r.err_name = msg_dup_str(m, "err");
+	r.robust = msg_get_bool(m, "robust");
 	if (r.out_fd == -1 || r.ctl_fd == -1 ||
-	    (r.err_path != NULL && r.err_fd == -1)) {
-		xasprintf(&cause, "cannot open FIFOs in the runtime "
-		    "directory: %s", strerror(errno));
-		ev = reaper_fail(cause);
-		free(cause);
-		return (ev);
-	}
+	    (r.err_name != NULL && r.err_fd == -1))
+		return (reaper_fail("the front gave no FIFOs"));
 	return (E_NONE);
 }
 
@@ -661,12 +688,13 @@ reaper_act_pane(enum fsm_event ev)
 	r.pane_pid = (pid_t)pid;
 	reaper_settimeout_at(r.expires);
 
-	msg_begin(&m, MSG_SPEC, 8);
+	msg_begin(&m, MSG_SPEC, 9);
 	if (r.has_input)
 		msg_bin(&m, "input", r.input, r.input_len);
 	else
 		msg_nil(&m, "input");
-	msg_str(&m, "err", r.err_path);
+	msg_str(&m, "err", r.err_name);
+	msg_bool(&m, "robust", r.robust);
 	free(r.input);
 	r.input = NULL;
 	msg_strv(&m, "argv", r.argv, r.argc);
@@ -1033,19 +1061,12 @@ reaper_event(enum fsm_event ev)
 }
 
 /*
- * The end of the reaper: its FIFOs go, and with its hold on the runtime
- * directory's lock, the directory too if we were the last of our
- * instance.
+ * The end of the reaper: with its hold on the runtime directory's lock,
+ * the directory goes too if we were the last of our instance.
  */
 static void __attribute__((noreturn))
 reaper_exit(void)
 {
-	if (r.out_path != NULL)
-		unlink(r.out_path);
-	if (r.ctl_path != NULL)
-		unlink(r.ctl_path);
-	if (r.err_path != NULL)
-		unlink(r.err_path);
 	reaper_close_ctl();
 	if (r.lock_fd != -1) {
 		close(r.lock_fd);
@@ -1159,6 +1180,19 @@ reaper_find_rundir(void)
 	r.rundir = xstrdup(path);
 }
 
+/* A FIFO the front handed us as fd, or -1 (see reaper_open_fifos). */
+static int
+reaper_take_fifo(int fd)
+{
+	struct stat	st;
+
+	if (fstat(fd, &st) == -1 || !S_ISFIFO(st.st_mode))
+		return (-1);
+	fd_cloexec(fd, 1);
+	fd_nonblock(fd, 1);
+	return (fd);
+}
+
 /* Descriptors and signals as the front left them to us. */
 static int
 reaper_setup(void)
@@ -1179,11 +1213,9 @@ reaper_setup(void)
 	}
 	fd_cloexec(r.sock, 1);
 	fd_nonblock(r.sock, 1);
-	if (fstat(PROTO_OUT_FD, &st) == 0 && S_ISFIFO(st.st_mode)) {
-		r.out_fd = PROTO_OUT_FD;	/* see reaper_open_fifos */
-		fd_cloexec(r.out_fd, 1);
-		fd_nonblock(r.out_fd, 1);
-	}
+	r.out_fd = reaper_take_fifo(PROTO_OUT_FD);
+	r.ctl_fd = reaper_take_fifo(PROTO_CTL_FD);
+	r.err_fd = reaper_take_fifo(PROTO_ERR_FD);
 	if (fstat(PROTO_LOCK_FD, &st) == 0 && S_ISREG(st.st_mode)) {
 		/* Held while we live; where it is names the directory. */
 		r.lock_fd = PROTO_LOCK_FD;
@@ -1213,19 +1245,18 @@ reaper_pollfds(struct pollfd *pfd, int *i_sock, int *i_out, int *i_err,
     int *i_pid)
 {
 	int	n = 0;
-	bool	room = r.sock_out.len < REAPER_QUEUE_MAX;
 
 	*i_sock = *i_out = *i_err = *i_pid = -1;
 	pfd[n++] = (struct pollfd){ r.sigfd, POLLIN, 0 };
 	if (r.sock != -1)
 		pfd[*i_sock = n++] = (struct pollfd){ r.sock, POLLIN |
 		    (r.sock_out.len ? POLLOUT : 0), 0 };
-	if (r.out_fd != -1 && room && r.state != S_INIT &&
+	if (r.out_fd != -1 && r.state != S_INIT &&
 	    r.state != S_WAIT_PANE)
 		pfd[*i_out = n++] = (struct pollfd){ r.out_fd, POLLIN, 0 };
 	if (r.ctl_fd != -1 && r.ctl_out.len > 0)
 		pfd[n++] = (struct pollfd){ r.ctl_fd, POLLOUT, 0 };
-	if (r.err_fd != -1 && room && r.state != S_INIT &&
+	if (r.err_fd != -1 && r.state != S_INIT &&
 	    r.state != S_WAIT_PANE)
 		pfd[*i_err = n++] = (struct pollfd){ r.err_fd, POLLIN, 0 };
 	if (r.launcher_fd != -1)

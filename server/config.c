@@ -9,11 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fdutil.h"
 #include "log.h"
 #include "proto.h"
 #include "rundir.h"
@@ -221,40 +223,73 @@ config_usage(void)
 }
 
 /*
- * Runtime directory: private, 0700, under XDG_RUNTIME_DIR or TMPDIR, with
- * its lock held for as long as we or a reaper of ours lives. Directories
- * there of instances that died whole go first (rundir.h).
+ * Where the runtime directory goes: XDG_RUNTIME_DIR, else TMPDIR, else
+ * /tmp (one that is unset, empty or not writable is passed over), and
+ * which variable chose it.
  */
-static int
+static const char *
+config_rundir_base(const char **var)
+{
+	static const char	*vars[] = { "XDG_RUNTIME_DIR", "TMPDIR" };
+	const char		*v;
+	size_t			 i;
+
+	for (i = 0; i < sizeof vars / sizeof *vars; i++) {
+		v = getenv(vars[i]);
+		if (v != NULL && *v != '\0' && access(v, W_OK) == 0) {
+			*var = vars[i];
+			return (v);
+		}
+	}
+	*var = NULL;
+	return ("/tmp");
+}
+
+/*
+ * Make the runtime directory: private, 0700, under a parent no other
+ * user can change (rundir_base_open refuses any other: another user could
+ * swap our directory for theirs), made and then only reached through its
+ * descriptor, with its lock held for as long as we or a reaper of ours
+ * lives. Directories there of instances that died whole go first
+ * (rundir.h).
+ */
+int
 config_rundir(char **cause)
 {
-	const char	*base;
-	char		*tmpl;
-	int		 fd;
+	const char	*base, *var;
+	char		 name[32], *why = NULL, *path;
+	int		 bfd, dfd, fd;
 
-	base = getenv("XDG_RUNTIME_DIR");
-	if (base == NULL || *base == '\0' || access(base, W_OK) != 0)
-		base = getenv("TMPDIR");
-	if (base == NULL || *base == '\0' || access(base, W_OK) != 0)
-		base = "/tmp";
-	rundir_sweep(base);
-	xasprintf(&tmpl, "%s/" RUNDIR_PREFIX "XXXXXX", base);
-	if (mkdtemp(tmpl) == NULL) {
-		xasprintf(cause, "cannot make a runtime directory under %s: "
-		    "%s (set TMPDIR to a writable directory)", base,
-		    strerror(errno));
-		free(tmpl);
+	base = config_rundir_base(&var);
+	if ((bfd = rundir_base_open(base, &why)) == -1) {
+		xasprintf(cause, "cannot make the runtime directory under %s "
+		    "(%s): %s, so another user could replace it. Set %s to "
+		    "a directory only you (or root) can change, such as one "
+		    "under your home directory", base, var != NULL ? var :
+		    "the default: XDG_RUNTIME_DIR and TMPDIR are not set",
+		    why, var != NULL ? var : "TMPDIR");
+		free(why);
 		return (-1);
 	}
-	/* The path reaches tmux and sh -c (pipe-pane): keep it plain. */
-	if (strspn(tmpl, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789/._-") != strlen(tmpl)) {
-		xasprintf(cause, "runtime directory %s has characters other "
-		    "than letters, digits and /._- (set TMPDIR to a plain "
-		    "path)", tmpl);
-		rmdir(tmpl);
-		free(tmpl);
+	rundir_sweep(base);
+	/* (Above the descriptors reapers are given: see below.) */
+	bfd = fd_above(bfd, PROTO_FD_END);
+	if ((dfd = fd_above(rundir_make(bfd, name, sizeof name),
+	    PROTO_FD_END)) == -1) {
+		xasprintf(cause, "cannot make a runtime directory under %s: "
+		    "%s (set %s to a writable directory)", base,
+		    fd_strerror(errno), var ? var : "TMPDIR");
+		close(bfd);
 		return (-1);
+	}
+	xasprintf(&path, "%s/%s", base, name);
+	/* The path reaches tmux and sh -c (pipe-pane): keep it plain. */
+	if (strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789/._-") != strlen(path)) {
+		xasprintf(cause, "runtime directory %s has characters other "
+		    "than letters, digits and /._- (set %s to a plain path)",
+		    path, var ? var : "TMPDIR");
+		goto fail;
 	}
 	/*
 	 * The lock lives at the fd number reapers get it as (anything we
@@ -262,21 +297,57 @@ config_rundir(char **cause)
 	 * hands it over in place, and no other descriptor it moves can be
 	 * that number.
 	 */
-	if ((fd = rundir_lock(tmpl)) == -1 || (fd != PROTO_LOCK_FD &&
+	if ((fd = rundir_lock_at(dfd)) == -1 || (fd != PROTO_LOCK_FD &&
 	    dup3(fd, PROTO_LOCK_FD, O_CLOEXEC) == -1)) {
 		xasprintf(cause, "cannot make the lock file in runtime "
-		    "directory %s: %s", tmpl, strerror(errno));
+		    "directory %s: %s", path, fd_strerror(errno));
 		if (fd != -1)
 			close(fd);
-		rundir_remove_path(tmpl, 0);
-		free(tmpl);
-		return (-1);
+		goto fail;
 	}
 	if (fd != PROTO_LOCK_FD)
 		close(fd);
+	close(bfd);
+	free(cfg.rundir);
+	if (cfg.rundir_fd != -1)
+		close(cfg.rundir_fd);
 	cfg.lock_fd = PROTO_LOCK_FD;
-	cfg.rundir = tmpl;
+	cfg.rundir = path;
+	cfg.rundir_fd = dfd;
+	rundir_id(dfd, cfg.rundir_id, sizeof cfg.rundir_id);
 	return (0);
+
+fail:
+	close(dfd);
+	unlinkat(bfd, name, AT_REMOVEDIR);
+	close(bfd);
+	free(path);
+	return (-1);
+}
+
+/*
+ * Is the runtime directory still there, under its path? If it was
+ * removed (or its path now names another directory), make a new one: a
+ * start then goes on in it, and nothing is read from or run out of what
+ * took the old one's place. The old lock is let go (reapers of ours in
+ * the old directory keep their own hold).
+ */
+int
+config_rundir_check(char **cause)
+{
+	struct stat	st, want;
+
+	if (cfg.rundir_fd != -1 && fstat(cfg.rundir_fd, &want) == 0 &&
+	    want.st_nlink > 0 && lstat(cfg.rundir, &st) == 0 &&
+	    st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+		return (0);
+	log_warn("the runtime directory %s was removed or replaced; making "
+	    "a new one", cfg.rundir);
+	if (cfg.lock_fd != -1) {
+		close(cfg.lock_fd);
+		cfg.lock_fd = -1;
+	}
+	return (config_rundir(cause));
 }
 
 /*
@@ -374,7 +445,7 @@ config_load(int argc, char **argv, char **cause)
 	int			 a;
 
 	memset(&cfg, 0, sizeof cfg);
-	cfg.lock_fd = -1;
+	cfg.lock_fd = cfg.rundir_fd = -1;
 	for (i = 0; i < NSETTINGS; i++) {
 		s = &settings[i];
 		if (s->dflt && config_set(s, "default", s->dflt, cause) == -1)

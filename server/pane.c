@@ -27,8 +27,17 @@
 
 #include "fdutil.h"
 #include "log.h"
+#include "proto.h"
+#include "rundir.h"
 #include "server.h"
 #include "xmalloc.h"
+
+/* A program's FIFOs, in the order of pane_take_fds: output, the
+ * launcher's control, standard error's. */
+enum { PANE_OUT, PANE_CTL, PANE_ERR, PANE_NFIFO };
+
+static const char *const pane_fifo_suffix[PANE_NFIFO] = { "out", "ctl",
+    "err" };
 
 struct pane {
 	uint64_t	 seq;		/* its program's */
@@ -37,10 +46,10 @@ struct pane {
 	pid_t		 pid;
 	int		 retries;
 	bool		 killed;
-	char		*ctl;		/* the launcher's control FIFO */
-	char		*out;		/* the output FIFO pipe-pane writes */
-	char		*err;		/* standard error's FIFO, or NULL */
-	int		 out_rfd;	/* its read end, till the reaper's */
+	char		*dir;		/* the runtime directory it is in */
+	char		 dir_id[48];	/* its "DEV:INO" (rundir.h) */
+	char		*name[PANE_NFIFO]; /* "pN.out" ..., NULL if none */
+	int		 fd[PANE_NFIFO]; /* our ends, till the reaper's */
 };
 
 static void	pane_command(struct pane *, const char *, const char *);
@@ -55,57 +64,59 @@ pane_from_arg(void *arg, struct program **pp)
 	return (*pp != NULL ? program_pane(*pp) : NULL);
 }
 
-/* Make one of the program's FIFOs in the runtime directory. */
+/*
+ * Make one of the program's FIFOs in the runtime directory (through its
+ * descriptor, never its path) and open our end: the output's and
+ * standard error's for reading, the control FIFO both ways, so each
+ * always has a reader and the launcher's read of the control FIFO sees
+ * EOF only once nobody of ours holds it.
+ */
 static int
-pane_mkfifo(const char *id, const char *suffix, char **path, char **cause)
+pane_mkfifo(struct pane *pn, int i, const char *id, char **cause)
 {
-	xasprintf(path, "%s/%s.%s", cfg.rundir, id, suffix);
-	unlink(*path);
-	if (mkfifo(*path, 0600) == -1) {
-		if (errno == EMFILE || errno == ENFILE)
-			xasprintf(cause, "cannot make FIFO %s: %s", *path,
-			    fd_strerror(errno));
-		else
-			xasprintf(cause, "cannot make FIFO %s: %s (is the "
-			    "runtime directory still there?)", *path,
-			    strerror(errno));
-		free(*path);
-		*path = NULL;
+	static const int	 flags[PANE_NFIFO] = { O_RDONLY, O_RDWR,
+	    O_RDONLY };
+
+	xasprintf(&pn->name[i], "%s.%s", id, pane_fifo_suffix[i]);
+	unlinkat(cfg.rundir_fd, pn->name[i], 0);
+	if (mkfifoat(cfg.rundir_fd, pn->name[i], 0600) == -1 ||
+	    (pn->fd[i] = rundir_open_fifo(cfg.rundir_fd, pn->name[i], flags[i] |
+	    O_NONBLOCK)) == -1) {
+		xasprintf(cause, "cannot make FIFO %s/%s: %s", pn->dir,
+		    pn->name[i], fd_strerror(errno));
 		return (-1);
 	}
 	return (0);
 }
 
 /*
- * A pane for p, not yet made: its FIFOs. The output FIFO has a reader
- * from the start: ours, handed to the reaper when it is spawned. Whatever
- * reaches the pane before the reaper runs (the echo of keys typed at once,
- * say) waits in the FIFO; with no reader, pipe-pane's cat would die of
- * EPIPE on its first write and the program's output and end would never
- * be read. With p NULL (a fixture), no FIFOs.
+ * A pane for p, not yet made: its FIFOs, in the runtime directory (made
+ * again if it went away meanwhile). Whatever reaches the pane before the
+ * reaper runs (the echo of keys typed at once, say) waits in the output
+ * FIFO, whose reader is ours until the reaper takes it. With p NULL (a
+ * fixture), no FIFOs.
  */
 struct pane *
 pane_new(struct program *p, char **cause)
 {
 	struct pane	*pn;
-	const char	*id;
+	int		 i;
 
 	pn = xcalloc(1, sizeof *pn);
-	pn->out_rfd = -1;
+	for (i = 0; i < PANE_NFIFO; i++)
+		pn->fd[i] = -1;
 	if (p == NULL)
 		return (pn);
+	if (config_rundir_check(cause) == -1)
+		goto fail;
 	pn->seq = program_seq(p);
-	id = program_id(p);
-	if (pane_mkfifo(id, "out", &pn->out, cause) == -1 ||
-	    pane_mkfifo(id, "ctl", &pn->ctl, cause) == -1 ||
-	    (program_spec(p)->separate_stderr &&
-	    pane_mkfifo(id, "err", &pn->err, cause) == -1))
-		goto fail;
-	pn->out_rfd = open(pn->out, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (pn->out_rfd == -1) {
-		xasprintf(cause, "cannot open FIFO %s: %s", pn->out,
-		    fd_strerror(errno));
-		goto fail;
+	pn->dir = xstrdup(cfg.rundir);
+	memcpy(pn->dir_id, cfg.rundir_id, sizeof pn->dir_id);
+	for (i = 0; i < PANE_NFIFO; i++) {
+		if (i == PANE_ERR && !program_spec(p)->separate_stderr)
+			break;
+		if (pane_mkfifo(pn, i, program_id(p), cause) == -1)
+			goto fail;
 	}
 	return (pn);
 fail:
@@ -118,88 +129,71 @@ fail:
 void
 pane_free(struct pane *pn)
 {
-	if (pn->out_rfd != -1)
-		close(pn->out_rfd);
+	int	i;
+
+	for (i = 0; i < PANE_NFIFO; i++) {
+		if (pn->fd[i] != -1)
+			close(pn->fd[i]);
+		free(pn->name[i]);
+	}
+	free(pn->dir);
 	free(pn->id);
-	free(pn->ctl);
-	free(pn->out);
-	free(pn->err);
 	free(pn);
 }
 
 /*
- * Open each FIFO once, both ways, without blocking: a launcher or a
- * pipe-pane cat blocked in open() on one (its reaper never opened it) is
- * released and sees EOF, instead of hanging on forever.
+ * Close the ends we still hold (no reaper took them): a launcher waiting
+ * at its gate reads EOF on its control FIFO and leaves, and a pane's
+ * writer finds no reader.
  */
 void
 pane_release_fifos(struct pane *pn)
 {
-	char	*paths[] = { pn->out, pn->ctl, pn->err };
-	size_t	 i;
-	int	 fd;
+	int	i;
 
-	for (i = 0; i < sizeof paths / sizeof *paths; i++) {
-		if (paths[i] == NULL)
-			continue;
-		if ((fd = open(paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC)) !=
-		    -1)
-			close(fd);
-		if ((fd = open(paths[i], O_WRONLY | O_NONBLOCK | O_CLOEXEC)) !=
-		    -1)
-			close(fd);
+	for (i = 0; i < PANE_NFIFO; i++) {
+		if (pn->fd[i] != -1) {
+			close(pn->fd[i]);
+			pn->fd[i] = -1;
+		}
 	}
 }
 
-/* Remove the FIFOs (the reaper removes them too when it goes); with no
- * reaper holding them (release), free whatever waits in open() first. */
+/* Remove the FIFOs' names (the launcher and the pane's writer remove
+ * theirs once open; the reaper's exit, or the directory's removal, the
+ * rest), and with release the ends we hold. */
 void
 pane_unlink_fifos(struct pane *pn, bool release)
 {
-	char	**paths[] = { &pn->out, &pn->ctl, &pn->err };
-	size_t	  i;
+	int	i;
 
-	if (pn->out_rfd != -1) {
-		close(pn->out_rfd);
-		pn->out_rfd = -1;
-	}
 	if (release)
 		pane_release_fifos(pn);
-	for (i = 0; i < sizeof paths / sizeof *paths; i++) {
-		if (*paths[i] == NULL)
-			continue;
-		unlink(*paths[i]);
-		free(*paths[i]);
-		*paths[i] = NULL;
+	/* (In a runtime directory made since, they went with the old.) */
+	if (strcmp(pn->dir_id, cfg.rundir_id) != 0)
+		return;
+	for (i = 0; i < PANE_NFIFO; i++) {
+		if (pn->name[i] != NULL)
+			unlinkat(cfg.rundir_fd, pn->name[i], 0);
 	}
 }
 
-/* The output FIFO's read end, for the reaper: the caller closes it. */
-int
-pane_take_out_fd(struct pane *pn)
+/* Our ends of the FIFOs, for the reaper (-1 for one there is not): the
+ * caller closes them. */
+void
+pane_take_fds(struct pane *pn, int *out, int *ctl, int *err)
 {
-	int	fd = pn->out_rfd;
-
-	pn->out_rfd = -1;
-	return (fd);
+	*out = pn->fd[PANE_OUT];
+	*ctl = pn->fd[PANE_CTL];
+	*err = pn->fd[PANE_ERR];
+	pn->fd[PANE_OUT] = pn->fd[PANE_CTL] = pn->fd[PANE_ERR] = -1;
 }
 
+/* Standard error's FIFO, by its name in the runtime directory, or NULL. */
 const char *
-pane_ctl_path(const struct pane *pn)
+pane_err_name(const struct pane *pn)
 {
-	return (pn->ctl);
-}
-
-const char *
-pane_out_path(const struct pane *pn)
-{
-	return (pn->out);
-}
-
-const char *
-pane_err_path(const struct pane *pn)
-{
-	return (pn->err);
+	return (pn->name[PANE_ERR]);
 }
 
 /* "%N" once made, else NULL. */
@@ -275,21 +269,21 @@ pane_piped(void *arg, bool ok, const char *out, size_t len)
 	program_pane_piped(p);
 }
 
-/* Pipe the pane's output into the output FIFO. */
+/*
+ * Pipe the pane's output into the output FIFO, through our own writer
+ * (`progmux-reaper --pipe`, pipe.c): it reaches the FIFO only through the
+ * directory we made, drains tmux however slow we are, and frames what it
+ * passes on. Every word is ours (a plain path, numbers, a name), quoted
+ * for sh -c inside a word quoted for tmux.
+ */
 void
 pane_pipe(struct pane *pn)
 {
 	struct buf	b = BUF_INIT, sh = BUF_INIT;
 
 	buf_printf(&b, "pipe-pane -O -t %s ", pn->id);
-	/*
-	 * The FIFO path is ours: letters, digits and /._- only. Opened
-	 * read-write first as fd 3, the write-only open cannot block; with
-	 * fd 3 closed, cat has no read end of its own, so with no reaper
-	 * reading its first write fails (EPIPE) instead of it waiting in
-	 * open() for ever.
-	 */
-	buf_printf(&sh, "exec cat 3<>%s >%s 3>&-", pn->out, pn->out);
+	buf_printf(&sh, "exec '%s' --pipe '%s' %s %s", cfg.reaper_path,
+	    pn->dir, pn->dir_id, pn->name[PANE_OUT]);
 	tmux_quote(&b, buf_cstr(&sh));
 	buf_free(&sh);
 	tmux_command(buf_cstr(&b), pane_piped, PANE_ARG(pn));
@@ -330,7 +324,7 @@ pane_made(void *arg, bool ok, const char *out, size_t len)
 		return;
 	}
 	spec = program_spec(p);
-	if (!ok && !tmux_alive() && pn->ctl != NULL &&
+	if (!ok && !tmux_alive() && pn->name[PANE_CTL] != NULL &&
 	    spec->from_pane == NULL && pn->retries++ < 3) {
 		/*
 		 * The control client died under the command (the server was
@@ -418,7 +412,11 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
 	buf_adds(&b, " -- ");
 	tmux_quote(&b, cfg.reaper_path);
 	buf_adds(&b, " --launch ");
-	tmux_quote(&b, pn->ctl);
+	tmux_quote(&b, pn->dir);
+	buf_addc(&b, ' ');
+	tmux_quote(&b, pn->dir_id);
+	buf_addc(&b, ' ');
+	tmux_quote(&b, pn->name[PANE_CTL]);
 	tmux_command(buf_cstr(&b), pane_made, PANE_ARG(pn));
 	buf_free(&b);
 }

@@ -97,7 +97,7 @@ reaper_link_start_frame(struct reaper_link *l, struct pane *pn)
 	char				**tv = tmux_client_argv();
 	size_t				  n = 0;
 
-	msg_begin(&m, MSG_START, 14);
+	msg_begin(&m, MSG_START, 13);
 	msg_str(&m, "id", program_id(l->p));
 	msg_strv(&m, "argv", spec->argv, spec->argc);
 	msg_str(&m, "dir", spec->dir);
@@ -106,9 +106,8 @@ reaper_link_start_frame(struct reaper_link *l, struct pane *pn)
 	msg_int(&m, "lifetime_ms", spec->lifetime_ms);
 	msg_bool(&m, "keep_pane", spec->keep_pane);
 	msg_int(&m, "max_text", cfg.output_max_bytes);
-	msg_str(&m, "out", pane_out_path(pn));
-	msg_str(&m, "ctl", pane_ctl_path(pn));
-	msg_str(&m, "err", pane_err_path(pn));
+	msg_str(&m, "err", pane_err_name(pn));
+	msg_bool(&m, "robust", cfg.robust);
 	if (spec->has_input)
 		msg_bin(&m, "input", spec->input ? spec->input : "",
 		    spec->input_len);
@@ -135,7 +134,7 @@ reaper_link_spawn(struct program *p, struct pane *pn, char **cause)
 	sigset_t			 none, all;
 	char				*argv[] = { (char *)"progmux-reaper",
 					    NULL };
-	int				 sv[2], err, out_fd;
+	int				 sv[2], err, fd[3], i;
 	pid_t				 pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
@@ -143,14 +142,21 @@ reaper_link_spawn(struct program *p, struct pane *pn, char **cause)
 		pane_unlink_fifos(pn, true);
 		return (NULL);
 	}
-	out_fd = pane_take_out_fd(pn);
+	pane_take_fds(pn, &fd[0], &fd[1], &fd[2]);
+	/* No source may be a number another is moved to. */
+	sv[1] = fd_above(sv[1], PROTO_FD_END);
+	for (i = 0; i < 3; i++)
+		fd[i] = fd_above(fd[i], PROTO_FD_END);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null",
 	    O_RDWR, 0);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
 	    O_RDWR, 0);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], PROTO_REAPER_FD);
-	posix_spawn_file_actions_adddup2(&fa, out_fd, PROTO_OUT_FD);
+	posix_spawn_file_actions_adddup2(&fa, fd[0], PROTO_OUT_FD);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], PROTO_CTL_FD);
+	if (fd[2] != -1)
+		posix_spawn_file_actions_adddup2(&fa, fd[2], PROTO_ERR_FD);
 	if (cfg.lock_fd == PROTO_LOCK_FD)	/* in place: not close-on-exec */
 		posix_spawn_file_actions_adddup2(&fa, PROTO_LOCK_FD,
 		    PROTO_LOCK_FD);
@@ -166,7 +172,9 @@ reaper_link_spawn(struct program *p, struct pane *pn, char **cause)
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(sv[1]);
-	close(out_fd);		/* the reaper's now */
+	for (i = 0; i < 3; i++)		/* the reaper's now */
+		if (fd[i] != -1)
+			close(fd[i]);
 	if (err != 0) {
 		close(sv[0]);
 		xasprintf(cause, "cannot start %s: %s", cfg.reaper_path,

@@ -45,6 +45,8 @@ struct config {
 	int64_t		 pane_max_cells;	/* PROGMUX_PANE_MAX_CELLS */
 	char		*reaper_path;		/* progmux-reaper beside us */
 	char		*rundir;		/* private runtime directory */
+	int		 rundir_fd;		/* it, opened: reached only so */
+	char		 rundir_id[48];		/* its "DEV:INO" (rundir.h) */
 	int		 lock_fd;		/* its lock, held shared */
 	bool		 check;			/* --check: report and exit */
 	int64_t		 safety;		/* PROGMUX_SAFETY: SAFETY_* */
@@ -61,6 +63,8 @@ int	config_load(int argc, char **argv, char **cause);
 void	config_usage(void);
 const char *config_tier_name(void);
 void	config_rundir_leave(void);
+int	config_rundir(char **cause);
+int	config_rundir_check(char **cause);
 
 /* mcp.c — JSON-RPC 2.0 on stdio, and the table of waiting requests */
 struct batch;
@@ -348,10 +352,8 @@ void		 pane_set(struct pane *, const char *id, pid_t pid);
 const char	*pane_id(const struct pane *);
 pid_t		 pane_pid(const struct pane *);
 bool		 pane_is(const struct pane *, const char *id);
-const char	*pane_ctl_path(const struct pane *);
-const char	*pane_out_path(const struct pane *);
-const char	*pane_err_path(const struct pane *);
-int		 pane_take_out_fd(struct pane *);
+const char	*pane_err_name(const struct pane *);
+void		 pane_take_fds(struct pane *, int *out, int *ctl, int *err);
 
 /* reaper_link.c — a program's reaper: spawn, socket, frames */
 struct reaper_link;

@@ -125,12 +125,15 @@ test_robust_private_server(void **state)
 	mkdir(tt, 0700);
 	snprintf(env_tt, sizeof env_tt, "TMUX_TMPDIR=%s", tt);
 	open_mode(&c, true, env);
+	/* The program is not given the private server (TMUX, TMUX_PANE),
+	 * nor progmux's own settings. */
 	d = pmx_call(&c, "run_program", "{\"argv\":[\"sh\",\"-c\","
-	    "\"echo $TERM; tmux show -gv default-size 2>/dev/null || true\"]}",
+	    "\"echo ${TMUX:-no}:${TMUX_PANE:-no}:${PROGMUX_ROBUST:-no}\"]}",
 	    20000);
 	assert_non_null(d);
 	assert_false(pmx_is_error(d));
 	assert_string_equal(sc_str(d, "outcome"), "completed");
+	assert_string_equal(sc_str(d, "text"), "no:no:no\n");
 	json_doc_free(d);
 
 	sock = robust_socket(&c);
@@ -405,8 +408,8 @@ test_slow_client(void **state)
 	pmx_close(&c);
 }
 
-/* The runtime directory removed: a clear error for new programs, the
- * running ones unaffected. */
+/* The runtime directory removed: a new one is made for new programs
+ * (with a warning), the running ones unaffected. */
 static void
 test_rundir_removed(void **state)
 {
@@ -427,11 +430,16 @@ test_rundir_removed(void **state)
 	json_doc_free(d);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'/progmux-*", c.dir);
 	assert_int_equal(system(cmd), 0);
-	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", 10000);
+	/* A new one is made: later starts work. */
+	d = pmx_call(&c, "run_program", "{\"argv\":[\"echo\",\"three\"]}",
+	    10000);
 	assert_non_null(d);
-	assert_true(pmx_is_error(d));
-	assert_non_null(strstr(pmx_text(d), "FIFO"));
+	assert_false(pmx_is_error(d));
+	assert_string_equal(sc_str(d, "text"), "three\n");
 	json_doc_free(d);
+	pmx_drain_err(&c);
+	assert_non_null(strstr(buf_cstr(&c.errlog), "was removed or "
+	    "replaced; making a new one"));
 	text = pmx_read_all(&c, id, 10000, &d);
 	assert_string_equal(text, "one\ntwo\n");
 	assert_string_equal(sc_str(d, "outcome"), "completed");

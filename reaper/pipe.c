@@ -1,0 +1,138 @@
+/*
+ * pipe.c — `progmux-reaper --pipe DIR DEV:INO NAME`: the pane's writer.
+ *
+ * tmux's pipe-pane runs it (through sh -c, every word ours) with the
+ * pane's output on its standard input. It opens the output FIFO NAME
+ * only through the runtime directory the front made (checked against
+ * DEV:INO, ours, 0700: a directory swapped in under the same path is
+ * never written to) and removes the FIFO's name once open, so nothing
+ * else can open it. Then it copies what tmux gives it into the FIFO as
+ * records (record.h), so the reaper knows the stream is whole.
+ *
+ * It never stops reading tmux: tmux keeps what a pipe-pane command has
+ * not read, without bound. If the reaper does not read (stopped, or
+ * slow), up to PIPE_BACKLOG bytes wait here; past that the pane's bytes
+ * are dropped and counted, and a "lost" record takes their place in the
+ * stream, so the loss is said, never silent. At EOF (the pane is gone,
+ * or pipe-pane was turned off) what waits is written, for a bounded
+ * time, and it exits; the reaper then reads EOF.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fdutil.h"
+#include "proto.h"
+#include "reaper.h"
+#include "record.h"
+#include "rundir.h"
+#include "timeutil.h"
+
+#define PIPE_LINGER_MS	5000	/* at EOF, to hand over what waits */
+
+static char	pipe_buf[PIPE_RECORD_MAX];
+
+/* Say why on standard error (tmux's job output: nobody's) and stop. */
+static int
+pipe_fail(const char *what, const char *why)
+{
+	dprintf(STDERR_FILENO, "progmux-pipe: %s: %s\n", what, why);
+	return (1);
+}
+
+/* A "lost" record for what was dropped, if anything was. */
+static void
+pipe_put_lost(struct buf *q, uint8_t *seq, uint64_t *lost)
+{
+	unsigned char	cnt[8];
+	int		i;
+
+	if (*lost == 0)
+		return;
+	for (i = 0; i < 8; i++)
+		cnt[i] = (unsigned char)(*lost >> (56 - 8 * i));
+	record_put(q, seq, PIPE_LOST, cnt, sizeof cnt);
+	*lost = 0;
+}
+
+/* Take what tmux has: a record, or counted as lost past the backlog. */
+static int
+pipe_read(struct buf *q, uint8_t *seq, uint64_t *lost)
+{
+	ssize_t	n;
+
+	n = read(STDIN_FILENO, pipe_buf, sizeof pipe_buf);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return (0);
+	if (n <= 0)
+		return (-1);		/* EOF: the pane is gone */
+	if (q->len + (size_t)n + 2 * PIPE_HEADER + 8 > PIPE_BACKLOG) {
+		*lost += (uint64_t)n;
+		return (0);
+	}
+	pipe_put_lost(q, seq, lost);
+	record_put(q, seq, PIPE_DATA, pipe_buf, (size_t)n);
+	return (0);
+}
+
+/* Hand over what waits, for at most PIPE_LINGER_MS. */
+static int
+pipe_linger(int out, struct buf *q)
+{
+	struct pollfd	pfd = { out, POLLOUT, 0 };
+	int64_t		deadline = now_ms() + PIPE_LINGER_MS;
+
+	while (q->len > 0 && now_ms() < deadline) {
+		if (poll(&pfd, 1, poll_timeout(deadline)) == -1 &&
+		    errno != EINTR)
+			break;
+		if (fd_flush(out, q) == -1)
+			break;
+	}
+	return (0);
+}
+
+int
+pipe_main(const char *dir, const char *id, const char *name)
+{
+	struct pollfd	 pfd[2];
+	struct buf	 q = BUF_INIT;
+	uint64_t	 lost = 0;
+	uint8_t		 seq = 0;
+	char		*cause = NULL;
+	int		 dfd, out;
+
+	signal(SIGPIPE, SIG_IGN);
+	if ((dfd = rundir_open_checked(dir, id, &cause)) == -1)
+		return (pipe_fail(dir, cause));
+	out = rundir_open_fifo(dfd, name, O_WRONLY | O_NONBLOCK);
+	if (out == -1)
+		return (pipe_fail(name, errno == ENXIO ? "nobody reads it" :
+		    strerror(errno)));
+	unlinkat(dfd, name, 0);		/* both ends open: no name needed */
+	close(dfd);
+	fd_nonblock(STDIN_FILENO, 1);
+	for (;;) {
+		pfd[0] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
+		pfd[1] = (struct pollfd){ out, q.len > 0 ? POLLOUT : 0, 0 };
+		if (poll(pfd, 2, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (pipe_fail("poll", strerror(errno)));
+		}
+		if ((pfd[1].revents & (POLLERR | POLLHUP)) != 0)
+			return (0);	/* the reaper is gone */
+		if (pfd[1].revents != 0 && fd_flush(out, &q) == -1)
+			return (0);
+		if (pfd[0].revents != 0 && pipe_read(&q, &seq, &lost) == -1)
+			break;
+	}
+	pipe_put_lost(&q, &seq, &lost);
+	return (pipe_linger(out, &q));
+}
