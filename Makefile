@@ -94,9 +94,10 @@ $(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ) $(B)/libc
 	$(CC) $(CPPFLAGS) -I$(B)/gen -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
 
 # tests/unit/test_reaper_*.c also link the reaper's pure modules.
-$(B)/tests/test_reaper_%: tests/unit/test_reaper_%.c $(B)/obj/reaper/fsm.o $(B)/libcommon.a
+REAPER_PURE_OBJ = $(B)/obj/reaper/fsm.o $(B)/obj/reaper/record.o
+$(B)/tests/test_reaper_%: tests/unit/test_reaper_%.c $(REAPER_PURE_OBJ) $(B)/libcommon.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/reaper/fsm.o $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(REAPER_PURE_OBJ) $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
 
 $(B)/tests/%: tests/unit/%.c $(B)/libcommon.a
 	@mkdir -p $(@D)

@@ -97,17 +97,19 @@
  * (`progmux-reaper --pipe`, reaper/pipe.c), the only process that opens
  * it for writing: each record is an 8-byte header, 'P' 'M' kind seq len,
  * len being 4 bytes big-endian and seq counting records modulo 256, then
- * len bytes. Kind 'd': bytes of the pane's output, at most
+ * len bytes, then a 4-byte trailer 'M' 'P' seq kind. Kind 'd': bytes of the pane's output, at most
  * PIPE_RECORD_MAX; kind 'l': the writer dropped bytes (an 8-byte count),
  * because the reaper did not take them while PIPE_BACKLOG bytes waited.
- * A header that is not next in this order means someone else read from
- * the FIFO: the reaper says output was lost.
+ * A record that is not next in this order, or not closed by its trailer,
+ * means someone else read from the FIFO: the reaper says output was lost
+ * and goes on from the next whole record.
  */
 #define PIPE_MAGIC0		'P'
 #define PIPE_MAGIC1		'M'
 #define PIPE_DATA		'd'
 #define PIPE_LOST		'l'
 #define PIPE_HEADER		8
+#define PIPE_TRAILER		4
 #define PIPE_RECORD_MAX		(64u * 1024)
 #define PIPE_BACKLOG		(1024u * 1024)	/* the writer keeps at most */
 

@@ -7,7 +7,8 @@
  * one), is ours with mode 0700, holds a regular file "lock" of ours on
  * which LOCK_EX|LOCK_NB succeeds (no process of its instance is alive),
  * and holds nothing but what an instance makes: its FIFOs, its tmux
- * socket once no server listens on it, config files. Every removal is
+ * socket once no server listens on it (and the lock file a tmux client
+ * starting that server makes beside it), config files. Every removal is
  * relative to the directory's descriptor (unlinkat), so a path swapped
  * meanwhile is never followed. Library code: no printing, no exiting.
  */
@@ -145,7 +146,8 @@ rundir_empty(int dfd, int64_t wait_ms)
 		known = st.st_uid == geteuid() &&
 		    (((S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)) &&
 		    rundir_fifo_name(n)) ||
-		    (S_ISREG(st.st_mode) && rundir_conf_name(n)) ||
+		    (S_ISREG(st.st_mode) && (rundir_conf_name(n) ||
+		    strcmp(n, "tmux.lock") == 0)) ||
 		    (S_ISSOCK(st.st_mode) && strcmp(n, "tmux") == 0 &&
 		    !rundir_listening(dfd, n, wait_ms)));
 		if (!known || (unlinkat(dfd, n, 0) == -1 && errno != ENOENT))

@@ -512,10 +512,11 @@ launch_front_pidfd(bool *gone)
  * The guard, once the launcher has gone (normally only once everything
  * it started has): anything left under us now (a subreaper, so orphans
  * anywhere below come to us) gets SIGTERM, then SIGKILL after the grace,
- * until nothing is; then the guard leaves and the pane closes.
+ * until nothing is; then the guard leaves, with the launcher's exit
+ * status, and the pane closes.
  */
 static void __attribute__((noreturn))
-launch_guard_sweep(int sigfd)
+launch_guard_sweep(int sigfd, int status)
 {
 	struct signalfd_siginfo	si;
 	struct pollfd		pfd = { sigfd, POLLIN, 0 };
@@ -529,7 +530,7 @@ launch_guard_sweep(int sigfd)
 		memset(&info, 0, sizeof info);
 		if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) ==
 		    -1 && errno == ECHILD)
-			_exit(0);
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 		if (now_ms() >= kill_at)
 			sig = SIGKILL;
 		if (osdep_signal_descendants(getpid(), sig) == 0 &&
@@ -551,7 +552,7 @@ launch_guard_run(pid_t launcher)
 	struct pollfd		pfd;
 	sigset_t		set;
 	pid_t			pid;
-	int			sigfd;
+	int			sigfd, st;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -561,9 +562,9 @@ launch_guard_run(pid_t launcher)
 		_exit(1);	/* the launcher hears of it (SIGHUP) */
 	pfd = (struct pollfd){ sigfd, POLLIN, 0 };
 	for (;;) {
-		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
 			if (pid == launcher)
-				launch_guard_sweep(sigfd);
+				launch_guard_sweep(sigfd, st);
 		if (poll(&pfd, 1, -1) == -1 && errno != EINTR)
 			_exit(1);
 		while (read(sigfd, &si, sizeof si) == sizeof si)

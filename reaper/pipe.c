@@ -13,7 +13,9 @@
  * not read, without bound. If the reaper does not read (stopped, or
  * slow), up to PIPE_BACKLOG bytes wait here; past that the pane's bytes
  * are dropped and counted, and a "lost" record takes their place in the
- * stream, so the loss is said, never silent. At EOF (the pane is gone,
+ * stream, so the loss is said, never silent. The launcher's markers
+ * (OSC 5522, proto.h) are kept even then, so the program's end is still
+ * read; up to PIPE_MARKS_MAX bytes of them beyond the backlog. At EOF (the pane is gone,
  * or pipe-pane was turned off) what waits is written, for a bounded
  * time, and it exits; the reaper then reads EOF.
  */
@@ -35,8 +37,16 @@
 #include "timeutil.h"
 
 #define PIPE_LINGER_MS	5000	/* at EOF, to hand over what waits */
+#define PIPE_MARKS_MAX	(64u * 1024)	/* markers kept past the backlog */
 
 static char	pipe_buf[PIPE_RECORD_MAX];
+
+/* A marker being picked out of bytes that are dropped. */
+static struct {
+	size_t	matched;			/* of MARKER_PREFIX */
+	char	body[sizeof MARKER_PREFIX + MARKER_NONCE_LEN + MARKER_MAX];
+	size_t	len;				/* 0: not in one */
+} pipe_mark;
 
 /* Say why on standard error (tmux's job output: nobody's) and stop. */
 static int
@@ -61,7 +71,53 @@ pipe_put_lost(struct buf *q, uint8_t *seq, uint64_t *lost)
 	*lost = 0;
 }
 
-/* Take what tmux has: a record, or counted as lost past the backlog. */
+/*
+ * Bytes that are dropped may hold the launcher's markers: keep each
+ * whole (prefix to BEL) as a record of its own, after the "lost" record
+ * of what went before it. Anything that only looks like a marker and
+ * outgrows one is dropped with the rest.
+ */
+static void
+pipe_drop(struct buf *q, uint8_t *seq, uint64_t *lost, const char *p,
+    size_t n)
+{
+	static const char	prefix[] = MARKER_PREFIX;
+	size_t			i;
+	char			ch;
+
+	for (i = 0; i < n; i++) {
+		ch = p[i];
+		(*lost)++;
+		if (pipe_mark.len > 0) {
+			if (pipe_mark.len == sizeof pipe_mark.body) {
+				pipe_mark.len = pipe_mark.matched = 0;
+				continue;
+			}
+			pipe_mark.body[pipe_mark.len++] = ch;
+			if (ch != '\a')
+				continue;
+			*lost -= pipe_mark.len;
+			if (q->len < PIPE_BACKLOG + PIPE_MARKS_MAX) {
+				pipe_put_lost(q, seq, lost);
+				record_put(q, seq, PIPE_DATA, pipe_mark.body,
+				    pipe_mark.len);
+			} else
+				*lost += pipe_mark.len;
+			pipe_mark.len = pipe_mark.matched = 0;
+			continue;
+		}
+		if (ch == prefix[pipe_mark.matched])
+			pipe_mark.matched++;
+		else
+			pipe_mark.matched = ch == prefix[0] ? 1 : 0;
+		if (pipe_mark.matched == sizeof prefix - 1) {
+			memcpy(pipe_mark.body, prefix, sizeof prefix - 1);
+			pipe_mark.len = sizeof prefix - 1;
+		}
+	}
+}
+
+/* Take what tmux has: a record, or dropped past the backlog. */
 static int
 pipe_read(struct buf *q, uint8_t *seq, uint64_t *lost)
 {
@@ -72,9 +128,21 @@ pipe_read(struct buf *q, uint8_t *seq, uint64_t *lost)
 		return (0);
 	if (n <= 0)
 		return (-1);		/* EOF: the pane is gone */
-	if (q->len + (size_t)n + 2 * PIPE_HEADER + 8 > PIPE_BACKLOG) {
-		*lost += (uint64_t)n;
-		return (0);
+	if (*lost > 0 || pipe_mark.len > 0 ||
+	    q->len + (size_t)n + 2 * PIPE_HEADER + 8 > PIPE_BACKLOG) {
+		/* Dropping goes on until the queue is down to half (and a
+		 * marker being picked out is whole). */
+		if (q->len > PIPE_BACKLOG / 2 || pipe_mark.len > 0) {
+			pipe_drop(q, seq, lost, pipe_buf, (size_t)n);
+			return (0);
+		}
+		/* A marker's start picked out so far goes on with the rest. */
+		*lost -= pipe_mark.matched;
+		pipe_put_lost(q, seq, lost);
+		if (pipe_mark.matched > 0)
+			record_put(q, seq, PIPE_DATA, MARKER_PREFIX,
+			    pipe_mark.matched);
+		pipe_mark.matched = 0;
 	}
 	pipe_put_lost(q, seq, lost);
 	record_put(q, seq, PIPE_DATA, pipe_buf, (size_t)n);

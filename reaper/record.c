@@ -8,6 +8,17 @@
 #include "proto.h"
 #include "record.h"
 
+/* The trailer that closes record seq of kind: a record whose bytes were
+ * partly read by someone else does not end with it. */
+static void
+record_trailer(unsigned char *t, unsigned char seq, unsigned char kind)
+{
+	t[0] = PIPE_MAGIC1;
+	t[1] = PIPE_MAGIC0;
+	t[2] = seq;
+	t[3] = kind;
+}
+
 /* Append one record to b. */
 void
 record_put(struct buf *b, uint8_t *seq, char kind, const void *p, size_t len)
@@ -24,6 +35,8 @@ record_put(struct buf *b, uint8_t *seq, char kind, const void *p, size_t len)
 	h[7] = (unsigned char)len;
 	buf_add(b, h, sizeof h);
 	buf_add(b, p, len);
+	record_trailer(h, h[3], (unsigned char)kind);
+	buf_add(b, h, PIPE_TRAILER);
 }
 
 /* Does h read as a record's header (any sequence number)? Its length. */
@@ -64,6 +77,7 @@ record_take(struct record_scan *rs, struct buf *b, const char **p,
     size_t *len, uint64_t *lost)
 {
 	const unsigned char	*h = (const unsigned char *)b->data;
+	unsigned char		 t[PIPE_TRAILER];
 	size_t			 n;
 	int			 i;
 
@@ -84,17 +98,20 @@ record_take(struct record_scan *rs, struct buf *b, const char **p,
 		rs->lost_sync = true;
 		return (RECORD_BROKEN);
 	}
-	if (b->len < PIPE_HEADER + n)
+	if (b->len < PIPE_HEADER + n + PIPE_TRAILER)
 		return (RECORD_NONE);
+	record_trailer(t, h[3], h[2]);
+	if (memcmp(h + PIPE_HEADER + n, t, PIPE_TRAILER) != 0)
+		return (record_skip(rs, b, lost));
 	rs->seq++;
 	if (h[2] == PIPE_LOST) {
 		for (i = 0; i < 8; i++)
 			*lost = *lost << 8 | h[PIPE_HEADER + i];
-		buf_drain(b, PIPE_HEADER + n);
+		buf_drain(b, PIPE_HEADER + n + PIPE_TRAILER);
 		return (RECORD_LOST);
 	}
 	*p = b->data + PIPE_HEADER;
 	*len = n;
-	rs->used = PIPE_HEADER + n;	/* drained by the next call */
+	rs->used = PIPE_HEADER + n + PIPE_TRAILER; /* drained next call */
 	return (RECORD_DATA);
 }

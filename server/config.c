@@ -70,8 +70,9 @@ static const struct setting settings[] = {
 	  &cfg.lifetime_max_ms, 1000, 86400000, "3600000",
 	  "ceiling on lifetimeMs" },
 	{ "pane-max-cells", "PROGMUX_PANE_MAX_CELLS", NULL, 'i',
-	  &cfg.pane_max_cells, 1, 100000000, "1000000", "largest pane a start "
-	  "may ask for, width x height" },
+	  &cfg.pane_max_cells, 1, 100000000, "4000000", "largest pane a start "
+	  "may ask for, width x (height + the session's history-limit): "
+	  "what tmux may keep of it" },
 	{ "safety", "PROGMUX_SAFETY", NULL, 'y', &cfg.safety, 0, 0,
 	  "destructive", "tools offered: readonly (read_program, "
 	  "capture_pane, list_programs), mutating (also start_program, "

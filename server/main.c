@@ -26,6 +26,7 @@
 
 #include "fdutil.h"
 #include "log.h"
+#include "osdep.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -263,6 +264,11 @@ main_exit_done(void)
 		return (false);
 	if (tmux_alive())
 		tmux_stop();
+	/* Robust mode: the private server is told to go; anything of it
+	 * still below us (we are a subreaper: a program's setsid daemon, a
+	 * process ignoring SIGHUP, a window it opened) goes too. */
+	if (cfg.robust)
+		osdep_signal_descendants(getpid(), SIGKILL);
 	return (!programs_reap_children());
 }
 
@@ -329,6 +335,7 @@ main(int argc, char **argv)
 	}
 	if (cfg.check)
 		return (main_check());
+	keeper_start();		/* from here on, the front (keeper.c) */
 	main_nofile();
 	main_signals();
 	mcp_init();

@@ -421,55 +421,106 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
 	buf_free(&b);
 }
 
-/* display-message answered "%P<TAB>@W<TAB>path" for fromPaneId. */
+/*
+ * Does the pane fit the pane ceiling, counting what tmux keeps of it:
+ * its width times its height and its history (the session's
+ * history-limit, which tmux gives every new pane)? If not, the start
+ * fails saying so.
+ */
+static bool
+pane_fits(struct program *p, const char *history)
+{
+	const struct program_spec	*spec = program_spec(p);
+	long long			 w, h, lines;
+	char				*why, *end;
+
+	w = spec->width > 0 ? spec->width : 80;
+	h = spec->height > 0 ? spec->height : 24;
+	lines = strtoll(history, &end, 10);
+	if (end == history || lines < 0)
+		return (true);		/* not told: the visible cells only */
+	if (w * (h + lines) <= cfg.pane_max_cells)
+		return (true);
+	xasprintf(&why, "pane too large: %lld columns x (%lld rows + %lld "
+	    "lines of history, the session's history-limit) is %lld cells "
+	    "tmux may keep, more than the %lld allowed (PROGMUX_PANE_MAX_CELLS "
+	    "or --pane-max-cells raises it); ask for a smaller width or "
+	    "height", w, h, lines, w * (h + lines),
+	    (long long)cfg.pane_max_cells);
+	program_start_failed(p, why);
+	free(why);
+	return (false);
+}
+
+/* display-message answered the history-limit of our own session. */
+static void
+pane_history(void *arg, bool ok, const char *out, size_t len)
+{
+	struct program	*p;
+	struct pane	*pn = pane_from_arg(arg, &p);
+
+	(void)len;
+	if (pn != NULL && pane_fits(p, ok ? out : ""))
+		pane_command(pn, NULL, NULL);
+}
+
+/* display-message answered "%P<TAB>@W<TAB>history<TAB>path" for
+ * fromPaneId. */
 static void
 pane_from_pane(void *arg, bool ok, const char *out, size_t len)
 {
 	struct program	*p;
 	struct pane	*pn = pane_from_arg(arg, &p);
 	const char	*from;
-	char		*tab, *why, *copy;
-	size_t		 plen;
+	char		*copy, *f[4], *save;
+	size_t		 plen, i;
 
 	(void)len;
 	if (pn == NULL)
 		return;
 	from = program_spec(p)->from_pane;
 	plen = strlen(from);
-	if (!ok || strncmp(out, from, plen) != 0 || out[plen] != '\t' ||
-	    (tab = strchr(out + plen + 1, '\t')) == NULL) {
-		xasprintf(&why, "fromPaneId %s names no pane on this tmux "
+	copy = xstrdup(ok ? out : "");
+	f[0] = strtok_r(copy, "\t", &save);
+	for (i = 1; i < 4; i++)
+		f[i] = strtok_r(NULL, i < 3 ? "\t" : "", &save);
+	if (f[0] == NULL || strlen(f[0]) != plen || strcmp(f[0], from) != 0 ||
+	    f[2] == NULL) {
+		xasprintf(&save, "fromPaneId %s names no pane on this tmux "
 		    "server; list panes with `tmux list-panes -a` or pass a "
 		    "paneId that start_program returned", from);
-		program_start_failed(p, why);
-		free(why);
-	} else {
-		copy = xstrdup(out + plen + 1);
-		tab = copy + (tab - (out + plen + 1));
-		*tab = '\0';
-		pane_command(pn, program_spec(p)->split ? from : copy,
-		    tab + 1);
-		free(copy);
-	}
+		program_start_failed(p, save);
+		free(save);
+	} else if (pane_fits(p, f[2]))
+		pane_command(pn, program_spec(p)->split ? from : f[1],
+		    f[3] != NULL ? f[3] : "");
+	free(copy);
 }
 
-/* Make the pane (beside fromPaneId if given). */
+/* Make the pane (beside fromPaneId if given), once its size is known to
+ * fit the ceiling. */
 void
 pane_make(struct pane *pn)
 {
 	struct program	*p = program_by_seq(pn->seq);
 	const char	*from = program_spec(p)->from_pane;
-	struct buf	 b = BUF_INIT;
+	struct buf	 b = BUF_INIT, t = BUF_INIT;
 
+	buf_adds(&b, "display-message -p -t ");
 	if (from == NULL) {
-		pane_command(pn, NULL, NULL);
+		buf_printf(&t, "=%s:", cfg.session);
+		tmux_quote(&b, buf_cstr(&t));
+		buf_free(&t);
+		buf_adds(&b, " '#{history-limit}'");
+		tmux_command(buf_cstr(&b), pane_history, PANE_ARG(pn));
+		buf_free(&b);
 		return;
 	}
-	buf_adds(&b, "display-message -p -t ");
 	tmux_quote(&b, from);
 	/* display-message falls back to another pane when the target is
 	 * missing, so ask for the pane's id too and compare. */
-	buf_adds(&b, " '#{pane_id}\t#{window_id}\t#{pane_current_path}'");
+	buf_adds(&b, " '#{pane_id}\t#{window_id}\t#{history-limit}\t"
+	    "#{pane_current_path}'");
 	tmux_command(buf_cstr(&b), pane_from_pane, PANE_ARG(pn));
 	buf_free(&b);
 }

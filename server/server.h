@@ -66,6 +66,9 @@ void	config_rundir_leave(void);
 int	config_rundir(char **cause);
 int	config_rundir_check(char **cause);
 
+/* keeper.c — the front's parent, there when the front is not */
+void	keeper_start(void);
+
 /* mcp.c — JSON-RPC 2.0 on stdio, and the table of waiting requests */
 struct batch;
 struct tool_entry;

@@ -454,6 +454,12 @@ pmx_open(struct pmx *c, const char *const *env)
 }
 
 int
+pmx_prepare(struct pmx *c)
+{
+	return (pmx_mkdir(c));
+}
+
+int
 pmx_open_bare(struct pmx *c, const char *const *env)
 {
 	if (pmx_mkdir(c) == -1)
@@ -476,6 +482,54 @@ pmx_set_nofile(unsigned long soft, unsigned long hard)
 {
 	pmx_nofile.rlim_cur = soft;
 	pmx_nofile.rlim_max = hard;
+}
+
+/* Do pids a and b run the same command line? */
+static bool
+pmx_same_cmdline(pid_t a, pid_t b)
+{
+	char	 path[64], *ca, *cb;
+	size_t	 la = 0, lb = 0;
+	bool	 same;
+
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)a);
+	ca = pmx_read_file(path, &la);
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)b);
+	cb = pmx_read_file(path, &lb);
+	same = ca != NULL && cb != NULL && la == lb && la > 0 &&
+	    memcmp(ca, cb, la) == 0;
+	free(ca);
+	free(cb);
+	return (same);
+}
+
+/*
+ * The front: progmux forks at start-up, and the process it started (the
+ * keeper) waits for its child, which does the work. Waited for, bounded,
+ * until the child is there or progmux has exited (a settings error). A
+ * progmux without a keeper (an older build, to see a test fail on it)
+ * has a first child of another kind: it is its own front.
+ */
+static pid_t
+pmx_find_front(pid_t keeper)
+{
+	int64_t		deadline = now_ms() + 5000;
+	siginfo_t	si;
+	pid_t		kid;
+
+	do {
+		if (pmx_children(keeper, &kid, 1) == 1) {
+			/* (Until it has exec'd, a child looks the same.) */
+			poll(NULL, 0, 5);
+			return (pmx_same_cmdline(keeper, kid) ? kid : keeper);
+		}
+		memset(&si, 0, sizeof si);
+		if (waitid(P_PID, (id_t)keeper, &si, WEXITED | WNOHANG |
+		    WNOWAIT) == 0 && si.si_pid == keeper)
+			return (-1);
+		poll(NULL, 0, 2);
+	} while (now_ms() < deadline);
+	return (-1);
 }
 
 int
@@ -523,6 +577,7 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 	close(in[0]);
 	close(out[1]);
 	close(err[1]);
+	c->front = pmx_find_front(c->pid);
 	pmx_live_note(c);
 	c->to = in[1];
 	c->from = out[0];
@@ -592,6 +647,8 @@ pmx_close(struct pmx *c)
 		close(c->to);
 	c->to = -1;
 	if (c->pid != -1 && (st = pmx_wait_exit(c, 5000)) == -1) {
+		if (c->front > 0)
+			kill(c->front, SIGKILL);
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 		c->pid = -1;

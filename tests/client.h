@@ -26,7 +26,8 @@ struct pmx {
 	char		 dir[256];	/* temporary directory */
 	char		 sock[300];	/* private tmux socket */
 	bool		 own_tmux;	/* we started that server */
-	pid_t		 pid;		/* progmux */
+	pid_t		 pid;		/* progmux as started: the keeper */
+	pid_t		 front;		/* its child, the front (or -1) */
 	int		 to;		/* its stdin */
 	int		 from;		/* its stdout */
 	int		 err;		/* its stderr, kept in errlog */
@@ -45,6 +46,8 @@ struct pmx {
 int	pmx_open(struct pmx *, const char *const *env);
 /* The same, without starting a tmux server (robust mode, or none). */
 int	pmx_open_no_tmux(struct pmx *, const char *const *env);
+/* The directory only: progmux is started later with pmx_spawn. */
+int	pmx_prepare(struct pmx *);
 /* The directory only, and progmux started but not initialized. */
 int	pmx_open_bare(struct pmx *, const char *const *env);
 /* Start (another) progmux on the same tmux server. */

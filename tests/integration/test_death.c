@@ -76,7 +76,7 @@ leftovers_init(struct leftovers *l, struct pmx *c, bool robust)
 	else
 		snprintf(l->client, sizeof l->client, "%s -C ", c->sock);
 	snprintf(l->launch, sizeof l->launch, "%s/progmux-", c->dir);
-	snprintf(l->idle, sizeof l->idle, "--idle %ld ", (long)c->pid);
+	snprintf(l->idle, sizeof l->idle, "--idle %ld ", (long)c->front);
 	l->nkids = 0;
 }
 
@@ -84,8 +84,8 @@ leftovers_init(struct leftovers *l, struct pmx *c, bool robust)
 static void
 kill_front(struct pmx *c, struct leftovers *l)
 {
-	l->nkids = pmx_children(c->pid, l->kids, 64);
-	kill(c->pid, SIGKILL);
+	l->nkids = pmx_children(c->front, l->kids, 64);
+	kill(c->front, SIGKILL);
 	waitpid(c->pid, NULL, 0);
 	c->pid = -1;
 }
@@ -330,7 +330,7 @@ idle_window(bool robust)
 		assert_int_equal(pmx_open(&c, NULL), 0);
 	sock = socket_of(&c);
 	snprintf(want, sizeof want, "/progmux-reaper --idle %ld ",
-	    (long)c.pid);
+	    (long)c.front);
 	/*
 	 * Until tmux's child for the pane has exec'd, it shows the server's
 	 * own command line: wait (bounded) for the exec.
@@ -658,7 +658,7 @@ test_lock_held(void **state)
 	json_doc_free(d);
 	if (now_ms() - t0 < 2000) {
 		/* No child at all: the tmux client is not even forked. */
-		assert_int_equal(pmx_children(c.pid, kids, 4), 0);
+		assert_int_equal(pmx_children(c.front, kids, 4), 0);
 		assert_null(c.held);	/* the start's reply has not come */
 	} else
 		print_message("slow machine: ping took %lld ms; the wait "

@@ -130,7 +130,7 @@ test_reaper_killed(void **state)
 	/* The reaper may be mid-exec (no command line yet): look again. */
 	t0 = now_ms();
 	while (killed == 0 && now_ms() - t0 < 5000) {
-		n = children_of(c.pid, kids, 64);
+		n = children_of(c.front, kids, 64);
 		for (i = 0; i < n; i++) {
 			char path[64], cmd[256] = "";
 			FILE *f;
@@ -221,10 +221,10 @@ test_front_killed(void **state)
 	assert_int_equal(pmx_count_procs(needle), 20);
 	assert_int_equal(count_program_panes(&c), 20 + 1);
 	assert_int_equal(pmx_count_procs(client), 1);
-	n = children_of(c.pid, kids, 64);	/* reapers and tmux -C */
+	n = children_of(c.front, kids, 64);	/* reapers and tmux -C */
 	assert_true(n >= 21);
 
-	kill(c.pid, SIGKILL);
+	kill(c.front, SIGKILL);
 	waitpid(c.pid, NULL, 0);
 	c.pid = -1;
 	t0 = now_ms();
@@ -678,9 +678,9 @@ test_hundred_programs(void **state)
 		free(pmx_read_all(&c, first, 10000, NULL));
 		free(first);
 	}
-	wait_reapers_gone(c.pid);
-	fds0 = count_fds(c.pid);
-	show_fds(c.pid);
+	wait_reapers_gone(c.front);
+	fds0 = count_fds(c.front);
+	show_fds(c.front);
 	for (i = 0; i < 100; i++) {
 		ids[i] = pmx_start_program(&c, "{\"argv\":[\"seq\",\"1\","
 		    "\"10000\"]}", NULL);
@@ -699,10 +699,10 @@ test_hundred_programs(void **state)
 		free(ids[i]);
 	}
 	/* Reapers exit once their program ended; wait for them to go. */
-	wait_reapers_gone(c.pid);
-	assert_int_equal(count_zombie_children(c.pid), 0);
-	fds1 = count_fds(c.pid);
-	show_fds(c.pid);
+	wait_reapers_gone(c.front);
+	assert_int_equal(count_zombie_children(c.front), 0);
+	fds1 = count_fds(c.front);
+	show_fds(c.front);
 	assert_int_equal(fds0, fds1);
 	buf_free(&want);
 	assert_int_equal(pmx_close(&c), 0);

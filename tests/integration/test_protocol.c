@@ -1673,10 +1673,10 @@ test_slow_client_bounded(void **state)
 	}
 	assert_int_equal(next, first + SLOW_READS);
 	assert_int_equal(in.len, 0);
-	hwm = status_kb(c->pid, "VmHWM");
+	hwm = status_kb(c->front, "VmHWM");
 	assert_true(hwm > 0);
 	/* A sanitizer build keeps shadow memory and redzones as well. */
-	snprintf(path, sizeof path, "/proc/%ld/maps", (long)c->pid);
+	snprintf(path, sizeof path, "/proc/%ld/maps", (long)c->front);
 	maps = pmx_read_file(path, &len);
 	assert_non_null(maps);
 	limit = SLOW_HWM_KB + (strstr(maps, "libasan") ? SLOW_ASAN_KB : 0);

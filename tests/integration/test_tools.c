@@ -898,16 +898,18 @@ run_stty(struct pmx *c, int width, int height, char **err)
 }
 
 /*
- * Pins: a pane of more cells than PROGMUX_PANE_MAX_CELLS (default
- * 1,000,000) is refused by start_program and run_program with an error
- * naming the setting, before anything starts (no more programs listed,
- * no window of that size on the tmux server); 1000x1000 runs at that size; the setting moves the line.
+ * Pins: a pane whose cells, counting the history tmux keeps for it (the
+ * session's history-limit, 2000 here), pass PROGMUX_PANE_MAX_CELLS
+ * (default 4,000,000) is refused by start_program and run_program with
+ * an error naming the setting, before anything starts (no more programs
+ * listed, no window of that size on the tmux server); 1000x1000 (3
+ * million with history) runs at that size; the setting moves the line.
  */
 static void
 test_pane_max_cells(void **state)
 {
 	struct pmx	 c2;
-	const char	*env[] = { "PROGMUX_PANE_MAX_CELLS=2000000", NULL };
+	const char	*env[] = { "PROGMUX_PANE_MAX_CELLS=6000000", NULL };
 	char		*text, *err;
 	size_t		 progs;
 
@@ -932,15 +934,16 @@ test_pane_max_cells(void **state)
 	assert_int_equal(pmx_open(&c2, env), 0);
 	text = run_stty(&c2, 2000, 1000, &err);
 	if (text == NULL)
-		fail_msg("2000x1000 refused with 2000000 allowed: %s", err);
+		fail_msg("2000x1000 refused with 6000000 allowed: %s", err);
 	assert_string_equal(text, "1000 2000\n");
 	free(text);
 	text = run_stty(&c2, 2001, 1000, &err);
 	if (text != NULL)
-		fail_msg("2001x1000 ran with 2000000 allowed: %s", text);
+		fail_msg("2001x1000 ran with 6000000 allowed: %s", text);
 	assert_null(text);
 	assert_non_null(strstr(err, "PROGMUX_PANE_MAX_CELLS"));
-	assert_non_null(strstr(err, "2000000"));
+	assert_non_null(strstr(err, "6000000"));
+	assert_non_null(strstr(err, "history-limit"));
 	free(err);
 
 	assert_int_equal(pmx_close(&c2), 0);

@@ -1,0 +1,847 @@
+/*
+ * test_escape.c — nothing a program or a neighbour does can escape, stall
+ * or take over progmux.
+ *
+ * Each test pins one way out that was found open: another user swapping
+ * the runtime directory, a program reading another's FIFO or inheriting
+ * progmux's settings, processes that leave their program's group or
+ * session (setsid, a window opened through tmux, SIGHUP ignored), tmux
+ * growing without bound behind a front or reaper that stopped reading,
+ * a pane wider than the pane ceiling counts. Real tmux servers on private
+ * sockets; every process is found by a marker of this test's own and
+ * waited for with a bounded deadline.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "client.h"
+#include "sc.h"
+#include "xmalloc.h"
+
+/* Open progmux in robust mode (no tmux of the test's) or desktop mode,
+ * with extra env. */
+static void
+open_mode(struct pmx *c, bool robust, const char *const *env)
+{
+	const char	*e[8];
+	int		 n = 0;
+
+	if (!robust) {
+		assert_int_equal(pmx_open(c, env), 0);
+		return;
+	}
+	e[n++] = "PROGMUX_ROBUST=1";
+	for (; env != NULL && *env != NULL && n < 7; env++)
+		e[n++] = *env;
+	e[n] = NULL;
+	assert_int_equal(pmx_open_no_tmux(c, e), 0);
+}
+
+/* The runtime directory, from progmux's start line (allocated). */
+static char *
+rundir_of(struct pmx *c)
+{
+	char	*dir = pmx_start_field(c, "runtime directory", 10000);
+
+	assert_non_null(dir);
+	return (dir);
+}
+
+/* The tmux socket progmux uses (allocated): the test's, or the private
+ * server's in robust mode. */
+static char *
+socket_of(struct pmx *c)
+{
+	char	*sock = pmx_start_field(c, "socket", 10000);
+
+	assert_non_null(sock);
+	return (sock);
+}
+
+/* Wait up to ms until no process has needle in its command line; how
+ * many are left then. */
+static int
+wait_none(const char *needle, int ms)
+{
+	int64_t	deadline = now_ms() + ms;
+	int	n;
+
+	while ((n = pmx_count_procs(needle)) > 0 && now_ms() < deadline)
+		usleep(20000);
+	return (n);
+}
+
+/* Wait up to ms until n processes have needle in their command line. */
+static int
+wait_some(const char *needle, int want, int ms)
+{
+	int64_t	deadline = now_ms() + ms;
+	int	n;
+
+	while ((n = pmx_count_procs(needle)) < want && now_ms() < deadline)
+		usleep(20000);
+	return (n);
+}
+
+/* A marker of this test: "sleep 3KPPPPPP" style, unique per kind. */
+static void
+needle(char *buf, size_t len, int kind)
+{
+	snprintf(buf, len, "sleep %d%d%05d", 3, kind, (int)getpid() % 100000);
+}
+
+/* Parent pid of pid, or -1. */
+static pid_t
+ppid_of(pid_t pid)
+{
+	char	 path[64], *s, *p;
+	pid_t	 pp = -1;
+	size_t	 flen;
+	int	 v;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((s = pmx_read_file(path, &flen)) == NULL)
+		return (-1);
+	if ((p = strrchr(s, ')')) != NULL && sscanf(p + 1, " %*c %d", &v) == 1)
+		pp = (pid_t)v;
+	free(s);
+	return (pp);
+}
+
+/* VmRSS of pid in KiB, or -1. */
+static long
+rss_kb(pid_t pid)
+{
+	char	 path[64], *s, *p;
+	size_t	 flen;
+	long	 kb = -1;
+
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+	if ((s = pmx_read_file(path, &flen)) == NULL)
+		return (-1);
+	if ((p = strstr(s, "VmRSS:")) != NULL)
+		kb = strtol(p + 6, NULL, 10);
+	free(s);
+	return (kb);
+}
+
+/* The tmux server's pid on sock. */
+static pid_t
+tmux_server_pid(const char *sock)
+{
+	char	*out = pmx_tmux_at(sock, "display-message", "-p", "#{pid}",
+		    NULL);
+	pid_t	 pid;
+
+	assert_non_null(out);
+	pid = (pid_t)atol(out);
+	free(out);
+	return (pid);
+}
+
+/* Does dir hold an entry whose name starts with prefix? */
+static bool
+dir_has(const char *dir, const char *prefix)
+{
+	DIR		*d;
+	struct dirent	*de;
+	bool		 yes = false;
+
+	if ((d = opendir(dir)) == NULL)
+		return (false);
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, prefix, strlen(prefix)) == 0)
+			yes = true;
+	closedir(d);
+	return (yes);
+}
+
+/* Wait up to ms for path to be gone; true if it is. */
+static bool
+wait_path_gone(const char *path, int ms)
+{
+	int64_t		deadline = now_ms() + ms;
+	struct stat	st;
+
+	while (lstat(path, &st) == 0 && now_ms() < deadline)
+		usleep(20000);
+	return (lstat(path, &st) == -1);
+}
+
+/*
+ * Pins: progmux refuses to make its runtime directory under a parent
+ * another user could change (group/other-writable without the sticky
+ * bit, or owned by another user), at start-up, exit 2, naming the
+ * variable that chose it and what to do; a sticky world-writable one (as
+ * /tmp) is fine. Before, it made the directory there, and another user
+ * could swap it and run commands as the user.
+ */
+static void
+test_rundir_unsafe_parent(void **state)
+{
+	static const struct {
+		const char	*var;
+		mode_t		 mode;
+		bool		 other_owner;
+		const char	*says;
+	} cases[] = {
+		{ "TMPDIR", 0777, false, "writable by other users" },
+		{ "XDG_RUNTIME_DIR", 0775, false, "writable by other users" },
+		{ "TMPDIR", 0755, true, "owned by another user" },
+		{ "TMPDIR", 01777, false, NULL },
+	};
+	struct pmx	 c;
+	char		 base[400], env[450], ok[450];
+	const char	*e[3];
+	size_t		 i;
+	int		 st;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		assert_int_equal(pmx_prepare(&c), 0);
+		snprintf(base, sizeof base, "%s/base", c.dir);
+		assert_int_equal(mkdir(base, 0700), 0);
+		assert_int_equal(chmod(base, cases[i].mode), 0);
+		if (cases[i].other_owner)
+			assert_int_equal(chown(base, 65534, 65534), 0);
+		snprintf(env, sizeof env, "%s=%s", cases[i].var, base);
+		/* The directory names are plain: a writable base is chosen. */
+		e[0] = env;
+		snprintf(ok, sizeof ok, "TMPDIR=%s", base);
+		e[1] = strcmp(cases[i].var, "TMPDIR") == 0 ? NULL : ok;
+		e[2] = NULL;
+		assert_int_equal(pmx_spawn(&c, e, cases[i].says == NULL), 0);
+		if (cases[i].says == NULL) {
+			assert_true(dir_has(base, "progmux-"));
+			assert_int_equal(pmx_close(&c), 0);
+			continue;
+		}
+		st = pmx_wait_exit(&c, 10000);
+		pmx_drain_err(&c);
+		print_message("%s=%s mode %o: exit %d: %s", cases[i].var, base,
+		    cases[i].mode, st, buf_cstr(&c.errlog));
+		assert_int_equal(st, 2);
+		assert_non_null(strstr(buf_cstr(&c.errlog), cases[i].says));
+		assert_non_null(strstr(buf_cstr(&c.errlog), cases[i].var));
+		assert_false(dir_has(base, "progmux-"));
+		pmx_close(&c);
+	}
+}
+
+/*
+ * Pins: with the runtime directory renamed away and another put in its
+ * place (the attack of a user who may change its parent), progmux uses
+ * neither: a start makes a new directory, says so, and runs; nothing is
+ * written to or read from the planted FIFOs. Before, the launcher and
+ * the pipe-pane writer opened the planted FIFOs by path.
+ */
+static void
+test_rundir_swapped(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*dir, away[600], path[700], buf[64];
+	int		 fds[4], i, n = 0;
+	const char	*names[] = { "p2.out", "p2.ctl", "p3.out", "p3.ctl" };
+
+	(void)state;
+	open_mode(&c, false, NULL);
+	dir = rundir_of(&c);
+	d = sc_call_ok(&c, "run_program", "{\"argv\":[\"echo\",\"one\"]}");
+	json_doc_free(d);
+	snprintf(away, sizeof away, "%s.away", dir);
+	assert_int_equal(rename(dir, away), 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		assert_int_equal(mkfifo(path, 0600), 0);
+		fds[i] = open(path, O_RDWR | O_NONBLOCK);
+		assert_true(fds[i] != -1);
+	}
+	d = sc_call_ok(&c, "run_program", "{\"argv\":[\"echo\",\"two\"]}");
+	assert_string_equal(sc_str(d, "text"), "two\n");
+	json_doc_free(d);
+	/* Nothing went into (or was taken out of) the planted FIFOs. */
+	for (i = 0; i < 4; i++) {
+		n += (int)(read(fds[i], buf, sizeof buf) > 0);
+		close(fds[i]);
+	}
+	assert_int_equal(n, 0);
+	pmx_drain_err(&c);
+	assert_non_null(strstr(buf_cstr(&c.errlog), "was removed or "
+	    "replaced; making a new one"));
+	snprintf(path, sizeof path, "rm -rf '%s' '%s'", dir, away);
+	assert_int_equal(system(path), 0);
+	free(dir);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/* Everything fd gives until EOF or ms pass (allocated). */
+static char *
+read_fd_all(int fd, int ms)
+{
+	struct buf	b = BUF_INIT;
+	struct pollfd	pfd = { fd, POLLIN, 0 };
+	int64_t		deadline = now_ms() + ms;
+	char		chunk[4096], *s;
+	ssize_t		n;
+
+	while (now_ms() < deadline && poll(&pfd, 1, 100) >= 0) {
+		if (pfd.revents == 0)
+			continue;
+		if ((n = read(fd, chunk, sizeof chunk)) <= 0)
+			break;
+		buf_add(&b, chunk, (size_t)n);
+	}
+	s = xstrdup(buf_cstr(&b));
+	buf_free(&b);
+	return (s);
+}
+
+/* Start progmux-reaper with argv words, stdin a pipe at EOF already,
+ * its output on *errfd. */
+static pid_t
+spawn_reaper(char *const argv[], int *errfd)
+{
+	char	*bin, *slash;
+	int	 ep[2], ip[2];
+	pid_t	 pid;
+
+	bin = xstrdup(getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
+	    "build/progmux");
+	slash = strrchr(bin, '/');
+	assert_non_null(slash);
+	*slash = '\0';
+	xasprintf(&slash, "%s/progmux-reaper", bin);
+	free(bin);
+	assert_int_equal(pipe(ep), 0);
+	assert_int_equal(pipe(ip), 0);
+	if ((pid = fork()) == 0) {
+		dup2(ip[0], 0);
+		dup2(ep[1], 1);
+		dup2(ep[1], 2);
+		execv(slash, argv);
+		_exit(127);
+	}
+	free(slash);
+	close(ep[1]);
+	close(ip[0]);
+	close(ip[1]);		/* the pane's output ends at once */
+	*errfd = ep[0];
+	return (pid);
+}
+
+/* Its exit status (bounded wait) and what it said (allocated). */
+static int
+finish_reaper(pid_t pid, int errfd, char **err)
+{
+	int	st;
+
+	*err = read_fd_all(errfd, 10000);
+	close(errfd);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
+/* Wait up to ms for path to be gone (or to be there: gone false). */
+static bool
+wait_access(const char *path, bool gone, int ms)
+{
+	int64_t	deadline = now_ms() + ms;
+
+	while ((access(path, F_OK) == -1) != gone && now_ms() < deadline)
+		usleep(10000);
+	return ((access(path, F_OK) == -1) == gone);
+}
+
+/*
+ * Pins: the launcher and the pane's writer open a FIFO only through a
+ * directory that is the one the front made (DEV:INO), ours and 0700, and
+ * remove its name once open; given another directory they refuse, saying
+ * why. Before, they opened the FIFO by path, wherever it pointed.
+ */
+static void
+test_launcher_pipe_refuse(void **state)
+{
+	struct pmx	 c;
+	struct stat	 st;
+	char		 dir[400], id[64], path[500], *err;
+	char		*argv[6];
+	int		 fd, efd, i;
+	pid_t		 pid;
+
+	(void)state;
+	assert_int_equal(pmx_open_bare(&c, NULL), 0);
+	snprintf(dir, sizeof dir, "%s/rd", c.dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(stat(dir, &st), 0);
+	for (i = 0; i < 2; i++) {
+		argv[0] = (char *)"progmux-reaper";
+		argv[1] = (char *)(i == 0 ? "--launch" : "--pipe");
+		argv[2] = dir;
+		argv[3] = id;
+		argv[4] = (char *)(i == 0 ? "p1.ctl" : "p1.out");
+		argv[5] = NULL;
+		/* Another directory's id: refused, the FIFO left alone. */
+		snprintf(id, sizeof id, "%llu:%llu",
+		    (unsigned long long)st.st_dev,
+		    (unsigned long long)st.st_ino + 1);
+		snprintf(path, sizeof path, "%s/%s", dir, argv[4]);
+		assert_int_equal(mkfifo(path, 0600), 0);
+		fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		pid = spawn_reaper(argv, &efd);
+		assert_int_equal(finish_reaper(pid, efd, &err), 1);
+		assert_non_null(strstr(err, "not the runtime directory"));
+		free(err);
+		assert_int_equal(access(path, F_OK), 0);
+		/* Its own id: opened, and the name removed; the launcher
+		 * leaves once we, its only writer, close our end. */
+		snprintf(id, sizeof id, "%llu:%llu",
+		    (unsigned long long)st.st_dev,
+		    (unsigned long long)st.st_ino);
+		pid = spawn_reaper(argv, &efd);
+		assert_true(wait_access(path, true, 10000));
+		close(fd);
+		finish_reaper(pid, efd, &err);
+		free(err);
+	}
+	pmx_close(&c);
+}
+
+/*
+ * Pins: once a program runs, its FIFOs have no names left in the
+ * runtime directory (so no other program can open them and take its
+ * output), standard error's too; and the program gets none of
+ * progmux's own settings (PROGMUX_*, LIBTMUX_*). Before, p1.out, p1.ctl
+ * and p1.err stayed, and any program could read another's output.
+ */
+static void
+test_fifo_names_removed(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*dir, args[1000], *q;
+	const char	*env[] = { "LIBTMUX_TMUX_BIN=tmux", NULL };
+
+	(void)state;
+	open_mode(&c, false, env);
+	dir = rundir_of(&c);
+	q = pmx_jstr(dir);
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"ls -a \\\"$0\\\"; "
+	    "env | grep -c -e ^PROGMUX_ -e ^LIBTMUX_; echo e >&2\",%s],"
+	    "\"separateStderr\":true}", q);
+	free(q);
+	d = sc_call_ok(&c, "run_program", args);
+	print_message("the program saw: %s", sc_str(d, "text"));
+	assert_null(strstr(sc_str(d, "text"), "p1."));
+	assert_non_null(strstr(sc_str(d, "text"), "lock\n0\n"));
+	assert_string_equal(sc_str(d, "stderr"), "e\n");
+	json_doc_free(d);
+	free(dir);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/* Start, in mode robust, a program whose children leave its session
+ * (setsid) and daemonize (setsid, then a double fork): needles 1-3. */
+static char *
+start_escaper(struct pmx *c, char n[3][32], char **pane)
+{
+	char	args[800], *id;
+
+	needle(n[0], sizeof n[0], 1);
+	needle(n[1], sizeof n[1], 2);
+	needle(n[2], sizeof n[2], 3);
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"setsid sh -c "
+	    "'trap \\\"\\\" HUP; exec %s' & setsid sh -c '%s & exit 0'; exec %s\"]}",
+	    n[0], n[1], n[2]);
+	id = pmx_start_program(c, args, pane);
+	assert_non_null(id);
+	assert_true(wait_some(n[0], 1, 10000) >= 1);
+	assert_true(wait_some(n[1], 1, 10000) >= 1);
+	assert_true(wait_some(n[2], 1, 10000) >= 1);
+	return (id);
+}
+
+/* How one escaper test ends its program. */
+enum escape_end { END_LAUNCHER, END_GUARD, END_STOP };
+
+static void
+escape_one(bool robust, enum escape_end how)
+{
+	static const char *what[] = { "launcher killed", "guard killed",
+	    "stop_program" };
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 n[3][32], *pane, *id, args[100], *out, *sock;
+	pid_t		 prog, launcher;
+	int		 left, i;
+
+	open_mode(&c, robust, NULL);
+	sock = socket_of(&c);
+	id = start_escaper(&c, n, &pane);
+	prog = pmx_find_proc(n[2]);
+	launcher = ppid_of(prog);
+	out = pmx_tmux_at(sock, "display-message", "-p", "-t", pane,
+	    "#{pane_pid}", NULL);
+	assert_non_null(out);
+	/* The pane's first process is the guard; the launcher its child. */
+	assert_int_equal(ppid_of(launcher), (pid_t)atol(out));
+	switch (how) {
+	case END_LAUNCHER:
+		kill(launcher, SIGKILL);
+		break;
+	case END_GUARD:
+		kill((pid_t)atol(out), SIGKILL);
+		break;
+	case END_STOP:
+		snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+		d = sc_call_ok(&c, "stop_program", args);
+		json_doc_free(d);
+		break;
+	}
+	free(out);
+	for (left = 0, i = 0; i < 3; i++)
+		left += wait_none(n[i], 5000);
+	print_message("%s, %s: %d of 3 processes left\n", robust ? "robust" :
+	    "desktop", what[how], left);
+	for (i = 0; i < 3; i++)
+		pmx_kill_procs(n[i]);
+	assert_int_equal(left, 0);
+	free(id);
+	free(pane);
+	free(sock);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/*
+ * Pins: what a program started ends with it, however it left its group
+ * or session (setsid, a setsid daemon's double fork, SIGHUP ignored),
+ * when its launcher is killed, when the pane's first process (the guard)
+ * is killed, and on stop_program, in both modes. Before, a killed
+ * launcher left the setsid children running (ppid 1).
+ */
+static void
+test_setsid_escape(void **state)
+{
+	int	robust, how;
+
+	(void)state;
+	for (robust = 0; robust < 2; robust++)
+		for (how = END_LAUNCHER; how <= END_STOP; how++)
+			escape_one(robust, (enum escape_end)how);
+}
+
+/* How the robust tmux-escape test ends progmux. */
+enum front_end { FE_EOF, FE_KILL_FRONT, FE_KILL_KEEPER };
+
+static void
+robust_tmux_escape(enum front_end how)
+{
+	static const char *what[] = { "stdin EOF", "front SIGKILLed",
+	    "keeper SIGKILLed" };
+	struct pmx	 c;
+	char		 n[4][32], args[1400], *sock, *dir, *q;
+	int		 left, i;
+
+	open_mode(&c, true, NULL);
+	sock = socket_of(&c);
+	dir = rundir_of(&c);
+	for (i = 0; i < 4; i++)
+		needle(n[i], sizeof n[i], 4 + i);
+	/* The program finds the private server by its path (it is not in
+	 * its environment) and leaves work there: a window ignoring
+	 * SIGHUP, a run-shell job; and a setsid daemon ignoring SIGHUP. */
+	q = pmx_jstr(sock);
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"tmux -S \\\"$0\\\" "
+	    "new-window -d \\\"trap '' HUP; exec %s\\\"; tmux -S \\\"$0\\\" "
+	    "run-shell -b 'exec %s'; setsid sh -c \\\"trap '' HUP TERM; exec "
+	    "%s\\\" & tmux new-window -d '%s' 2>/dev/null; exec sleep 600\", "
+	    "%s]}", n[0], n[1], n[2], n[3], q);
+	free(q);
+	free(pmx_start_program(&c, args, NULL));
+	assert_true(wait_some(n[0], 1, 10000) >= 1);
+	assert_true(wait_some(n[1], 1, 10000) >= 1);
+	assert_true(wait_some(n[2], 1, 10000) >= 1);
+	/* Without TMUX, a plain `tmux new-window` reached no server. */
+	assert_int_equal(pmx_count_procs(n[3]), 0);
+	switch (how) {
+	case FE_EOF:
+		assert_int_equal(pmx_close(&c), 0);
+		break;
+	case FE_KILL_FRONT:
+		kill(c.front, SIGKILL);
+		break;
+	case FE_KILL_KEEPER:
+		kill(c.pid, SIGKILL);
+		break;
+	}
+	for (left = 0, i = 0; i < 3; i++)
+		left += wait_none(n[i], 5000);
+	print_message("robust, %s: %d of 3 processes left; runtime "
+	    "directory %s\n", what[how], left, wait_path_gone(dir, 5000) ?
+	    "gone" : "LEFT");
+	for (i = 0; i < 3; i++)
+		pmx_kill_procs(n[i]);
+	assert_int_equal(left, 0);
+	assert_true(wait_path_gone(dir, 5000));
+	free(sock);
+	free(dir);
+	pmx_close(&c);
+}
+
+/*
+ * Pins: in robust mode nothing that ran in the private server outlives
+ * progmux, whatever ended it (stdin EOF, the front SIGKILLed, the process
+ * the client started SIGKILLed): a window a program opened through tmux
+ * and ignoring SIGHUP, a run-shell job, a setsid daemon ignoring SIGHUP
+ * and SIGTERM; and the runtime directory goes. A program is not given
+ * the private server (TMUX). Before, all three survived progmux.
+ */
+static void
+test_robust_tmux_escape(void **state)
+{
+	(void)state;
+	robust_tmux_escape(FE_EOF);
+	robust_tmux_escape(FE_KILL_FRONT);
+	robust_tmux_escape(FE_KILL_KEEPER);
+}
+
+/*
+ * Pins: with no program alive, the runtime directory is gone soon after
+ * the front is SIGKILLed (the keeper removes it), or the process the
+ * client started is (the front then exits in order), in both modes.
+ * Before, a SIGKILLed front left it (robust: lock, tmux, tmux.conf).
+ */
+static void
+test_rundir_gone_no_program(void **state)
+{
+	struct pmx	 c;
+	char		*dir;
+	int		 robust, keeper;
+	bool		 gone;
+
+	(void)state;
+	for (robust = 0; robust < 2; robust++)
+		for (keeper = 0; keeper < 2; keeper++) {
+			open_mode(&c, robust, NULL);
+			dir = rundir_of(&c);
+			kill(keeper ? c.pid : c.front, SIGKILL);
+			gone = wait_path_gone(dir, 5000);
+			print_message("%s, %s SIGKILLed: runtime directory "
+			    "%s\n", robust ? "robust" : "desktop", keeper ?
+			    "keeper" : "front", gone ? "gone" : "LEFT");
+			assert_true(gone);
+			free(dir);
+			pmx_close(&c);
+		}
+}
+
+/* The reaper of the only program running: the front's child that runs
+ * progmux-reaper with no arguments. */
+static pid_t
+reaper_of(struct pmx *c)
+{
+	pid_t	 kids[64];
+	char	 path[64], *cmd;
+	size_t	 len;
+	int	 n, i;
+	pid_t	 r = -1;
+
+	n = pmx_children(c->front, kids, 64);
+	for (i = 0; i < n && r == -1; i++) {
+		snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)kids[i]);
+		if ((cmd = pmx_read_file(path, &len)) == NULL)
+			continue;
+		if (strlen(cmd) + 1 == len && strstr(cmd, "progmux-reaper"))
+			r = kids[i];
+		free(cmd);
+	}
+	return (r);
+}
+
+#define STOPPED_MS	4000	/* how long a reader is stopped */
+#define TMUX_GROWTH_KB	(24 * 1024) /* tmux may grow by, at most */
+
+/*
+ * Pins: a front or a reaper that stops reading (SIGSTOP for 4 s) does
+ * not make tmux hold the program's output: the pane's writer drains tmux
+ * whatever happens behind it. tmux's RSS grows by less than 24 MiB while
+ * `seq` writes ~23 MB (the old writer, cat, blocked and tmux buffered it
+ * all: ~7 MB/s, measured). With the front stopped the reaper keeps the
+ * text (within the output ceiling): read back whole. With the reaper
+ * stopped, the writer keeps 1 MiB and drops the rest: the read says
+ * outputCut, and what it has is the start of the output, in order.
+ */
+static void
+reader_stopped(bool stop_reaper)
+{
+	const char	*env[] = { "PROGMUX_OUTPUT_MAX_BYTES=67108864", NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*sock, *id, *text;
+	long		 before, after;
+	pid_t		 tmux, who;
+	size_t		 len;
+
+	open_mode(&c, true, env);
+	sock = socket_of(&c);
+	id = pmx_start_program(&c, "{\"argv\":[\"sh\",\"-c\",\"read x; exec seq "
+	    "1 3000000\"]}", NULL);
+	assert_non_null(id);
+	tmux = tmux_server_pid(sock);
+	who = stop_reaper ? reaper_of(&c) : c.front;
+	assert_true(who > 0);
+	before = rss_kb(tmux);
+	kill(who, SIGSTOP);
+	/* (The keys go over tmux directly: the front is stopped.) */
+	free(pmx_tmux_at(sock, "send-keys", "-t", "%1", "Enter", NULL));
+	usleep(STOPPED_MS * 1000);
+	after = rss_kb(tmux);
+	kill(who, SIGCONT);
+	print_message("%s stopped %d ms: tmux RSS %ld -> %ld KiB\n",
+	    stop_reaper ? "reaper" : "front", STOPPED_MS, before, after);
+	text = pmx_read_all(&c, id, 60000, &d);
+	assert_non_null(d);
+	len = strlen(text);
+	print_message("read back %zu bytes, outputCut %d\n", len,
+	    sc_bool(d, "outputCut"));
+	assert_true(after - before < TMUX_GROWTH_KB);
+	if (stop_reaper) {
+		assert_true(sc_bool(d, "outputCut"));
+		assert_false(sc_bool(d, "outputComplete"));
+		assert_true(len > 0 && len < 22888896);
+		assert_memory_equal(text, "\n1\n2\n3\n", 7);
+	} else {
+		/* The Enter's echo, then seq 1 3000000 (22888896 bytes). */
+		assert_int_equal(len, 1 + 22888896);
+		assert_memory_equal(text, "\n1\n2\n3\n", 7);
+		assert_false(sc_bool(d, "outputCut"));
+	}
+	/* The end was read: it ended on its own. */
+	assert_string_equal(sc_str(d, "outcome"), "completed");
+	assert_false(sc_bool(d, "lostEnd"));
+	free(text);
+	json_doc_free(d);
+	free(id);
+	free(sock);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+static void
+test_front_stopped(void **state)
+{
+	(void)state;
+	reader_stopped(false);
+}
+
+static void
+test_reaper_stopped(void **state)
+{
+	(void)state;
+	reader_stopped(true);
+}
+
+/*
+ * Pins: the pane ceiling counts what tmux keeps for a pane, its width
+ * times its height plus its history (the session's history-limit): a
+ * 10000-column pane is refused, naming PROGMUX_PANE_MAX_CELLS and the
+ * history-limit, and no window is made. Before, 10000 x 100 passed
+ * (a million visible cells) and tmux held 125 MB for its history.
+ */
+static void
+test_pane_history_cells(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*out;
+
+	(void)state;
+	open_mode(&c, false, NULL);
+	d = pmx_call(&c, "run_program", "{\"argv\":[\"true\"],\"width\":10000,"
+	    "\"height\":100}", 20000);
+	assert_non_null(d);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "PROGMUX_PANE_MAX_CELLS"));
+	assert_non_null(strstr(pmx_text(d), "history-limit"));
+	json_doc_free(d);
+	out = pmx_tmux(&c, "list-windows", "-a", "-F", "#{window_width}",
+	    NULL);
+	assert_non_null(out);
+	assert_null(strstr(out, "10000"));
+	free(out);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/*
+ * Pins: the tmux server killed (SIGKILL) while 20 starts are in flight:
+ * every start is answered, and no program is left running within 3 s
+ * (desktop mode). Before, 19 sleeps were once seen a second later.
+ */
+static void
+test_tmux_killed_in_flight(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 n[32], args[200];
+	int64_t		 ids[20], t0;
+	pid_t		 tmux;
+	int		 i, left;
+
+	(void)state;
+	open_mode(&c, false, NULL);
+	needle(n, sizeof n, 8);
+	snprintf(args, sizeof args, "{\"name\":\"start_program\",\"arguments\":"
+	    "{\"argv\":[\"sh\",\"-c\",\"trap '' HUP; exec %s\"]}}", n);
+	tmux = tmux_server_pid(c.sock);
+	for (i = 0; i < 20; i++)
+		ids[i] = pmx_send(&c, "tools/call", args);
+	usleep(50000);
+	kill(tmux, SIGKILL);
+	t0 = now_ms();
+	for (i = 0; i < 20; i++) {
+		d = pmx_wait(&c, ids[i], 20000);
+		assert_non_null(d);
+		json_doc_free(d);
+	}
+	left = wait_none(n, 3000);
+	print_message("tmux killed with 20 starts in flight: all answered, "
+	    "%d programs left after %lld ms\n", left,
+	    (long long)(now_ms() - t0));
+	pmx_kill_procs(n);
+	assert_int_equal(left, 0);
+	c.own_tmux = false;
+	pmx_close(&c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rundir_unsafe_parent),
+		cmocka_unit_test(test_rundir_swapped),
+		cmocka_unit_test(test_launcher_pipe_refuse),
+		cmocka_unit_test(test_fifo_names_removed),
+		cmocka_unit_test(test_setsid_escape),
+		cmocka_unit_test(test_robust_tmux_escape),
+		cmocka_unit_test(test_rundir_gone_no_program),
+		cmocka_unit_test(test_front_stopped),
+		cmocka_unit_test(test_reaper_stopped),
+		cmocka_unit_test(test_pane_history_cells),
+		cmocka_unit_test(test_tmux_killed_in_flight),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
