@@ -15,8 +15,8 @@
  * past "unknown programId", each input starts with two fixture programs
  * made by hand (no reaper, no pane process): p1 running with some text,
  * p2 ended. Requests still waiting after the input (reads, stops) are
- * then timed out at once through mcp_run_timers(), as if their deadlines
- * had passed; none may be left after that.
+ * then timed out at once: loop_run_timers() runs every timer as if its
+ * time had come; no call may be left waiting after that.
  *
  * Every reply is drained into a memfd through mcp_flush() (FUZZ_MCP_SHOW=1
  * in the environment prints it on stderr), and each output line must be
@@ -253,22 +253,15 @@ fuzz_check_output(const char *out, size_t len)
 	}
 }
 
-/* Time out what waits, at once; nothing may wait after that. */
+/* Time out what waits, at once (every timer runs, as past its time);
+ * nothing may wait after that. */
 static void
 fuzz_expire(void)
 {
-	struct req	*req;
-
-	for (req = mcp_pending_first(); req != NULL; req = req->next) {
-		if (req->deadline != DEADLINE_NONE)
-			req->deadline = 0;
-		if (req->progress_at != 0)
-			req->progress_at = 1;
-	}
-	mcp_run_timers();
-	if ((req = mcp_pending_first()) != NULL) {
-		fprintf(stderr, "request %s (%s) still waits after its "
-		    "deadline\n", req->id ? req->id : "(no id)", req->method);
+	loop_run_timers(DEADLINE_NONE - 1);
+	if (tools_waiting() > 0) {
+		fprintf(stderr, "%zu tool calls still wait after their "
+		    "deadlines\n", tools_waiting());
 		abort();
 	}
 }
@@ -306,7 +299,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mcp_input(in, cut);
 	mcp_input(in + cut, size - cut);
 	mcp_input_eof();
-	mcp_run_timers();
+	loop_run_timers(now_ms());
 	programs_collect();
 	fuzz_expire();
 	programs_collect();
