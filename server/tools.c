@@ -251,16 +251,17 @@ tools_unknown_fields(struct req *req, const struct tool *tool,
 			buf_free(&b);
 			return (-1);
 		}
-		if (n++ == TOOLS_IGNORED_SHOWN)
-			continue;
+		if (++n > TOOLS_IGNORED_SHOWN)
+			continue;	/* counted, not named */
 		buf_adds(&b, n == 1 ? "" : ", ");
 		tools_name_shown(&b, key, klen);
 	}
+	if (n > TOOLS_IGNORED_SHOWN)
+		buf_printf(&b, " and %zu more", n - TOOLS_IGNORED_SHOWN);
 	if (n > 0) {
 		free(req->ignored);
-		xasprintf(&req->ignored, "ignored unknown field%s %s%s",
-		    n == 1 ? "" : "s", buf_cstr(&b),
-		    n > TOOLS_IGNORED_SHOWN ? " and more" : "");
+		xasprintf(&req->ignored, "ignored unknown field%s %s",
+		    n == 1 ? "" : "s", buf_cstr(&b));
 	}
 	buf_free(&b);
 	return (0);

@@ -1,7 +1,8 @@
 /*
  * test_stall.c — nothing a program or a client does stalls the front:
  * a program of thousands of threads at a prompt while reads wait on it,
- * and twenty thousand reads waiting at once.
+ * twenty thousand reads waiting at once, and a call naming 100,000
+ * unknown fields.
  *
  * Every call goes through build/progmux (or PROGMUX_BIN) over its stdio
  * against a private tmux server. The figures asserted are the issue's
@@ -351,12 +352,57 @@ test_many_waiting_reads(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
+/*
+ * Pins issue (3), the note of ignored fields: a call naming 100,000
+ * unknown fields runs, and its text names 8 of them and counts the rest
+ * (it used to name all but the ninth: a 500,037-character reply).
+ */
+static void
+test_ignored_fields_capped(void **state)
+{
+	struct pmx	 c;
+	struct buf	 args = BUF_INIT;
+	struct json_doc	*d;
+	const char	*text, *note;
+	size_t		 i;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, NULL), 0);
+	buf_addc(&args, '{');
+	for (i = 0; i < 100000; i++)
+		buf_printf(&args, "%s\"f%zu\":0", i > 0 ? "," : "", i);
+	buf_addc(&args, '}');
+	d = sc_call_ok(&c, "list_programs", buf_cstr(&args));
+	text = pmx_text(d);
+	note = strstr(text, "ignored unknown fields ");
+	assert_non_null(note);
+	assert_string_equal(note, "ignored unknown fields \"f0\", \"f1\", "
+	    "\"f2\", \"f3\", \"f4\", \"f5\", \"f6\", \"f7\" and 99992 more");
+	if (strlen(text) > 1000)
+		fail_msg("the text is %zu characters long", strlen(text));
+	json_doc_free(d);
+	/* Nine: eight named, one counted; eight: all named. */
+	d = sc_call_ok(&c, "list_programs", "{\"a\":1,\"b\":1,\"c\":1,\"d\":1,"
+	    "\"e\":1,\"f\":1,\"g\":1,\"h\":1,\"i\":1}");
+	assert_non_null(strstr(pmx_text(d), "\"g\", \"h\" and 1 more"));
+	json_doc_free(d);
+	d = sc_call_ok(&c, "list_programs", "{\"a\":1,\"b\":1,\"c\":1,\"d\":1,"
+	    "\"e\":1,\"f\":1,\"g\":1,\"h\":1}");
+	text = pmx_text(d);
+	assert_non_null(strstr(text, "\"g\", \"h\""));
+	assert_null(strstr(text, "more"));
+	json_doc_free(d);
+	buf_free(&args);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads_prompt),
 		cmocka_unit_test(test_many_waiting_reads),
+		cmocka_unit_test(test_ignored_fields_capped),
 	};
 
 	/* PMX_TEST_FILTER=name runs only the matching tests. */
