@@ -11,6 +11,10 @@
  * file speaks JSON-RPC only: framing, methods, ids, batches,
  * notifications, backpressure.
  *
+ * Lifecycle: until initialize has been answered, a request other than
+ * initialize or ping is an error (-32002) that says to send initialize
+ * first; notifications are never answered.
+ *
  * Backpressure: while the replies queued for stdout (their buffer's
  * footprint, drained head included) reach MCP_OUT_MAX, no new request is
  * taken: the rest of what was read is held, and main.c stops reading
@@ -43,6 +47,7 @@
 #define MCP_LATEST	"2025-11-25"
 #define MCP_NAME_SHOWN	128	/* bytes of a method or tool name echoed */
 #define MCP_OUT_MAX	(64u * 1024 * 1024)	/* replies queued, in bytes */
+#define MCP_NOT_INITIALIZED	-32002	/* a request before initialize */
 
 static const char *mcp_versions[] = {
 	"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
@@ -74,7 +79,8 @@ static struct {
 	struct buf	 out;
 	char		 version[16];	/* negotiated */
 	int		 log_level;	/* index into mcp_levels */
-	bool		 initialized;
+	bool		 init_answered;	/* initialize has been answered */
+	bool		 initialized;	/* notifications/initialized came */
 	struct batch	*batch;		/* the batch being read, if any */
 } mcp;
 
@@ -521,6 +527,7 @@ mcp_initialize(struct mcp_req *req, const struct json *params)
 				v = mcp_versions[i];
 	}
 	snprintf(mcp.version, sizeof mcp.version, "%s", v ? v : MCP_LATEST);
+	mcp.init_answered = true;
 
 	jw_init(&w, &b);
 	jw_obj_begin(&w);
@@ -761,6 +768,14 @@ mcp_message(const struct json *msg)
 	req = mcp_req_new(idraw);
 	req->idkey = mcp_id_key(id);
 	free(idraw);
+	if (!mcp.init_answered && strcmp(m, "initialize") != 0 &&
+	    strcmp(m, "ping") != 0) {
+		mcp_req_error(req, MCP_NOT_INITIALIZED, "not initialized: send "
+		    "initialize first (and then notifications/initialized); "
+		    "only ping is answered before it");
+		mcp_req_done(req);
+		return;
+	}
 	if (params != NULL && json_type(params) != JSON_OBJECT) {
 		mcp_req_error(req, -32602, "invalid params: MCP params are an "
 		    "object");

@@ -269,6 +269,8 @@ fuzz_expire(void)
 /*
  * mcp.c keeps its state between inputs; only the protocol version changes
  * what an input does (batches), so put it back if an input changed it.
+ * The first input is preceded by initialize too, as requests before it
+ * are refused.
  */
 static void
 fuzz_reset(void)
@@ -276,9 +278,11 @@ fuzz_reset(void)
 	static const char	 init[] = "{\"jsonrpc\":\"2.0\",\"id\":0,"
 	    "\"method\":\"initialize\",\"params\":{\"protocolVersion\":\""
 	    FUZZ_VERSION "\"}}\n";
+	static bool		 done;
 
-	if (strcmp(mcp_protocol_version(), FUZZ_VERSION) == 0)
+	if (done && strcmp(mcp_protocol_version(), FUZZ_VERSION) == 0)
 		return;
+	done = true;
 	mcp_input(init, sizeof init - 1);
 	(void)fuzz_collect();
 }

@@ -1,8 +1,8 @@
 /*
  * test_stall.c — nothing a program or a client does stalls the front:
  * a program of thousands of threads at a prompt while reads wait on it,
- * twenty thousand reads waiting at once, and a call naming 100,000
- * unknown fields.
+ * twenty thousand reads waiting at once, a call naming 100,000 unknown
+ * fields, and requests sent before initialize.
  *
  * Every call goes through build/progmux (or PROGMUX_BIN) over its stdio
  * against a private tmux server. The figures asserted are the issue's
@@ -396,6 +396,74 @@ test_ignored_fields_capped(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
+/* The error of response d: its code; its message in *msg. */
+static int64_t
+error_code(const struct json_doc *d, const char **msg)
+{
+	const struct json	*e = json_get(json_root(d), "error");
+
+	if (e == NULL || json_get(e, "code") == NULL)
+		fail_msg("not an error response");
+	*msg = json_str(json_get(e, "message"), NULL);
+	return (json_int(json_get(e, "code")));
+}
+
+/*
+ * Pins issue (3), the lifecycle: before initialize has been answered,
+ * tools/call, tools/list, logging/setLevel and an unknown method are
+ * refused (-32002, saying to send initialize first) and nothing runs;
+ * ping is answered; notifications get no reply. After initialize all
+ * are served.
+ */
+static void
+test_before_initialize(void **state)
+{
+	static const char *const methods[][2] = {
+		{ "tools/call", "{\"name\":\"list_programs\","
+		    "\"arguments\":{}}" },
+		{ "tools/list", NULL },
+		{ "logging/setLevel", "{\"level\":\"debug\"}" },
+		{ "no/such/method", NULL },
+	};
+	struct pmx	 c;
+	struct json_doc	*d;
+	const char	*msg;
+	int64_t		 id;
+	size_t		 i;
+
+	(void)state;
+	assert_int_equal(pmx_open_bare(&c, NULL), 0);
+	pmx_send_raw(&c, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}", 54);
+	for (i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+		id = pmx_send(&c, methods[i][0], methods[i][1]);
+		d = pmx_wait(&c, id, 10000);
+		assert_non_null(d);
+		assert_int_equal(error_code(d, &msg), -32002);
+		if (msg == NULL || strstr(msg, "send initialize first") == NULL)
+			fail_msg("%s: the error says %s", methods[i][0], msg);
+		json_doc_free(d);
+	}
+	id = pmx_send(&c, "ping", NULL);
+	d = pmx_wait(&c, id, 10000);
+	assert_non_null(d);
+	assert_non_null(json_get(json_root(d), "result"));
+	json_doc_free(d);
+	id = pmx_send(&c, "initialize", "{\"protocolVersion\":\"2025-06-18\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":"
+	    "\"0\"}}");
+	d = pmx_wait(&c, id, 10000);
+	assert_non_null(d);
+	assert_non_null(json_get(json_root(d), "result"));
+	json_doc_free(d);
+	id = pmx_send(&c, "tools/list", NULL);
+	d = pmx_wait(&c, id, 10000);
+	assert_non_null(d);
+	assert_non_null(json_get(json_get(json_root(d), "result"), "tools"));
+	json_doc_free(d);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
 int
 main(void)
 {
@@ -403,6 +471,7 @@ main(void)
 		cmocka_unit_test(test_threads_prompt),
 		cmocka_unit_test(test_many_waiting_reads),
 		cmocka_unit_test(test_ignored_fields_capped),
+		cmocka_unit_test(test_before_initialize),
 	};
 
 	/* PMX_TEST_FILTER=name runs only the matching tests. */
