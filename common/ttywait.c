@@ -33,10 +33,10 @@
  * TTYWAIT_FDINFO_MAX bytes of an epoll listing, however many threads,
  * processes or descriptors there are (a listing costs the kernel about
  * 1.5 us an entry on its first read, however little of it is read: 4 ms
- * for 3000, hence kcmp for big processes). What the budget leaves unseen, and
- * any listing or set that could not be read whole, makes the answer
- * TTYWAIT_UNKNOWN ("cannot tell"), never TTYWAIT_NO. Nothing here blocks:
- * /proc files answer at once.
+ * for 3000, hence kcmp for big processes). What the budget leaves
+ * unseen, and any listing or set that could not be read whole, makes the
+ * answer TTYWAIT_UNKNOWN ("cannot tell"), never TTYWAIT_NO. Nothing here
+ * blocks: /proc files answer at once.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -601,8 +601,8 @@ ttywait_tids(struct ttywait_ctx *c, const char *path, const char *main_tid,
 		de = (struct dirent64 *)(buf + off);
 		len = strnlen(de->d_name, sizeof tids[0]);
 		if (de->d_name[0] < '0' || de->d_name[0] > '9' ||
-		    len == sizeof tids[0] || strcmp(de->d_name, main_tid) == 0 ||
-		    n == TTYWAIT_THREADS)
+		    len == sizeof tids[0] || n == TTYWAIT_THREADS ||
+		    strcmp(de->d_name, main_tid) == 0)
 			continue;
 		memcpy(tids[n++], de->d_name, len + 1);
 	}

@@ -124,7 +124,8 @@ bool	tools_offered(size_t);		/* in the tier and allow-list */
 void	tools_list(struct jw *);
 /* From mcp.c: 0 and the call answers (now or later); -1 if no such
  * tool. The client gave up on a call: it goes without an answer. */
-int	tools_call(struct mcp_req *, const char *name, const struct json *args);
+int	tools_call(struct mcp_req *, const char *name,
+	    const struct json *args);
 void	tools_cancel(struct req *);
 size_t	tools_waiting(void);		/* calls not yet answered */
 /* For the tool files: answer a call (and forget it), keep state, set

@@ -457,8 +457,8 @@ tw_expect_bounded(enum tw_mode mode, long nr, long threads, bool yes_ok,
 		    (w[i] == TTYWAIT_NO && !no_ok))
 			fail_msg("check %d: answer %d not allowed", i, w[i]);
 		if (cost[i] > TTYWAIT_BUDGET)
-			fail_msg("check %d used %u /proc files, more than %d", i,
-			    cost[i], TTYWAIT_BUDGET);
+			fail_msg("check %d used %u /proc files, more than %d",
+			    i, cost[i], TTYWAIT_BUDGET);
 		if (cpu[i] > TW_CHECK_CPU_US)
 			fail_msg("check %d took %lld us of CPU, more than %d",
 			    i, (long long)cpu[i], TW_CHECK_CPU_US);
