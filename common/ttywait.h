@@ -5,13 +5,18 @@
  * Linux only: read from /proc. A process waits for keyboard input when it
  * is blocked in a read of its terminal, or in a poll, select or epoll wait
  * whose set holds its terminal for input. Where /proc cannot be read far
- * enough to tell (another user's process, an unknown wait) the answer is
- * TTYWAIT_UNKNOWN and the caller decides by other means.
+ * enough to tell (another user's process, an unknown wait, more threads,
+ * processes or descriptors than a check's budget lets it look at) the
+ * answer is TTYWAIT_UNKNOWN and the caller decides by other means.
  */
 #ifndef PROGMUX_TTYWAIT_H
 #define PROGMUX_TTYWAIT_H
 
 #include <sys/types.h>
+
+/* What one check looks at, at most, whatever the pane holds. */
+#define TTYWAIT_BUDGET		128	/* /proc files opened or looked up */
+#define TTYWAIT_THREADS		32	/* threads of a process beside the main */
 
 enum ttywait {
 	TTYWAIT_NO,		/* busy, sleeping, or waiting on something else */
@@ -25,5 +30,7 @@ enum ttywait {
  * its descendants.
  */
 enum ttywait	ttywait_check(pid_t pid);
+/* The /proc files the last check used (at most TTYWAIT_BUDGET). */
+unsigned	ttywait_cost(void);
 
 #endif

@@ -200,39 +200,6 @@ main_on_stdout(int fd, int fired, void *arg)
 	main_flush();
 }
 
-/* The waiting requests' deadlines, as a loop timer. */
-static int64_t
-main_mcp_when(void *arg)
-{
-	(void)arg;
-	return (mcp_next_deadline());
-}
-
-/* Answer the requests whose deadline passed. */
-static void
-main_mcp_due(void *arg)
-{
-	(void)arg;
-	mcp_run_timers();
-}
-
-/* The programs' deferred work (a pane to pipe, a reaper to spawn): due
- * on the turn after the one that deferred it, its replies sent first. */
-static int64_t
-main_programs_when(void *arg)
-{
-	(void)arg;
-	return (programs_deadline());
-}
-
-/* Run the programs' deferred work. */
-static void
-main_programs_due(void *arg)
-{
-	(void)arg;
-	programs_run_deferred();
-}
-
 /*
  * Begin the exit: no more requests; every program told to end and its
  * pane removed; tmux's last commands queued (kill-server, or our idle
@@ -366,8 +333,6 @@ main(int argc, char **argv)
 	fd_nonblock(STDOUT_FILENO, 1);
 	loop_fd_add(STDIN_FILENO, LOOP_READ, main_on_stdin, NULL);
 	loop_fd_add(STDOUT_FILENO, 0, main_on_stdout, NULL);
-	loop_timer_add(main_mcp_when, main_mcp_due, NULL);
-	loop_timer_add(main_programs_when, main_programs_due, NULL);
 	main_run();
 	return (0);
 }

@@ -4,9 +4,16 @@
  * Input arrives in pieces from a non-blocking stdin; it is split on LF into
  * messages (a trailing CR is dropped), each parsed with json.c. Replies go
  * to a queue that main.c flushes when stdout is writable, so a slow client
- * never blocks the loop. A request that cannot be answered at once (a read
- * that waits) is parked in a list with its deadline and answered later, or
- * dropped without a reply if the client cancels it.
+ * never blocks the loop. A tools/call is handed to the tool layer
+ * (tools.c), which answers it now or later (a read that waits holds its
+ * own timers there); until then it is in a table by id, so that a
+ * cancellation finds it at once and it is dropped without a reply. This
+ * file speaks JSON-RPC only: framing, methods, ids, batches,
+ * notifications, backpressure.
+ *
+ * Lifecycle: until initialize has been answered, a request other than
+ * initialize or ping is an error (-32002) that says to send initialize
+ * first; notifications are never answered.
  *
  * Backpressure: while the replies queued for stdout (their buffer's
  * footprint, drained head included) reach MCP_OUT_MAX, no new request is
@@ -40,6 +47,7 @@
 #define MCP_LATEST	"2025-11-25"
 #define MCP_NAME_SHOWN	128	/* bytes of a method or tool name echoed */
 #define MCP_OUT_MAX	(64u * 1024 * 1024)	/* replies queued, in bytes */
+#define MCP_NOT_INITIALIZED	-32002	/* a request before initialize */
 
 static const char *mcp_versions[] = {
 	"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
@@ -52,17 +60,40 @@ struct batch {
 	bool		 any;
 };
 
+/* A request being answered. */
+struct mcp_req {
+	char		*id;		/* raw JSON text of the id, echoed */
+	char		*idkey;		/* the id by value, for cancellation */
+	struct batch	*batch;		/* the batch it came in, if any */
+	char		*progress_token; /* raw JSON, if the client sent one */
+	double		 progress_sent;
+	struct req	*call;		/* the tool call answering it */
+	struct mcp_req	*hnext;		/* in the id table, while a tool */
+	struct mcp_req	**hprev;	/* has it (hprev NULL: not in it) */
+};
+
 static struct {
 	struct buf	 in;
 	bool		 skipping;	/* dropping an over-long line */
 	bool		 held;		/* in holds whole lines not yet taken */
 	struct buf	 out;
-	struct req	*pending;
 	char		 version[16];	/* negotiated */
 	int		 log_level;	/* index into mcp_levels */
-	bool		 initialized;
+	bool		 init_answered;	/* initialize has been answered */
+	bool		 initialized;	/* notifications/initialized came */
 	struct batch	*batch;		/* the batch being read, if any */
 } mcp;
+
+/*
+ * The tools/call requests a tool has not answered yet, by idkey: a
+ * hash table of chains, grown as it fills, so adding, finding and
+ * removing one cost O(1) however many wait.
+ */
+static struct {
+	struct mcp_req	**slots;
+	size_t		  nslots;	/* a power of two, or 0 */
+	size_t		  n;
+} mcp_ids;
 
 static void	mcp_log_sink(int, const char *, const char *);
 
@@ -142,15 +173,13 @@ mcp_batch_release(struct batch *bt)
 }
 
 /* A request being answered, counted in the batch being read if any. */
-static struct req *
-mcp_req_new(const char *id, const char *method)
+static struct mcp_req *
+mcp_req_new(const char *id)
 {
-	struct req	*req;
+	struct mcp_req	*req;
 
 	req = xcalloc(1, sizeof *req);
 	req->id = id ? xstrdup(id) : NULL;
-	req->method = xstrdup(method);
-	req->deadline = req->wake = DEADLINE_NONE;
 	if (mcp.batch != NULL) {
 		req->batch = mcp.batch;
 		mcp.batch->outstanding++;
@@ -158,54 +187,110 @@ mcp_req_new(const char *id, const char *method)
 	return (req);
 }
 
-/* Free a request, releasing its batch. */
-static void
-mcp_req_free(struct req *req)
+/* FNV-1a of an idkey, for the id table. */
+static size_t
+mcp_ids_hash(const char *key)
 {
+	uint64_t	h = 14695981039346656037ULL;
+
+	for (; *key != '\0'; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211ULL;
+	return ((size_t)h);
+}
+
+/* Put req at the head of its chain. */
+static void
+mcp_ids_link(struct mcp_req *req)
+{
+	struct mcp_req	**head;
+
+	head = &mcp_ids.slots[mcp_ids_hash(req->idkey) & (mcp_ids.nslots - 1)];
+	req->hnext = *head;
+	if (*head != NULL)
+		(*head)->hprev = &req->hnext;
+	*head = req;
+	req->hprev = head;
+}
+
+/* Twice as many chains: every request is linked again. */
+static void
+mcp_ids_grow(void)
+{
+	struct mcp_req	**old = mcp_ids.slots, *req, *next;
+	size_t		  i, n = mcp_ids.nslots;
+
+	mcp_ids.nslots = n == 0 ? 64 : n * 2;
+	mcp_ids.slots = xcalloc(mcp_ids.nslots, sizeof *mcp_ids.slots);
+	for (i = 0; i < n; i++) {
+		for (req = old[i]; req != NULL; req = next) {
+			next = req->hnext;
+			mcp_ids_link(req);
+		}
+	}
+	free(old);
+}
+
+/* A tool has req now: find it by id until it is answered. */
+static void
+mcp_ids_add(struct mcp_req *req)
+{
+	if (mcp_ids.n >= mcp_ids.nslots)
+		mcp_ids_grow();
+	mcp_ids_link(req);
+	mcp_ids.n++;
+}
+
+/* Take req out of the id table, if it is in it. */
+static void
+mcp_ids_del(struct mcp_req *req)
+{
+	if (req->hprev == NULL)
+		return;
+	*req->hprev = req->hnext;
+	if (req->hnext != NULL)
+		req->hnext->hprev = req->hprev;
+	req->hprev = NULL;
+	mcp_ids.n--;
+}
+
+/* The request a tool has with this idkey (the latest, if several). */
+static struct mcp_req *
+mcp_ids_find(const char *key)
+{
+	struct mcp_req	*req;
+
+	if (mcp_ids.nslots == 0)
+		return (NULL);
+	req = mcp_ids.slots[mcp_ids_hash(key) & (mcp_ids.nslots - 1)];
+	for (; req != NULL; req = req->hnext)
+		if (strcmp(req->idkey, key) == 0)
+			return (req);
+	return (NULL);
+}
+
+/* The request is answered (or dropped): forget and free it, releasing
+ * its batch. */
+static void
+mcp_req_done(struct mcp_req *req)
+{
+	mcp_ids_del(req);
 	mcp_batch_release(req->batch);
 	free(req->id);
 	free(req->idkey);
 	free(req->progress_token);
-	free(req->method);
-	free(req->ignored);
 	free(req);
 }
 
-/* Keep req in the pending list until it is answered or cancelled. */
+/* The tool call answering req (tools.c), for a cancellation to reach. */
 void
-mcp_req_park(struct req *req)
+mcp_req_set_call(struct mcp_req *req, struct req *call)
 {
-	req->parked = true;
-	req->next = mcp.pending;
-	mcp.pending = req;
-}
-
-/* The first waiting request (the list goes on through req->next). */
-struct req *
-mcp_pending_first(void)
-{
-	return (mcp.pending);
-}
-
-/* The request is answered (or dropped): unlink and free it. */
-void
-mcp_req_done(struct req *req)
-{
-	struct req	**pp;
-
-	if (req->parked) {
-		for (pp = &mcp.pending; *pp != NULL; pp = &(*pp)->next)
-			if (*pp == req) {
-				*pp = req->next;
-				break;
-			}
-	}
-	mcp_req_free(req);
+	req->call = call;
 }
 
 /* Send {"jsonrpc":"2.0","id":ID,"result":RESULT} for req. */
-void
-mcp_reply_result(struct req *req, const char *result, size_t len)
+static void
+mcp_reply_result(struct mcp_req *req, const char *result, size_t len)
 {
 	struct buf	b = BUF_INIT;
 
@@ -246,7 +331,7 @@ mcp_error_msg(struct buf *b, const char *id, int code, const char *msg)
 
 /* An error reply not tied to a request object (parse errors); id NULL
  * answers with "id": null. */
-void
+static void
 mcp_reply_error(const char *id, int code, const char *msg)
 {
 	struct buf	b = BUF_INIT;
@@ -257,14 +342,22 @@ mcp_reply_error(const char *id, int code, const char *msg)
 }
 
 /* Answer req with a JSON-RPC error (the caller still frees req). */
-void
-mcp_req_error(struct req *req, int code, const char *msg)
+static void
+mcp_req_error(struct mcp_req *req, int code, const char *msg)
 {
 	struct buf	b = BUF_INIT;
 
 	mcp_error_msg(&b, req->id, code, msg);
 	mcp_emit(req->batch, &b);
 	buf_free(&b);
+}
+
+/* A tool's answer to req: send it and free req. */
+void
+mcp_answer(struct mcp_req *req, const char *result, size_t len)
+{
+	mcp_reply_result(req, result, len);
+	mcp_req_done(req);
 }
 
 /* A client-chosen name for an error message: bounded, NULs shown. */
@@ -291,7 +384,7 @@ static const char *mcp_levels[] = {
 
 /* logging/setLevel: send that level and more severe from now on. */
 static void
-mcp_set_level(struct req *req, const struct json *params)
+mcp_set_level(struct mcp_req *req, const struct json *params)
 {
 	const struct json	*lv;
 	size_t			 i;
@@ -358,7 +451,7 @@ mcp_log_sink(int level, const char *logger, const char *msg)
 
 /* Keep a tools/call's progress token (raw JSON), if it sent one. */
 static void
-mcp_progress_token(struct req *req, const struct json *params)
+mcp_progress_token(struct mcp_req *req, const struct json *params)
 {
 	const struct json	*meta, *tok;
 	const char		*raw;
@@ -373,9 +466,16 @@ mcp_progress_token(struct req *req, const struct json *params)
 	req->progress_token = xstrndup(raw, len);
 }
 
+/* Did the client ask for progress notifications on req? */
+bool
+mcp_wants_progress(const struct mcp_req *req)
+{
+	return (req->progress_token != NULL);
+}
+
 /* notifications/progress for a waiting request; progress must grow. */
 void
-mcp_progress(struct req *req, double progress, double total,
+mcp_progress(struct mcp_req *req, double progress, double total,
     const char *message)
 {
 	struct buf	 b = BUF_INIT;
@@ -412,7 +512,7 @@ mcp_progress(struct req *req, double progress, double total,
 
 /* initialize: agree on a version, say what we offer. */
 static void
-mcp_initialize(struct req *req, const struct json *params)
+mcp_initialize(struct mcp_req *req, const struct json *params)
 {
 	const struct json	*pv;
 	const char		*v = NULL;
@@ -427,6 +527,7 @@ mcp_initialize(struct req *req, const struct json *params)
 				v = mcp_versions[i];
 	}
 	snprintf(mcp.version, sizeof mcp.version, "%s", v ? v : MCP_LATEST);
+	mcp.init_answered = true;
 
 	jw_init(&w, &b);
 	jw_obj_begin(&w);
@@ -471,7 +572,7 @@ mcp_initialize(struct req *req, const struct json *params)
 
 /* tools/list: every tool in one page, so any cursor is unknown. */
 static void
-mcp_tools_list(struct req *req, const struct json *params)
+mcp_tools_list(struct mcp_req *req, const struct json *params)
 {
 	struct buf	 b = BUF_INIT;
 	struct jw	 w;
@@ -497,9 +598,10 @@ mcp_tools_list(struct req *req, const struct json *params)
 	buf_free(&b);
 }
 
-/* tools/call: check the envelope; the tool checks its arguments. */
+/* tools/call: check the envelope, then the tool layer has req (in the id
+ * table until it answers); the tool checks its arguments. */
 static void
-mcp_tools_call(struct req *req, const struct json *params)
+mcp_tools_call(struct mcp_req *req, const struct json *params)
 {
 	const struct json	*name, *args;
 	const char		*s;
@@ -531,6 +633,7 @@ mcp_tools_call(struct req *req, const struct json *params)
 	if (args != NULL && json_type(args) == JSON_NULL)
 		args = NULL;
 	s = json_str(name, &len);
+	mcp_ids_add(req);
 	/* A NUL inside the name must not match a tool by its prefix. */
 	if (memchr(s, '\0', len) == NULL && tools_call(req, s, args) == 0)
 		return;
@@ -580,7 +683,7 @@ static void
 mcp_cancelled(const struct json *params)
 {
 	const struct json	*rid;
-	struct req		*req;
+	struct mcp_req		*req;
 	char			*key;
 
 	if (params == NULL || (rid = json_get(params, "requestId")) == NULL)
@@ -588,13 +691,11 @@ mcp_cancelled(const struct json *params)
 	if (json_type(rid) != JSON_STRING && json_type(rid) != JSON_NUMBER)
 		return;
 	key = mcp_id_key(rid);
-	for (req = mcp.pending; req != NULL; req = req->next) {
-		if (req->idkey != NULL && strcmp(req->idkey, key) == 0) {
-			log_debug("request %s cancelled", req->id);
-			tools_cancel(req);
-			mcp_req_done(req);
-			break;
-		}
+	if ((req = mcp_ids_find(key)) != NULL) {
+		log_debug("request %s cancelled", req->id);
+		if (req->call != NULL)
+			tools_cancel(req->call);
+		mcp_req_done(req);
 	}
 	free(key);
 }
@@ -607,7 +708,7 @@ mcp_message(const struct json *msg)
 	const char		*m;
 	char			*idraw = NULL;
 	size_t			 len, mlen;
-	struct req		*req;
+	struct mcp_req		*req;
 	struct buf		 b = BUF_INIT;
 
 	if (json_type(msg) != JSON_OBJECT) {
@@ -664,9 +765,17 @@ mcp_message(const struct json *msg)
 		return;
 	}
 
-	req = mcp_req_new(idraw, m);
+	req = mcp_req_new(idraw);
 	req->idkey = mcp_id_key(id);
 	free(idraw);
+	if (!mcp.init_answered && strcmp(m, "initialize") != 0 &&
+	    strcmp(m, "ping") != 0) {
+		mcp_req_error(req, MCP_NOT_INITIALIZED, "not initialized: send "
+		    "initialize first (and then notifications/initialized); "
+		    "only ping is answered before it");
+		mcp_req_done(req);
+		return;
+	}
 	if (params != NULL && json_type(params) != JSON_OBJECT) {
 		mcp_req_error(req, -32602, "invalid params: MCP params are an "
 		    "object");
@@ -915,67 +1024,6 @@ mcp_input_eof(void)
 	if (mcp.in.len > 0 && !mcp.skipping)
 		mcp_line(mcp.in.data, mcp.in.len);
 	buf_reset(&mcp.in);
-}
-
-/* The earliest deadline of a waiting request, for poll's timeout. */
-int64_t
-mcp_next_deadline(void)
-{
-	struct req	*req;
-	int64_t		 d = DEADLINE_NONE;
-
-	for (req = mcp.pending; req != NULL; req = req->next) {
-		if (req->deadline < d)
-			d = req->deadline;
-		if (req->wake < d)
-			d = req->wake;
-		if (req->progress_at != 0 && req->progress_at < d)
-			d = req->progress_at;
-	}
-	return (d);
-}
-
-/*
- * Answer every waiting request whose deadline has passed, after letting
- * those whose wake time has passed look again (which may answer them).
- */
-void
-mcp_run_timers(void)
-{
-	struct req	*req, *r;
-	int64_t		 now = now_ms();
-
-	for (req = mcp.pending; req != NULL; req = req->next) {
-		if (req->progress_at != 0 && req->progress_at <= now) {
-			tools_progress(req);
-			req->progress_at = now + MCP_PROGRESS_MS;
-		}
-	}
-	/* Answering one may answer others: scan again after each. */
-woken:
-	for (req = mcp.pending; req != NULL; req = req->next) {
-		if (req->wake > now || req->deadline <= now)
-			continue;
-		req->wake = DEADLINE_NONE;	/* the tool sets the next */
-		tools_wake(req);
-		goto woken;
-	}
-again:
-	for (req = mcp.pending; req != NULL; req = req->next) {
-		if (req->deadline > now)
-			continue;
-		tools_timeout(req);
-		/* One neither answered nor re-armed would spin here. */
-		for (r = mcp.pending; r != NULL; r = r->next) {
-			if (r == req && r->deadline <= now) {
-				log_warn("request %s (%s): its timeout left it "
-				    "waiting; it now waits without one", r->id,
-				    r->method);
-				r->deadline = DEADLINE_NONE;
-			}
-		}
-		goto again;
-	}
 }
 
 /* The protocol version agreed by the last initialize. */

@@ -70,6 +70,9 @@ struct program {
 	bool			 was_waiting;	/* a check saw it, confirmed */
 	int64_t			 yes_ms;	/* first seen waiting, or 0 */
 	int64_t			 check_ms;	/* next scheduled check */
+	struct loop_timer	*check_timer;	/* it, while waited on */
+	int64_t			 looked_ms;	/* the last look, or 0 */
+	bool			 look_said;	/* what it said: waiting */
 	uint64_t		 episode;	/* waiting episodes seen */
 	uint64_t		 episode_told;	/* the last one a call reported */
 
@@ -79,6 +82,7 @@ struct program {
 };
 
 static void	program_episode_begin(struct program *);
+static void	program_check(void *);
 
 static struct {
 	struct program	*list;
@@ -371,8 +375,12 @@ program_end(struct program *p, const char *how, int64_t status, int sig,
 		program_check_closed(p);
 }
 
+static void	programs_run_deferred(void *);
+static struct loop_timer *programs_defer_timer;	/* made once, not in pt */
+
 /* The pane exists: tell the start, then pipe it and spawn the reaper on
- * the next loop turn, so the start's reply leaves first. */
+ * the next loop turn (a timer set now runs then), so the start's reply
+ * leaves first. */
 void
 program_pane_made(struct program *p)
 {
@@ -381,13 +389,10 @@ program_pane_made(struct program *p)
 		return;
 	p->pipe_deferred = true;
 	pt.deferred++;
-}
-
-/* When deferred work is due: now, if any is. */
-int64_t
-programs_deadline(void)
-{
-	return (pt.deferred > 0 ? now_ms() : DEADLINE_NONE);
+	if (programs_defer_timer == NULL)
+		programs_defer_timer = loop_timer_new(programs_run_deferred,
+		    NULL);
+	loop_timer_set(programs_defer_timer, now_ms());
 }
 
 /* Pipe one program's pane, then spawn its reaper. */
@@ -407,11 +412,12 @@ program_pipe(struct program *p)
 }
 
 /* Run what program_pane_made deferred. */
-void
-programs_run_deferred(void)
+static void
+programs_run_deferred(void *arg)
 {
 	struct program	*p, *next;
 
+	(void)arg;
 	/* (Piping one may drop it, never another.) */
 	for (p = pt.list; p != NULL && pt.deferred > 0; p = next) {
 		next = p->next;
@@ -618,6 +624,7 @@ programs_collect(void)
 			reaper_link_free(p->link);
 		if (p->pane != NULL)
 			pane_free(p->pane);
+		loop_timer_free(p->check_timer);
 		free(p);
 	}
 }
@@ -668,7 +675,23 @@ program_fixture(struct program *p, struct program_spec *spec,
  * waiting, or after keys were sent to it; a call reports an episode once
  * (program_episode_tell), so a program that keeps waiting does not make
  * every later read an instant empty answer.
+ *
+ * The scheduled checks are the program's own: one timer (check_timer),
+ * kept while anything waits on the program, however many calls do; when
+ * a check finds an episode no call has reported, the waiters are told
+ * (PROGRAM_WAITING). A look costs a bounded amount (ttywait.c's budget),
+ * a look a few ms old answers again while nothing was printed or typed
+ * since, and the looks of one loop turn stop at PROGRAM_LOOK_TURN_US
+ * together: past it, a scheduled check waits for the next turn and an
+ * answer takes the program's last look.
  */
+#define PROGRAM_LOOK_REUSE_MS	10	/* a look this recent answers again */
+#define PROGRAM_LOOK_TURN_US	2000	/* looks per loop turn, in time */
+
+static struct {
+	uint64_t	turn;		/* the loop turn counted */
+	int64_t		spent_us;	/* looking, in that turn */
+} program_looks;
 
 /* When it last printed, or keys were typed into it: quiet since then. */
 int64_t
@@ -684,6 +707,16 @@ program_text_ms(const struct program *p)
 	return (p->text_ms);
 }
 
+/* Set p's check timer for when, unless it is set sooner already. */
+static void
+program_check_arm(struct program *p, int64_t when)
+{
+	if (p->check_timer == NULL)
+		p->check_timer = loop_timer_new(program_check, p);
+	if (when < loop_timer_when(p->check_timer))
+		loop_timer_set(p->check_timer, when);
+}
+
 /* Keys were sent to its pane. */
 void
 program_keys_sent(struct program *p)
@@ -692,6 +725,20 @@ program_keys_sent(struct program *p)
 	p->keys_pending = true;
 	p->yes_ms = 0;
 	p->check_ms = p->keys_ms + PROGRAM_KEYS_SETTLE_MS;
+	if (p->waiters != NULL)
+		program_check_arm(p, p->check_ms);
+}
+
+/* May a look in /proc be made in this loop turn (its looks so far under
+ * PROGRAM_LOOK_TURN_US)? */
+static bool
+program_look_allowed(void)
+{
+	if (program_looks.turn != loop_turn()) {
+		program_looks.turn = loop_turn();
+		program_looks.spent_us = 0;
+	}
+	return (program_looks.spent_us < PROGRAM_LOOK_TURN_US);
 }
 
 /*
@@ -700,25 +747,25 @@ program_keys_sent(struct program *p)
  * an episode only once seen again PROGRAM_CONFIRM_MS later with no text
  * or keys between (yes_ms marks the first sight).
  */
-bool
-program_waiting(struct program *p)
+static bool
+program_look(struct program *p, int64_t now)
 {
 	const struct textbuf	*t = &p->text;
 	enum ttywait		 tw;
 	size_t			 s, e;
-	int64_t			 now = now_ms();
+	int64_t			 t0 = now_us();
 	bool			 w;
 
-	if (!p->launched || p->state != PROGRAM_RUNNING || p->pane == NULL ||
-	    pane_pid(p->pane) <= 0)
-		return (false);
 	tw = ttywait_check(pane_pid(p->pane));
+	program_looks.spent_us += now_us() - t0;
+	p->looked_ms = now;
 	w = tw == TTYWAIT_YES;
 	if (tw == TTYWAIT_UNKNOWN &&
 	    now - program_quiet_since(p) >= PROGRAM_UNKNOWN_MS) {
 		textbuf_unfinished(t, 0, 1, &s, &e);
 		w = e > s;
 	}
+	p->look_said = w;
 	if (!w) {
 		p->yes_ms = 0;
 		p->was_waiting = false;
@@ -733,6 +780,34 @@ program_waiting(struct program *p)
 	return (true);
 }
 
+/* Can p be looked at: launched, running, with a pane process? */
+static bool
+program_lookable(const struct program *p)
+{
+	return (p->launched && p->state == PROGRAM_RUNNING &&
+	    p->pane != NULL && pane_pid(p->pane) > 0);
+}
+
+/*
+ * Does it wait for keyboard input, for an answer now? A look made less
+ * than PROGRAM_LOOK_REUSE_MS ago with nothing printed or typed since
+ * answers again, as does the last look once this turn's looks are spent.
+ */
+bool
+program_waiting(struct program *p)
+{
+	int64_t	now = now_ms();
+
+	if (!program_lookable(p))
+		return (false);
+	if (p->looked_ms != 0 && now - p->looked_ms < PROGRAM_LOOK_REUSE_MS &&
+	    program_quiet_since(p) < p->looked_ms)
+		return (p->look_said);
+	if (!program_look_allowed())
+		return (p->look_said);
+	return (program_look(p, now));
+}
+
 /* It waits, for sure: a new episode if it did not before, or keys came. */
 static void
 program_episode_begin(struct program *p)
@@ -744,30 +819,45 @@ program_episode_begin(struct program *p)
 }
 
 /*
- * For a call waiting on p at now: check if a check is due (quiet for
+ * For a call waiting on p at now: look if a check is due (quiet for
  * PROGRAM_QUIET_MS, then every 50 ms for 2 s of quiet, every 250 ms
- * until 30 s, then every second). True when p waits for input in an
- * episode no call has reported yet. *next is when to ask again.
+ * until 30 s, then every second), and set p's check timer for the next.
+ * True when p waits for input in an episode no call has reported yet;
+ * else the waiters are told (PROGRAM_WAITING) when a check finds one.
  */
 bool
-program_waiting_due(struct program *p, int64_t now, int64_t *next)
+program_waiting_due(struct program *p, int64_t now)
 {
 	int64_t	quiet = now - program_quiet_since(p), step;
 
-	*next = DEADLINE_NONE;
 	if (!p->launched || p->state != PROGRAM_RUNNING)
 		return (false);
 	if (quiet < PROGRAM_QUIET_MS) {
-		*next = program_quiet_since(p) + PROGRAM_QUIET_MS;
+		program_check_arm(p, program_quiet_since(p) + PROGRAM_QUIET_MS);
 		return (false);
 	}
-	if (now >= p->check_ms) {
-		program_waiting(p);
+	if (now >= p->check_ms && program_lookable(p) &&
+	    !program_look_allowed())
+		p->check_ms = now;	/* this turn's looks are spent: next */
+	else if (now >= p->check_ms) {
+		if (program_lookable(p))
+			program_look(p, now);
 		step = quiet < 2000 ? 50 : quiet < 30000 ? 250 : 1000;
 		p->check_ms = now + step;
 	}
-	*next = p->check_ms;
+	program_check_arm(p, p->check_ms);
 	return (p->was_waiting && p->episode > p->episode_told);
+}
+
+/* p's check is due: look, and tell its waiters of an episode none has
+ * reported. With nothing waiting on p, the checks stop. */
+static void
+program_check(void *arg)
+{
+	struct program	*p = arg;
+
+	if (p->waiters != NULL && program_waiting_due(p, now_ms()))
+		program_notify(p, PROGRAM_WAITING);
 }
 
 /* A call reported that p waits for input (a check just saw it): this

@@ -4,8 +4,8 @@
  *
  * Layers, each calling only the ones below it:
  *
- *   protocol   main.c (set-up), config.c, mcp.c (JSON-RPC and the
- *              table of waiting requests), tools.c (the tool table)
+ *   protocol   main.c (set-up), config.c, mcp.c (JSON-RPC), tools.c
+ *              (the tool table and the tool calls waiting)
  *   tools      tool_start.c, tool_read.c, tool_stop.c, tool_list.c,
  *              tool_pane.c, with tool_program.c's shared describing
  *   programs   program.c (the table and each program's lifecycle),
@@ -69,26 +69,10 @@ int	config_rundir_check(char **cause);
 /* keeper.c — the front's parent, there when the front is not */
 void	keeper_start(void);
 
-/* mcp.c — JSON-RPC 2.0 on stdio, and the table of waiting requests */
-struct batch;
-struct tool_entry;
-
-struct req {
-	char		*id;		/* raw JSON text of the id, echoed */
-	char		*idkey;		/* the id by value, for cancellation */
-	char		*method;
-	struct batch	*batch;		/* the batch it came in, if any */
-	int64_t		 deadline;	/* its timeout: the tool must answer */
-	int64_t		 wake;		/* before it, when to look again */
-	const struct tool_entry *tool;	/* the tool it called */
-	void		*state;		/* that tool's waiting state */
-	char		*progress_token; /* raw JSON, if the client sent one */
-	double		 progress_sent;
-	int64_t		 progress_at;	/* next progress notification, or 0 */
-	bool		 parked;	/* in the pending list */
-	char		*ignored;	/* tools/call's unknown fields, said */
-	struct req	*next;		/* in mcp's pending list */
-};
+/* mcp.c — JSON-RPC 2.0 on stdio: framing, methods, ids, batches,
+ * notifications, backpressure */
+struct mcp_req;
+struct req;
 
 void	mcp_init(void);
 void	mcp_input(const char *, size_t);	/* bytes from stdin */
@@ -98,22 +82,19 @@ void	mcp_input_resume(void);
 bool	mcp_output_pending(void);
 int	mcp_flush(int fd);
 void	mcp_write_line(struct buf *);	/* queue one message (adds \n) */
-struct req *mcp_pending_first(void);
-void	mcp_req_park(struct req *);	/* keep it until answered */
-void	mcp_req_done(struct req *);	/* unlink and free */
-int64_t	mcp_next_deadline(void);
-void	mcp_run_timers(void);
-void	mcp_reply_error(const char *id, int code, const char *msg);
-void	mcp_reply_result(struct req *, const char *result, size_t len);
-void	mcp_req_error(struct req *, int code, const char *msg);
+/* For tools.c: a tools/call's answer (it frees the request), its
+ * progress notifications, the call a cancellation reaches. */
+void	mcp_answer(struct mcp_req *, const char *result, size_t len);
+bool	mcp_wants_progress(const struct mcp_req *);
+void	mcp_progress(struct mcp_req *, double progress, double total,
+	    const char *message);
+void	mcp_req_set_call(struct mcp_req *, struct req *);
 const char *mcp_protocol_version(void);	/* the fuzz harness resets it */
 void	mcp_log(int level, const char *logger, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
-#define MCP_PROGRESS_MS	1000	/* between progress notifications */
-void	mcp_progress(struct req *, double progress, double total,
-	    const char *message);
 
-/* tools.c — the tool table, argument checks, tool results */
+/* tools.c — the tool table, argument checks, tool results, and the
+ * tool calls waiting to be answered */
 struct toolres {
 	struct buf	 sc;		/* structuredContent, a JSON object */
 	struct jw	 w;
@@ -121,7 +102,12 @@ struct toolres {
 	bool		 is_error;
 };
 
-/* One tool, as tmux's cmd_entry: what runs it and what settles it. */
+/*
+ * One tool, as tmux's cmd_entry: what runs it and what settles it. A
+ * call (struct req, opaque here) is the tool's from run until it answers
+ * (tools_reply, tools_error); its state is the tool's (tools_set_state),
+ * and each of its timers runs one of these when it comes due.
+ */
 struct tool_entry {
 	const char	 *name;
 	void		(*run)(struct req *, const struct json *args);
@@ -132,6 +118,7 @@ struct tool_entry {
 	const char	 *other_hint;
 	void		(*wake)(struct req *);	/* time to look again */
 };
+#define TOOLS_PROGRESS_MS	1000	/* between progress notifications */
 
 void	toolres_init(struct toolres *);
 void	toolres_free(struct toolres *);
@@ -142,15 +129,25 @@ bool	tools_exists(const char *, size_t);	/* any settings */
 const char *tools_name(size_t);		/* each in turn; NULL at the end */
 bool	tools_offered(size_t);		/* in the tier and allow-list */
 void	tools_list(struct jw *);
-/* Returns 0 and answers (now or later); -1 if no such tool. */
-int	tools_call(struct req *, const char *name, const struct json *args);
+/* From mcp.c: 0 and the call answers (now or later); -1 if no such
+ * tool. The client gave up on a call: it goes without an answer. */
+int	tools_call(struct mcp_req *, const char *name,
+	    const struct json *args);
+void	tools_cancel(struct req *);
+size_t	tools_waiting(void);		/* calls not yet answered */
+/* For the tool files: answer a call (and forget it), keep state, set
+ * its timers (DEADLINE_NONE clears one), send progress. */
 void	tools_reply(struct req *, struct toolres *);
 void	tools_error(struct req *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
-void	tools_cancel(struct req *);	/* the client gave up on it */
-void	tools_timeout(struct req *);	/* its deadline passed */
-void	tools_wake(struct req *);	/* its wake time passed */
-void	tools_progress(struct req *);	/* time for a progress note */
+void	*tools_state(const struct req *);
+void	tools_set_state(struct req *, void *);
+void	tools_set_entry(struct req *, const struct tool_entry *);
+void	tools_set_deadline(struct req *, int64_t when);	/* timeout then */
+void	tools_set_wake(struct req *, int64_t when);	/* wake then */
+void	tools_progress_start(struct req *);	/* progress, if asked */
+void	tools_progress_send(struct req *, double progress, double total,
+	    const char *message);
 int64_t	tools_arg_int(const struct json *, const char *, int64_t dflt);
 bool	tools_arg_bool(const struct json *, const char *, bool dflt);
 const char *tools_arg_str(const struct json *, const char *, size_t *len);
@@ -187,15 +184,20 @@ void	tool_program_unknown(struct req *, const char *id);
 struct loop_timer;
 /* fired: what of the registered interest happened (LOOP_READ, ...). */
 typedef void	(*loop_fd_cb)(int fd, int fired, void *arg);
-typedef int64_t	(*loop_when_cb)(void *arg);	/* next due, or DEADLINE_NONE */
-typedef void	(*loop_due_cb)(void *arg);
+typedef void	(*loop_timer_cb)(void *arg);
 void	loop_fd_add(int fd, int mask, loop_fd_cb, void *arg);
 void	loop_fd_mask(int fd, int mask);
 void	loop_fd_del(int fd);
 bool	loop_fd_registered(int fd);
-struct loop_timer *loop_timer_add(loop_when_cb, loop_due_cb, void *arg);
-void	loop_timer_del(struct loop_timer *);
+struct loop_timer *loop_timer_new(loop_timer_cb, void *arg);
+void	loop_timer_set(struct loop_timer *, int64_t when);	/* absolute ms */
+void	loop_timer_clear(struct loop_timer *);
+bool	loop_timer_pending(const struct loop_timer *);
+int64_t	loop_timer_when(const struct loop_timer *);
+void	loop_timer_free(struct loop_timer *);
 int64_t	loop_next_deadline(int64_t deadline);
+uint64_t loop_turn(void);
+void	loop_run_timers(int64_t now);	/* a turn of timers only */
 void	loop_run_once(int64_t deadline);
 
 /* tmux.c — the control-mode client */
@@ -250,6 +252,7 @@ enum program_event {
 	PROGRAM_TEXT,		/* text arrived */
 	PROGRAM_LAUNCHED,	/* the program runs and has the terminal */
 	PROGRAM_STATE,		/* the state changed */
+	PROGRAM_WAITING,	/* it waits for input: an episode none told */
 	PROGRAM_DROP		/* about to be dropped: let go of it now */
 };
 typedef void (*program_cb)(struct program *, enum program_event, void *);
@@ -291,8 +294,6 @@ void		 program_drop(struct program *);
 void		 programs_collect(void);
 void		 programs_shutdown(void);
 bool		 programs_reap_children(void);	/* true: children left */
-int64_t		 programs_deadline(void);	/* for poll */
-void		 programs_run_deferred(void);	/* once per loop turn */
 const char	*program_signal_name(int);
 /* Accessors. */
 enum program_state program_state(const struct program *);
@@ -322,8 +323,7 @@ int64_t		 program_quiet_since(const struct program *);
 int64_t		 program_text_ms(const struct program *);
 void		 program_keys_sent(struct program *);
 bool		 program_waiting(struct program *);
-bool		 program_waiting_due(struct program *, int64_t now,
-		     int64_t *next);
+bool		 program_waiting_due(struct program *, int64_t now);
 void		 program_episode_tell(struct program *);
 /* From pane.c and reaper_link.c: what happened to the program. */
 void		 program_pane_made(struct program *);

@@ -385,12 +385,11 @@ tmux_attached(void)
 	}
 }
 
-/* When the loop must call tmux_timer next: the lock's retry, the
- * attach's or the probe's deadline. */
+/* When tmux_timer must act next: the lock's retry, the attach's or the
+ * probe's deadline. */
 static int64_t
-tmux_when(void *arg)
+tmux_when(void)
 {
-	(void)arg;
 	switch (tm.state) {
 	case TMUX_VERSION:
 		return (tm.vdeadline);
@@ -526,33 +525,56 @@ tmux_version_timeout(void)
 	free(why);
 }
 
-/* A deadline of tmux_when's has passed. */
+/*
+ * Set the timer for tmux_when, or clear it. While the version is probed
+ * it looks every TMUX_LOCK_RETRY_MS too: the answer, read outside the
+ * timer, moves on to the lock's retry or the attach's deadline, both
+ * sooner than the probe's. Every other deadline is set by tmux_start
+ * (which sets the timer) or in the timer itself.
+ */
+static void
+tmux_timer_arm(void)
+{
+	int64_t	when = tmux_when(), soon = now_ms() + TMUX_LOCK_RETRY_MS;
+
+	if (tm.state == TMUX_VERSION && soon < when)
+		when = soon;
+	loop_timer_set(tm.timer, when);
+}
+
+/* The timer: act on tmux_when's deadline if it has passed, then set the
+ * timer again. */
 static void
 tmux_timer(void *arg)
 {
 	(void)arg;
-	switch (tm.state) {
-	case TMUX_VERSION:
-		tmux_version_timeout();
-		break;
-	case TMUX_LOCKING:
-		tmux_lock_retry();
-		break;
-	case TMUX_STARTING:
-	case TMUX_PROBING:
-		tmux_attach_timeout();
-		break;
-	default:
-		break;
+	if (tmux_when() <= now_ms()) {
+		switch (tm.state) {
+		case TMUX_VERSION:
+			tmux_version_timeout();
+			break;
+		case TMUX_LOCKING:
+			tmux_lock_retry();
+			break;
+		case TMUX_STARTING:
+		case TMUX_PROBING:
+			tmux_attach_timeout();
+			break;
+		default:
+			break;
+		}
 	}
+	tmux_timer_arm();
 }
 
-/* The timer, registered once. */
+/* The timer, made once; it looks on the next turn, once tmux_start has
+ * set its first deadline. */
 static void
 tmux_timer_add(void)
 {
 	if (tm.timer == NULL)
-		tm.timer = loop_timer_add(tmux_when, tmux_timer, NULL);
+		tm.timer = loop_timer_new(tmux_timer, NULL);
+	loop_timer_set(tm.timer, now_ms());
 }
 
 /* The socket arguments for the reapers' own tmux commands. */

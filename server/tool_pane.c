@@ -200,10 +200,8 @@ static void	tool_pane_event(struct program *, enum program_event, void *);
 static void
 tool_pane_park(struct req *req, struct tool_pane_op *op)
 {
-	req->state = op;
+	tools_set_state(req, op);
 	op->req = req;
-	if (!req->parked)	/* it may wait again after the panes' list */
-		mcp_req_park(req);
 }
 
 /* Answer op's request with res (if it still waits). */
@@ -212,7 +210,7 @@ tool_pane_reply(struct tool_pane_op *op, struct toolres *res)
 {
 	if (op->req == NULL)
 		return;
-	op->req->state = NULL;
+	tools_set_state(op->req, NULL);
 	tools_reply(op->req, res);
 	op->req = NULL;
 }
@@ -236,7 +234,7 @@ tool_pane_release(struct tool_pane_op *op)
 {
 	program_unwait(op->held, tool_pane_event, op);
 	op->held = NULL;
-	op->req->deadline = DEADLINE_NONE;
+	tools_set_deadline(op->req, DEADLINE_NONE);
 	tool_pane_send_issue(op);
 }
 
@@ -252,11 +250,11 @@ tool_pane_event(struct program *p, enum program_event ev, void *arg)
 static void
 tool_pane_cancel(struct req *req)
 {
-	struct tool_pane_op	*op = req->state;
+	struct tool_pane_op	*op = tools_state(req);
 
 	if (op == NULL)
 		return;
-	req->state = NULL;
+	tools_set_state(req, NULL);
 	if (op->held != NULL) {
 		/* Held, not yet sent: no tmux callback will free it. */
 		program_unwait(op->held, tool_pane_event, op);
@@ -269,7 +267,7 @@ tool_pane_cancel(struct req *req)
 static void
 tool_pane_timeout(struct req *req)
 {
-	struct tool_pane_op	*op = req->state;
+	struct tool_pane_op	*op = tools_state(req);
 
 	if (op != NULL && op->held != NULL)
 		tool_pane_release(op);
@@ -400,7 +398,7 @@ tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
 		program_keys_sent(p);	/* now in its terminal */
 	if (op->wait_ms > 0 && p != NULL) {
 		req = op->req;
-		req->state = NULL;
+		tools_set_state(req, NULL);
 		op->req = NULL;
 		tool_read_reply(req, p, op->pane, op->typed_from, op->wait_ms,
 		    op->deadline);
@@ -518,7 +516,7 @@ tool_pane_send(struct req *req, const struct json *args)
 	    !program_ended(p)) {
 		op->held = p;
 		program_wait(p, tool_pane_event, op);
-		req->deadline = now_ms() + TOOL_PANE_HOLD_MS;
+		tools_set_deadline(req, now_ms() + TOOL_PANE_HOLD_MS);
 		return;
 	}
 	tool_pane_send_issue(op);
@@ -540,7 +538,7 @@ tool_pane_panes(void *arg, bool ok, const char *out, size_t len)
 	else
 		log_debug("list-panes failed: %s", out);
 	if (req != NULL) {
-		req->state = NULL;
+		tools_set_state(req, NULL);
 		op->req = NULL;
 		op->then(req, json_root(op->args));
 	}

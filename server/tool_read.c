@@ -16,11 +16,19 @@
  *     reported (program_waiting_due), however little text there is;
  *   - the program stops, ends or is dropped, or the timeout passes.
  *
- * The request's deadline is the read's timeout (it answers then, whatever
- * it has); its wake time is the earliest of the other timers, and each
+ * The call's deadline is the read's timeout (it answers then, whatever
+ * it has); its wake time is the end of a burst being gathered, and each
  * time it passes the read looks again (tool_read_eval) and answers or
- * sets the next.
+ * sets the next. Checks for input are the program's (it tells its
+ * waiters PROGRAM_WAITING), so a read that waits on a quiet program has
+ * no timer but its deadline.
+ *
+ * The reads waiting on one program are one waiter on it (a struct
+ * tool_read_hub, their list), so that a read lets go of its program in
+ * O(1) however many wait there.
  */
+#include <sys/queue.h>
+
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +51,6 @@ struct tool_read_wait {
 	int64_t		 timeout_ms;	/* effective */
 	int64_t		 deadline;	/* when the timeout passes */
 	int64_t		 burst_ms;	/* when it first had text, or 0 */
-	bool		 parked;	/* waiting on p */
 	bool		 woke_waiting;	/* answered for a new episode */
 
 	bool		 has_until;
@@ -55,9 +62,25 @@ struct tool_read_wait {
 
 	char		*pane;		/* send_keys' reply: its pane */
 	size_t		 typed_from;	/* the line the keys went into */
+
+	struct tool_read_hub *hub;	/* while parked */
+	TAILQ_ENTRY(tool_read_wait) entry;
 };
 
+/* The reads parked on one program, as its one waiter. */
+struct tool_read_hub {
+	struct program	*p;
+	TAILQ_HEAD(, tool_read_wait) reads;
+	int		 telling;	/* in tool_read_hub_event */
+	LIST_ENTRY(tool_read_hub) entry;
+};
+static LIST_HEAD(, tool_read_hub) tool_read_hubs =
+    LIST_HEAD_INITIALIZER(tool_read_hubs);
+
 static void	tool_read_event(struct program *, enum program_event, void *);
+static void	tool_read_hub_event(struct program *, enum program_event,
+		    void *);
+static void	tool_read_unpark(struct tool_read_wait *);
 static const struct tool_entry tool_read_send_entry;
 
 /* Is the program over, for a read: stopping or ended? */
@@ -146,7 +169,7 @@ tool_read_eval(struct tool_read_wait *w, int64_t now, int64_t *next)
 	struct page		 pg;
 	const char		*lf;
 	size_t			 floor = w->cursor;
-	int64_t			 at, check;
+	int64_t			 at;
 
 	*next = w->deadline;
 	if (tool_read_over(p) || now >= w->deadline)
@@ -175,12 +198,10 @@ tool_read_eval(struct tool_read_wait *w, int64_t now, int64_t *next)
 		if (at < *next)
 			*next = at;
 	}
-	if (program_waiting_due(p, now, &check)) {
+	if (program_waiting_due(p, now)) {
 		w->woke_waiting = true;
 		return (true);
 	}
-	if (check < *next)
-		*next = check;
 	return (false);
 }
 
@@ -206,9 +227,8 @@ tool_read_answer(struct tool_read_wait *w)
 	size_t			 us = 0, ue = 0;
 	bool			 over, all_read, waiting = false;
 
-	if (w->parked)
-		program_unwait(p, tool_read_event, w);
-	req->state = NULL;
+	tool_read_unpark(w);
+	tools_set_state(req, NULL);
 	toolres_init(&res);
 	over = tool_read_over(p);
 	if (tool_read_page(w, over, &pg, &cause) == -1) {
@@ -291,8 +311,9 @@ tool_read_look(struct tool_read_wait *w)
 	if (tool_read_eval(w, now_ms(), &next))
 		tool_read_answer(w);
 	else {
-		w->req->deadline = w->deadline;
-		w->req->wake = next < w->deadline ? next : DEADLINE_NONE;
+		tools_set_deadline(w->req, w->deadline);
+		tools_set_wake(w->req, next < w->deadline ? next :
+		    DEADLINE_NONE);
 	}
 }
 
@@ -309,16 +330,68 @@ tool_read_event(struct program *p, enum program_event ev, void *arg)
 		tool_read_look(w);
 }
 
+/* A hub with no reads left goes, unless it is telling (it goes after). */
+static void
+tool_read_hub_check(struct tool_read_hub *hub)
+{
+	if (hub->telling > 0 || !TAILQ_EMPTY(&hub->reads))
+		return;
+	program_unwait(hub->p, tool_read_hub_event, hub);
+	LIST_REMOVE(hub, entry);
+	free(hub);
+}
+
+/* Tell the reads parked on a program what it told their hub, the last
+ * parked first (as the program tells its waiters). A read that answers
+ * leaves only itself. */
+static void
+tool_read_hub_event(struct program *p, enum program_event ev, void *arg)
+{
+	struct tool_read_hub	*hub = arg;
+	struct tool_read_wait	*w, *next;
+
+	hub->telling++;
+	for (w = TAILQ_FIRST(&hub->reads); w != NULL; w = next) {
+		next = TAILQ_NEXT(w, entry);
+		tool_read_event(p, ev, w);
+	}
+	hub->telling--;
+	tool_read_hub_check(hub);
+}
+
 /* Park w on its program until it can answer. */
 static void
 tool_read_park(struct tool_read_wait *w)
 {
-	w->req->state = w;
-	w->parked = true;
-	program_wait(w->p, tool_read_event, w);
-	if (!w->req->parked)	/* (send_keys' is, since it went to tmux) */
-		mcp_req_park(w->req);
+	struct tool_read_hub	*hub;
+
+	tools_set_state(w->req, w);
+	LIST_FOREACH(hub, &tool_read_hubs, entry)
+		if (hub->p == w->p)
+			break;
+	if (hub == NULL) {
+		hub = xcalloc(1, sizeof *hub);
+		hub->p = w->p;
+		TAILQ_INIT(&hub->reads);
+		LIST_INSERT_HEAD(&tool_read_hubs, hub, entry);
+		program_wait(w->p, tool_read_hub_event, hub);
+	}
+	TAILQ_INSERT_HEAD(&hub->reads, w, entry);
+	w->hub = hub;
 	tool_read_look(w);
+}
+
+/* w lets go of its program, if parked. */
+static void
+tool_read_unpark(struct tool_read_wait *w)
+{
+	struct tool_read_hub	*hub = w->hub;
+
+	if (hub == NULL)
+		return;
+	TAILQ_REMOVE(&hub->reads, w, entry);
+	w->hub = NULL;
+	tool_read_hub_check(hub);
 }
 
 /* read_program. */
@@ -359,7 +432,7 @@ tool_read_run(struct req *req, const struct json *args)
 		}
 		w->has_until = true;
 	}
-	req->state = w;
+	tools_set_state(req, w);
 	if (w->cursor > program_text(p)->len || timeout == 0 ||
 	    tool_read_over(p)) {
 		tool_read_answer(w);
@@ -388,8 +461,8 @@ tool_read_reply(struct req *req, struct program *p, const char *pane,
 	w->timeout_ms = timeout_ms;
 	w->deadline = deadline;
 	w->pane = xstrdup(pane);
-	req->tool = &tool_read_send_entry;
-	req->state = w;
+	tools_set_entry(req, &tool_read_send_entry);
+	tools_set_state(req, w);
 	if (tool_read_over(p)) {
 		tool_read_answer(w);
 		return;
@@ -401,28 +474,28 @@ tool_read_reply(struct req *req, struct program *p, const char *pane,
 static void
 tool_read_timeout(struct req *req)
 {
-	if (req->state != NULL)
-		tool_read_answer(req->state);
+	if (tools_state(req) != NULL)
+		tool_read_answer(tools_state(req));
 }
 
 /* Time to look again: answer, or wait for the next thing to look at. */
 static void
 tool_read_wake(struct req *req)
 {
-	if (req->state != NULL)
-		tool_read_look(req->state);
+	if (tools_state(req) != NULL)
+		tool_read_look(tools_state(req));
 }
 
 /* The client gave up on the read. */
 static void
 tool_read_cancel(struct req *req)
 {
-	struct tool_read_wait	*w = req->state;
+	struct tool_read_wait	*w = tools_state(req);
 
 	if (w == NULL)
 		return;
-	program_unwait(w->p, tool_read_event, w);
-	req->state = NULL;
+	tool_read_unpark(w);
+	tools_set_state(req, NULL);
 	tool_read_free(w);
 }
 

@@ -7,8 +7,8 @@
  * output. While it waits, a request's state is a struct tool_start_wait,
  * a waiter on its program (program_wait). A run also answers early, the
  * program kept, when the program waits for keyboard input it was not
- * given (program_waiting_due); the request's deadline is then the
- * earliest of its timeout and the next check. A run's record stays
+ * given (program_waiting_due, and the program's PROGRAM_WAITING); the
+ * call's deadline is its timeout. A run's record stays
  * readable after its end like any ended program's; without keep, only
  * its pane goes.
  */
@@ -164,7 +164,7 @@ static void
 tool_start_done(struct tool_start_wait *w)
 {
 	program_unwait(w->p, tool_start_event, w);
-	w->req->state = NULL;
+	tools_set_state(w->req, NULL);
 	free(w);
 }
 
@@ -310,24 +310,23 @@ tool_start_run_answer(struct tool_start_wait *w)
 	toolres_free(&res);
 }
 
-/* A run's timer: its timeout, or time to look whether it waits for
- * input. */
+/* A run looks: past its timeout, or ended, or waiting for input, it
+ * answers; else it waits for its timeout (or the program's news). */
 static void
 tool_start_run_look(struct tool_start_wait *w)
 {
-	int64_t	now = now_ms(), next;
+	int64_t	now = now_ms();
 
 	if (now >= w->deadline || program_ended(w->p)) {
 		tool_start_run_answer(w);
 		return;
 	}
-	if (program_waiting_due(w->p, now, &next)) {
+	if (program_waiting_due(w->p, now)) {
 		w->waiting = true;
 		tool_start_run_answer(w);
 		return;
 	}
-	w->req->deadline = w->deadline;
-	w->req->wake = next < w->deadline ? next : DEADLINE_NONE;
+	tools_set_deadline(w->req, w->deadline);
 }
 
 /* What the program tells a waiting start or run. */
@@ -346,14 +345,15 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 		/* run_program goes on to wait for the end (or answers at
 		 * once if its wait already ran out). */
 		w->pane = true;
-		req->wake = now_ms();	/* look at once */
+		tools_set_wake(req, now_ms());	/* look on the next turn */
 		break;
 	case PROGRAM_STATE:
 		if (w->pane && program_ended(p))
 			tool_start_run_answer(w);
 		break;
 	case PROGRAM_LAUNCHED:
-		if (w->pane)	/* it may wait for input from now on */
+	case PROGRAM_WAITING:
+		if (w->pane)	/* it may wait for input (from now on) */
 			tool_start_run_look(w);
 		break;
 	case PROGRAM_DROP:
@@ -451,9 +451,9 @@ tool_start_common(struct req *req, const struct json *args, bool run)
 		    TOOL_START_WAIT_MS);
 		if (w->timeout_ms > cfg.wait_max_ms)
 			w->timeout_ms = cfg.wait_max_ms;
-		w->deadline = req->deadline = now_ms() + w->timeout_ms;
-		if (req->progress_token != NULL)
-			req->progress_at = now_ms() + MCP_PROGRESS_MS;
+		w->deadline = now_ms() + w->timeout_ms;
+		tools_set_deadline(req, w->deadline);
+		tools_progress_start(req);
 		if ((input = tools_arg_str(args, "input", &len)) != NULL) {
 			spec.input = xmemdup(input, len);
 			spec.input_len = len;
@@ -471,9 +471,8 @@ tool_start_common(struct req *req, const struct json *args, bool run)
 	 * exists, after the answer, off the caller's path. The wait comes
 	 * first: with the control client gone, tmux fails the pane at once.
 	 */
-	req->state = w;
+	tools_set_state(req, w);
 	program_wait(p, tool_start_event, w);
-	mcp_req_park(req);
 	if (program_start(p, &spec, &cause) == -1) {
 		tool_start_done(w);
 		program_drop(p);
@@ -484,8 +483,6 @@ tool_start_common(struct req *req, const struct json *args, bool run)
 	return;
 
 fail:
-	req->deadline = DEADLINE_NONE;
-	req->progress_at = 0;
 	program_spec_free(&spec);
 	tools_reply(req, &res);
 	toolres_free(&res);
@@ -509,21 +506,21 @@ tool_start_run_run(struct req *req, const struct json *args)
 static void
 tool_start_timeout(struct req *req)
 {
-	struct tool_start_wait	*w = req->state;
+	struct tool_start_wait	*w = tools_state(req);
 
 	if (w == NULL)
 		return;
 	if (w->pane)
 		tool_start_run_answer(w);
 	else if (w->run)
-		req->deadline = DEADLINE_NONE;
+		tools_set_deadline(req, DEADLINE_NONE);
 }
 
 /* Time for a run to look again (its end, or input it waits for). */
 static void
 tool_start_wake(struct req *req)
 {
-	struct tool_start_wait	*w = req->state;
+	struct tool_start_wait	*w = tools_state(req);
 
 	if (w != NULL && w->pane)
 		tool_start_run_look(w);
@@ -533,7 +530,7 @@ tool_start_wake(struct req *req)
 static void
 tool_start_progress(struct req *req)
 {
-	struct tool_start_wait	*w = req->state;
+	struct tool_start_wait	*w = tools_state(req);
 	char			 msg[160];
 	int64_t			 waited;
 
@@ -543,7 +540,7 @@ tool_start_progress(struct req *req)
 	snprintf(msg, sizeof msg, "%s still running after %lld s; %zu bytes "
 	    "of output so far", program_spec(w->p)->argv[0],
 	    (long long)(waited / 1000), program_text(w->p)->len);
-	mcp_progress(req, (double)waited, (double)w->timeout_ms, msg);
+	tools_progress_send(req, (double)waited, (double)w->timeout_ms, msg);
 }
 
 /* The client gave up: a start not yet made goes at once (its pane is
@@ -551,7 +548,7 @@ tool_start_progress(struct req *req)
 static void
 tool_start_cancel(struct req *req)
 {
-	struct tool_start_wait	*w = req->state;
+	struct tool_start_wait	*w = tools_state(req);
 	struct program		*p;
 	bool			 drop;
 

@@ -61,7 +61,7 @@ tool_stop_done(struct tool_stop_wait *w, bool was_running)
 	struct program	*p = w->p;
 
 	program_unwait(p, tool_stop_event, w);
-	req->state = NULL;
+	tools_set_state(req, NULL);
 	free(w);
 	tool_stop_answer(req, p, was_running);
 }
@@ -98,10 +98,9 @@ tool_stop_run(struct req *req, const struct json *args)
 	w = xcalloc(1, sizeof *w);
 	w->req = req;
 	w->p = p;
-	req->state = w;
-	req->deadline = now_ms() + grace + TOOL_STOP_SLACK_MS;
+	tools_set_state(req, w);
+	tools_set_deadline(req, now_ms() + grace + TOOL_STOP_SLACK_MS);
 	program_wait(p, tool_stop_event, w);
-	mcp_req_park(req);
 	/* A stop under way: this one waits for it too. Reads waiting on
 	 * it answer now, with outcome stopped; a program still starting
 	 * is stopped once its pane is piped. */
@@ -113,7 +112,7 @@ tool_stop_run(struct req *req, const struct json *args)
 static void
 tool_stop_timeout(struct req *req)
 {
-	struct tool_stop_wait	*w = req->state;
+	struct tool_stop_wait	*w = tools_state(req);
 	struct program		*p;
 
 	if (w == NULL)
@@ -127,12 +126,12 @@ tool_stop_timeout(struct req *req)
 static void
 tool_stop_cancel(struct req *req)
 {
-	struct tool_stop_wait	*w = req->state;
+	struct tool_stop_wait	*w = tools_state(req);
 
 	if (w == NULL)
 		return;
 	program_unwait(w->p, tool_stop_event, w);
-	req->state = NULL;
+	tools_set_state(req, NULL);
 	free(w);
 }
 

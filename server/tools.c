@@ -13,8 +13,16 @@
  * allows (clients add their own, e.g. Gemini CLI's wait_for_previous), and
  * the result's last text line names it, so a typo still shows; but a field
  * a sibling tool takes (start_program given run_program's input) is an
- * error pointing to that tool (tool_entry's other_fields). A waiting
- * request's state (req->state) belongs to its tool.
+ * error pointing to that tool (tool_entry's other_fields).
+ *
+ * A call (struct req) is made here for each tools/call and lives until
+ * it is answered (tools_reply) or cancelled, as tmux's cmdq_item does:
+ * the tool files never see inside it. Its state belongs to its tool
+ * (tools_set_state). A call that waits holds its own loop timers, made
+ * when first set: its deadline (the tool's timeout hook), its wake time
+ * (the wake hook: look again) and, when the client asked for progress,
+ * the next progress note (the progress hook), so a waiting call costs
+ * nothing until one of them comes due, however many wait.
  *
  * The safety tier (PROGMUX_SAFETY) and the allow-list (PROGMUX_TOOLS)
  * decide which tools exist for the client: a tool outside them is neither
@@ -29,10 +37,24 @@
 #include "log.h"
 #include "schemas.h"
 #include "server.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 #define TOOLS_IGNORED_SHOWN	8	/* unknown fields named, at most */
 #define TOOLS_NAME_SHOWN	64	/* bytes of a field's name shown */
+
+/* A tool call, from tools/call until it is answered or cancelled. */
+struct req {
+	struct mcp_req		*rpc;		/* the request it answers */
+	const struct tool_entry	*tool;		/* the tool it called */
+	void			*state;		/* that tool's */
+	char			*ignored;	/* unknown fields, said */
+	struct loop_timer	*deadline;	/* its timeout */
+	struct loop_timer	*wake;		/* before it, look again */
+	struct loop_timer	*progress;	/* the next progress note */
+};
+
+static size_t	tools_calls;	/* not yet answered or cancelled */
 
 /* Each tool's entry and tier, with its schema once tools_init has paired
  * them. */
@@ -229,16 +251,17 @@ tools_unknown_fields(struct req *req, const struct tool *tool,
 			buf_free(&b);
 			return (-1);
 		}
-		if (n++ == TOOLS_IGNORED_SHOWN)
-			continue;
+		if (++n > TOOLS_IGNORED_SHOWN)
+			continue;	/* counted, not named */
 		buf_adds(&b, n == 1 ? "" : ", ");
 		tools_name_shown(&b, key, klen);
 	}
+	if (n > TOOLS_IGNORED_SHOWN)
+		buf_printf(&b, " and %zu more", n - TOOLS_IGNORED_SHOWN);
 	if (n > 0) {
 		free(req->ignored);
-		xasprintf(&req->ignored, "ignored unknown field%s %s%s",
-		    n == 1 ? "" : "s", buf_cstr(&b),
-		    n > TOOLS_IGNORED_SHOWN ? " and more" : "");
+		xasprintf(&req->ignored, "ignored unknown field%s %s",
+		    n == 1 ? "" : "s", buf_cstr(&b));
 	}
 	buf_free(&b);
 	return (0);
@@ -272,13 +295,27 @@ tools_nul_fields(const char *name, const struct json *args,
 	return (0);
 }
 
-/* Check args against the tool's schema, then run it. */
+/* Forget a call: its timers and what it holds. */
+static void
+tools_free(struct req *req)
+{
+	loop_timer_free(req->deadline);
+	loop_timer_free(req->wake);
+	loop_timer_free(req->progress);
+	free(req->ignored);
+	free(req);
+	tools_calls--;
+}
+
+/* Check args against the tool's schema, then run it: a call for rpc,
+ * answered now or later. */
 int
-tools_call(struct req *req, const char *name, const struct json *args)
+tools_call(struct mcp_req *rpc, const char *name, const struct json *args)
 {
 	struct tool		*tool = NULL;
 	struct toolres		 res;
 	struct json_doc		*empty = NULL;
+	struct req		*req;
 	char			*cause = NULL;
 	size_t			 t;
 
@@ -289,6 +326,11 @@ tools_call(struct req *req, const char *name, const struct json *args)
 			tool = &tools[t];
 	if (tool == NULL)
 		return (-1);
+	req = xcalloc(1, sizeof *req);
+	req->rpc = rpc;
+	req->tool = tool->entry;
+	tools_calls++;
+	mcp_req_set_call(rpc, req);
 	if (args == NULL) {
 		empty = json_parse("{}", 2, NULL);
 		args = json_root(empty);
@@ -306,7 +348,6 @@ tools_call(struct req *req, const char *name, const struct json *args)
 		toolres_free(&res);
 	} else {
 		toolres_free(&res);
-		req->tool = tool->entry;
 		tool->entry->run(req, args);
 	}
 	json_doc_free(empty);
@@ -345,9 +386,9 @@ tools_reply(struct req *req, struct toolres *res)
 	jw_key(&w, "isError");
 	jw_bool(&w, res->is_error);
 	jw_obj_end(&w);
-	mcp_reply_result(req, b.data, b.len);
+	mcp_answer(req->rpc, b.data, b.len);
 	buf_free(&b);
-	mcp_req_done(req);
+	tools_free(req);
 }
 
 /* Answer req with a tool error. */
@@ -369,36 +410,125 @@ tools_error(struct req *req, const char *fmt, ...)
 	toolres_free(&res);
 }
 
-/* The client gave up on req: its tool lets go of what it waits on. */
+/* The client gave up on req: its tool lets go of what it waits on, and
+ * the call is forgotten without an answer (mcp.c drops the request). */
 void
 tools_cancel(struct req *req)
 {
-	if (req->tool != NULL && req->tool->cancel != NULL)
+	if (req->tool->cancel != NULL)
 		req->tool->cancel(req);
+	tools_free(req);
 }
 
-/* Time for a progress note on req, if its tool gives them. */
-void
-tools_progress(struct req *req)
+/* How many calls are not yet answered (nor cancelled). */
+size_t
+tools_waiting(void)
 {
-	if (req->tool != NULL && req->tool->progress != NULL)
-		req->tool->progress(req);
+	return (tools_calls);
 }
 
-/* req's deadline passed. */
-void
-tools_timeout(struct req *req)
+/* The tool's state for req (NULL until it sets one). */
+void *
+tools_state(const struct req *req)
 {
-	if (req->tool != NULL && req->tool->timeout != NULL)
+	return (req->state);
+}
+
+/* Keep the tool's state with req. */
+void
+tools_set_state(struct req *req, void *state)
+{
+	req->state = state;
+}
+
+/* Settle req with another entry's hooks from now on (send_keys' reply
+ * waits as a read does). */
+void
+tools_set_entry(struct req *req, const struct tool_entry *entry)
+{
+	req->tool = entry;
+}
+
+/* Set one of req's timers (made on first use) for when, or clear it. */
+static void
+tools_timer_set(struct loop_timer **t, loop_timer_cb cb, struct req *req,
+    int64_t when)
+{
+	if (*t == NULL) {
+		if (when == DEADLINE_NONE)
+			return;
+		*t = loop_timer_new(cb, req);
+	}
+	if (loop_timer_when(*t) != when)
+		loop_timer_set(*t, when);
+}
+
+/* req's deadline passed: its tool answers (or sets it again). */
+static void
+tools_deadline_due(void *arg)
+{
+	struct req	*req = arg;
+
+	if (req->tool->timeout != NULL)
 		req->tool->timeout(req);
 }
 
-/* req's wake time passed: its tool looks again. */
-void
-tools_wake(struct req *req)
+/* req's wake time passed: its tool looks again and answers or sets the
+ * next, unless the deadline has passed too (its timer answers). */
+static void
+tools_wake_due(void *arg)
 {
-	if (req->tool != NULL && req->tool->wake != NULL)
+	struct req	*req = arg;
+
+	if (loop_timer_when(req->deadline) <= now_ms())
+		return;
+	if (req->tool->wake != NULL)
 		req->tool->wake(req);
+}
+
+/* Time for a progress note on req: the next is set first, as the note
+ * may answer req. */
+static void
+tools_progress_due(void *arg)
+{
+	struct req	*req = arg;
+
+	loop_timer_set(req->progress, now_ms() + TOOLS_PROGRESS_MS);
+	if (req->tool->progress != NULL)
+		req->tool->progress(req);
+}
+
+/* req's timeout: when its tool's timeout hook runs (DEADLINE_NONE:
+ * none). */
+void
+tools_set_deadline(struct req *req, int64_t when)
+{
+	tools_timer_set(&req->deadline, tools_deadline_due, req, when);
+}
+
+/* When req's tool looks again (its wake hook; DEADLINE_NONE: not). */
+void
+tools_set_wake(struct req *req, int64_t when)
+{
+	tools_timer_set(&req->wake, tools_wake_due, req, when);
+}
+
+/* Progress notes on req every TOOLS_PROGRESS_MS, if the client asked
+ * for them (a progress token). */
+void
+tools_progress_start(struct req *req)
+{
+	if (mcp_wants_progress(req->rpc))
+		tools_timer_set(&req->progress, tools_progress_due, req,
+		    now_ms() + TOOLS_PROGRESS_MS);
+}
+
+/* A progress notification for req (progress must grow). */
+void
+tools_progress_send(struct req *req, double progress, double total,
+    const char *message)
+{
+	mcp_progress(req->rpc, progress, total, message);
 }
 
 /* Argument helpers: values already passed the schema. An integer

@@ -15,8 +15,8 @@
  * past "unknown programId", each input starts with two fixture programs
  * made by hand (no reaper, no pane process): p1 running with some text,
  * p2 ended. Requests still waiting after the input (reads, stops) are
- * then timed out at once through mcp_run_timers(), as if their deadlines
- * had passed; none may be left after that.
+ * then timed out at once: loop_run_timers() runs every timer as if its
+ * time had come; no call may be left waiting after that.
  *
  * Every reply is drained into a memfd through mcp_flush() (FUZZ_MCP_SHOW=1
  * in the environment prints it on stderr), and each output line must be
@@ -253,22 +253,15 @@ fuzz_check_output(const char *out, size_t len)
 	}
 }
 
-/* Time out what waits, at once; nothing may wait after that. */
+/* Time out what waits, at once (every timer runs, as past its time);
+ * nothing may wait after that. */
 static void
 fuzz_expire(void)
 {
-	struct req	*req;
-
-	for (req = mcp_pending_first(); req != NULL; req = req->next) {
-		if (req->deadline != DEADLINE_NONE)
-			req->deadline = 0;
-		if (req->progress_at != 0)
-			req->progress_at = 1;
-	}
-	mcp_run_timers();
-	if ((req = mcp_pending_first()) != NULL) {
-		fprintf(stderr, "request %s (%s) still waits after its "
-		    "deadline\n", req->id ? req->id : "(no id)", req->method);
+	loop_run_timers(DEADLINE_NONE - 1);
+	if (tools_waiting() > 0) {
+		fprintf(stderr, "%zu tool calls still wait after their "
+		    "deadlines\n", tools_waiting());
 		abort();
 	}
 }
@@ -276,6 +269,8 @@ fuzz_expire(void)
 /*
  * mcp.c keeps its state between inputs; only the protocol version changes
  * what an input does (batches), so put it back if an input changed it.
+ * The first input is preceded by initialize too, as requests before it
+ * are refused.
  */
 static void
 fuzz_reset(void)
@@ -283,9 +278,11 @@ fuzz_reset(void)
 	static const char	 init[] = "{\"jsonrpc\":\"2.0\",\"id\":0,"
 	    "\"method\":\"initialize\",\"params\":{\"protocolVersion\":\""
 	    FUZZ_VERSION "\"}}\n";
+	static bool		 done;
 
-	if (strcmp(mcp_protocol_version(), FUZZ_VERSION) == 0)
+	if (done && strcmp(mcp_protocol_version(), FUZZ_VERSION) == 0)
 		return;
+	done = true;
 	mcp_input(init, sizeof init - 1);
 	(void)fuzz_collect();
 }
@@ -306,7 +303,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mcp_input(in, cut);
 	mcp_input(in + cut, size - cut);
 	mcp_input_eof();
-	mcp_run_timers();
+	loop_run_timers(now_ms());
 	programs_collect();
 	fuzz_expire();
 	programs_collect();
