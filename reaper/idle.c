@@ -1,6 +1,6 @@
 /*
- * idle.c — `progmux-reaper --idle FRONTPID`: what the session's own window
- * runs.
+ * idle.c — `progmux-reaper --idle FRONTPID DIR`: what the session's own
+ * window runs.
  *
  * tmux makes a session with a window in it. Left to itself that window
  * would run the person's login shell (their profile, for nothing, killed
@@ -9,7 +9,10 @@
  * own), ignores the keys and signals a person may send it by mistake,
  * and exits as soon as the front is gone, so the window closes by itself
  * and an empty session, and an empty server, go with it. It also exits
- * when its terminal goes (the pane was killed).
+ * when its terminal goes (the pane was killed). On its way out it
+ * removes the front's runtime directory DIR if nobody of the instance
+ * holds it any more (rundir.h): when the front and the process that
+ * started it were killed together, nobody else is left to.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,12 +27,14 @@
 
 #include "fdutil.h"
 #include "reaper.h"
+#include "rundir.h"
 #include "timeutil.h"
 
 #define IDLE_CHECK_MS	500	/* without pidfd: how often to look */
 #define IDLE_KIDS_MAX	8	/* the front's children followed */
 #define IDLE_KIDS_MS	2000	/* how long they may take to go */
 #define IDLE_LINGER_MS	250	/* then, before the window closes */
+#define IDLE_RUNDIR_WAIT_MS 3000 /* for a private server to let go */
 
 /* A pidfd for pid, or -1 (errno ESRCH: it is gone already). */
 static int
@@ -131,9 +136,13 @@ idle_drain_tty(void)
  * should run in a process whose terminal may be gone.
  */
 int
-idle_main(const char *arg)
+idle_main(const char *arg, const char *rundir)
 {
-	_exit(idle_wait(arg));
+	int	ret = idle_wait(arg);
+
+	if (ret == 0)
+		rundir_remove_path(rundir, IDLE_RUNDIR_WAIT_MS);
+	_exit(ret);
 }
 
 /*

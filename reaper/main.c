@@ -4,7 +4,7 @@
  * The front starts `progmux-reaper` with its socket on fd 3; tmux starts
  * `progmux-reaper --launch DIR DEV:INO CTL` in each program's pane
  * (launch.c), `progmux-reaper --pipe DIR DEV:INO OUT` as its pipe-pane
- * command (pipe.c), and `progmux-reaper --idle FRONTPID` in the
+ * command (pipe.c), and `progmux-reaper --idle FRONTPID DIR` in the
  * session's own window (idle.c).
  * No mode is meant for people; anything else gets a usage line.
  */
@@ -23,14 +23,14 @@ main(int argc, char **argv)
 	}
 	if (argc == 5 && strcmp(argv[1], "--pipe") == 0)
 		return (pipe_main(argv[2], argv[3], argv[4]));
-	if (argc == 3 && strcmp(argv[1], "--idle") == 0)
-		return (idle_main(argv[2]));
+	if (argc == 4 && strcmp(argv[1], "--idle") == 0)
+		return (idle_main(argv[2], argv[3]));
 	if (argc == 1) {
 		log_init("progmux-reaper");
 		return (reaper_main());
 	}
 	fprintf(stderr, "usage: progmux-reaper (started by progmux, fd 3 "
 	    "its socket) | progmux-reaper --launch|--pipe DIR DEV:INO FIFO | "
-	    "progmux-reaper --idle PID (run by tmux)\n");
+	    "progmux-reaper --idle PID DIR (run by tmux)\n");
 	return (2);
 }

@@ -5,7 +5,7 @@
  * the front) watches one program; `progmux-reaper --launch DIR ID CTL`
  * is what runs in the program's pane and starts the program itself
  * (launch.c); `progmux-reaper --pipe DIR ID OUT` copies the pane's
- * output into its FIFO (pipe.c); `progmux-reaper --idle PID` holds the
+ * output into its FIFO (pipe.c); `progmux-reaper --idle PID DIR` holds the
  * session's own window (idle.c).
  */
 #ifndef PROGMUX_REAPER_H
@@ -14,6 +14,6 @@
 int	reaper_main(void);
 int	launch_main(const char *dir, const char *id, const char *ctl);
 int	pipe_main(const char *dir, const char *id, const char *out);
-int	idle_main(const char *front_pid);
+int	idle_main(const char *front_pid, const char *rundir);
 
 #endif

@@ -151,6 +151,9 @@ void	tools_progress_send(struct req *, double progress, double total,
 int64_t	tools_arg_int(const struct json *, const char *, int64_t dflt);
 bool	tools_arg_bool(const struct json *, const char *, bool dflt);
 const char *tools_arg_str(const struct json *, const char *, size_t *len);
+#define TOOLS_PANE_ID_MAX	24	/* "%" digits NUL, canonical */
+const char *tools_arg_pane(const struct json *, const char *,
+	    char buf[TOOLS_PANE_ID_MAX]);
 
 /* tool_start.c, tool_read.c, tool_stop.c, tool_list.c, tool_pane.c */
 extern const struct tool_entry tool_start_entry;

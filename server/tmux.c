@@ -277,7 +277,7 @@ tmux_update_out(void)
 		    LOOP_WRITE : 0);
 }
 
-/* Is pid our own idle process (progmux-reaper --idle OURPID)? */
+/* Is pid our own idle process (progmux-reaper --idle OURPID RUNDIR)? */
 static bool
 tmux_is_our_idle(long pid)
 {
@@ -290,8 +290,9 @@ tmux_is_our_idle(long pid)
 		return (false);
 	n = read(fd, cmd, sizeof cmd);
 	close(fd);
-	wn = snprintf(want, sizeof want, "%s%c--idle%c%ld%c", cfg.reaper_path,
-	    '\0', '\0', (long)getpid(), '\0');
+	wn = snprintf(want, sizeof want, "%s%c--idle%c%ld%c%s%c",
+	    cfg.reaper_path, '\0', '\0', (long)getpid(), '\0', cfg.rundir,
+	    '\0');
 	return (wn > 0 && (size_t)wn < sizeof want && n == wn &&
 	    memcmp(cmd, want, (size_t)n) == 0);
 }
@@ -989,6 +990,7 @@ tmux_spawn(char **cause)
 	argv[n++] = cfg.reaper_path;
 	argv[n++] = (char *)"--idle";
 	argv[n++] = pidarg;
+	argv[n++] = cfg.rundir;
 	argv[n] = NULL;
 
 	memset(&sp, 0, sizeof sp);

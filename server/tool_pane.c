@@ -348,7 +348,8 @@ tool_pane_capture(struct req *req, const struct json *args)
 	struct tool_pane_op	*op;
 	struct toolres	 res;
 	struct buf	 b = BUF_INIT;
-	const char	*pane = tools_arg_str(args, "paneId", NULL);
+	char		 id[TOOLS_PANE_ID_MAX];
+	const char	*pane = tools_arg_pane(args, "paneId", id);
 
 	if (tool_pane_is_ours(pane)) {
 		toolres_init(&res);
@@ -477,7 +478,8 @@ tool_pane_send(struct req *req, const struct json *args)
 	struct tool_pane_op	*op;
 	struct program	*p;
 	struct toolres	 res;
-	const char	*pane = tools_arg_str(args, "paneId", NULL), *keys;
+	char		 id[TOOLS_PANE_ID_MAX];
+	const char	*pane = tools_arg_pane(args, "paneId", id), *keys;
 	size_t		 len;
 
 	keys = tools_arg_str(args, "keys", &len);
@@ -555,7 +557,8 @@ tool_pane_guard(struct req *req, const struct json *args,
 {
 	struct tool_pane_op	*op;
 	struct buf		 b = BUF_INIT;
-	const char		*pane = tools_arg_str(args, "paneId", NULL);
+	char			 id[TOOLS_PANE_ID_MAX];
+	const char		*pane = tools_arg_pane(args, "paneId", id);
 	const char		*raw;
 	size_t			 len;
 

@@ -46,6 +46,7 @@ tool_start_args(struct program_spec *spec, const struct json *args,
 {
 	const struct json	*argv = json_get(args, "argv");
 	const char		*s, *placement;
+	char			 id[TOOLS_PANE_ID_MAX];
 	size_t			 i, len, n = json_len(argv);
 	int64_t			 lifetime;
 
@@ -82,7 +83,7 @@ tool_start_args(struct program_spec *spec, const struct json *args,
 	spec->argv = xcalloc(n + 1, sizeof *spec->argv);
 	for (i = 0; i < n; i++)
 		spec->argv[i] = xstrdup(json_str(json_at(argv, i), NULL));
-	if ((s = tools_arg_str(args, "fromPaneId", NULL)) != NULL)
+	if ((s = tools_arg_pane(args, "fromPaneId", id)) != NULL)
 		spec->from_pane = xstrdup(s);
 	spec->split = placement != NULL && strcmp(placement, "split") == 0;
 	if ((s = tools_arg_str(args, "startDirectory", NULL)) != NULL)

@@ -565,3 +565,31 @@ tools_arg_str(const struct json *args, const char *key, size_t *len)
 		return (NULL);
 	return (json_str(v, len));
 }
+
+/*
+ * A pane id argument (the schema holds it to ^%\d+$) as the number tmux
+ * reads it: tmux takes "%01" for "%1", so a guard or lookup comparing
+ * the text given would be fooled. The canonical "%N" goes in buf; digits
+ * beyond any pane tmux can have give a number no pane has (tmux then
+ * says so). NULL if the argument is absent.
+ */
+const char *
+tools_arg_pane(const struct json *args, const char *key,
+    char buf[TOOLS_PANE_ID_MAX])
+{
+	const char	*s = tools_arg_str(args, key, NULL), *d;
+	size_t		 n;
+
+	if (s == NULL || *s != '%')
+		return (s);
+	for (d = s + 1; *d == '0' && d[1] != '\0'; d++)
+		;
+	n = strlen(d);
+	if (n > TOOLS_PANE_ID_MAX - 2) {
+		d = "99999999999999999999";	/* past UINT_MAX: none */
+		n = strlen(d);
+	}
+	buf[0] = '%';
+	memcpy(buf + 1, d, n + 1);
+	return (buf);
+}

@@ -80,14 +80,45 @@ leftovers_init(struct leftovers *l, struct pmx *c, bool robust)
 	l->nkids = 0;
 }
 
-/* SIGKILL the front, noting its children first. */
+/* What a kill trial kills: the front, the process the client started
+ * (the keeper: the front then exits in order), or both at once. */
+enum kill_target { KILL_FRONT, KILL_KEEPER, KILL_BOTH };
+
+/* SIGKILL the front (or the keeper, or both), noting its children
+ * first. */
+static void
+kill_front_as(struct pmx *c, struct leftovers *l, enum kill_target how)
+{
+	l->nkids = pmx_children(c->front, l->kids, 64);
+	if (how != KILL_KEEPER)
+		kill(c->front, SIGKILL);
+	if (how != KILL_FRONT)
+		kill(c->pid, SIGKILL);
+	waitpid(c->pid, NULL, 0);
+	c->pid = -1;
+}
+
 static void
 kill_front(struct pmx *c, struct leftovers *l)
 {
-	l->nkids = pmx_children(c->front, l->kids, 64);
-	kill(c->front, SIGKILL);
-	waitpid(c->pid, NULL, 0);
-	c->pid = -1;
+	kill_front_as(c, l, KILL_FRONT);
+}
+
+/* Runtime directories (progmux-*) left in c's TMPDIR. */
+static int
+count_rundirs(struct pmx *c)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 n = 0;
+
+	if ((d = opendir(c->dir)) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, "progmux-", 8) == 0)
+			n++;
+	closedir(d);
+	return (n);
 }
 
 /*
@@ -100,7 +131,7 @@ static void
 assert_all_gone(struct pmx *c, struct leftovers *l, bool robust)
 {
 	int64_t	t0 = now_ms();
-	int	progs, envs, client, launch, idle, kids, panes, k;
+	int	progs, envs, client, launch, idle, kids, panes, dirs, k;
 
 	for (;;) {
 		progs = pmx_count_procs(l->needle);
@@ -112,15 +143,17 @@ assert_all_gone(struct pmx *c, struct leftovers *l, bool robust)
 			if (pmx_alive(l->kids[k]))
 				kids++;
 		panes = robust ? 0 : foreign_panes(c);
-		if (progs + envs + client + launch + idle + kids + panes == 0)
+		dirs = count_rundirs(c);
+		if (progs + envs + client + launch + idle + kids + panes +
+		    dirs == 0)
 			break;
 		if (now_ms() - t0 > GONE_MS)
 			fail_msg("%s: left after %d ms: %d programs, %d "
 			    "processes with its TMPDIR, %d tmux clients, %d "
 			    "launchers or private servers, %d idle, %d "
-			    "children, %d panes", robust ? "robust" : "desktop",
-			    GONE_MS, progs, envs, client, launch, idle, kids,
-			    panes);
+			    "children, %d panes, %d runtime directories",
+			    robust ? "robust" : "desktop", GONE_MS, progs, envs,
+			    client, launch, idle, kids, panes, dirs);
 		usleep(20000);
 	}
 }
@@ -206,7 +239,8 @@ trials(void)
 
 /*
  * Kills at random moments, 0-500 ms after initialize (a third of them at
- * 0 ms), with 0, 1 or 3 start_program calls in flight. Desktop mode (the
+ * 0 ms), with 0, 1 or 3 start_program calls in flight; in turn the
+ * front, the process the client started (the keeper), or both. Desktop mode (the
  * harness's server) or robust mode; in robust mode every other kill is
  * timed from the spawn itself, 0-100 ms (while the private server starts
  * and its first client attaches). After
@@ -247,7 +281,7 @@ kill_trials(bool robust)
 		send_starts(&c, &l, n);
 		if (ms > 0)
 			usleep((useconds_t)ms * 1000);
-		kill_front(&c, &l);
+		kill_front_as(&c, &l, (enum kill_target)(t % 3));
 		assert_all_gone(&c, &l, robust);
 		if (!robust)
 			assert_server_killable(&c);

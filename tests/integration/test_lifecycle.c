@@ -536,14 +536,18 @@ test_no_tmux(void **state)
 }
 
 /* Neither capture_pane nor send_keys acts on the pane progmux runs in
- * ($TMUX_PANE on its own server), unless send_keys is forced. */
+ * ($TMUX_PANE on its own server), unless send_keys is forced, however
+ * the pane id is written (%00 is %0 to tmux). */
 static void
 test_own_pane(void **state)
 {
 	static char	 tmuxenv[400];
 	const char	*env[] = { "TMUX_PANE=%0", tmuxenv, NULL };
+	const char	*ids[] = { "%0", "%00", "%0000" };
 	struct pmx	 c;
 	struct json_doc	*d;
+	char		 args[100];
+	int		 i;
 
 	(void)state;
 	/* $TMUX names the socket pmx_open will make: dir/tmux.sock. */
@@ -553,14 +557,20 @@ test_own_pane(void **state)
 	c.to = -1;
 	assert_int_equal(pmx_wait_exit(&c, 5000), 0);
 	assert_int_equal(pmx_spawn(&c, env, true), 0);
-	d = pmx_call(&c, "send_keys", "{\"paneId\":\"%0\",\"keys\":\"x\"}",
-	    10000);
-	assert_true(pmx_is_error(d));
-	assert_non_null(strstr(pmx_text(d), "force"));
-	json_doc_free(d);
-	d = pmx_call(&c, "capture_pane", "{\"paneId\":\"%0\"}", 10000);
-	assert_true(pmx_is_error(d));
-	json_doc_free(d);
+	/* tmux reads %00 and %0000 as %0: so does the guard. */
+	for (i = 0; i < 3; i++) {
+		snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":"
+		    "\"x\"}", ids[i]);
+		d = pmx_call(&c, "send_keys", args, 10000);
+		assert_true(pmx_is_error(d));
+		assert_non_null(strstr(pmx_text(d), "force"));
+		json_doc_free(d);
+		snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", ids[i]);
+		d = pmx_call(&c, "capture_pane", args, 10000);
+		assert_true(pmx_is_error(d));
+		assert_non_null(strstr(pmx_text(d), "runs in"));
+		json_doc_free(d);
+	}
 	d = pmx_call(&c, "send_keys", "{\"paneId\":\"%0\",\"keys\":\"x\","
 	    "\"force\":true,\"enter\":false}", 10000);
 	assert_false(pmx_is_error(d));
