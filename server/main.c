@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
@@ -42,18 +44,62 @@ static struct {
 	int64_t	 exit_deadline;
 } mn = { .sigfd = -1, .exit_deadline = DEADLINE_NONE };
 
+#define MAIN_CHECK_BYTES	(64 * 1024)	/* written to prove room */
+#define MAIN_CHECK_FREE		(1024 * 1024)	/* less free is "full" */
+
+/*
+ * --check: can the runtime directory take what progmux writes there (a
+ * FIFO per program, tmux's socket and configuration)? Tried, not
+ * guessed: a FIFO and a file of MAIN_CHECK_BYTES are made and removed,
+ * and the filesystem must have MAIN_CHECK_FREE left. NULL if so, else
+ * why (allocated).
+ */
+static char *
+main_check_rundir(void)
+{
+	static const char	 zero[4096];
+	struct statvfs		 vfs;
+	char			*why = NULL;
+	size_t			 off;
+	int			 fd, err = 0;
+
+	if (mkfifoat(cfg.rundir_fd, "check.fifo", 0600) == -1)
+		err = errno;
+	unlinkat(cfg.rundir_fd, "check.fifo", 0);
+	fd = openat(cfg.rundir_fd, "check.conf", O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1 && err == 0)
+		err = errno;
+	for (off = 0; fd != -1 && err == 0 && off < MAIN_CHECK_BYTES;
+	    off += sizeof zero)
+		if (fd_write_all(fd, zero, sizeof zero) == -1)
+			err = errno;
+	if (fd != -1 && err == 0 && fsync(fd) == -1)
+		err = errno;
+	if (fd != -1)
+		close(fd);
+	unlinkat(cfg.rundir_fd, "check.conf", 0);
+	if (err != 0)
+		xasprintf(&why, "cannot write there: %s", strerror(err));
+	else if (fstatvfs(cfg.rundir_fd, &vfs) == 0 &&
+	    (unsigned long long)vfs.f_bavail * vfs.f_frsize < MAIN_CHECK_FREE)
+		xasprintf(&why, "its filesystem is full (%llu bytes free)",
+		    (unsigned long long)vfs.f_bavail * vfs.f_frsize);
+	return (why);
+}
+
 /* --check: what would be used, and whether it works. Exit 0 if so. */
 static int
 main_check(void)
 {
-	char	*version = NULL, *cause = NULL;
-	int	 bad = 0;
+	char	*version = NULL, *cause = NULL, *rundir_why;
+	int	 bad = 0, tmux_bad = 0;
 	size_t	 i, n;
 
 	printf("progmux %s\n", PROGMUX_VERSION);
 	if (tmux_probe(&version, &cause) == -1) {
 		printf("tmux:        NOT USABLE: %s\n", cause);
-		bad = 1;
+		bad = tmux_bad = 1;
 	} else
 		printf("tmux:        %s, version %s: ok\n", cfg.tmux_bin,
 		    version);
@@ -67,7 +113,13 @@ main_check(void)
 		    "a server answers: ok" : "no server yet; progmux will "
 		    "start one: ok");
 	printf("reaper:      %s: ok\n", cfg.reaper_path);
-	printf("runtime dir: %s (mode 0700, writable): ok\n", cfg.rundir);
+	if ((rundir_why = main_check_rundir()) != NULL) {
+		printf("runtime dir: %s: NOT USABLE: %s\n", cfg.rundir,
+		    rundir_why);
+		bad = 1;
+	} else
+		printf("runtime dir: %s (mode 0700, writable): ok\n",
+		    cfg.rundir);
 	printf("mode:        %s; session %s\n", cfg.robust ? "robust" :
 	    "desktop", cfg.session);
 	printf("ceilings:    wait %lld ms, output %lld bytes per program "
@@ -84,9 +136,13 @@ main_check(void)
 			printf("%s %s", n++ ? "," : "", tools_name(i));
 	printf("%s\n", n ? "" : " none");
 	config_rundir_leave();
-	if (bad)
+	if (tmux_bad)
 		printf("fix: install tmux 3.2a or newer (apt-get install tmux) "
 		    "or point PROGMUX_TMUX_BIN at one\n");
+	if (rundir_why != NULL)
+		printf("fix: free space where the runtime directory goes, or "
+		    "set TMPDIR (or XDG_RUNTIME_DIR) to a directory with room\n");
+	free(rundir_why);
 	free(version);
 	free(cause);
 	return (bad);

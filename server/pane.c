@@ -260,8 +260,8 @@ pane_piped(void *arg, bool ok, const char *out, size_t len)
 		return;
 	if (!ok) {
 		/* start_program was answered when the pane was made. */
-		xasprintf(&why, "tmux could not attach pipe-pane to %s: %s",
-		    pn->id, out);
+		xasprintf(&why, "tmux could not attach pipe-pane to %s: %s%s",
+		    pn->id, out, tmux_error_hint(out));
 		program_abandon(p, why);
 		free(why);
 		return;
@@ -336,7 +336,8 @@ pane_made(void *arg, bool ok, const char *out, size_t len)
 	}
 	if (!ok || sscanf(out, "%31s %ld", id, &pid) != 2 || id[0] != '%') {
 		xasprintf(&why, "tmux could not make a pane for the program: "
-		    "%s", ok ? "unexpected answer" : out);
+		    "%s%s", ok ? "unexpected answer" : out,
+		    ok ? "" : tmux_error_hint(out));
 		program_start_failed(p, why);
 		free(why);
 		return;

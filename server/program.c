@@ -90,6 +90,7 @@ static struct {
 	uint64_t	 seq;
 	uint64_t	 ended_seq;
 	size_t		 deferred;	/* programs with pipe_deferred */
+	bool		 shutdown;	/* progmux exits: nothing starts */
 } pt;
 
 /* Start with no programs. */
@@ -387,6 +388,10 @@ program_pane_made(struct program *p)
 	program_notify(p, PROGRAM_PANE);
 	if (p->state == PROGRAM_DROPPED || program_ended(p))
 		return;
+	if (pt.shutdown) {
+		pane_kill(p->pane);	/* made as progmux exits: it goes */
+		return;
+	}
 	p->pipe_deferred = true;
 	pt.deferred++;
 	if (programs_defer_timer == NULL)
@@ -635,7 +640,14 @@ programs_shutdown(void)
 {
 	struct program	*p;
 
+	pt.shutdown = true;
+	reaper_links_exiting();
 	for (p = pt.list; p != NULL; p = p->next) {
+		/* Its pane goes: no pipe-pane, no reaper for it any more. */
+		if (p->pipe_deferred) {
+			p->pipe_deferred = false;
+			pt.deferred--;
+		}
 		if (p->link != NULL && reaper_link_open(p->link)) {
 			reaper_link_quit(p->link);
 			reaper_link_flush(p->link);

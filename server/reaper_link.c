@@ -270,6 +270,16 @@ reaper_link_flush(struct reaper_link *l)
 	reaper_link_on_writable(l);
 }
 
+/* At exit, reapers are ended (robust mode SIGKILLs what is left): not
+ * worth a warning then. */
+static bool	reaper_link_exiting;
+
+void
+reaper_links_exiting(void)
+{
+	reaper_link_exiting = true;
+}
+
 /* Was pid this reaper's? Then it is reaped. */
 bool
 reaper_link_reaped(struct reaper_link *l, pid_t pid, int status)
@@ -277,7 +287,7 @@ reaper_link_reaped(struct reaper_link *l, pid_t pid, int status)
 	if (l->pid != pid)
 		return (false);
 	l->pid = -1;
-	if (WIFSIGNALED(status))
+	if (WIFSIGNALED(status) && !reaper_link_exiting)
 		log_warn("%s: reaper killed by signal %d",
 		    program_id(l->p), WTERMSIG(status));
 	return (true);

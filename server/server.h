@@ -212,6 +212,8 @@ bool	tmux_alive(void);
 bool	tmux_idle(void);
 /* Queue a command line (already quoted); cb gets its output. */
 void	tmux_command(const char *line, tmux_cb, void *arg);
+/* What to add to tmux's error text for a command ("" if nothing). */
+const char *tmux_error_hint(const char *out);
 /* Quote one word for tmux's command parser. */
 void	tmux_quote(struct buf *, const char *);
 char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
@@ -375,5 +377,6 @@ void		 reaper_link_pane(struct reaper_link *, const char *pane,
 void		 reaper_link_stop(struct reaper_link *, int64_t grace_ms);
 void		 reaper_link_flush(struct reaper_link *);
 bool		 reaper_link_reaped(struct reaper_link *, pid_t, int status);
+void		 reaper_links_exiting(void);
 
 #endif

@@ -84,6 +84,9 @@ static struct {
 	pid_t		 pid;		/* the control client, or -1 */
 	int		 in;		/* we read tmux's stdout */
 	int		 out;		/* we write tmux's stdin */
+	int		 err;		/* we read tmux's stderr, or -1 */
+	struct buf	 ebuf;		/* a line of it being read */
+	char		 said[256];	/* the last line it said there */
 	struct buf	 rbuf;
 	struct buf	 wbuf;
 	struct tmux_cmd	*head, *tail;	/* awaiting their blocks */
@@ -107,8 +110,8 @@ static struct {
 	char		 version[32];
 	bool		 version_ok;	/* 3.2a or newer */
 	char		**argv;		/* tmux + socket arguments */
-} tm = { .pid = -1, .in = -1, .out = -1, .lock_fd = -1, .vpid = -1,
-    .vfd = -1 };
+} tm = { .pid = -1, .in = -1, .out = -1, .err = -1, .lock_fd = -1,
+    .vpid = -1, .vfd = -1 };
 
 #define TMUX_LOCK_WAIT_MS	3000
 #define TMUX_LOCK_RETRY_MS	10	/* how often the loop tries it */
@@ -125,6 +128,7 @@ static int	tmux_spawn(char **);
 static void	tmux_build_argv(void);
 static void	tmux_on_event(int, int, void *);
 static void	tmux_on_writable(void);
+static void	tmux_read_err(void);
 static void	tmux_timer_add(void);
 
 /*
@@ -453,6 +457,39 @@ tmux_attach(void)
 	tmux_lock_done();
 }
 
+/*
+ * The control client's standard error: tmux says there why it could not
+ * connect or start (a socket directory it will not use, a server that
+ * exited). Each line is passed on to ours, and the last one kept for the
+ * error a tool then gives.
+ */
+static void
+tmux_read_err(void)
+{
+	char	 chunk[1024], *nl;
+	ssize_t	 n;
+
+	while (tm.err != -1 && (n = read(tm.err, chunk, sizeof chunk)) > 0) {
+		buf_add(&tm.ebuf, chunk, (size_t)n);
+		while ((nl = memchr(tm.ebuf.data, '\n', tm.ebuf.len)) != NULL) {
+			*nl = '\0';
+			if (nl > tm.ebuf.data) {
+				log_warn("tmux: %s", tm.ebuf.data);
+				snprintf(tm.said, sizeof tm.said, "%s",
+				    tm.ebuf.data);
+			}
+			buf_drain(&tm.ebuf, (size_t)(nl - tm.ebuf.data) + 1);
+		}
+		if (tm.ebuf.len > sizeof tm.said)	/* no line end: cut */
+			buf_reset(&tm.ebuf);
+	}
+	if (tm.err != -1 && n == 0) {
+		loop_fd_del(tm.err);
+		close(tm.err);
+		tm.err = -1;
+	}
+}
+
 /* Close the client's descriptors and send it sig (it is reaped with the
  * others). */
 static void
@@ -467,6 +504,12 @@ tmux_close_client(int sig)
 		loop_fd_del(tm.out);
 		close(tm.out);
 		tm.out = -1;
+	}
+	tmux_read_err();
+	if (tm.err != -1) {
+		loop_fd_del(tm.err);
+		close(tm.err);
+		tm.err = -1;
 	}
 	if (tm.pid > 0)
 		kill(tm.pid, sig);
@@ -485,7 +528,9 @@ tmux_close_client(int sig)
 static void
 tmux_attach_timeout(void)
 {
-	log_warn("tmux control client %ld did not attach in %d ms%s",
+	/* (A loaded machine can be that slow: said only if it matters,
+	 * when the last try fails.) */
+	log_debug("tmux control client %ld did not attach in %d ms%s",
 	    (long)tm.pid, TMUX_ATTACH_MS, tm.attach_tries + 1 <
 	    TMUX_ATTACH_TRIES ? "; starting another" : "");
 	if (++tm.attach_tries >= TMUX_ATTACH_TRIES) {
@@ -959,7 +1004,7 @@ tmux_spawn(char **cause)
 {
 	struct spawn		 sp;
 	enum spawn_stage	 stage;
-	int			 in[2], out[2], err;
+	int			 in[2], out[2], ep[2], err;
 	char			*argv[24], pidarg[32];
 	size_t			 n = 0, i;
 	pid_t			 parent = getpid(), pid;
@@ -974,6 +1019,8 @@ tmux_spawn(char **cause)
 		close(in[1]);
 		return (-1);
 	}
+	if (pipe2(ep, O_CLOEXEC) == -1)
+		ep[0] = ep[1] = -1;	/* its stderr is then nobody's */
 	snprintf(pidarg, sizeof pidarg, "%ld", (long)parent);
 	for (i = 0; tm.argv[i] != NULL; i++)
 		argv[n++] = tm.argv[i];
@@ -998,17 +1045,20 @@ tmux_spawn(char **cause)
 	sp.flags = SPAWN_SETSID | SPAWN_SEARCH;
 	sp.fds[0] = out[0];
 	sp.fds[1] = in[1];
-	sp.fds[2] = fcntl(STDERR_FILENO, F_GETFD) != -1 ? STDERR_FILENO :
-	    SPAWN_NULL;
+	sp.fds[2] = ep[1] != -1 ? ep[1] : SPAWN_NULL;
 	sp.nfds = 3;
 	sp.hook = tmux_spawn_hook;
 	sp.hook_arg = &parent;
 	pid = cspawn_start(&sp, &stage, &err);
 	close(out[0]);
 	close(in[1]);
+	if (ep[1] != -1)
+		close(ep[1]);
 	if (pid == -1 || stage != SPAWN_OK) {
 		close(in[0]);
 		close(out[1]);
+		if (ep[0] != -1)
+			close(ep[0]);
 		if (pid == -1)
 			xasprintf(cause, "fork: %s", fd_strerror(err));
 		else
@@ -1019,10 +1069,17 @@ tmux_spawn(char **cause)
 	tm.pid = pid;
 	tm.in = in[0];
 	tm.out = out[1];
+	tm.err = ep[0];
+	tm.said[0] = '\0';
+	buf_reset(&tm.ebuf);
 	fd_nonblock(tm.in, 1);
 	fd_nonblock(tm.out, 1);
 	loop_fd_add(tm.in, LOOP_READ, tmux_on_event, NULL);
 	loop_fd_add(tm.out, 0, tmux_on_event, NULL);
+	if (tm.err != -1) {
+		fd_nonblock(tm.err, 1);
+		loop_fd_add(tm.err, LOOP_READ, tmux_on_event, NULL);
+	}
 	tm.attach_deadline = now_ms() + TMUX_ATTACH_MS;
 	log_debug("control client %ld on %s", (long)tm.pid,
 	    cfg.socket_path ? cfg.socket_path : cfg.socket_name ?
@@ -1068,12 +1125,21 @@ tmux_fail(const char *why)
 static void
 tmux_dead(const char *why)
 {
-	bool	exiting = tm.state == TMUX_EXITING ||
+	bool	 exiting = tm.state == TMUX_EXITING ||
 		    strcmp(why, TMUX_WHY_EXIT) == 0;
+	bool	 attaching = tm.state == TMUX_STARTING ||
+		    tm.state == TMUX_PROBING;
+	char	*said = NULL;
 
 	if (tm.state == TMUX_DOWN || (tm.state == TMUX_EXITING &&
 	    !tmux_client_up()))
 		return;
+	/* What tmux said on its way out says more than how it went. */
+	tmux_read_err();
+	if (!exiting && tm.said[0] != '\0') {
+		xasprintf(&said, "%s; tmux said: %s", why, tm.said);
+		why = said;
+	}
 	if (exiting)
 		log_debug("tmux control client closed (%s)", why);
 	else {
@@ -1089,8 +1155,13 @@ tmux_dead(const char *why)
 	tm.idle_pane = NULL;
 	tmux_close_client(SIGTERM);
 	free(tm.failure);
-	xasprintf(&tm.failure, "the tmux server went away (%s); the next "
-	    "start_program starts it again", why);
+	if (attaching && tm.said[0] != '\0')
+		xasprintf(&tm.failure, "tmux could not be started or attached "
+		    "to: %s", tm.said);
+	else
+		xasprintf(&tm.failure, "the tmux server went away (%s); the "
+		    "next start_program starts it again", why);
+	free(said);
 	tmux_fail_queue(tm.failure);
 }
 
@@ -1101,6 +1172,22 @@ tmux_stop(void)
 {
 	tm.state = TMUX_EXITING;
 	tmux_dead(TMUX_WHY_EXIT);
+}
+
+/*
+ * What to add to an error tmux gave for a command, if it says why: tmux
+ * out of descriptors says "Too many open files" (a fork or an open of a
+ * pane's terminal failing), which names neither the limit nor the fix.
+ */
+const char *
+tmux_error_hint(const char *out)
+{
+	if (out != NULL && (strstr(out, "Too many open files") != NULL ||
+	    strstr(out, "fork failed") != NULL))
+		return (" (the tmux server has run out of descriptors: its "
+		    "RLIMIT_NOFILE is used up; raise it with ulimit -n before "
+		    "tmux starts, or stop some programs)");
+	return ("");
 }
 
 /* Queue a command line (already quoted); cb gets its output. */
@@ -1301,6 +1388,8 @@ tmux_on_event(int fd, int fired, void *arg)
 		tmux_on_writable();
 	else if (fd == tm.in && (fired & LOOP_READ))
 		tmux_on_readable();
+	else if (fd == tm.err && (fired & LOOP_READ))
+		tmux_read_err();
 }
 
 /* Was pid the control client or the version probe? Then it is reaped. */

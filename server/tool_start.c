@@ -246,6 +246,14 @@ tool_start_run_answer(struct tool_start_wait *w)
 
 	max_lines = w->max_lines > 0 ? (size_t)w->max_lines : SIZE_MAX;
 	tool_start_done(w);
+	if (ended && !program_launched(p) && text->len == 0 &&
+	    strcmp(program_outcome(p), "gone") == 0 && program_why(p) != NULL) {
+		/* It never ran: tmux could not give it a pane it could run
+		 * in (pipe-pane failed, say). A failed start, not a run. */
+		tools_error(req, "the program could not be started: %s",
+		    program_why(p));
+		return;
+	}
 	if (!ended && program_state(p) != PROGRAM_STOPPING) {
 		/* While it runs, its text ends on a line break. */
 		upto = textbuf_line_start(text);

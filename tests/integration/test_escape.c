@@ -846,6 +846,175 @@ test_tmux_killed_in_flight(void **state)
 	assert_int_equal(left, 0);
 }
 
+/*
+ * Pins: a tmux server out of descriptors (started under a limit of 30)
+ * makes start_program and run_program fail with an error that names
+ * RLIMIT_NOFILE and ulimit -n, and run_program says isError: true.
+ * Before, the tool said "fork failed: Too many open files", and a
+ * run_program whose pipe-pane failed answered isError: false, gone.
+ */
+static void
+test_tmux_out_of_fds(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 cmd[800];
+	int		 i, failed = -1;
+
+	(void)state;
+	assert_int_equal(pmx_prepare(&c), 0);
+	snprintf(cmd, sizeof cmd, "prlimit --nofile=30:30 '%s' -S '%s' -f "
+	    "/dev/null new-session -d -s base cat", pmx_tmux_bin(), c.sock);
+	assert_int_equal(system(cmd), 0);
+	c.own_tmux = true;
+	assert_int_equal(pmx_spawn(&c, NULL, true), 0);
+	for (i = 0; i < 30 && failed == -1; i++) {
+		d = pmx_call(&c, "start_program", "{\"argv\":[\"sleep\","
+		    "\"60\"]}", 20000);
+		assert_non_null(d);
+		if (pmx_is_error(d)) {
+			failed = i;
+			print_message("start %d: %s\n", i, pmx_text(d));
+			assert_non_null(strstr(pmx_text(d), "RLIMIT_NOFILE"));
+			assert_non_null(strstr(pmx_text(d), "ulimit -n"));
+		}
+		json_doc_free(d);
+	}
+	assert_true(failed > 0);
+	for (i = 0; i < 3; i++) {
+		d = pmx_call(&c, "run_program", "{\"argv\":[\"echo\",\"x\"]}",
+		    20000);
+		assert_non_null(d);
+		print_message("run %d: error %d: %s\n", i, pmx_is_error(d),
+		    pmx_text(d));
+		assert_true(pmx_is_error(d));
+		assert_non_null(strstr(pmx_text(d), "RLIMIT_NOFILE"));
+		json_doc_free(d);
+	}
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/*
+ * Pins: a tmux that refuses its socket directory (TMUX_TMPDIR's tmux-UID
+ * writable by others) makes a tool fail with what tmux said ("unsafe
+ * permissions"), not only "the tmux server went away".
+ */
+static void
+test_tmux_refuses(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 tt[400], ttenv[450], sub[500];
+	const char	*env[] = { ttenv, "PROGMUX_SOCKET_NAME=refused",
+	    "PROGMUX_SOCKET_PATH=", NULL };
+
+	(void)state;
+	assert_int_equal(pmx_prepare(&c), 0);
+	snprintf(tt, sizeof tt, "%s/tt", c.dir);
+	snprintf(sub, sizeof sub, "%s/tmux-%u", tt, (unsigned)getuid());
+	assert_int_equal(mkdir(tt, 0700), 0);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(chmod(sub, 0777), 0);
+	snprintf(ttenv, sizeof ttenv, "TMUX_TMPDIR=%s", tt);
+	assert_int_equal(pmx_spawn(&c, env, true), 0);
+	d = pmx_call(&c, "run_program", "{\"argv\":[\"true\"]}", 20000);
+	assert_non_null(d);
+	print_message("%s\n", pmx_text(d));
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "unsafe permissions"));
+	json_doc_free(d);
+	pmx_close(&c);
+}
+
+/*
+ * Pins: --check tries the runtime directory's filesystem: full (a 4 MiB
+ * tmpfs filled up), it says NOT USABLE and why, with a fix line, and
+ * exits 1; with room again, ok and 0. Before, it said ok either way.
+ * Needs root (mount); without it the test says it cannot run and fails.
+ */
+static void
+test_check_full(void **state)
+{
+	struct pmx	 c;
+	char		 mnt[400], cmd[1200], *out, *argv[3];
+	int		 st, round;
+
+	(void)state;
+	assert_int_equal(pmx_prepare(&c), 0);
+	snprintf(mnt, sizeof mnt, "%s/mnt", c.dir);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=4m,mode=700 tmpfs "
+	    "'%s'", mnt);
+	if (system(cmd) != 0)
+		fail_msg("cannot mount a tmpfs (this test needs root)");
+	snprintf(cmd, sizeof cmd, "dd if=/dev/zero of='%s/fill' bs=64k "
+	    "2>/dev/null; true", mnt);
+	assert_int_equal(system(cmd), 0);
+	for (round = 0; round < 2; round++) {
+		snprintf(cmd, sizeof cmd, "TMPDIR='%s' '%s' --check", mnt,
+		    getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
+		    "build/progmux");
+		argv[0] = (char *)"sh";
+		argv[1] = (char *)"-c";
+		argv[2] = cmd;
+		{
+			char *a[] = { argv[0], argv[1], argv[2], NULL };
+
+			out = pmx_run_capture(a, &st);
+		}
+		assert_non_null(out);
+		print_message("%s--check exit %d\n", out, st);
+		if (round == 0) {
+			assert_int_equal(st, 1);
+			assert_non_null(strstr(out, "runtime dir:"));
+			assert_non_null(strstr(out, "NOT USABLE"));
+			assert_non_null(strstr(out, "fix: free space"));
+		} else {
+			assert_int_equal(st, 0);
+			assert_null(strstr(out, "NOT USABLE"));
+		}
+		free(out);
+		snprintf(cmd, sizeof cmd, "rm -f '%s/fill'", mnt);
+		assert_int_equal(system(cmd), 0);
+	}
+	snprintf(cmd, sizeof cmd, "umount '%s'", mnt);
+	assert_int_equal(system(cmd), 0);
+	pmx_close(&c);
+}
+
+/*
+ * Pins: stdin closed right after a start_program (the front exits while
+ * the start is in flight): exit 0, nothing said on stderr but the start
+ * line, nothing left. Before, "cannot open FIFOs in the runtime
+ * directory" was once printed.
+ */
+static void
+test_eof_after_start(void **state)
+{
+	struct pmx	 c;
+	char		 n[32], args[200], *nl;
+	int		 i;
+
+	(void)state;
+	needle(n, sizeof n, 9);
+	for (i = 0; i < 10; i++) {
+		open_mode(&c, i % 2, NULL);
+		snprintf(args, sizeof args, "{\"name\":\"start_program\","
+		    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"exec %s\"]}}", n);
+		pmx_send(&c, "tools/call", args);
+		usleep((useconds_t)(i * 3000));
+		close(c.to);
+		c.to = -1;
+		assert_int_equal(pmx_wait_exit(&c, 10000), 0);
+		pmx_drain_err(&c);
+		nl = strchr(buf_cstr(&c.errlog), '\n');
+		if (nl != NULL && nl[1] != '\0')
+			fail_msg("said more than the start line: %s", nl + 1);
+		assert_int_equal(wait_none(n, 3000), 0);
+		pmx_close(&c);
+	}
+}
+
 int
 main(void)
 {
@@ -861,6 +1030,10 @@ main(void)
 		cmocka_unit_test(test_reaper_stopped),
 		cmocka_unit_test(test_pane_history_cells),
 		cmocka_unit_test(test_tmux_killed_in_flight),
+		cmocka_unit_test(test_tmux_out_of_fds),
+		cmocka_unit_test(test_tmux_refuses),
+		cmocka_unit_test(test_check_full),
+		cmocka_unit_test(test_eof_after_start),
 	};
 
 	/* PMX_TEST_FILTER=name runs only the matching tests. */
