@@ -553,14 +553,14 @@ robust_tmux_escape(enum front_end how)
 	static const char *what[] = { "stdin EOF", "front SIGKILLed",
 	    "keeper SIGKILLed" };
 	struct pmx	 c;
-	char		 n[4][32], args[1400], *sock, *dir, *q;
+	char		 n[5][32], args[1400], *sock, *dir, *q;
 	int		 left, i;
 
 	open_mode(&c, true, NULL);
 	sock = socket_of(&c);
 	dir = rundir_of(&c);
-	for (i = 0; i < 4; i++)
-		needle(n[i], sizeof n[i], 4 + i);
+	for (i = 0; i < 5; i++)
+		needle(n[i], sizeof n[i], i < 4 ? 4 + i : 0);
 	/* The program finds the private server by its path (it is not in
 	 * its environment) and leaves work there: a window ignoring
 	 * SIGHUP, a run-shell job; and a setsid daemon ignoring SIGHUP. */
@@ -568,15 +568,17 @@ robust_tmux_escape(enum front_end how)
 	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"tmux -S \\\"$0\\\" "
 	    "new-window -d \\\"trap '' HUP; exec %s\\\"; tmux -S \\\"$0\\\" "
 	    "run-shell -b 'exec %s'; setsid sh -c \\\"trap '' HUP TERM; exec "
-	    "%s\\\" & tmux new-window -d '%s' 2>/dev/null; exec sleep 600\", "
-	    "%s]}", n[0], n[1], n[2], n[3], q);
+	    "%s\\\" & tmux new-window -d '%s' 2>/dev/null; exec %s\", "
+	    "%s]}", n[0], n[1], n[2], n[3], n[4], q);
 	free(q);
 	free(pmx_start_program(&c, args, NULL));
 	assert_true(wait_some(n[0], 1, 10000) >= 1);
 	assert_true(wait_some(n[1], 1, 10000) >= 1);
 	assert_true(wait_some(n[2], 1, 10000) >= 1);
-	/* Without TMUX, a plain `tmux new-window` reached no server. */
-	assert_int_equal(pmx_count_procs(n[3]), 0);
+	/* Once the program's shell is done (its last exec), a plain `tmux
+	 * new-window` without TMUX reached no server. */
+	assert_int_equal(wait_some(n[4], 1, 10000), 1);
+	assert_true(wait_none(n[3], 2000) == 0);
 	switch (how) {
 	case FE_EOF:
 		assert_int_equal(pmx_close(&c), 0);
@@ -590,10 +592,11 @@ robust_tmux_escape(enum front_end how)
 	}
 	for (left = 0, i = 0; i < 3; i++)
 		left += wait_none(n[i], 5000);
-	print_message("robust, %s: %d of 3 processes left; runtime "
+	left += wait_none(n[4], 5000);
+	print_message("robust, %s: %d of 4 processes left; runtime "
 	    "directory %s\n", what[how], left, wait_path_gone(dir, 5000) ?
 	    "gone" : "LEFT");
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 5; i++)
 		pmx_kill_procs(n[i]);
 	assert_int_equal(left, 0);
 	assert_true(wait_path_gone(dir, 5000));
