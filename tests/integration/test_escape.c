@@ -933,7 +933,7 @@ test_tmux_refuses(void **state)
  * Pins: --check tries the runtime directory's filesystem: full (a 4 MiB
  * tmpfs filled up), it says NOT USABLE and why, with a fix line, and
  * exits 1; with room again, ok and 0. Before, it said ok either way.
- * Needs root (mount); without it the test says it cannot run and fails.
+ * Needs root (mount): skipped, saying so, without it.
  */
 static void
 test_check_full(void **state)
@@ -948,8 +948,13 @@ test_check_full(void **state)
 	assert_int_equal(mkdir(mnt, 0700), 0);
 	snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=4m,mode=700 tmpfs "
 	    "'%s'", mnt);
+	if (geteuid() != 0) {
+		print_message("not root: no tmpfs to fill; skipped\n");
+		pmx_close(&c);
+		skip();
+	}
 	if (system(cmd) != 0)
-		fail_msg("cannot mount a tmpfs (this test needs root)");
+		fail_msg("cannot mount a tmpfs as root");
 	snprintf(cmd, sizeof cmd, "dd if=/dev/zero of='%s/fill' bs=64k "
 	    "2>/dev/null; true", mnt);
 	assert_int_equal(system(cmd), 0);
