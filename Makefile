@@ -206,6 +206,14 @@ uninstall:
 demo: all
 	PROGMUX_BIN=$(B)/progmux node scripts/demo.mjs
 
+# The output FIFO's records, read by the reaper (reaper/record.c).
+build/fuzz/fuzz_record: tests/fuzz/fuzz_record.c reaper/record.c reaper/record.h \
+    $(COMMON_SRC) $(wildcard common/*.h)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -Ireaper -std=gnu11 -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -o $@ $< reaper/record.c \
+	    $(COMMON_SRC) $(PKG_LIBS)
+
 # The front's JSON-RPC input path (mcp.c, tools.c, the tools) under
 # libFuzzer: every server module but main.c, the embedded schemas and
 # common/. fork() and posix_spawn() are wrapped so no child can ever be
