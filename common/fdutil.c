@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 
 #include "fdutil.h"
+#include "osdep.h"
 
 int
 fd_nonblock(int fd, int on)
@@ -101,7 +101,7 @@ fd_cloexec_from(int lowfd)
 {
 	int	fd, max;
 
-	if (syscall(SYS_close_range, lowfd, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+	if (osdep_close_range(lowfd, -1, 1) == 0)
 		return;
 	for (fd = lowfd, max = fd_max(); fd < max; fd++)
 		fd_cloexec(fd, 1);
@@ -113,12 +113,12 @@ fd_closefrom(int lowfd, int keep)
 	int	fd, max;
 
 	if (keep < lowfd) {
-		if (syscall(SYS_close_range, lowfd, ~0U, 0) == 0)
+		if (osdep_close_range(lowfd, -1, 0) == 0)
 			return;
 	} else {
 		if ((keep == lowfd ||
-		    syscall(SYS_close_range, lowfd, keep - 1, 0) == 0) &&
-		    syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
+		    osdep_close_range(lowfd, keep - 1, 0) == 0) &&
+		    osdep_close_range(keep + 1, -1, 0) == 0)
 			return;
 	}
 	for (fd = lowfd, max = fd_max(); fd < max; fd++)

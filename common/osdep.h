@@ -14,6 +14,48 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include <signal.h>
+#include <stddef.h>
+
+/* What progmux reads of another process: its state letter, parent,
+ * process group, session, controlling terminal (a device number, 0 for
+ * none) and that terminal's foreground group. */
+struct osdep_proc {
+	char	state;		/* 'R', 'S', 'Z' ... */
+	pid_t	ppid;
+	pid_t	pgrp;
+	pid_t	sid;
+	int	tty;
+	pid_t	tpgid;
+};
+
+/* pid's particulars; -1 with errno if it is gone or cannot be read. */
+int	osdep_proc(pid_t pid, struct osdep_proc *);
+/* pid's children (of its main thread), up to max into out; how many. */
+int	osdep_children(pid_t pid, pid_t *out, int max);
+/* pid's command line, its words NUL-separated, into buf (at most size
+ * bytes); its length, or -1. */
+ssize_t	osdep_cmdline(pid_t pid, char *buf, size_t size);
+/* The path of our own executable into buf; -1 if it cannot be had. */
+int	osdep_self_exe(char *buf, size_t size);
+/* A path that names the file descriptor fd of ours refers to (for a
+ * name in a directory, dfd and name: a path by which another call can
+ * reach that entry without the directory's own path). -1 if too long. */
+int	osdep_fd_path(int fd, const char *name, char *buf, size_t size);
+
+/*
+ * Signals as a readable descriptor: the signals in set are blocked and
+ * arrive on the descriptor returned (close-on-exec, non-blocking), or -1
+ * with errno. osdep_signal_next gives the next one waiting (its number,
+ * and the pid that sent it, 0 if none), 1; or 0 once none waits.
+ */
+int	osdep_signals(const sigset_t *set);
+int	osdep_signal_next(int fd, int *signo, pid_t *from);
+
+/* Close (or, with cloexec, mark close-on-exec) descriptors lowfd to
+ * highfd; -1 if the system cannot do it in one call (the caller loops). */
+int	osdep_close_range(int lowfd, int highfd, int cloexec);
+
 /* A descriptor that becomes readable when pid exits (close-on-exec), or
  * -1 with errno (ESRCH: it has exited already). */
 int	osdep_pidfd(pid_t pid);
@@ -30,5 +72,8 @@ int	osdep_parent_death(int sig, pid_t parent);
  * sig 0: only counted), or -1 with errno if the table cannot be read.
  */
 int	osdep_signal_descendants(pid_t root, int sig);
+/* The same for every process whose group is pgrp or whose session is sid
+ * (either may be 0: none), apart from us: what a gone launcher left. */
+int	osdep_signal_group_session(pid_t pgrp, pid_t sid, int sig);
 
 #endif

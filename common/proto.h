@@ -66,8 +66,8 @@
 
 /* front -> reaper */
 #define MSG_START	"start"	/* id argv dir width height lifetime_ms
-				   keep_pane max_text out ctl err tmux[]
-				   input separate_stderr */
+				   keep_pane max_text err robust rundir
+				   tmux[] input separate_stderr */
 #define MSG_PANE	"pane"	/* pane pid: pipe-pane is attached, go */
 #define MSG_STOP	"stop"	/* grace_ms: end the program (stop_program) */
 #define MSG_QUIT	"quit"	/* forget it: end what runs, exit, no report */

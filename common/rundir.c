@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "osdep.h"
 #include "rundir.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -94,8 +95,7 @@ rundir_listening(int dfd, const char *name, int64_t wait_ms)
 
 	memset(&sa, 0, sizeof sa);
 	sa.sun_family = AF_UNIX;
-	if ((size_t)snprintf(sa.sun_path, sizeof sa.sun_path,
-	    "/proc/self/fd/%d/%s", dfd, name) >= sizeof sa.sun_path)
+	if (osdep_fd_path(dfd, name, sa.sun_path, sizeof sa.sun_path) == -1)
 		return (true);
 	for (;;) {
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 
 #include "fdutil.h"
+#include "osdep.h"
 #include "reaper.h"
 #include "rundir.h"
 #include "timeutil.h"
@@ -36,19 +36,6 @@
 #define IDLE_LINGER_MS	250	/* then, before the window closes */
 #define IDLE_RUNDIR_WAIT_MS 3000 /* for a private server to let go */
 
-/* A pidfd for pid, or -1 (errno ESRCH: it is gone already). */
-static int
-idle_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	return ((int)syscall(SYS_pidfd_open, pid, 0));
-#else
-	(void)pid;
-	errno = ENOSYS;
-	return (-1);
-#endif
-}
-
 static int	idle_wait(const char *);
 
 /*
@@ -58,28 +45,15 @@ static int	idle_wait(const char *);
 static int
 idle_kids(pid_t front, int *fds, int max)
 {
-	char	 path[64], buf[512], *p, *end;
-	long	 kid;
-	ssize_t	 len;
-	int	 fd, n = 0;
+	pid_t	kids[IDLE_KIDS_MAX];
+	int	i, n, m = 0;
 
-	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children",
-	    (long)front, (long)front);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (0);
-	len = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (len <= 0)
-		return (0);
-	buf[len] = '\0';
-	for (p = buf; n < max; p = end) {
-		kid = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		if ((fds[n] = idle_pidfd((pid_t)kid)) != -1)
-			n++;
-	}
-	return (n);
+	n = osdep_children(front, kids, max < IDLE_KIDS_MAX ? max :
+	    IDLE_KIDS_MAX);
+	for (i = 0; i < n; i++)
+		if ((fds[m] = osdep_pidfd(kids[i])) != -1)
+			m++;
+	return (m);
 }
 
 /*
@@ -188,7 +162,7 @@ idle_wait(const char *arg)
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	if ((pidfd = idle_pidfd(front)) == -1 && errno == ESRCH)
+	if ((pidfd = osdep_pidfd(front)) == -1 && errno == ESRCH)
 		return (0);
 	if (pidfd == -1 && kill(front, 0) == -1 && errno == ESRCH)
 		return (0);

@@ -49,8 +49,6 @@
 #include <termios.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "cspawn.h"
@@ -339,7 +337,7 @@ launch_on_deadline(void)
 }
 
 /*
- * Signals, from the signalfd. HUP: the pane or the server is going.
+ * Signals, from their descriptor (osdep.h). HUP: the pane or the server is going.
  * INT, QUIT, TERM: for the program (C-c typed while we still had the
  * terminal, or someone ending us). USR2 or USR1 from the program itself:
  * the login shell of inheritShell found argv[0] missing (127) or not
@@ -349,10 +347,11 @@ launch_on_deadline(void)
 static void
 launch_signals(void)
 {
-	struct signalfd_siginfo	si;
+	pid_t	from;
+	int	signo;
 
-	while (read(l.sigfd, &si, sizeof si) == sizeof si) {
-		switch (si.ssi_signo) {
+	while (osdep_signal_next(l.sigfd, &signo, &from)) {
+		switch (signo) {
 		case SIGHUP:
 			launch_hangup();
 			break;
@@ -360,17 +359,17 @@ launch_signals(void)
 		case SIGQUIT:
 		case SIGTERM:
 			if (l.state == L_RUNNING) {
-				kill(-l.child, (int)si.ssi_signo);
-				if (si.ssi_signo == SIGTERM)
+				kill(-l.child, signo);
+				if (signo == SIGTERM)
 					kill(-l.child, SIGCONT);
-			} else if (si.ssi_signo == SIGTERM)
+			} else if (signo == SIGTERM)
 				launch_hangup();
 			break;
 		case SIGUSR1:
 		case SIGUSR2:
-			if (l.child > 0 && (pid_t)si.ssi_pid == l.child) {
+			if (l.child > 0 && from == l.child) {
 				l.noexec = true;
-				l.noexec_status = si.ssi_signo == SIGUSR2 ?
+				l.noexec_status = signo == SIGUSR2 ?
 				    127 : 126;
 			}
 			break;
@@ -499,11 +498,8 @@ launch_front_pidfd(bool *gone)
 	int		 fd = -1;
 
 	*gone = false;
-#ifdef SYS_pidfd_open
-	if (pid > 1 && (fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) ==
-	    -1 && errno == ESRCH)
+	if (pid > 1 && (fd = osdep_pidfd((pid_t)pid)) == -1 && errno == ESRCH)
 		*gone = true;
-#endif
 	unsetenv("PROGMUX_FRONT_PID");
 	return (fd);
 }
@@ -518,11 +514,10 @@ launch_front_pidfd(bool *gone)
 static void __attribute__((noreturn))
 launch_guard_sweep(int sigfd, int status)
 {
-	struct signalfd_siginfo	si;
 	struct pollfd		pfd = { sigfd, POLLIN, 0 };
 	siginfo_t		info;
 	int64_t			kill_at = now_ms() + LAUNCH_GUARD_GRACE_MS;
-	int			sig = SIGTERM;
+	int			sig = SIGTERM, signo;
 
 	for (;;) {
 		while (waitpid(-1, NULL, WNOHANG) > 0)
@@ -538,7 +533,7 @@ launch_guard_sweep(int sigfd, int status)
 			kill_at = now_ms() + LAUNCH_RECHECK_MS; /* zombies */
 		poll(&pfd, 1, sig == SIGKILL ? LAUNCH_RECHECK_MS :
 		    poll_timeout(kill_at));
-		while (read(sigfd, &si, sizeof si) == sizeof si)
+		while (osdep_signal_next(sigfd, &signo, NULL))
 			;
 	}
 }
@@ -548,17 +543,16 @@ launch_guard_sweep(int sigfd, int status)
 static void __attribute__((noreturn))
 launch_guard_run(pid_t launcher)
 {
-	struct signalfd_siginfo	si;
 	struct pollfd		pfd;
 	sigset_t		set;
 	pid_t			pid;
-	int			sigfd, st;
+	int			sigfd, st, signo;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGTERM);
-	if ((sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
+	if ((sigfd = osdep_signals(&set)) == -1)
 		_exit(1);	/* the launcher hears of it (SIGHUP) */
 	pfd = (struct pollfd){ sigfd, POLLIN, 0 };
 	for (;;) {
@@ -567,9 +561,9 @@ launch_guard_run(pid_t launcher)
 				launch_guard_sweep(sigfd, st);
 		if (poll(&pfd, 1, -1) == -1 && errno != EINTR)
 			_exit(1);
-		while (read(sigfd, &si, sizeof si) == sizeof si)
-			if (si.ssi_signo != SIGCHLD)
-				kill(launcher, (int)si.ssi_signo);
+		while (osdep_signal_next(sigfd, &signo, NULL))
+			if (signo != SIGCHLD)
+				kill(launcher, signo);
 	}
 }
 
@@ -618,7 +612,7 @@ launch_main(const char *dir, const char *id, const char *ctl)
 	/*
 	 * Until the program has the terminal we are its foreground group: a
 	 * C-c or C-\ typed as soon as the pane exists signals us. Held
-	 * (blocked, read from the signalfd) they are passed on to the
+	 * (blocked, read from their descriptor) they are passed on to the
 	 * program once it runs, as if typed a moment later; job control
 	 * keys are ignored.
 	 */
@@ -653,10 +647,9 @@ launch_main(const char *dir, const char *id, const char *ctl)
 		return (1);
 	}
 	unlinkat(l.dfd, ctl, 0);	/* the reaper holds the other end */
-	if ((l.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) ==
-	    -1) {
-		dprintf(STDERR_FILENO, "progmux: signalfd: %s\n",
-		    strerror(errno));
+	if ((l.sigfd = osdep_signals(&set)) == -1) {
+		dprintf(STDERR_FILENO, "progmux: cannot take signals as "
+		    "events: %s\n", strerror(errno));
 		return (1);
 	}
 	osdep_subreaper();

@@ -13,7 +13,7 @@
  * deadline, and a table (fsm.c) that names for each (state, event) the
  * action below to run and the state that follows. One poll loop turns
  * what happens into events: frames from the front, FIFO data or EOF, the
- * launcher's exit (a pidfd), the deadline, signals (a signalfd), and the
+ * launcher's exit (a pidfd), the deadline, signals (osdep.h), and the
  * exit of the kill-pane child.
  *
  * Stopping (stop_program, or the lifetime's end) is ours: SIGTERM and
@@ -33,7 +33,6 @@
  * dropped unstripped. The FIFO is read however slow the front is, so
  * the pane's writer, and tmux behind it, never wait for us.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -44,9 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "fdutil.h"
@@ -54,6 +51,7 @@
 #include "fsm.h"
 #include "log.h"
 #include "marker.h"
+#include "osdep.h"
 #include "proto.h"
 #include "reaper.h"
 #include "record.h"
@@ -379,13 +377,6 @@ reaper_fail(const char *why)
 static int
 reaper_signal_left(int sig)
 {
-	DIR		*d;
-	struct dirent	*de;
-	char		 path[64], line[512], *p, state;
-	int		 ppid, pgrp, sess, n = 0, fd;
-	ssize_t		 len;
-	pid_t		 pid, self = getpid();
-
 	if (r.prog_pid <= 0 && r.pane_pid <= 0)
 		return (0);
 	if (r.prog_pid > 0 && sig != 0) {
@@ -393,36 +384,7 @@ reaper_signal_left(int sig)
 		if (sig == SIGTERM)
 			kill(-r.prog_pid, SIGCONT);
 	}
-	if ((d = opendir("/proc")) == NULL)
-		return (0);
-	while ((de = readdir(d)) != NULL) {
-		if ((pid = (pid_t)atoi(de->d_name)) <= 0 || pid == self)
-			continue;
-		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-			continue;
-		len = read(fd, line, sizeof line - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		line[len] = '\0';
-		/* "pid (comm) state ppid pgrp session ...": comm may hold
-		 * anything, so parse from its last ')'. */
-		if ((p = strrchr(line, ')')) == NULL ||
-		    sscanf(p + 1, " %c %d %d %d", &state, &ppid, &pgrp,
-		    &sess) != 4 || state == 'Z')
-			continue;
-		if ((r.prog_pid > 0 && pgrp == r.prog_pid) ||
-		    (r.pane_pid > 0 && sess == r.pane_pid)) {
-			n++;
-			if (sig != 0)
-				kill(pid, sig);
-			if (sig == SIGTERM)
-				kill(pid, SIGCONT);
-		}
-	}
-	closedir(d);
-	return (n);
+	return (osdep_signal_group_session(r.prog_pid, r.pane_pid, sig));
 }
 
 /*
@@ -614,6 +576,7 @@ static enum fsm_event
 reaper_open_fifos(struct msg *m)
 {
 	r.err_name = msg_dup_str(m, "err");
+	r.rundir = msg_dup_str(m, "rundir");
 	r.robust = msg_get_bool(m, "robust");
 	if (r.out_fd == -1 || r.ctl_fd == -1 ||
 	    (r.err_name != NULL && r.err_fd == -1))
@@ -710,7 +673,7 @@ reaper_act_pane(enum fsm_event ev)
 	/* If the launcher is killed, its program is ours to end; gone
 	 * already, the same, found at once. */
 	if (r.pane_pid > 0) {
-		r.launcher_fd = (int)syscall(SYS_pidfd_open, r.pane_pid, 0);
+		r.launcher_fd = osdep_pidfd(r.pane_pid);
 		if (r.launcher_fd == -1 && errno == ESRCH) {
 			r.launcher_gone = true;
 			return (E_LAUNCHER_GONE);
@@ -1138,11 +1101,11 @@ reaper_read_sock(void)
 static void
 reaper_on_signals(void)
 {
-	struct signalfd_siginfo	si;
-	bool			go = false;
+	bool	go = false;
+	int	signo;
 
-	while (read(r.sigfd, &si, sizeof si) == sizeof si) {
-		if (si.ssi_signo == SIGCHLD)
+	while (osdep_signal_next(r.sigfd, &signo, NULL)) {
+		if (signo == SIGCHLD)
 			reaper_reap();
 		else
 			go = true;
@@ -1161,24 +1124,6 @@ reaper_on_launcher_exit(void)
 	reaper_event(E_LAUNCHER_GONE);
 }
 
-/* The runtime directory: where our lock file is. */
-static void
-reaper_find_rundir(void)
-{
-	char	path[PATH_MAX], *slash;
-	ssize_t	n;
-
-	n = readlink("/proc/self/fd/" PROTO_STR(PROTO_LOCK_FD), path,
-	    sizeof path - 1);
-	if (n <= 0)
-		return;
-	path[n] = '\0';
-	if ((slash = strrchr(path, '/')) == NULL ||
-	    strcmp(slash + 1, RUNDIR_LOCK) != 0)
-		return;		/* moved, or "(deleted)" */
-	*slash = '\0';
-	r.rundir = xstrdup(path);
-}
 
 /* A FIFO the front handed us as fd, or -1 (see reaper_open_fifos). */
 static int
@@ -1217,10 +1162,9 @@ reaper_setup(void)
 	r.ctl_fd = reaper_take_fifo(PROTO_CTL_FD);
 	r.err_fd = reaper_take_fifo(PROTO_ERR_FD);
 	if (fstat(PROTO_LOCK_FD, &st) == 0 && S_ISREG(st.st_mode)) {
-		/* Held while we live; where it is names the directory. */
+		/* Held while we live (rundir.h). */
 		r.lock_fd = PROTO_LOCK_FD;
 		fd_cloexec(r.lock_fd, 1);
-		reaper_find_rundir();
 	}
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
@@ -1228,10 +1172,9 @@ reaper_setup(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	if ((r.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) ==
-	    -1) {
-		log_warn("signalfd: %s", strerror(errno));
+	if ((r.sigfd = osdep_signals(&set)) == -1) {
+		log_warn("cannot take signals as events: %s",
+		    strerror(errno));
 		return (-1);
 	}
 	strip_init(&r.strip);

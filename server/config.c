@@ -17,6 +17,7 @@
 
 #include "fdutil.h"
 #include "log.h"
+#include "osdep.h"
 #include "proto.h"
 #include "rundir.h"
 #include "server.h"
@@ -371,15 +372,13 @@ static int
 config_reaper(char **cause)
 {
 	char	 self[PATH_MAX];
-	ssize_t	 n;
 	char	*slash;
 
-	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) == -1) {
+	if (osdep_self_exe(self, sizeof self) == -1) {
 		xasprintf(cause, "cannot find my own path: %s",
 		    strerror(errno));
 		return (-1);
 	}
-	self[n] = '\0';
 	if ((slash = strrchr(self, '/')) != NULL)
 		*slash = '\0';
 	xasprintf(&cfg.reaper_path, "%s/progmux-reaper", self);

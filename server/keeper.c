@@ -29,7 +29,6 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 
 #include "log.h"
@@ -65,11 +64,10 @@ keeper_sweep(void)
 static void __attribute__((noreturn))
 keeper_run(pid_t front)
 {
-	struct signalfd_siginfo	si;
 	struct pollfd		pfd;
 	sigset_t		set;
 	pid_t			pid;
-	int			sigfd, st = 0, ws, null;
+	int			sigfd, st = 0, ws, null, signo;
 	bool			done = false;
 
 	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
@@ -85,8 +83,8 @@ keeper_run(pid_t front)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
-	if ((sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) == -1)
-		fatalx("signalfd: %s", strerror(errno));
+	if ((sigfd = osdep_signals(&set)) == -1)
+		fatalx("cannot take signals as events: %s", strerror(errno));
 	pfd = (struct pollfd){ sigfd, POLLIN, 0 };
 	while (!done) {
 		while (!done && (pid = waitpid(-1, &ws, WNOHANG)) > 0) {
@@ -99,9 +97,9 @@ keeper_run(pid_t front)
 			break;
 		if (poll(&pfd, 1, -1) == -1 && errno != EINTR)
 			fatalx("poll: %s", strerror(errno));
-		while (read(sigfd, &si, sizeof si) == sizeof si)
-			if (si.ssi_signo != SIGCHLD)
-				kill(front, (int)si.ssi_signo);
+		while (osdep_signal_next(sigfd, &signo, NULL))
+			if (signo != SIGCHLD)
+				kill(front, signo);
 	}
 	if (cfg.robust)
 		keeper_sweep();

@@ -23,7 +23,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 
 #include "fdutil.h"
@@ -179,9 +178,8 @@ main_signals(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	if ((mn.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
-		fatalx("signalfd: %s", strerror(errno));
+	if ((mn.sigfd = osdep_signals(&set)) == -1)
+		fatalx("cannot take signals as events: %s", strerror(errno));
 	loop_fd_add(mn.sigfd, LOOP_READ, main_on_signal, NULL);
 }
 
@@ -189,15 +187,15 @@ main_signals(void)
 static void
 main_on_signal(int fd, int fired, void *arg)
 {
-	struct signalfd_siginfo	si;
+	int	signo;
 
 	(void)fired;
 	(void)arg;
-	while (read(fd, &si, sizeof si) == (ssize_t)sizeof si) {
-		if (si.ssi_signo == SIGCHLD)
+	while (osdep_signal_next(fd, &signo, NULL)) {
+		if (signo == SIGCHLD)
 			(void)programs_reap_children();
 		else if (!mn.quit) {
-			log_debug("signal %u: exiting", si.ssi_signo);
+			log_debug("signal %d: exiting", signo);
 			mn.quit = true;
 		}
 	}

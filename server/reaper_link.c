@@ -97,7 +97,7 @@ reaper_link_start_frame(struct reaper_link *l, struct pane *pn)
 	char				**tv = tmux_client_argv();
 	size_t				  n = 0;
 
-	msg_begin(&m, MSG_START, 13);
+	msg_begin(&m, MSG_START, 14);
 	msg_str(&m, "id", program_id(l->p));
 	msg_strv(&m, "argv", spec->argv, spec->argc);
 	msg_str(&m, "dir", spec->dir);
@@ -108,6 +108,7 @@ reaper_link_start_frame(struct reaper_link *l, struct pane *pn)
 	msg_int(&m, "max_text", cfg.output_max_bytes);
 	msg_str(&m, "err", pane_err_name(pn));
 	msg_bool(&m, "robust", cfg.robust);
+	msg_str(&m, "rundir", cfg.rundir);
 	if (spec->has_input)
 		msg_bin(&m, "input", spec->input ? spec->input : "",
 		    spec->input_len);

@@ -47,7 +47,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -56,6 +55,7 @@
 #include "fdutil.h"
 #include "frame.h"
 #include "log.h"
+#include "osdep.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -285,15 +285,12 @@ tmux_update_out(void)
 static bool
 tmux_is_our_idle(long pid)
 {
-	char	 path[64], cmd[4096], want[4096];
+	char	 cmd[4096], want[4096];
 	ssize_t	 n;
-	int	 fd, wn;
+	int	 wn;
 
-	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((n = osdep_cmdline((pid_t)pid, cmd, sizeof cmd)) <= 0)
 		return (false);
-	n = read(fd, cmd, sizeof cmd);
-	close(fd);
 	wn = snprintf(want, sizeof want, "%s%c--idle%c%ld%c%s%c",
 	    cfg.reaper_path, '\0', '\0', (long)getpid(), '\0', cfg.rundir,
 	    '\0');
@@ -979,15 +976,7 @@ fail:
 static int
 tmux_spawn_hook(void *arg)
 {
-	pid_t	parent = *(pid_t *)arg;
-
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
-		return (-1);
-	if (getppid() != parent) {
-		errno = ESRCH;
-		return (-1);
-	}
-	return (0);
+	return (osdep_parent_death(SIGTERM, *(pid_t *)arg));
 }
 
 /*

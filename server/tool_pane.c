@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "osdep.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -43,26 +44,13 @@ static struct {
 	char		*own;		/* or NULL */
 } tool_pane_seen;
 
-/* pid's parent, from /proc; 0 if it cannot be read. */
+/* pid's parent; 0 if it cannot be read. */
 static pid_t
 tool_pane_parent(pid_t pid)
 {
-	char	 path[64], buf[512], *rp;
-	FILE	*f;
-	size_t	 n;
-	long	 ppid;
+	struct osdep_proc	p;
 
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return (0);
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* "pid (comm) state ppid ...": comm may hold anything, even ")". */
-	if ((rp = strrchr(buf, ')')) == NULL ||
-	    sscanf(rp + 1, " %*c %ld", &ppid) != 1)
-		return (0);
-	return ((pid_t)ppid);
+	return (osdep_proc(pid, &p) == 0 ? p.ppid : 0);
 }
 
 /* Is pid progmux itself or one of its ancestors? */
