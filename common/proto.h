@@ -63,6 +63,7 @@
 #define PROTO_STR_(x)		#x
 #define PROTO_STR(x)		PROTO_STR_(x)	/* "5" for PROTO_LOCK_FD */
 #define PROTO_GRACE_MS		2000	/* SIGTERM, then SIGKILL this much later */
+#define PROTO_WRITER_WAIT_MS	10000	/* for the pane's writer to start */
 
 /* front -> reaper */
 #define MSG_START	"start"	/* id argv dir width height lifetime_ms
@@ -99,7 +100,9 @@
  * len being 4 bytes big-endian and seq counting records modulo 256, then
  * len bytes, then a 4-byte trailer 'M' 'P' seq kind. Kind 'd': bytes of the pane's output, at most
  * PIPE_RECORD_MAX; kind 'l': the writer dropped bytes (an 8-byte count),
- * because the reaper did not take them while PIPE_BACKLOG bytes waited.
+ * because the reaper did not take them while PIPE_BACKLOG bytes waited;
+ * kind 'h', empty, the writer's first: the FIFO is open and has no name
+ * any more (the launcher's gate opens only then).
  * A record that is not next in this order, or not closed by its trailer,
  * means someone else read from the FIFO: the reaper says output was lost
  * and goes on from the next whole record.
@@ -108,6 +111,7 @@
 #define PIPE_MAGIC1		'M'
 #define PIPE_DATA		'd'
 #define PIPE_LOST		'l'
+#define PIPE_HELLO		'h'	/* first, empty: the writer is there */
 #define PIPE_HEADER		8
 #define PIPE_TRAILER		4
 #define PIPE_RECORD_MAX		(64u * 1024)

@@ -12,6 +12,7 @@
 
 /* The rows of the states in which the program runs share most cells. */
 #define RUNNING_LIKE(self)						\
+	[E_PIPED] = C(IGNORE, self),					\
 	[E_QUIT] = C(QUIT, DONE),					\
 	[E_FRONT_GONE] = C(LEAVE, KILLPANE),				\
 	[E_FIFO_DATA] = C(READ, self),					\
@@ -39,10 +40,11 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 		[E_EXPIRE] = C(IGNORE, INIT),
 		[E_RELEASE] = C(IGNORE, INIT),
 		[E_LEFT_GONE] = C(IGNORE, INIT),
+		[E_PIPED] = C(IGNORE, INIT),
 	},
 	[S_WAIT_PANE] = {
 		[E_START] = C(UNEXPECTED, WAIT_PANE),
-		[E_PANE] = C(PANE, RUNNING),
+		[E_PANE] = C(PANE, GATE),
 		[E_STOP] = C(END_EARLY, DONE),
 		[E_QUIT] = C(QUIT, DONE),
 		[E_FRONT_GONE] = C(LEAVE, KILLPANE),
@@ -58,6 +60,30 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 		[E_EXPIRE] = C(IGNORE, WAIT_PANE),
 		[E_RELEASE] = C(IGNORE, WAIT_PANE),
 		[E_LEFT_GONE] = C(IGNORE, WAIT_PANE),
+		[E_PIPED] = C(IGNORE, WAIT_PANE),
+	},
+	/* The launcher gets its spec only once the pane's writer has opened
+	 * the output FIFO (and removed its name): nothing the program writes
+	 * can be read by anyone else, nor is its name there for it to see. */
+	[S_GATE] = {
+		[E_START] = C(UNEXPECTED, GATE),
+		[E_PANE] = C(UNEXPECTED, GATE),
+		[E_STOP] = C(END_EARLY, DONE),
+		[E_QUIT] = C(QUIT, DONE),
+		[E_FRONT_GONE] = C(LEAVE, KILLPANE),
+		[E_FIFO_DATA] = C(READ, GATE),
+		[E_FIFO_EOF] = C(PANE_CLOSED, ORPHAN),
+		[E_RUN_MARKER] = C(IGNORE, GATE),
+		[E_END_MARKER] = C(IGNORE, GATE),
+		[E_LAUNCHER_GONE] = C(ORPHANED, ORPHAN),
+		[E_DEADLINE] = C(NO_WRITER, DONE),
+		[E_SIGNAL] = C(LEAVE, KILLPANE),
+		[E_CHILD] = C(IGNORE, GATE),
+		[E_FAIL] = C(FAIL, DONE),
+		[E_EXPIRE] = C(IGNORE, GATE),
+		[E_RELEASE] = C(IGNORE, GATE),
+		[E_LEFT_GONE] = C(IGNORE, GATE),
+		[E_PIPED] = C(GATE, RUNNING),
 	},
 	[S_RUNNING] = {
 		RUNNING_LIKE(RUNNING),
@@ -129,6 +155,7 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 		[E_EXPIRE] = C(IGNORE, HELD),
 		[E_RELEASE] = C(RELEASE, DONE),
 		[E_LEFT_GONE] = C(IGNORE, HELD),
+		[E_PIPED] = C(IGNORE, HELD),
 	},
 	[S_KILLPANE] = {
 		[E_START] = C(UNEXPECTED, KILLPANE),
@@ -148,6 +175,7 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 		[E_EXPIRE] = C(IGNORE, KILLPANE),
 		[E_RELEASE] = C(IGNORE, KILLPANE),
 		[E_LEFT_GONE] = C(IGNORE, KILLPANE),
+		[E_PIPED] = C(IGNORE, KILLPANE),
 	},
 	[S_DONE] = {
 		[E_START] = C(UNEXPECTED, DONE),
@@ -167,22 +195,24 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 		[E_EXPIRE] = C(IGNORE, DONE),
 		[E_RELEASE] = C(IGNORE, DONE),
 		[E_LEFT_GONE] = C(IGNORE, DONE),
+		[E_PIPED] = C(IGNORE, DONE),
 	},
 };
 
 static const char *const fsm_states[S_COUNT] = {
-	"init", "wait_pane", "running", "term", "kill", "orphan", "held",
+	"init", "wait_pane", "gate", "running", "term", "kill", "orphan", "held",
 	"killpane", "done"
 };
 
 static const char *const fsm_events[E_COUNT] = {
 	"start", "pane", "stop", "quit", "front_gone", "fifo_data",
 	"fifo_eof", "run_marker", "end_marker", "launcher_gone", "deadline",
-	"signal", "child", "fail", "expire", "release", "left_gone"
+	"signal", "child", "fail", "expire", "release", "left_gone", "piped"
 };
 
 static const char *const fsm_actions[A_COUNT] = {
-	"invalid", "ignore", "unexpected", "start", "pane", "end_early",
+	"invalid", "ignore", "unexpected", "start", "pane", "gate",
+	"no_writer", "end_early",
 	"quit", "leave", "read", "drain", "close_fifo", "pane_closed",
 	"launched", "launched_signal", "ended", "stopped", "orphan_ended",
 	"release", "release_killpane", "killpane", "tick", "term", "kill",

@@ -15,6 +15,7 @@
 enum fsm_state {
 	S_INIT,		/* waiting for "start" */
 	S_WAIT_PANE,	/* FIFOs open; waiting for "pane" */
+	S_GATE,		/* pane piped; waiting for its writer's first record */
 	S_RUNNING,	/* spec sent: the program runs; deadline: lifetime */
 	S_TERM,		/* SIGTERM sent to its group; deadline: grace */
 	S_KILL,		/* SIGKILL sent; deadline: the launcher's marker */
@@ -44,6 +45,7 @@ enum fsm_event {
 	E_EXPIRE,	/* the lifetime is over */
 	E_RELEASE,	/* the pane is not kept: the launcher may leave */
 	E_LEFT_GONE,	/* nothing of an orphaned program is left */
+	E_PIPED,	/* the pane's writer opened the FIFO (its hello) */
 	E_COUNT,
 	E_NONE = E_COUNT
 };
@@ -53,7 +55,9 @@ enum fsm_action {
 	A_IGNORE,	/* nothing to do */
 	A_UNEXPECTED,	/* a frame this state does not take: warn */
 	A_START,	/* keep the particulars, open the FIFOs */
-	A_PANE,		/* watch the launcher, open the gate (spec) */
+	A_PANE,		/* watch the launcher, wait for the writer */
+	A_GATE,		/* the writer is there: open the gate (spec) */
+	A_NO_WRITER,	/* the writer never came: fail */
 	A_END_EARLY,	/* no program yet: report stopped or expired */
 	A_QUIT,		/* end what runs (SIGKILL), no report */
 	A_LEAVE,	/* end what runs (SIGKILL) and remove the pane */

@@ -185,6 +185,7 @@ pipe_main(const char *dir, const char *id, const char *name)
 		    strerror(errno)));
 	unlinkat(dfd, name, 0);		/* both ends open: no name needed */
 	close(dfd);
+	record_put(&q, &seq, PIPE_HELLO, NULL, 0);	/* the gate may open */
 	fd_nonblock(STDIN_FILENO, 1);
 	for (;;) {
 		pfd[0] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };

@@ -136,6 +136,7 @@ static char	read_buf[REAPER_READ_CHUNK];
 static char	strip_buf[STRIP_MAX_OUT(REAPER_STRIP_CHUNK)];
 
 static void	reaper_event(enum fsm_event);
+static enum fsm_event reaper_act_quit(enum fsm_event);
 
 /* Frame the pending text for the front, PROTO_TEXT_CHUNK at most each. */
 static void
@@ -552,7 +553,9 @@ reaper_read_fifo(bool scan)
 		}
 		while ((k = record_take(&r.out_scan, &r.out_in, &p, &len,
 		    &lost)) != RECORD_NONE) {
-			if (k == RECORD_LOST)
+			if (k == RECORD_HELLO)
+				reaper_event(E_PIPED);
+			else if (k == RECORD_LOST)
 				reaper_lost(lost, "the writer dropped bytes "
 				    "the reaper did not read in time");
 			else if (k == RECORD_BROKEN)
@@ -637,20 +640,39 @@ reaper_act_start(enum fsm_event ev)
 	return (reaper_open_fifos(m));
 }
 
-/* "pane": pipe-pane is attached; watch the launcher, open the gate. */
+/* "pane": pipe-pane is attached; watch the launcher, and wait for the
+ * pane's writer to open the FIFO. */
 static enum fsm_event
 reaper_act_pane(enum fsm_event ev)
 {
-	struct msg_out	m;
-	int64_t		pid = 0;
+	int64_t	pid = 0;
 
 	(void)ev;
 	free(r.pane);
 	r.pane = msg_dup_str(r.frame, "pane");
 	msg_get_int(r.frame, "pid", &pid);
 	r.pane_pid = (pid_t)pid;
-	reaper_settimeout_at(r.expires);
+	reaper_settimeout(PROTO_WRITER_WAIT_MS);
+	/* If the launcher is killed, its program is ours to end; gone
+	 * already, the same, found at once. */
+	if (r.pane_pid > 0) {
+		r.launcher_fd = osdep_pidfd(r.pane_pid);
+		if (r.launcher_fd == -1 && errno == ESRCH) {
+			r.launcher_gone = true;
+			return (E_LAUNCHER_GONE);
+		}
+	}
+	return (E_NONE);
+}
 
+/* The writer is there: open the launcher's gate with the spec. */
+static enum fsm_event
+reaper_act_gate(enum fsm_event ev)
+{
+	struct msg_out	m;
+
+	(void)ev;
+	reaper_settimeout_at(r.expires);
 	msg_begin(&m, MSG_SPEC, 9);
 	if (r.has_input)
 		msg_bin(&m, "input", r.input, r.input_len);
@@ -670,16 +692,15 @@ reaper_act_pane(enum fsm_event ev)
 	if (fd_flush(r.ctl_fd, &r.ctl_out) == -1)
 		return (reaper_fail("cannot write to the launcher's control "
 		    "FIFO"));
-	/* If the launcher is killed, its program is ours to end; gone
-	 * already, the same, found at once. */
-	if (r.pane_pid > 0) {
-		r.launcher_fd = osdep_pidfd(r.pane_pid);
-		if (r.launcher_fd == -1 && errno == ESRCH) {
-			r.launcher_gone = true;
-			return (E_LAUNCHER_GONE);
-		}
-	}
 	return (E_NONE);
+}
+
+/* The pane's writer never opened the FIFO: nothing can be read. */
+static enum fsm_event
+reaper_act_no_writer(enum fsm_event ev)
+{
+	reaper_fail("the pane's output writer (pipe-pane) did not start");
+	return (reaper_act_quit(ev));
 }
 
 /* No program yet: it reads stopped, or expired. */
@@ -974,6 +995,8 @@ static const reaper_action reaper_actions[A_COUNT] = {
 	[A_UNEXPECTED] = reaper_act_unexpected,
 	[A_START] = reaper_act_start,
 	[A_PANE] = reaper_act_pane,
+	[A_GATE] = reaper_act_gate,
+	[A_NO_WRITER] = reaper_act_no_writer,
 	[A_END_EARLY] = reaper_act_end_early,
 	[A_QUIT] = reaper_act_quit,
 	[A_LEAVE] = reaper_act_leave,

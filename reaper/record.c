@@ -49,6 +49,8 @@ record_header(const unsigned char *h, size_t *len)
 		return (false);
 	if (h[2] == PIPE_DATA)
 		return (*len > 0 && *len <= PIPE_RECORD_MAX);
+	if (h[2] == PIPE_HELLO)
+		return (*len == 0);
 	return (h[2] == PIPE_LOST && *len == 8);
 }
 
@@ -104,6 +106,10 @@ record_take(struct record_scan *rs, struct buf *b, const char **p,
 	if (memcmp(h + PIPE_HEADER + n, t, PIPE_TRAILER) != 0)
 		return (record_skip(rs, b, lost));
 	rs->seq++;
+	if (h[2] == PIPE_HELLO) {
+		buf_drain(b, PIPE_HEADER + PIPE_TRAILER);
+		return (RECORD_HELLO);
+	}
 	if (h[2] == PIPE_LOST) {
 		for (i = 0; i < 8; i++)
 			*lost = *lost << 8 | h[PIPE_HEADER + i];

@@ -28,6 +28,7 @@ enum record_kind {
 	RECORD_NONE,		/* not a whole record yet: read more */
 	RECORD_DATA,		/* *p, *len: pane bytes */
 	RECORD_LOST,		/* *lost: bytes the writer dropped */
+	RECORD_HELLO,		/* the writer's first record */
 	RECORD_BROKEN		/* *lost bytes skipped to the next record */
 };
 

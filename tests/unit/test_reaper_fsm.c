@@ -21,56 +21,63 @@
 
 #include "fsm.h"
 
-/* Per state, the cells for E_START .. E_LEFT_GONE in enum order. */
+/* Per state, the cells for E_START .. E_PIPED in enum order. */
 static const char *const expect[S_COUNT][E_COUNT] = {
 	[S_INIT] = {
 		"start>wait_pane", "unexpected>init", "end_early>done",
 		"quit>done", "quit>done", "ignore>init", "ignore>init",
 		"ignore>init", "ignore>init", "ignore>init", "ignore>init",
 		"quit>done", "ignore>init", "fail>done", "ignore>init",
-		"ignore>init", "ignore>init" },
+		"ignore>init", "ignore>init", "ignore>init" },
 	[S_WAIT_PANE] = {
-		"unexpected>wait_pane", "pane>running", "end_early>done",
+		"unexpected>wait_pane", "pane>gate", "end_early>done",
 		"quit>done", "leave>killpane", "ignore>wait_pane",
 		"ignore>wait_pane", "ignore>wait_pane", "ignore>wait_pane",
 		"ignore>wait_pane", "end_early>done", "leave>killpane",
 		"ignore>wait_pane", "fail>done", "ignore>wait_pane",
-		"ignore>wait_pane", "ignore>wait_pane" },
+		"ignore>wait_pane", "ignore>wait_pane", "ignore>wait_pane" },
+	[S_GATE] = {
+		"unexpected>gate", "unexpected>gate", "end_early>done",
+		"quit>done", "leave>killpane", "read>gate",
+		"pane_closed>orphan", "ignore>gate", "ignore>gate",
+		"orphaned>orphan", "no_writer>done", "leave>killpane",
+		"ignore>gate", "fail>done", "ignore>gate", "ignore>gate",
+		"ignore>gate", "gate>running" },
 	[S_RUNNING] = {
 		"unexpected>running", "unexpected>running", "term>term",
 		"quit>done", "leave>killpane", "read>running",
 		"pane_closed>orphan", "launched>running", "ended>held",
 		"orphaned>orphan", "tick>running", "leave>killpane",
 		"ignore>running", "fail>done", "term>term", "ignore>running",
-		"ignore>running" },
+		"ignore>running", "ignore>running" },
 	[S_TERM] = {
 		"unexpected>term", "unexpected>term", "ignore>term",
 		"quit>done", "leave>killpane", "read>term",
 		"pane_closed>orphan", "launched_signal>term",
 		"stopped>killpane", "orphaned>orphan", "kill>kill",
 		"leave>killpane", "ignore>term", "fail>done", "ignore>term",
-		"ignore>term", "ignore>term" },
+		"ignore>term", "ignore>term", "ignore>term" },
 	[S_KILL] = {
 		"unexpected>kill", "unexpected>kill", "ignore>kill",
 		"quit>done", "leave>killpane", "read>kill",
 		"pane_closed>orphan", "launched_signal>kill",
 		"stopped>killpane", "orphaned>orphan", "give_up>killpane",
 		"leave>killpane", "ignore>kill", "fail>done", "ignore>kill",
-		"ignore>kill", "ignore>kill" },
+		"ignore>kill", "ignore>kill", "ignore>kill" },
 	[S_ORPHAN] = {
 		"unexpected>orphan", "unexpected>orphan", "ignore>orphan",
 		"quit>done", "leave>killpane", "read>orphan",
 		"close_fifo>orphan", "launched_signal>orphan",
 		"orphan_ended>done", "ignore>orphan", "orphan_check>orphan",
 		"leave>killpane", "ignore>orphan", "fail>done",
-		"ignore>orphan", "ignore>orphan", "orphan_done>done" },
+		"ignore>orphan", "ignore>orphan", "orphan_done>done", "ignore>orphan" },
 	[S_HELD] = {
 		"unexpected>held", "unexpected>held",
 		"release_killpane>killpane", "quit>done", "leave>killpane",
 		"drain>held", "close_fifo>done", "ignore>held", "ignore>held",
 		"killpane>killpane", "release_killpane>killpane",
 		"leave>killpane", "ignore>held", "fail>done", "ignore>held",
-		"release>done", "ignore>held" },
+		"release>done", "ignore>held", "ignore>held" },
 	[S_KILLPANE] = {
 		"unexpected>killpane", "unexpected>killpane",
 		"ignore>killpane", "ignore>killpane", "ignore>killpane",
@@ -78,13 +85,13 @@ static const char *const expect[S_COUNT][E_COUNT] = {
 		"ignore>killpane", "ignore>killpane",
 		"killpane_timeout>killpane", "ignore>killpane",
 		"pane_killed>done", "ignore>killpane", "ignore>killpane",
-		"ignore>killpane", "ignore>killpane" },
+		"ignore>killpane", "ignore>killpane", "ignore>killpane" },
 	[S_DONE] = {
 		"unexpected>done", "ignore>done", "ignore>done", "ignore>done",
 		"ignore>done", "drain>done", "close_fifo>done", "ignore>done",
 		"ignore>done", "ignore>done", "ignore>done", "ignore>done",
 		"ignore>done", "ignore>done", "ignore>done", "ignore>done",
-		"ignore>done" },
+		"ignore>done", "ignore>done" },
 };
 
 /* Every cell is as written above, and none is a hole. */
