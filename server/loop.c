@@ -32,6 +32,8 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
+#define LOOP_HOOKS_MAX	8	/* before-sleep hooks */
+
 struct loop_fd {
 	int		 mask;		/* LOOP_READ | LOOP_WRITE, 0: none */
 	bool		 used;
@@ -68,7 +70,27 @@ static struct {
 	struct pollfd	 *pfd;		/* the last poll's array */
 	uint64_t	 *pserial;	/* each entry's registration */
 	size_t		  pcap;
+	struct {
+		loop_timer_cb	 cb;
+		void		*arg;
+	}		  hooks[LOOP_HOOKS_MAX];	/* before each sleep */
+	size_t		  nhooks;
 } lp = { .due = TAILQ_HEAD_INITIALIZER(lp.due) };
+
+/*
+ * Run cb(arg) at the start of every turn, before the loop sleeps (as
+ * ae.c's beforesleep): for work deferred until what the last turn
+ * queued has gone out (the caller flushes its replies between turns).
+ */
+void
+loop_before_sleep(loop_timer_cb cb, void *arg)
+{
+	if (lp.nhooks == LOOP_HOOKS_MAX)
+		fatalx("loop_before_sleep: more than %d hooks", LOOP_HOOKS_MAX);
+	lp.hooks[lp.nhooks].cb = cb;
+	lp.hooks[lp.nhooks].arg = arg;
+	lp.nhooks++;
+}
 
 /* Register fd with an interest mask and a callback (replacing any). */
 void
@@ -335,7 +357,7 @@ loop_build(void)
 }
 
 /*
- * One turn: poll until the earliest deadline (that of a timer, or the
+ * One turn: the before-sleep hooks, then poll until the earliest deadline (that of a timer, or the
  * caller's), call each fired descriptor's callback with what fired
  * (hang-up and error count as both, as far as it asked), then run the
  * timers that are due. A descriptor removed or replaced by an earlier
@@ -348,6 +370,8 @@ loop_run_once(int64_t deadline)
 	size_t		 n, i;
 	int		 fd, fired;
 
+	for (i = 0; i < lp.nhooks; i++)
+		lp.hooks[i].cb(lp.hooks[i].arg);
 	lp.turn++;
 	n = loop_build();
 	deadline = loop_next_deadline(deadline);

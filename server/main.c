@@ -166,6 +166,25 @@ main_nofile(void)
 
 static void	main_on_signal(int, int, void *);
 
+/*
+ * Reap every child that has exited, routing each to its owner (tmux's
+ * control client and version probe, a program's reaper; in robust mode
+ * also what was left below us, as subreaper: nobody's). False once none
+ * is left (ECHILD).
+ */
+static bool
+main_reap(void)
+{
+	pid_t	pid;
+	int	st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (!tmux_reaped(pid, st))
+			(void)reaper_links_reaped(pid, st);
+	}
+	return (pid == 0);
+}
+
 /* Signals become readable events. */
 static void
 main_signals(void)
@@ -193,7 +212,7 @@ main_on_signal(int fd, int fired, void *arg)
 	(void)arg;
 	while (osdep_signal_next(fd, &signo, NULL)) {
 		if (signo == SIGCHLD)
-			(void)programs_reap_children();
+			(void)main_reap();
 		else if (!mn.quit) {
 			log_debug("signal %d: exiting", signo);
 			mn.quit = true;
@@ -290,7 +309,7 @@ main_exit_done(void)
 	 * process ignoring SIGHUP, a window it opened) goes too. */
 	if (cfg.robust)
 		osdep_signal_descendants(getpid(), SIGKILL);
-	return (!programs_reap_children());
+	return (!main_reap());
 }
 
 /* Between turns: free what was dropped, flush, and set what stdin and

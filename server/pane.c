@@ -1,20 +1,25 @@
 /*
  * pane.c — a program's FIFOs and its tmux pane.
  *
- * The FIFOs (output, the launcher's control, standard error's) are made
- * in the runtime directory before the pane and the reaper exist, so the
- * pane can be made while the reaper starts. The pane is made over the
- * control client; its steps run as tmux callbacks, which hold the
- * program's sequence number rather than a pointer, since a program may be
- * dropped while a command is in flight:
+ * A pane is made for an owner (a program) with what it needs, given once
+ * (struct pane_spec, copied), and tells its owner what happens through
+ * the callbacks it was made with (struct pane_cb), as tmux's job_run
+ * takes its callbacks; it never looks its owner up. The FIFOs (output,
+ * the launcher's control, standard error's) are made in the runtime
+ * directory before the pane and the reaper exist, so the pane can be
+ * made while the reaper starts. The pane is made over the control
+ * client; its steps run as tmux callbacks that hold the pane itself:
  *
- *   FIFOs made -> [display-message for fromPaneId] -> new-window or
- *   split-window -> [resize] -> program_pane_made (the start answers) ->
- *   pipe-pane, on the next loop turn (program_pipe) -> pipe-pane answered
- *   -> program_pane_piped ("pane" to the reaper: the launcher's gate opens)
+ *   FIFOs made -> display-message (history-limit; for fromPaneId also
+ *   its window and directory) -> new-window or split-window -> [resize]
+ *   -> made() (the start answers) -> pane_pipe -> pipe-pane answered ->
+ *   piped() (the reaper is told: the launcher's gate opens once the
+ *   pane's writer is there)
  *
- * The program waits at the launcher's gate until pipe-pane is attached,
- * so no output is lost.
+ * The owner may let go of its pane (pane_free) while a command is in
+ * flight: the pane then lives on, owned by nobody, until the last answer
+ * has come (a pane made meanwhile is killed), so a callback never finds
+ * its pane freed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,28 +45,48 @@ static const char *const pane_fifo_suffix[PANE_NFIFO] = { "out", "ctl",
     "err" };
 
 struct pane {
-	uint64_t	 seq;		/* its program's */
-	char		*id;		/* "%N" once made */
-	unsigned	 gen;		/* tmux_generation() it belongs to */
-	pid_t		 pid;
-	int		 retries;
-	bool		 killed;
-	char		*dir;		/* the runtime directory it is in */
-	char		 dir_id[48];	/* its "DEV:INO" (rundir.h) */
-	char		*name[PANE_NFIFO]; /* "pN.out" ..., NULL if none */
-	int		 fd[PANE_NFIFO]; /* our ends, till the reaper's */
+	struct pane_spec	 spec;		/* a copy of what was asked */
+	const struct pane_cb	*cb;
+	void			*owner;		/* NULL once let go of */
+	int			 inflight;	/* tmux commands answering us */
+
+	char			*id;		/* "%N" once made */
+	unsigned		 gen;		/* tmux_generation() of it */
+	pid_t			 pid;
+	int			 retries;
+	bool			 killed;
+	char			*dir;		/* its runtime directory */
+	char			 dir_id[48];	/* "DEV:INO" (rundir.h) */
+	char			*name[PANE_NFIFO]; /* "pN.out" ..., or NULL */
+	int			 fd[PANE_NFIFO]; /* our ends, till the reaper's */
 };
 
 static void	pane_command(struct pane *, const char *, const char *);
+static void	pane_release(struct pane *);
 
-#define PANE_ARG(pn)	((void *)(uintptr_t)(pn)->seq)
-
-/* The pane of the program whose sequence number a callback holds. */
-static struct pane *
-pane_from_arg(void *arg, struct program **pp)
+/* Queue a tmux command whose answer comes to fn with the pane. */
+static void
+pane_tmux(struct pane *pn, const char *line, tmux_cb fn)
 {
-	*pp = program_by_seq((uint64_t)(uintptr_t)arg);
-	return (*pp != NULL ? program_pane(*pp) : NULL);
+	pn->inflight++;
+	tmux_command(line, fn, pn);
+}
+
+/*
+ * An answer for the pane came: the pane, or NULL if its owner let go of
+ * it meanwhile (and then it is freed with the last answer).
+ */
+static struct pane *
+pane_answered(void *arg)
+{
+	struct pane	*pn = arg;
+
+	pn->inflight--;
+	if (pn->owner != NULL)
+		return (pn);
+	if (pn->inflight == 0)
+		pane_release(pn);
+	return (NULL);
 }
 
 /*
@@ -72,12 +97,13 @@ pane_from_arg(void *arg, struct program **pp)
  * EOF only once nobody of ours holds it.
  */
 static int
-pane_mkfifo(struct pane *pn, int i, const char *id, char **cause)
+pane_mkfifo(struct pane *pn, int i, char **cause)
 {
 	static const int	 flags[PANE_NFIFO] = { O_RDONLY, O_RDWR,
 	    O_RDONLY };
 
-	xasprintf(&pn->name[i], "%s.%s", id, pane_fifo_suffix[i]);
+	xasprintf(&pn->name[i], "%s.%s", pn->spec.program_id,
+	    pane_fifo_suffix[i]);
 	unlinkat(cfg.rundir_fd, pn->name[i], 0);
 	if (mkfifoat(cfg.rundir_fd, pn->name[i], 0600) == -1 ||
 	    (pn->fd[i] = rundir_open_fifo(cfg.rundir_fd, pn->name[i], flags[i] |
@@ -89,15 +115,9 @@ pane_mkfifo(struct pane *pn, int i, const char *id, char **cause)
 	return (0);
 }
 
-/*
- * A pane for p, not yet made: its FIFOs, in the runtime directory (made
- * again if it went away meanwhile). Whatever reaches the pane before the
- * reaper runs (the echo of keys typed at once, say) waits in the output
- * FIFO, whose reader is ours until the reaper takes it. With p NULL (a
- * fixture), no FIFOs.
- */
-struct pane *
-pane_new(struct program *p, char **cause)
+/* An empty pane: no FIFOs, no owner. */
+static struct pane *
+pane_alloc(void)
 {
 	struct pane	*pn;
 	int		 i;
@@ -105,29 +125,60 @@ pane_new(struct program *p, char **cause)
 	pn = xcalloc(1, sizeof *pn);
 	for (i = 0; i < PANE_NFIFO; i++)
 		pn->fd[i] = -1;
-	if (p == NULL)
-		return (pn);
+	return (pn);
+}
+
+/*
+ * A pane for owner, not yet made: its FIFOs, in the runtime directory
+ * (made again if it went away meanwhile). Whatever reaches the pane
+ * before the reaper runs (the echo of keys typed at once, say) waits in
+ * the output FIFO, whose reader is ours until the reaper takes it.
+ */
+struct pane *
+pane_new(const struct pane_spec *spec, const struct pane_cb *cb,
+    void *owner, char **cause)
+{
+	struct pane	*pn = pane_alloc();
+	int		 i;
+
+	pn->spec = *spec;
+	pn->spec.program_id = xstrdup(spec->program_id);
+	pn->spec.argv0 = xstrdup(spec->argv0);
+	pn->spec.from_pane = spec->from_pane != NULL ?
+	    xstrdup(spec->from_pane) : NULL;
+	pn->cb = cb;
+	pn->owner = owner;
 	if (config_rundir_check(cause) == -1)
 		goto fail;
-	pn->seq = program_seq(p);
 	pn->dir = xstrdup(cfg.rundir);
 	memcpy(pn->dir_id, cfg.rundir_id, sizeof pn->dir_id);
 	for (i = 0; i < PANE_NFIFO; i++) {
-		if (i == PANE_ERR && !program_spec(p)->separate_stderr)
+		if (i == PANE_ERR && !spec->separate_stderr)
 			break;
-		if (pane_mkfifo(pn, i, program_id(p), cause) == -1)
+		if (pane_mkfifo(pn, i, cause) == -1)
 			goto fail;
 	}
 	return (pn);
 fail:
+	pn->owner = NULL;
 	pane_unlink_fifos(pn, true);
-	pane_free(pn);
+	pane_release(pn);
 	return (NULL);
 }
 
-/* Free a pane (its FIFOs unlinked already). */
-void
-pane_free(struct pane *pn)
+/* A pane that ran nothing (the fuzz harness's fixtures): only an id. */
+struct pane *
+pane_fixture(const char *id)
+{
+	struct pane	*pn = pane_alloc();
+
+	pane_set(pn, id, 0);
+	return (pn);
+}
+
+/* Free a pane now. */
+static void
+pane_release(struct pane *pn)
 {
 	int	i;
 
@@ -136,9 +187,22 @@ pane_free(struct pane *pn)
 			close(pn->fd[i]);
 		free(pn->name[i]);
 	}
+	free(pn->spec.program_id);
+	free(pn->spec.argv0);
+	free(pn->spec.from_pane);
 	free(pn->dir);
 	free(pn->id);
 	free(pn);
+}
+
+/* The owner lets go of its pane (its FIFOs unlinked already): freed now,
+ * or once tmux has answered what is in flight. */
+void
+pane_free(struct pane *pn)
+{
+	pn->owner = NULL;
+	if (pn->inflight == 0)
+		pane_release(pn);
 }
 
 /*
@@ -247,12 +311,11 @@ pane_kill(struct pane *pn)
 	buf_free(&b);
 }
 
-/* pipe-pane answered: release the launcher's gate. */
+/* pipe-pane answered: the owner tells the reaper (or gives up). */
 static void
 pane_piped(void *arg, bool ok, const char *out, size_t len)
 {
-	struct program	*p;
-	struct pane	*pn = pane_from_arg(arg, &p);
+	struct pane	*pn = pane_answered(arg);
 	char		*why;
 
 	(void)len;
@@ -262,11 +325,11 @@ pane_piped(void *arg, bool ok, const char *out, size_t len)
 		/* start_program was answered when the pane was made. */
 		xasprintf(&why, "tmux could not attach pipe-pane to %s: %s%s",
 		    pn->id, out, tmux_error_hint(out));
-		program_abandon(p, why);
+		pn->cb->pipe_failed(pn->owner, why);
 		free(why);
 		return;
 	}
-	program_pane_piped(p);
+	pn->cb->piped(pn->owner);
 }
 
 /*
@@ -286,7 +349,7 @@ pane_pipe(struct pane *pn)
 	    pn->dir, pn->dir_id, pn->name[PANE_OUT]);
 	tmux_quote(&b, buf_cstr(&sh));
 	buf_free(&sh);
-	tmux_command(buf_cstr(&b), pane_piped, PANE_ARG(pn));
+	pane_tmux(pn, buf_cstr(&b), pane_piped);
 	buf_free(&b);
 }
 
@@ -294,38 +357,46 @@ pane_pipe(struct pane *pn)
 static void
 pane_resized(void *arg, bool ok, const char *out, size_t len)
 {
-	struct program	*p;
-	struct pane	*pn = pane_from_arg(arg, &p);
+	struct pane	*pn = pane_answered(arg);
 
 	(void)len;
 	if (pn != NULL && !ok)
-		log_warn("%s: resizing %s: %s", program_id(p), pn->id, out);
+		log_warn("%s: resizing %s: %s", pn->spec.program_id, pn->id,
+		    out);
+}
+
+/* Kill a pane tmux made for nobody (its owner let go meanwhile). */
+static void
+pane_kill_stray(const char *out)
+{
+	struct buf	b = BUF_INIT;
+	char		id[32];
+
+	if (sscanf(out, "%31s", id) == 1 && id[0] == '%') {
+		buf_adds(&b, "kill-pane -t ");
+		tmux_quote(&b, id);
+		tmux_command(buf_cstr(&b), NULL, NULL);
+		buf_free(&b);
+	}
 }
 
 /* new-window or split-window answered "%N PID". */
 static void
 pane_made(void *arg, bool ok, const char *out, size_t len)
 {
-	const struct program_spec	*spec;
-	struct program			*p;
-	struct pane			*pn = pane_from_arg(arg, &p);
-	struct buf			 b = BUF_INIT;
-	char				*why, id[32];
-	long				 pid;
+	struct pane	*pn = pane_answered(arg);
+	struct buf	 b = BUF_INIT;
+	char		*why, id[32];
+	long		 pid;
 
 	(void)len;
 	if (pn == NULL) {
-		/* Dropped meanwhile: the pane has no owner. */
-		if (ok && sscanf(out, "%31s", id) == 1 && id[0] == '%') {
-			buf_printf(&b, "kill-pane -t %s", id);
-			tmux_command(buf_cstr(&b), NULL, NULL);
-			buf_free(&b);
-		}
+		if (ok)
+			pane_kill_stray(out);
 		return;
 	}
-	spec = program_spec(p);
-	if (!ok && !tmux_alive() && pn->name[PANE_CTL] != NULL &&
-	    spec->from_pane == NULL && pn->retries++ < 3) {
+	if (!ok && !tmux_alive() && pn->spec.from_pane == NULL &&
+	    pn->retries++ < 3) {
 		/*
 		 * The control client died under the command (the server was
 		 * killed; a new client may still reach the dying server):
@@ -338,22 +409,22 @@ pane_made(void *arg, bool ok, const char *out, size_t len)
 		xasprintf(&why, "tmux could not make a pane for the program: "
 		    "%s%s", ok ? "unexpected answer" : out,
 		    ok ? "" : tmux_error_hint(out));
-		program_start_failed(p, why);
+		pn->cb->failed(pn->owner, why);
 		free(why);
 		return;
 	}
 	pane_set(pn, id, (pid_t)pid);
-	if (spec->width > 0 || spec->height > 0) {
-		buf_printf(&b, "%s -t %s", spec->split ? "resize-pane" :
+	if (pn->spec.width > 0 || pn->spec.height > 0) {
+		buf_printf(&b, "%s -t %s", pn->spec.split ? "resize-pane" :
 		    "resize-window", pn->id);
-		if (spec->width > 0)
-			buf_printf(&b, " -x %lld", (long long)spec->width);
-		if (spec->height > 0)
-			buf_printf(&b, " -y %lld", (long long)spec->height);
-		tmux_command(buf_cstr(&b), pane_resized, PANE_ARG(pn));
+		if (pn->spec.width > 0)
+			buf_printf(&b, " -x %lld", (long long)pn->spec.width);
+		if (pn->spec.height > 0)
+			buf_printf(&b, " -y %lld", (long long)pn->spec.height);
+		pane_tmux(pn, buf_cstr(&b), pane_resized);
 		buf_free(&b);
 	}
-	program_pane_made(p);
+	pn->cb->made(pn->owner);
 }
 
 /* A window name from argv[0]: its base name, plain characters only. */
@@ -379,12 +450,9 @@ pane_window_name(struct buf *b, const char *argv0)
 static void
 pane_command(struct pane *pn, const char *target, const char *cwd)
 {
-	const struct program_spec	*spec;
-	struct program			*p = program_by_seq(pn->seq);
-	struct buf			 b = BUF_INIT, t = BUF_INIT;
+	struct buf	b = BUF_INIT, t = BUF_INIT;
 
-	spec = program_spec(p);
-	if (spec->split)
+	if (pn->spec.split)
 		buf_adds(&b, "split-window -d -P -F '#{pane_id} #{pane_pid}'");
 	else if (target != NULL)
 		buf_adds(&b, "new-window -a -d -P -F '#{pane_id} #{pane_pid}'");
@@ -404,9 +472,9 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
 	}
 	/* The launcher gives up on its reaper if we die before it comes. */
 	buf_printf(&b, " -e PROGMUX_FRONT_PID=%ld", (long)getpid());
-	if (!spec->split) {
+	if (!pn->spec.split) {
 		buf_adds(&b, " -n ");
-		pane_window_name(&t, spec->argv[0]);
+		pane_window_name(&t, pn->spec.argv0);
 		tmux_quote(&b, buf_cstr(&t));
 	}
 	buf_free(&t);
@@ -418,7 +486,7 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
 	tmux_quote(&b, pn->dir_id);
 	buf_addc(&b, ' ');
 	tmux_quote(&b, pn->name[PANE_CTL]);
-	tmux_command(buf_cstr(&b), pane_made, PANE_ARG(pn));
+	pane_tmux(pn, buf_cstr(&b), pane_made);
 	buf_free(&b);
 }
 
@@ -429,14 +497,13 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
  * fails saying so.
  */
 static bool
-pane_fits(struct program *p, const char *history)
+pane_fits(struct pane *pn, const char *history)
 {
-	const struct program_spec	*spec = program_spec(p);
-	long long			 w, h, lines;
-	char				*why, *end;
+	long long	 w, h, lines;
+	char		*why, *end;
 
-	w = spec->width > 0 ? spec->width : 80;
-	h = spec->height > 0 ? spec->height : 24;
+	w = pn->spec.width > 0 ? pn->spec.width : 80;
+	h = pn->spec.height > 0 ? pn->spec.height : 24;
 	lines = strtoll(history, &end, 10);
 	if (end == history || lines < 0)
 		return (true);		/* not told: the visible cells only */
@@ -448,7 +515,7 @@ pane_fits(struct program *p, const char *history)
 	    "or --pane-max-cells raises it); ask for a smaller width or "
 	    "height", w, h, lines, w * (h + lines),
 	    (long long)cfg.pane_max_cells);
-	program_start_failed(p, why);
+	pn->cb->failed(pn->owner, why);
 	free(why);
 	return (false);
 }
@@ -457,11 +524,10 @@ pane_fits(struct program *p, const char *history)
 static void
 pane_history(void *arg, bool ok, const char *out, size_t len)
 {
-	struct program	*p;
-	struct pane	*pn = pane_from_arg(arg, &p);
+	struct pane	*pn = pane_answered(arg);
 
 	(void)len;
-	if (pn != NULL && pane_fits(p, ok ? out : ""))
+	if (pn != NULL && pane_fits(pn, ok ? out : ""))
 		pane_command(pn, NULL, NULL);
 }
 
@@ -470,30 +536,27 @@ pane_history(void *arg, bool ok, const char *out, size_t len)
 static void
 pane_from_pane(void *arg, bool ok, const char *out, size_t len)
 {
-	struct program	*p;
-	struct pane	*pn = pane_from_arg(arg, &p);
+	struct pane	*pn = pane_answered(arg);
 	const char	*from;
 	char		*copy, *f[4], *save;
-	size_t		 plen, i;
+	size_t		 i;
 
 	(void)len;
 	if (pn == NULL)
 		return;
-	from = program_spec(p)->from_pane;
-	plen = strlen(from);
+	from = pn->spec.from_pane;
 	copy = xstrdup(ok ? out : "");
 	f[0] = strtok_r(copy, "\t", &save);
 	for (i = 1; i < 4; i++)
 		f[i] = strtok_r(NULL, i < 3 ? "\t" : "", &save);
-	if (f[0] == NULL || strlen(f[0]) != plen || strcmp(f[0], from) != 0 ||
-	    f[2] == NULL) {
+	if (f[0] == NULL || strcmp(f[0], from) != 0 || f[2] == NULL) {
 		xasprintf(&save, "fromPaneId %s names no pane on this tmux "
 		    "server; list panes with `tmux list-panes -a` or pass a "
 		    "paneId that start_program returned", from);
-		program_start_failed(p, save);
+		pn->cb->failed(pn->owner, save);
 		free(save);
-	} else if (pane_fits(p, f[2]))
-		pane_command(pn, program_spec(p)->split ? from : f[1],
+	} else if (pane_fits(pn, f[2]))
+		pane_command(pn, pn->spec.split ? from : f[1],
 		    f[3] != NULL ? f[3] : "");
 	free(copy);
 }
@@ -503,8 +566,7 @@ pane_from_pane(void *arg, bool ok, const char *out, size_t len)
 void
 pane_make(struct pane *pn)
 {
-	struct program	*p = program_by_seq(pn->seq);
-	const char	*from = program_spec(p)->from_pane;
+	const char	*from = pn->spec.from_pane;
 	struct buf	 b = BUF_INIT, t = BUF_INIT;
 
 	buf_adds(&b, "display-message -p -t ");
@@ -513,7 +575,7 @@ pane_make(struct pane *pn)
 		tmux_quote(&b, buf_cstr(&t));
 		buf_free(&t);
 		buf_adds(&b, " '#{history-limit}'");
-		tmux_command(buf_cstr(&b), pane_history, PANE_ARG(pn));
+		pane_tmux(pn, buf_cstr(&b), pane_history);
 		buf_free(&b);
 		return;
 	}
@@ -522,6 +584,6 @@ pane_make(struct pane *pn)
 	 * missing, so ask for the pane's id too and compare. */
 	buf_adds(&b, " '#{pane_id}\t#{window_id}\t#{history-limit}\t"
 	    "#{pane_current_path}'");
-	tmux_command(buf_cstr(&b), pane_from_pane, PANE_ARG(pn));
+	pane_tmux(pn, buf_cstr(&b), pane_from_pane);
 	buf_free(&b);
 }

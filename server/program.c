@@ -3,21 +3,33 @@
  *
  * A program has one state, changed only here:
  *
- *   STARTING --pane piped--> RUNNING --stop--> STOPPING --end--> ENDED
- *   STARTING --stop--> STOPPING (the stop is sent once it is piped)
+ *   STARTING --pane made--> PIPING --pipe-pane answered--> GATED
+ *   GATED --the program runs (run marker)--> RUNNING
+ *   GATED, RUNNING --stop--> STOPPING --end--> ENDED
+ *   STARTING, PIPING --stop--> ENDED ("stopped": it never ran)
  *   any but ENDED/CLOSED --end, reaper gone, abandoned--> ENDED
  *   ENDED --reaper reaped and its socket closed--> CLOSED
  *   any --dropped (stop_program, eviction, failed start)--> DROPPED
  *
- * A program that ends from STOPPING is dropped once its end has been told.
- * Its pane and FIFOs are pane.c's, its reaper reaper_link.c's; both tell
- * what happens through the program_pane_* and program_link_* functions
- * below. Whatever waits on a program (a read, a run, a stop, held keys)
- * registers a callback with program_wait() and is told each change, so a
- * change costs only its own waiters. Ended programs stay readable until
- * stop_program, or until keep_ended later programs have closed; then they
- * are evicted. Dropped programs are freed by programs_collect() once the
- * loop is done dispatching, as callers up the stack may still hold them.
+ * PIPING: the pane exists; pipe-pane and the reaper's spawn run just
+ * before the loop next sleeps (after the start's reply was written),
+ * then pipe-pane's answer is awaited. GATED: the reaper knows the pane;
+ * the launcher holds the program at its gate until the pane's writer is
+ * there. A program that ends from STOPPING is dropped once its end has
+ * been told.
+ *
+ * The pane and its FIFOs are pane.c's, the reaper reaper_link.c's; each
+ * is made with what it needs and tells this file what happens through
+ * the callbacks below (program_pane_cb, program_reaper_cb). While the
+ * reaper's link is open the reaper alone removes the pane; the front
+ * does only once it is gone. Whether the program waits for input is
+ * waiting.c's. Whatever waits on a program (a read, a run, a stop, held
+ * keys) registers a callback with program_wait() and is told each
+ * change, so a change costs only its own waiters. Ended programs stay
+ * readable until stop_program, or until keep_ended later programs have
+ * closed; then they are evicted. Dropped programs are freed by
+ * programs_collect() once the loop is done dispatching, as callers up
+ * the stack may still hold them.
  */
 #include <errno.h>
 #include <signal.h>
@@ -28,9 +40,9 @@
 
 #include "frame.h"
 #include "log.h"
+#include "proto.h"
 #include "server.h"
 #include "timeutil.h"
-#include "ttywait.h"
 #include "xmalloc.h"
 
 struct program_waiter {
@@ -46,16 +58,17 @@ struct program {
 	int64_t			 started_ms;	/* monotonic */
 	int64_t			 started_real;	/* wall clock, for people */
 	enum program_state	 state;
-	bool			 launched;	/* it runs, the terminal its */
+	bool			 ran;		/* it did run (a run marker) */
+	bool			 told_pane;	/* its reaper knows the pane */
 	int64_t			 stop_grace;	/* with STOPPING */
-	bool			 pipe_deferred;	/* pipe-pane and reaper due */
 
 	struct pane		*pane;
 	struct reaper_link	*link;
+	struct waiting		*waiting;
 
 	struct textbuf		 text;
 	struct textbuf		 errtext;	/* with separateStderr */
-	char			*outcome;	/* once ended: END_* */
+	enum program_outcome	 outcome;	/* once ended */
 	int64_t			 exit_status;	/* -1: none */
 	int			 signal;	/* 0: none */
 	bool			 lost_end;
@@ -63,41 +76,62 @@ struct program {
 	char			*why;
 	uint64_t		 ended_seq;	/* order of ending */
 
-	/* Waiting for input (program_waiting and friends). */
-	int64_t			 text_ms;	/* when text last came */
-	int64_t			 keys_ms;	/* when keys were last sent */
-	bool			 keys_pending;	/* since the last waiting check */
-	bool			 was_waiting;	/* a check saw it, confirmed */
-	int64_t			 yes_ms;	/* first seen waiting, or 0 */
-	int64_t			 check_ms;	/* next scheduled check */
-	struct loop_timer	*check_timer;	/* it, while waited on */
-	int64_t			 looked_ms;	/* the last look, or 0 */
-	bool			 look_said;	/* what it said: waiting */
-	uint64_t		 episode;	/* waiting episodes seen */
-	uint64_t		 episode_told;	/* the last one a call reported */
-
 	struct program_waiter	*waiters;
 	int			 notifying;	/* depth of program_notify */
 	struct program		*next;
+	struct program		*next_piping;	/* in pt.piping, if PIPING */
 };
-
-static void	program_episode_begin(struct program *);
-static void	program_check(void *);
 
 static struct {
 	struct program	*list;
 	struct program	*dead;		/* dropped, freed after dispatch */
+	struct program	*piping;	/* PIPING, pipe-pane not yet sent */
 	uint64_t	 seq;
 	uint64_t	 ended_seq;
-	size_t		 deferred;	/* programs with pipe_deferred */
 	bool		 shutdown;	/* progmux exits: nothing starts */
 } pt;
 
-/* Start with no programs. */
+/* How a program stands, as a client reads it (the seed's words). */
+static const char *const program_outcomes[] = {
+	[OUTCOME_RUNNING] = "running",
+	[OUTCOME_COMPLETED] = END_COMPLETED,
+	[OUTCOME_NOT_STARTED] = END_NOT_STARTED,
+	[OUTCOME_EXPIRED] = END_EXPIRED,
+	[OUTCOME_STOPPED] = END_STOPPED,
+	[OUTCOME_GONE] = END_GONE,
+};
+
+static void	programs_pipe_due(void *);
+static void	program_waiting_tell(void *);
+
+/* An outcome's name. */
+const char *
+program_outcome_name(enum program_outcome o)
+{
+	return ((unsigned)o < sizeof program_outcomes /
+	    sizeof *program_outcomes ? program_outcomes[o] : END_GONE);
+}
+
+/* The outcome the reaper names ("how" of its end frame); gone if it is
+ * none we know. */
+static enum program_outcome
+program_outcome_parse(const char *how)
+{
+	size_t	i;
+
+	for (i = OUTCOME_COMPLETED; i < sizeof program_outcomes /
+	    sizeof *program_outcomes; i++)
+		if (strcmp(how, program_outcomes[i]) == 0)
+			return ((enum program_outcome)i);
+	return (OUTCOME_GONE);
+}
+
+/* Start with no programs; the piping work runs before each sleep. */
 void
 programs_init(void)
 {
 	memset(&pt, 0, sizeof pt);
+	loop_before_sleep(programs_pipe_due, NULL);
 }
 
 /* The first program in the table (then program_next). */
@@ -114,8 +148,8 @@ program_next(struct program *p)
 	return (p->next);
 }
 
-/* By sequence number: what tmux callbacks hold, as a program may be
- * dropped while a command is in flight. */
+/* By sequence number: what a call that waits on tmux holds, as a program
+ * may be dropped while a command is in flight. */
 struct program *
 program_by_seq(uint64_t seq)
 {
@@ -238,6 +272,7 @@ program_new(void)
 	p->exit_status = -1;
 	p->started_ms = now_ms();
 	p->started_real = realtime_ms();
+	p->waiting = waiting_new(program_waiting_tell, p);
 	textbuf_init(&p->text, (size_t)cfg.output_max_bytes);
 	textbuf_init(&p->errtext, (size_t)cfg.output_max_bytes);
 	for (pp = &pt.list; *pp != NULL; pp = &(*pp)->next)
@@ -255,21 +290,6 @@ program_spec_free(struct program_spec *s)
 	free(s->from_pane);
 	free(s->input);
 	memset(s, 0, sizeof *s);
-}
-
-/*
- * Start p as spec asks (p owns spec's contents from now on): its FIFOs,
- * then its pane. The reaper follows once the pane exists.
- */
-int
-program_start(struct program *p, struct program_spec *spec, char **cause)
-{
-	p->spec = *spec;
-	memset(spec, 0, sizeof *spec);
-	if ((p->pane = pane_new(p, cause)) == NULL)
-		return (-1);
-	pane_make(p->pane);
-	return (0);
 }
 
 /* Register fn to be told p's changes, until program_unwait. */
@@ -334,6 +354,33 @@ program_set_state(struct program *p, enum program_state state)
 	program_notify(p, PROGRAM_STATE);
 }
 
+/* Leave the piping queue (if in it). */
+static void
+program_unpipe(struct program *p)
+{
+	struct program	**pp;
+
+	for (pp = &pt.piping; *pp != NULL; pp = &(*pp)->next_piping)
+		if (*pp == p) {
+			*pp = p->next_piping;
+			p->next_piping = NULL;
+			return;
+		}
+}
+
+/* Remove the pane, unless its reaper has it (it was told the pane and
+ * its link is open): then the reaper does, as it ends the program or is
+ * told to quit. */
+static void
+program_pane_gone(struct program *p)
+{
+	if (p->pane == NULL)
+		return;
+	if (!reaper_link_open(p->link) || p->state == PROGRAM_STARTING ||
+	    p->state == PROGRAM_PIPING || !p->told_pane)
+		pane_kill(p->pane);
+}
+
 /* Ended, and its reaper gone: p can be evicted. */
 static void
 program_check_closed(struct program *p)
@@ -344,19 +391,19 @@ program_check_closed(struct program *p)
 
 /* The program has ended: its text is complete. */
 static void
-program_end(struct program *p, const char *how, int64_t status, int sig,
-    bool lost_end, const char *why)
+program_end(struct program *p, enum program_outcome how, int64_t status,
+    int sig, bool lost_end, const char *why)
 {
 	bool	was_stopping = p->state == PROGRAM_STOPPING;
 
 	if (program_ended(p) || p->state == PROGRAM_DROPPED)
 		return;
+	program_unpipe(p);
 	p->ended_seq = ++pt.ended_seq;
-	free(p->outcome);
-	p->outcome = xstrdup(how);
+	p->outcome = how;
 	p->exit_status = status;
 	p->signal = sig;
-	if (status == 130 && sig == 0 && strcmp(how, "not_started") != 0) {
+	if (status == 130 && sig == 0 && how != OUTCOME_NOT_STARTED) {
 		/* 130 is how a shell reports SIGINT: read it so. */
 		p->exit_status = -1;
 		p->signal = SIGINT;
@@ -364,10 +411,10 @@ program_end(struct program *p, const char *how, int64_t status, int sig,
 	p->lost_end = p->lost_end || lost_end;
 	if (why != NULL && p->why == NULL)
 		p->why = xstrdup(why);
-	if (!p->spec.keep_pane && p->pane != NULL)
-		pane_kill(p->pane);
-	log_debug("%s ended: %s status %lld signal %d", p->id, how,
-	    (long long)p->exit_status, p->signal);
+	if (!p->spec.keep_pane)
+		program_pane_gone(p);
+	log_debug("%s ended: %s status %lld signal %d", p->id,
+	    program_outcome_name(how), (long long)p->exit_status, p->signal);
 	program_set_state(p, PROGRAM_ENDED);
 	/* Stopped, and the stop told: stop_program forgets it. */
 	if (was_stopping && p->state != PROGRAM_DROPPED)
@@ -376,38 +423,79 @@ program_end(struct program *p, const char *how, int64_t status, int sig,
 		program_check_closed(p);
 }
 
-static void	programs_run_deferred(void *);
-static struct loop_timer *programs_defer_timer;	/* made once, not in pt */
-
-/* The pane exists: tell the start, then pipe it and spawn the reaper on
- * the next loop turn (a timer set now runs then), so the start's reply
- * leaves first. */
-void
-program_pane_made(struct program *p)
+/* The program cannot go on (its pane could not be piped, its reaper
+ * failed): it reads as gone, with why; its reaper ends what runs. */
+static void
+program_abandon(struct program *p, const char *why)
 {
-	program_notify(p, PROGRAM_PANE);
-	if (p->state == PROGRAM_DROPPED || program_ended(p))
+	if (program_ended(p) || p->state == PROGRAM_DROPPED)
 		return;
-	if (pt.shutdown) {
-		pane_kill(p->pane);	/* made as progmux exits: it goes */
+	program_end(p, OUTCOME_GONE, -1, 0, true, why);
+	if (p->link != NULL)
+		reaper_link_quit(p->link);
+	program_pane_gone(p);
+}
+
+/* pane.c: the pane exists: tell the start; pipe-pane and the reaper
+ * come just before the loop sleeps, so the start's reply leaves first. */
+static void
+program_pane_made(void *owner)
+{
+	struct program	*p = owner;
+
+	program_notify(p, PROGRAM_PANE);
+	if (p->state == PROGRAM_DROPPED)
+		return;
+	if (p->state != PROGRAM_STARTING || pt.shutdown) {
+		pane_kill(p->pane);	/* ended meanwhile, or we exit */
 		return;
 	}
-	p->pipe_deferred = true;
-	pt.deferred++;
-	if (programs_defer_timer == NULL)
-		programs_defer_timer = loop_timer_new(programs_run_deferred,
-		    NULL);
-	loop_timer_set(programs_defer_timer, now_ms());
+	program_set_state(p, PROGRAM_PIPING);
+	if (p->state != PROGRAM_PIPING)
+		return;
+	p->next_piping = pt.piping;
+	pt.piping = p;
 }
+
+/* pane.c: the pane could not be made: the start fails, with why. */
+static void
+program_pane_failed(void *owner, const char *why)
+{
+	struct program	*p = owner;
+
+	if (p->why == NULL)
+		p->why = xstrdup(why);
+	program_drop(p);
+}
+
+static const struct reaper_cb	program_reaper_cb;
 
 /* Pipe one program's pane, then spawn its reaper. */
 static void
 program_pipe(struct program *p)
 {
-	char	*why;
+	struct reaper_start	 st;
+	int			 fds[3];
+	char			*why;
 
 	pane_pipe(p->pane);
-	if ((p->link = reaper_link_spawn(p, p->pane, &why)) == NULL) {
+	memset(&st, 0, sizeof st);
+	st.id = p->id;
+	st.argv = p->spec.argv;
+	st.argc = p->spec.argc;
+	st.dir = p->spec.dir;
+	st.width = p->spec.width;
+	st.height = p->spec.height;
+	st.lifetime_ms = p->spec.lifetime_ms;
+	st.keep_pane = p->spec.keep_pane;
+	st.input = p->spec.input;
+	st.input_len = p->spec.input_len;
+	st.has_input = p->spec.has_input;
+	st.separate_stderr = p->spec.separate_stderr;
+	st.err_name = pane_err_name(p->pane);
+	pane_take_fds(p->pane, &fds[0], &fds[1], &fds[2]);
+	if ((p->link = reaper_link_spawn(&st, fds, &program_reaper_cb, p,
+	    &why)) == NULL) {
 		program_abandon(p, why);
 		free(why);
 		return;
@@ -416,164 +504,198 @@ program_pipe(struct program *p)
 	p->spec.input = NULL;
 }
 
-/* Run what program_pane_made deferred. */
+/* Before the loop sleeps: pipe the panes made this turn. */
 static void
-programs_run_deferred(void *arg)
+programs_pipe_due(void *arg)
 {
-	struct program	*p, *next;
+	struct program	*p;
 
 	(void)arg;
 	/* (Piping one may drop it, never another.) */
-	for (p = pt.list; p != NULL && pt.deferred > 0; p = next) {
-		next = p->next;
-		if (!p->pipe_deferred)
-			continue;
-		p->pipe_deferred = false;
-		pt.deferred--;
-		if (p->state == PROGRAM_STARTING ||
-		    p->state == PROGRAM_STOPPING)
+	while ((p = pt.piping) != NULL) {
+		pt.piping = p->next_piping;
+		p->next_piping = NULL;
+		if (p->state == PROGRAM_PIPING)
 			program_pipe(p);
 	}
-	pt.deferred = 0;
 }
 
-/* pipe-pane is attached: release the launcher's gate. */
-void
-program_pane_piped(struct program *p)
+/* pane.c: pipe-pane is attached: the reaper opens the launcher's gate. */
+static void
+program_pane_piped(void *owner)
 {
-	if (p->state != PROGRAM_STARTING && p->state != PROGRAM_STOPPING)
+	struct program	*p = owner;
+
+	if (p->state != PROGRAM_PIPING)
 		return;		/* ended meanwhile */
 	reaper_link_pane(p->link, pane_id(p->pane), pane_pid(p->pane));
-	if (p->state == PROGRAM_STOPPING)
-		reaper_link_stop(p->link, p->stop_grace);
-	else
-		program_set_state(p, PROGRAM_RUNNING);
+	p->told_pane = true;
+	program_set_state(p, PROGRAM_GATED);
 }
 
-/* The start failed before the program could run: drop it, with why. */
-void
-program_start_failed(struct program *p, const char *why)
+/* pane.c: pipe-pane failed (the start was answered already). */
+static void
+program_pane_pipe_failed(void *owner, const char *why)
 {
-	if (p->why == NULL)
-		p->why = xstrdup(why);
-	program_drop(p);
+	program_abandon(owner, why);
 }
 
-/* The program cannot go on (its pane could not be piped, its reaper
- * failed): it reads as gone, with why; its reaper and pane go. */
-void
-program_abandon(struct program *p, const char *why)
-{
-	if (program_ended(p) || p->state == PROGRAM_DROPPED)
-		return;
-	program_end(p, "gone", -1, 0, true, why);
-	if (p->link != NULL)
-		reaper_link_quit(p->link);
-	if (p->pane != NULL)
-		pane_kill(p->pane);
-}
+static const struct pane_cb program_pane_cb = {
+	.made = program_pane_made,
+	.failed = program_pane_failed,
+	.piped = program_pane_piped,
+	.pipe_failed = program_pane_pipe_failed
+};
 
-/* Text from the reaper. */
-void
-program_link_text(struct program *p, const char *b, size_t len)
+/* reaper_link.c: text from the reaper. */
+static void
+program_reaper_text(void *owner, const char *b, size_t len)
 {
+	struct program	*p = owner;
+
 	textbuf_append(&p->text, b, len);
-	p->text_ms = now_ms();
-	p->check_ms = p->text_ms + PROGRAM_QUIET_MS;	/* back to fast */
-	p->yes_ms = 0;			/* it wrote: look again */
+	waiting_text(p->waiting);
 	program_notify(p, PROGRAM_TEXT);
 }
 
-/* Standard error's text, with separateStderr. */
-void
-program_link_errtext(struct program *p, const char *b, size_t len)
+/* reaper_link.c: standard error's text, with separateStderr. */
+static void
+program_reaper_errtext(void *owner, const char *b, size_t len)
 {
+	struct program	*p = owner;
+
 	textbuf_append(&p->errtext, b, len);
 }
 
-/* The program runs: keys held for it go now. */
-void
-program_link_launched(struct program *p)
+/* reaper_link.c: the program runs: keys held for it go now. */
+static void
+program_reaper_launched(void *owner)
 {
-	p->launched = true;
+	struct program	*p = owner;
+
+	p->ran = true;
+	if (p->state == PROGRAM_GATED)
+		program_set_state(p, PROGRAM_RUNNING);
 	program_notify(p, PROGRAM_LAUNCHED);
 }
 
-/* The reaper reported the end. */
-void
-program_link_end(struct program *p, const char *how, int64_t status, int sig,
-    bool lost_end, bool cut, const char *why)
+/* reaper_link.c: the reaper reported the end. */
+static void
+program_reaper_end(void *owner, const struct reaper_end *e)
 {
-	if (cut)
+	struct program	*p = owner;
+
+	if (e->cut)
 		p->cut = true;
-	program_end(p, how, status, sig, lost_end, why);
+	program_end(p, program_outcome_parse(e->how), e->status, (int)e->sig,
+	    e->lost_end, e->why);
 }
 
-/* The reaper's socket is closed: it exited or died. */
-void
-program_link_gone(struct program *p)
+/* reaper_link.c: the reaper cannot go on (it said why). */
+static void
+program_reaper_fail(void *owner, const char *why)
 {
+	program_abandon(owner, why);
+}
+
+/* reaper_link.c: the reaper's socket is closed: it exited or died. */
+static void
+program_reaper_gone(void *owner)
+{
+	struct program	*p = owner;
+
 	if (p->pane != NULL)
 		pane_release_fifos(p->pane);
 	/* (The start was answered before its reaper was spawned.) */
 	if (!program_ended(p))
-		program_end(p, "gone", -1, 0, true,
+		program_end(p, OUTCOME_GONE, -1, 0, true,
 		    "its reaper exited before the program's end was read");
 	if (p->state == PROGRAM_DROPPED)
 		return;
-	if (p->pane != NULL)
-		pane_kill(p->pane);
+	program_pane_gone(p);
 	program_check_closed(p);
 	programs_evict();
 }
 
-/* Reap every child that has exited; false once none is left (ECHILD). */
-bool
-programs_reap_children(void)
+/* reaper_link.c: the reaper has exited and been reaped. */
+static void
+program_reaper_closed(void *owner)
 {
-	struct program	*p;
-	pid_t		 pid;
-	int		 st;
+	struct program	*p = owner;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (tmux_reaped(pid, st))
-			continue;
-		for (p = pt.list; p != NULL; p = p->next) {
-			if (p->link == NULL ||
-			    !reaper_link_reaped(p->link, pid, st))
-				continue;
-			if (WIFSIGNALED(st))
-				log_notify(LOG_NOTIFY_WARNING, "reaper", "%s: "
-				    "its reaper was killed by signal %d; the "
-				    "program reads as gone", p->id,
-				    WTERMSIG(st));
-			program_check_closed(p);
-			break;
-		}
-	}
+	if (p->state == PROGRAM_DROPPED)
+		return;
+	program_check_closed(p);
 	programs_evict();
-	return (pid == 0);
 }
 
-/* Ask for the program's end (SIGTERM, SIGKILL after grace): STOPPING,
- * and its waiters told. A program still starting is stopped once piped. */
+static const struct reaper_cb program_reaper_cb = {
+	.text = program_reaper_text,
+	.errtext = program_reaper_errtext,
+	.launched = program_reaper_launched,
+	.end = program_reaper_end,
+	.fail = program_reaper_fail,
+	.gone = program_reaper_gone,
+	.closed = program_reaper_closed
+};
+
+/*
+ * Start p as spec asks (p owns spec's contents from now on): its FIFOs,
+ * then its pane. The reaper follows once the pane exists.
+ */
+int
+program_start(struct program *p, struct program_spec *spec, char **cause)
+{
+	struct pane_spec	ps;
+
+	p->spec = *spec;
+	memset(spec, 0, sizeof *spec);
+	memset(&ps, 0, sizeof ps);
+	ps.program_id = p->id;
+	ps.argv0 = p->spec.argv[0];
+	ps.from_pane = p->spec.from_pane;
+	ps.split = p->spec.split;
+	ps.width = p->spec.width;
+	ps.height = p->spec.height;
+	ps.separate_stderr = p->spec.separate_stderr;
+	if ((p->pane = pane_new(&ps, &program_pane_cb, p, cause)) == NULL)
+		return (-1);
+	pane_make(p->pane);
+	return (0);
+}
+
+/*
+ * Ask for the program's end (SIGTERM, SIGKILL after grace): STOPPING,
+ * and its waiters told. A program not yet given to its reaper never ran:
+ * it ends here, stopped.
+ */
 void
 program_stop(struct program *p, int64_t grace_ms)
 {
-	bool	piped = p->state == PROGRAM_RUNNING;
-
-	if (p->state != PROGRAM_STARTING && p->state != PROGRAM_RUNNING)
-		return;
-	p->stop_grace = grace_ms;
-	program_set_state(p, PROGRAM_STOPPING);
-	if (piped && p->state == PROGRAM_STOPPING)
-		reaper_link_stop(p->link, grace_ms);
+	switch (p->state) {
+	case PROGRAM_STARTING:
+	case PROGRAM_PIPING:
+		if (p->link != NULL)
+			reaper_link_quit(p->link);
+		program_end(p, OUTCOME_STOPPED, -1, 0, false, NULL);
+		break;
+	case PROGRAM_GATED:
+	case PROGRAM_RUNNING:
+		p->stop_grace = grace_ms;
+		program_set_state(p, PROGRAM_STOPPING);
+		if (p->state == PROGRAM_STOPPING)
+			reaper_link_stop(p->link, grace_ms);
+		break;
+	default:
+		break;
+	}
 }
 
 /*
  * Drop a program: it is unknown from now on. Its waiters are told to let
- * go, its reaper to quit, its pane removed. The memory is freed by
- * programs_collect() once the loop is done dispatching.
+ * go, its reaper to quit (it removes the pane), else its pane is removed.
+ * The memory is freed by programs_collect() once the loop is done
+ * dispatching.
  */
 void
 program_drop(struct program *p)
@@ -589,19 +711,18 @@ program_drop(struct program *p)
 	/* Told while it still reads as it stood. */
 	program_notify(p, PROGRAM_DROP);
 	p->state = PROGRAM_DROPPED;
-	if (p->pipe_deferred) {
-		p->pipe_deferred = false;
-		pt.deferred--;
-	}
+	program_unpipe(p);
 	if (p->link != NULL) {
-		if (was < PROGRAM_ENDED)
+		if (was < PROGRAM_ENDED || p->spec.keep_pane)
 			reaper_link_quit(p->link);
-		reaper_link_close(p->link);
+		reaper_link_flush(p->link);
 	}
 	if (p->pane != NULL) {
-		pane_kill(p->pane);
+		program_pane_gone(p);
 		pane_unlink_fifos(p->pane, true);
 	}
+	if (p->link != NULL)
+		reaper_link_close(p->link);
 	p->next = pt.dead;
 	pt.dead = p;
 }
@@ -621,7 +742,6 @@ programs_collect(void)
 		}
 		free(p->id);
 		program_spec_free(&p->spec);
-		free(p->outcome);
 		free(p->why);
 		textbuf_free(&p->text);
 		textbuf_free(&p->errtext);
@@ -629,34 +749,36 @@ programs_collect(void)
 			reaper_link_free(p->link);
 		if (p->pane != NULL)
 			pane_free(p->pane);
-		loop_timer_free(p->check_timer);
+		waiting_free(p->waiting);
 		free(p);
 	}
 }
 
-/* At exit: every program ends and its pane goes. */
+/* At exit: every program ends and its pane goes, and no start goes on. */
 void
 programs_shutdown(void)
 {
 	struct program	*p;
 
 	pt.shutdown = true;
+	pt.piping = NULL;
 	reaper_links_exiting();
 	for (p = pt.list; p != NULL; p = p->next) {
-		/* Its pane goes: no pipe-pane, no reaper for it any more. */
-		if (p->pipe_deferred) {
-			p->pipe_deferred = false;
-			pt.deferred--;
-		}
-		if (p->link != NULL && reaper_link_open(p->link)) {
+		p->next_piping = NULL;
+		if (reaper_link_open(p->link)) {
 			reaper_link_quit(p->link);
 			reaper_link_flush(p->link);
 		}
 		if (p->pane != NULL) {
+			/*
+			 * At exit the front removes every pane itself, before
+			 * its control client goes (tmux.c, tmux_shutdown):
+			 * tmux 3.3a crashes when a session's last window
+			 * closes while a control client is leaving, which a
+			 * reaper's kill-pane after our exit would do.
+			 */
 			pane_kill(p->pane);
-			/* None is wanted now. */
-			pane_unlink_fifos(p->pane, p->link == NULL ||
-			    !reaper_link_open(p->link));
+			pane_unlink_fifos(p->pane, !reaper_link_open(p->link));
 		}
 	}
 }
@@ -671,200 +793,69 @@ program_fixture(struct program *p, struct program_spec *spec,
 {
 	p->spec = *spec;
 	memset(spec, 0, sizeof *spec);
-	p->pane = pane_new(NULL, NULL);
-	pane_set(p->pane, pane, 0);
+	p->pane = pane_fixture(pane);
 	textbuf_append(&p->text, text, strlen(text));
 	p->state = PROGRAM_RUNNING;
+	p->ran = true;
 	if (ended)
-		program_end(p, "completed", 0, 0, false, NULL);
+		program_end(p, OUTCOME_COMPLETED, 0, 0, false, NULL);
 }
 
-/*
- * Waiting for input. A check looks at /proc (ttywait.c) for the pane's
- * foreground group blocked reading its terminal; where /proc cannot tell,
- * an unfinished line left unchanged for PROGRAM_UNKNOWN_MS counts. An
- * episode begins when a check sees it waiting after one saw it not
- * waiting, or after keys were sent to it; a call reports an episode once
- * (program_episode_tell), so a program that keeps waiting does not make
- * every later read an instant empty answer.
- *
- * The scheduled checks are the program's own: one timer (check_timer),
- * kept while anything waits on the program, however many calls do; when
- * a check finds an episode no call has reported, the waiters are told
- * (PROGRAM_WAITING). A look costs a bounded amount (ttywait.c's budget),
- * a look a few ms old answers again while nothing was printed or typed
- * since, and the looks of one loop turn stop at PROGRAM_LOOK_TURN_US
- * together: past it, a scheduled check waits for the next turn and an
- * answer takes the program's last look.
- */
-#define PROGRAM_LOOK_REUSE_MS	10	/* a look this recent answers again */
-#define PROGRAM_LOOK_TURN_US	2000	/* looks per loop turn, in time */
+/* Can p be looked at for input: running, with a pane process? */
+static pid_t
+program_lookable(const struct program *p)
+{
+	if (p->state != PROGRAM_RUNNING || p->pane == NULL)
+		return (0);
+	return (pane_pid(p->pane));
+}
 
-static struct {
-	uint64_t	turn;		/* the loop turn counted */
-	int64_t		spent_us;	/* looking, in that turn */
-} program_looks;
-
-/* When it last printed, or keys were typed into it: quiet since then. */
+/* When it last printed, or keys were typed into it. */
 int64_t
 program_quiet_since(const struct program *p)
 {
-	return (p->keys_ms > p->text_ms ? p->keys_ms : p->text_ms);
+	return (waiting_quiet_since(p->waiting));
 }
 
 /* When it last printed (0: never). */
 int64_t
 program_text_ms(const struct program *p)
 {
-	return (p->text_ms);
-}
-
-/* Set p's check timer for when, unless it is set sooner already. */
-static void
-program_check_arm(struct program *p, int64_t when)
-{
-	if (p->check_timer == NULL)
-		p->check_timer = loop_timer_new(program_check, p);
-	if (when < loop_timer_when(p->check_timer))
-		loop_timer_set(p->check_timer, when);
+	return (waiting_text_ms(p->waiting));
 }
 
 /* Keys were sent to its pane. */
 void
 program_keys_sent(struct program *p)
 {
-	p->keys_ms = now_ms();
-	p->keys_pending = true;
-	p->yes_ms = 0;
-	p->check_ms = p->keys_ms + PROGRAM_KEYS_SETTLE_MS;
-	if (p->waiters != NULL)
-		program_check_arm(p, p->check_ms);
+	waiting_keys(p->waiting, p->waiters != NULL);
 }
 
-/* May a look in /proc be made in this loop turn (its looks so far under
- * PROGRAM_LOOK_TURN_US)? */
-static bool
-program_look_allowed(void)
-{
-	if (program_looks.turn != loop_turn()) {
-		program_looks.turn = loop_turn();
-		program_looks.spent_us = 0;
-	}
-	return (program_looks.spent_us < PROGRAM_LOOK_TURN_US);
-}
-
-/*
- * Look now: does it wait for keyboard input? Text it wrote just before
- * it blocked may still be on its way through tmux, so a wait counts for
- * an episode only once seen again PROGRAM_CONFIRM_MS later with no text
- * or keys between (yes_ms marks the first sight).
- */
-static bool
-program_look(struct program *p, int64_t now)
-{
-	const struct textbuf	*t = &p->text;
-	enum ttywait		 tw;
-	size_t			 s, e;
-	int64_t			 t0 = now_us();
-	bool			 w;
-
-	tw = ttywait_check(pane_pid(p->pane));
-	program_looks.spent_us += now_us() - t0;
-	p->looked_ms = now;
-	w = tw == TTYWAIT_YES;
-	if (tw == TTYWAIT_UNKNOWN &&
-	    now - program_quiet_since(p) >= PROGRAM_UNKNOWN_MS) {
-		textbuf_unfinished(t, 0, 1, &s, &e);
-		w = e > s;
-	}
-	p->look_said = w;
-	if (!w) {
-		p->yes_ms = 0;
-		p->was_waiting = false;
-		return (false);
-	}
-	if (p->yes_ms == 0)
-		p->yes_ms = now;
-	/* Keys just typed may not have been read yet: not confirmed. */
-	if (now - p->yes_ms >= PROGRAM_CONFIRM_MS &&
-	    now - p->keys_ms >= PROGRAM_KEYS_SETTLE_MS)
-		program_episode_begin(p);
-	return (true);
-}
-
-/* Can p be looked at: launched, running, with a pane process? */
-static bool
-program_lookable(const struct program *p)
-{
-	return (p->launched && p->state == PROGRAM_RUNNING &&
-	    p->pane != NULL && pane_pid(p->pane) > 0);
-}
-
-/*
- * Does it wait for keyboard input, for an answer now? A look made less
- * than PROGRAM_LOOK_REUSE_MS ago with nothing printed or typed since
- * answers again, as does the last look once this turn's looks are spent.
- */
+/* Does it wait for keyboard input, for an answer now (waiting.c)? */
 bool
 program_waiting(struct program *p)
 {
-	int64_t	now = now_ms();
+	pid_t	pid = program_lookable(p);
 
-	if (!program_lookable(p))
-		return (false);
-	if (p->looked_ms != 0 && now - p->looked_ms < PROGRAM_LOOK_REUSE_MS &&
-	    program_quiet_since(p) < p->looked_ms)
-		return (p->look_said);
-	if (!program_look_allowed())
-		return (p->look_said);
-	return (program_look(p, now));
+	return (pid > 0 && waiting_now(p->waiting, pid, &p->text));
 }
 
-/* It waits, for sure: a new episode if it did not before, or keys came. */
-static void
-program_episode_begin(struct program *p)
-{
-	if (!p->was_waiting || p->keys_pending)
-		p->episode++;
-	p->keys_pending = false;
-	p->was_waiting = true;
-}
-
-/*
- * For a call waiting on p at now: look if a check is due (quiet for
- * PROGRAM_QUIET_MS, then every 50 ms for 2 s of quiet, every 250 ms
- * until 30 s, then every second), and set p's check timer for the next.
- * True when p waits for input in an episode no call has reported yet;
- * else the waiters are told (PROGRAM_WAITING) when a check finds one.
- */
+/* For a call waiting on p: an episode of waiting for input none has
+ * reported? (The checks go on on the detector's own timer.) */
 bool
 program_waiting_due(struct program *p, int64_t now)
 {
-	int64_t	quiet = now - program_quiet_since(p), step;
+	pid_t	pid = program_lookable(p);
 
-	if (!p->launched || p->state != PROGRAM_RUNNING)
+	if (p->state != PROGRAM_RUNNING)
 		return (false);
-	if (quiet < PROGRAM_QUIET_MS) {
-		program_check_arm(p, program_quiet_since(p) + PROGRAM_QUIET_MS);
-		return (false);
-	}
-	if (now >= p->check_ms && program_lookable(p) &&
-	    !program_look_allowed())
-		p->check_ms = now;	/* this turn's looks are spent: next */
-	else if (now >= p->check_ms) {
-		if (program_lookable(p))
-			program_look(p, now);
-		step = quiet < 2000 ? 50 : quiet < 30000 ? 250 : 1000;
-		p->check_ms = now + step;
-	}
-	program_check_arm(p, p->check_ms);
-	return (p->was_waiting && p->episode > p->episode_told);
+	return (waiting_due(p->waiting, pid, &p->text, now));
 }
 
-/* p's check is due: look, and tell its waiters of an episode none has
- * reported. With nothing waiting on p, the checks stop. */
+/* The detector's timer: look, and tell p's waiters of an episode none
+ * has reported. With nothing waiting on p, the checks stop. */
 static void
-program_check(void *arg)
+program_waiting_tell(void *arg)
 {
 	struct program	*p = arg;
 
@@ -872,14 +863,11 @@ program_check(void *arg)
 		program_notify(p, PROGRAM_WAITING);
 }
 
-/* A call reported that p waits for input (a check just saw it): this
- * episode is told, confirmed or not yet. */
+/* A call reported that p waits for input. */
 void
 program_episode_tell(struct program *p)
 {
-	if (p->yes_ms != 0)
-		program_episode_begin(p);
-	p->episode_told = p->episode;
+	waiting_told(p->waiting);
 }
 
 /* "SIGTERM" for SIGTERM; NULL for none. */
@@ -900,14 +888,21 @@ program_signal_name(int sig)
 }
 
 /* The outcome a client sees. */
-const char *
-program_outcome(const struct program *p)
+enum program_outcome
+program_outcome_of(const struct program *p)
 {
 	if (program_ended(p))
 		return (p->outcome);
 	if (p->state == PROGRAM_STOPPING)
-		return ("stopped");
-	return ("running");
+		return (OUTCOME_STOPPED);
+	return (OUTCOME_RUNNING);
+}
+
+/* Its name. */
+const char *
+program_outcome(const struct program *p)
+{
+	return (program_outcome_name(program_outcome_of(p)));
 }
 
 /* Has the program ended (its text complete)? */
@@ -923,10 +918,11 @@ program_state(const struct program *p)
 	return (p->state);
 }
 
+/* Has the program run (its launcher started it)? */
 bool
 program_launched(const struct program *p)
 {
-	return (p->launched);
+	return (p->ran);
 }
 
 const char *
@@ -945,13 +941,6 @@ const struct program_spec *
 program_spec(const struct program *p)
 {
 	return (&p->spec);
-}
-
-/* Its pane (pane.c), or NULL before program_start. */
-struct pane *
-program_pane(struct program *p)
-{
-	return (p->pane);
 }
 
 /* "%N" once the pane exists, else NULL. */

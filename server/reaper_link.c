@@ -2,13 +2,21 @@
  * reaper_link.c — the front's side of one program's reaper.
  *
  * The reaper is spawned (posix_spawn of progmux-reaper) with one end of a
- * socketpair as its fd 3 and the output FIFO's read end as its fd 4, and
- * is sent the program's particulars in a "start" frame. Frames from it
- * (text, launched, end, fail) go to program.c's program_link_* functions;
- * EOF or a bad frame is "reaper gone". Writes are queued and flushed when
- * the socket takes them. The link is closed once its socket is and its
- * pid has been reaped. The socket registers itself with the loop when the
- * reaper is spawned and leaves it when closed.
+ * socketpair as its fd 3 and the program's FIFOs as fds 4, 6 and 7
+ * (proto.h), and is sent what it needs in a "start" frame, built from
+ * the struct reaper_start it was spawned with. Frames from it (text,
+ * launched, end, fail) and its going (EOF or a bad frame) are told to
+ * its owner through the callbacks it was spawned with (struct
+ * reaper_cb), as tmux's job_run takes its callbacks; it never looks its
+ * owner up. Writes are queued and flushed when the socket takes them.
+ * The link is closed once its socket is and its pid has been reaped
+ * (main.c's SIGCHLD handler routes each pid here, reaper_links_reaped),
+ * and then the owner is told (closed). The socket registers itself with
+ * the loop when the reaper is spawned and leaves it when closed.
+ *
+ * An owner may close the link (reaper_link_close) from inside any of its
+ * callbacks; it frees it (reaper_link_free) only once the loop is done
+ * dispatching.
  *
  * The reaper is started with posix_spawn, not common/cspawn: glibc's
  * posix_spawn is a vfork (CLONE_VM), which copies none of our page
@@ -41,12 +49,29 @@ extern char **environ;
 #define REAPER_LINK_ROUNDS	16		/* reads per wakeup */
 
 struct reaper_link {
-	struct program	*p;
-	pid_t		 pid;		/* -1 once reaped */
-	int		 sock;		/* -1 once closed */
-	struct buf	 in;
-	struct buf	 out;
+	char			*id;		/* the program's, for logs */
+	const struct reaper_cb	*cb;
+	void			*owner;
+	pid_t			 pid;		/* -1 once reaped */
+	int			 sock;		/* -1 once closed */
+	bool			 told_closed;
+	struct buf		 in;
+	struct buf		 out;
+	struct reaper_link	*next;		/* the live links, by pid */
 };
+
+static struct reaper_link	*reaper_links;	/* not yet freed */
+static bool			 reaper_link_exiting;
+
+/* Once the socket is closed and the pid reaped: tell the owner, once. */
+static void
+reaper_link_check_closed(struct reaper_link *l)
+{
+	if (l->sock == -1 && l->pid == -1 && !l->told_closed) {
+		l->told_closed = true;
+		l->cb->closed(l->owner);
+	}
+}
 
 /* Flush what is queued (a failed write means EOF will follow); the
  * socket waits to be writable only while frames are queued. */
@@ -90,31 +115,30 @@ reaper_link_send(struct reaper_link *l, const char *type)
 
 /* The program's particulars, the reaper's first frame. */
 static void
-reaper_link_start_frame(struct reaper_link *l, struct pane *pn)
+reaper_link_start_frame(struct reaper_link *l, const struct reaper_start *st)
 {
-	const struct program_spec	*spec = program_spec(l->p);
-	struct msg_out			 m;
-	char				**tv = tmux_client_argv();
-	size_t				  n = 0;
+	struct msg_out	  m;
+	char		**tv = tmux_client_argv();
+	size_t		  n = 0;
 
 	msg_begin(&m, MSG_START, 14);
-	msg_str(&m, "id", program_id(l->p));
-	msg_strv(&m, "argv", spec->argv, spec->argc);
-	msg_str(&m, "dir", spec->dir);
-	msg_int(&m, "width", spec->width);
-	msg_int(&m, "height", spec->height);
-	msg_int(&m, "lifetime_ms", spec->lifetime_ms);
-	msg_bool(&m, "keep_pane", spec->keep_pane);
+	msg_str(&m, "id", st->id);
+	msg_strv(&m, "argv", st->argv, st->argc);
+	msg_str(&m, "dir", st->dir);
+	msg_int(&m, "width", st->width);
+	msg_int(&m, "height", st->height);
+	msg_int(&m, "lifetime_ms", st->lifetime_ms);
+	msg_bool(&m, "keep_pane", st->keep_pane);
 	msg_int(&m, "max_text", cfg.output_max_bytes);
-	msg_str(&m, "err", pane_err_name(pn));
+	msg_str(&m, "err", st->err_name);
 	msg_bool(&m, "robust", cfg.robust);
 	msg_str(&m, "rundir", cfg.rundir);
-	if (spec->has_input)
-		msg_bin(&m, "input", spec->input ? spec->input : "",
-		    spec->input_len);
+	if (st->has_input)
+		msg_bin(&m, "input", st->input ? st->input : "",
+		    st->input_len);
 	else
 		msg_nil(&m, "input");
-	msg_bool(&m, "separate_stderr", spec->separate_stderr);
+	msg_bool(&m, "separate_stderr", st->separate_stderr);
 	while (tv != NULL && tv[n] != NULL)
 		n++;
 	msg_strv(&m, "tmux", tv, n);
@@ -123,11 +147,13 @@ reaper_link_start_frame(struct reaper_link *l, struct pane *pn)
 }
 
 /*
- * Spawn p's reaper (posix_spawn: a vfork, no copy of our memory) and send
- * it the program's particulars. On failure the FIFOs go too.
+ * Spawn a reaper (posix_spawn: a vfork, no copy of our memory) with the
+ * FIFO ends in fds (output, control, standard error or -1; closed here
+ * whatever happens) and send it st. cb tells owner what follows.
  */
 struct reaper_link *
-reaper_link_spawn(struct program *p, struct pane *pn, char **cause)
+reaper_link_spawn(const struct reaper_start *st, int fds[3],
+    const struct reaper_cb *cb, void *owner, char **cause)
 {
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 attr;
@@ -135,29 +161,30 @@ reaper_link_spawn(struct program *p, struct pane *pn, char **cause)
 	sigset_t			 none, all;
 	char				*argv[] = { (char *)"progmux-reaper",
 					    NULL };
-	int				 sv[2], err, fd[3], i;
+	int				 sv[2], err, i;
 	pid_t				 pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
 		xasprintf(cause, "socketpair: %s", fd_strerror(errno));
-		pane_unlink_fifos(pn, true);
+		for (i = 0; i < 3; i++)
+			if (fds[i] != -1)
+				close(fds[i]);
 		return (NULL);
 	}
-	pane_take_fds(pn, &fd[0], &fd[1], &fd[2]);
 	/* No source may be a number another is moved to. */
 	sv[1] = fd_above(sv[1], PROTO_FD_END);
 	for (i = 0; i < 3; i++)
-		fd[i] = fd_above(fd[i], PROTO_FD_END);
+		fds[i] = fd_above(fds[i], PROTO_FD_END);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null",
 	    O_RDWR, 0);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
 	    O_RDWR, 0);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], PROTO_REAPER_FD);
-	posix_spawn_file_actions_adddup2(&fa, fd[0], PROTO_OUT_FD);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], PROTO_CTL_FD);
-	if (fd[2] != -1)
-		posix_spawn_file_actions_adddup2(&fa, fd[2], PROTO_ERR_FD);
+	posix_spawn_file_actions_adddup2(&fa, fds[0], PROTO_OUT_FD);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], PROTO_CTL_FD);
+	if (fds[2] != -1)
+		posix_spawn_file_actions_adddup2(&fa, fds[2], PROTO_ERR_FD);
 	if (cfg.lock_fd == PROTO_LOCK_FD)	/* in place: not close-on-exec */
 		posix_spawn_file_actions_adddup2(&fa, PROTO_LOCK_FD,
 		    PROTO_LOCK_FD);
@@ -174,22 +201,25 @@ reaper_link_spawn(struct program *p, struct pane *pn, char **cause)
 	posix_spawnattr_destroy(&attr);
 	close(sv[1]);
 	for (i = 0; i < 3; i++)		/* the reaper's now */
-		if (fd[i] != -1)
-			close(fd[i]);
+		if (fds[i] != -1)
+			close(fds[i]);
 	if (err != 0) {
 		close(sv[0]);
 		xasprintf(cause, "cannot start %s: %s", cfg.reaper_path,
 		    fd_strerror(err));
-		pane_unlink_fifos(pn, true);
 		return (NULL);
 	}
 	l = xcalloc(1, sizeof *l);
-	l->p = p;
+	l->id = xstrdup(st->id);
+	l->cb = cb;
+	l->owner = owner;
 	l->pid = pid;
 	l->sock = sv[0];
+	l->next = reaper_links;
+	reaper_links = l;
 	fd_nonblock(l->sock, 1);
 	loop_fd_add(l->sock, LOOP_READ, reaper_link_on_event, l);
-	reaper_link_start_frame(l, pn);
+	reaper_link_start_frame(l, st);
 	return (l);
 }
 
@@ -206,11 +236,20 @@ reaper_link_close(struct reaper_link *l)
 	buf_free(&l->out);
 }
 
-/* Free a link (its program is being freed). */
+/* Free a link (its owner is being freed; the loop is not dispatching).
+ * A reaper not yet reaped is reaped by main.c as any stray child. */
 void
 reaper_link_free(struct reaper_link *l)
 {
+	struct reaper_link	**ll;
+
 	reaper_link_close(l);
+	for (ll = &reaper_links; *ll != NULL; ll = &(*ll)->next)
+		if (*ll == l) {
+			*ll = l->next;
+			break;
+		}
+	free(l->id);
 	free(l);
 }
 
@@ -225,7 +264,7 @@ reaper_link_closed(const struct reaper_link *l)
 bool
 reaper_link_open(const struct reaper_link *l)
 {
-	return (l->sock != -1);
+	return (l != NULL && l->sock != -1);
 }
 
 /* Tell the reaper to end the program and go. */
@@ -235,7 +274,8 @@ reaper_link_quit(struct reaper_link *l)
 	reaper_link_send(l, MSG_QUIT);
 }
 
-/* pipe-pane is attached: the reaper opens the launcher's gate. */
+/* pipe-pane is attached: the reaper opens the launcher's gate (once the
+ * pane's writer is there). */
 void
 reaper_link_pane(struct reaper_link *l, const char *pane, pid_t pid)
 {
@@ -273,25 +313,33 @@ reaper_link_flush(struct reaper_link *l)
 
 /* At exit, reapers are ended (robust mode SIGKILLs what is left): not
  * worth a warning then. */
-static bool	reaper_link_exiting;
-
 void
 reaper_links_exiting(void)
 {
 	reaper_link_exiting = true;
 }
 
-/* Was pid this reaper's? Then it is reaped. */
+/* main.c reaped pid: if it was a reaper's, its link hears of it. */
 bool
-reaper_link_reaped(struct reaper_link *l, pid_t pid, int status)
+reaper_links_reaped(pid_t pid, int status)
 {
-	if (l->pid != pid)
-		return (false);
-	l->pid = -1;
-	if (WIFSIGNALED(status) && !reaper_link_exiting)
-		log_warn("%s: reaper killed by signal %d",
-		    program_id(l->p), WTERMSIG(status));
-	return (true);
+	struct reaper_link	*l;
+
+	for (l = reaper_links; l != NULL; l = l->next) {
+		if (l->pid != pid)
+			continue;
+		l->pid = -1;
+		if (WIFSIGNALED(status) && !reaper_link_exiting) {
+			log_warn("%s: reaper killed by signal %d", l->id,
+			    WTERMSIG(status));
+			log_notify(LOG_NOTIFY_WARNING, "reaper", "%s: its "
+			    "reaper was killed by signal %d; the program "
+			    "reads as gone", l->id, WTERMSIG(status));
+		}
+		reaper_link_check_closed(l);
+		return (true);
+	}
+	return (false);
 }
 
 /* The socket is closed under us: the reaper is gone. */
@@ -299,24 +347,29 @@ static void
 reaper_link_gone(struct reaper_link *l)
 {
 	reaper_link_close(l);
-	program_link_gone(l->p);
+	l->cb->gone(l->owner);
+	reaper_link_check_closed(l);
 }
 
 /* The reaper reported the end. */
 static void
 reaper_link_on_end(struct reaper_link *l, struct msg *m)
 {
-	char	*how, *why;
-	int64_t	 status = -1, sig = 0;
+	struct reaper_end	 e;
+	char			*how, *why;
 
 	how = msg_dup_str(m, "how");
 	why = msg_dup_str(m, "why");
-	if (!msg_get_int(m, "status", &status))
-		status = -1;
-	if (!msg_get_int(m, "signal", &sig))
-		sig = 0;
-	program_link_end(l->p, how ? how : "gone", status, (int)sig,
-	    msg_get_bool(m, "lost_end"), msg_get_bool(m, "cut"), why);
+	memset(&e, 0, sizeof e);
+	e.how = how != NULL ? how : END_GONE;
+	e.why = why;
+	if (!msg_get_int(m, "status", &e.status))
+		e.status = -1;
+	if (!msg_get_int(m, "signal", &e.sig))
+		e.sig = 0;
+	e.lost_end = msg_get_bool(m, "lost_end");
+	e.cut = msg_get_bool(m, "cut");
+	l->cb->end(l->owner, &e);
 	free(how);
 	free(why);
 }
@@ -332,35 +385,31 @@ reaper_link_on_frame(struct reaper_link *l, struct msg *m)
 
 	if (msg_is(m, MSG_TEXT)) {
 		if ((b = msg_get_bytes(m, "b", &len)) != NULL && len > 0)
-			program_link_text(l->p, b, len);
+			l->cb->text(l->owner, b, len);
 	} else if (msg_is(m, MSG_ERRTEXT)) {
 		if ((b = msg_get_bytes(m, "b", &len)) != NULL && len > 0)
-			program_link_errtext(l->p, b, len);
+			l->cb->errtext(l->owner, b, len);
 	} else if (msg_is(m, MSG_HELLO)) {
 		if (!msg_get_int(m, "v", &v) || v != PROTO_VERSION) {
 			log_warn("%s: reaper speaks protocol %lld, not %d",
-			    program_id(l->p), (long long)v, PROTO_VERSION);
+			    l->id, (long long)v, PROTO_VERSION);
 			reaper_link_gone(l);
 		}
 	} else if (msg_is(m, MSG_LAUNCHED))
-		program_link_launched(l->p);
+		l->cb->launched(l->owner);
 	else if (msg_is(m, MSG_END))
 		reaper_link_on_end(l, m);
 	else if (msg_is(m, MSG_FAIL)) {
 		why = msg_dup_str(m, "why");
-		/* The start was answered already: the program reads gone,
-		 * with why. */
-		log_warn("%s: %s", program_id(l->p), why ? why :
-		    "reaper failed");
-		program_abandon(l->p, why ? why : "its reaper failed");
+		log_warn("%s: %s", l->id, why ? why : "reaper failed");
+		l->cb->fail(l->owner, why ? why : "its reaper failed");
 		free(why);
 	} else
-		log_warn("%s: unexpected frame \"%s\"", program_id(l->p),
-		    m->type);
+		log_warn("%s: unexpected frame \"%s\"", l->id, m->type);
 }
 
-/* Read and dispatch frames, a bounded number of reads per wakeup. A
- * program dropped meanwhile has its socket closed: the loop stops. */
+/* Read and dispatch frames, a bounded number of reads per wakeup. An
+ * owner that closes the link meanwhile stops the loop. */
 static void
 reaper_link_on_readable(struct reaper_link *l)
 {
@@ -383,8 +432,8 @@ reaper_link_on_readable(struct reaper_link *l)
 			msg_free(&m);
 		}
 		if (l->sock != -1 && ret == -1) {
-			log_warn("%s: bad frame from reaper: %s",
-			    program_id(l->p), cause);
+			log_warn("%s: bad frame from reaper: %s", l->id,
+			    cause);
 			free(cause);
 			if (l->pid > 0)
 				kill(l->pid, SIGTERM);

@@ -200,6 +200,7 @@ int64_t	loop_timer_when(const struct loop_timer *);
 void	loop_timer_free(struct loop_timer *);
 int64_t	loop_next_deadline(int64_t deadline);
 uint64_t loop_turn(void);
+void	loop_before_sleep(loop_timer_cb, void *arg);	/* each turn */
 void	loop_run_timers(int64_t now);	/* a turn of timers only */
 void	loop_run_once(int64_t deadline);
 
@@ -243,12 +244,24 @@ enum tmux_line_kind tmux_parse_line(struct tmux_parse *, const char *line,
 
 /* program.c — the table of programs and each one's lifecycle */
 enum program_state {
-	PROGRAM_STARTING,	/* pane being made and piped */
-	PROGRAM_RUNNING,	/* piped: the launcher's gate is open */
+	PROGRAM_STARTING,	/* pane being made */
+	PROGRAM_PIPING,		/* pane made; pipe-pane and the reaper due */
+	PROGRAM_GATED,		/* piped: the reaper has the pane */
+	PROGRAM_RUNNING,	/* the program runs */
 	PROGRAM_STOPPING,	/* stop asked; its end not yet known */
 	PROGRAM_ENDED,		/* end known: text complete */
 	PROGRAM_CLOSED,		/* ended, and its reaper gone: evictable */
 	PROGRAM_DROPPED		/* off the table; freed after dispatch */
+};
+
+/* How a program stands, as the seed names it (program_outcome_name). */
+enum program_outcome {
+	OUTCOME_RUNNING,
+	OUTCOME_COMPLETED,
+	OUTCOME_NOT_STARTED,
+	OUTCOME_EXPIRED,
+	OUTCOME_STOPPED,
+	OUTCOME_GONE
 };
 
 /* What a waiter is told. */
@@ -298,7 +311,6 @@ void		 program_stop(struct program *, int64_t grace_ms);
 void		 program_drop(struct program *);
 void		 programs_collect(void);
 void		 programs_shutdown(void);
-bool		 programs_reap_children(void);	/* true: children left */
 const char	*program_signal_name(int);
 /* Accessors. */
 enum program_state program_state(const struct program *);
@@ -308,10 +320,11 @@ const char	*program_id(const struct program *);
 uint64_t	 program_seq(const struct program *);
 const struct program_spec *program_spec(const struct program *);
 const char	*program_pane_id(const struct program *);
-struct pane	*program_pane(struct program *);
 const struct textbuf *program_text(const struct program *);
 const struct textbuf *program_errtext(const struct program *);
+enum program_outcome program_outcome_of(const struct program *);
 const char	*program_outcome(const struct program *);
+const char	*program_outcome_name(enum program_outcome);
 int64_t		 program_exit_status(const struct program *);
 int		 program_signal(const struct program *);
 bool		 program_lost_end(const struct program *);
@@ -330,28 +343,33 @@ void		 program_keys_sent(struct program *);
 bool		 program_waiting(struct program *);
 bool		 program_waiting_due(struct program *, int64_t now);
 void		 program_episode_tell(struct program *);
-/* From pane.c and reaper_link.c: what happened to the program. */
-void		 program_pane_made(struct program *);
-void		 program_pane_piped(struct program *);
-void		 program_start_failed(struct program *, const char *why);
-void		 program_abandon(struct program *, const char *why);
-void		 program_link_text(struct program *, const char *, size_t);
-void		 program_link_errtext(struct program *, const char *, size_t);
-void		 program_link_launched(struct program *);
-void		 program_link_end(struct program *, const char *how,
-		     int64_t status, int sig, bool lost_end, bool cut,
-		     const char *why);
-void		 program_link_gone(struct program *);
 /* The fuzz harness's fixtures: a program that ran, made by hand. */
 void		 program_fixture(struct program *, struct program_spec *,
 		     const char *pane, const char *text, bool ended);
 
 /* pane.c — a program's FIFOs and its pane: new-window, pipe-pane */
 struct pane;
-struct pane	*pane_new(struct program *, char **cause);
+/* What the pane needs of its program, copied when it is made. */
+struct pane_spec {
+	char		*program_id;	/* names the FIFOs: "p3.out" */
+	char		*argv0;		/* names the window */
+	char		*from_pane;	/* or NULL */
+	bool		 split;
+	int64_t		 width, height;	/* 0: tmux's default */
+	bool		 separate_stderr;
+};
+/* What the pane tells its owner (the owner handle first). */
+struct pane_cb {
+	void	(*made)(void *owner);		/* pane_id, pane_pid set */
+	void	(*failed)(void *owner, const char *why); /* not made */
+	void	(*piped)(void *owner);		/* pipe-pane attached */
+	void	(*pipe_failed)(void *owner, const char *why);
+};
+struct pane	*pane_new(const struct pane_spec *, const struct pane_cb *,
+		     void *owner, char **cause);
+struct pane	*pane_fixture(const char *id);
 void		 pane_free(struct pane *);
 void		 pane_make(struct pane *);
-bool		 pane_pipe_due(const struct pane *);
 void		 pane_pipe(struct pane *);
 void		 pane_kill(struct pane *);
 void		 pane_release_fifos(struct pane *);
@@ -365,7 +383,41 @@ void		 pane_take_fds(struct pane *, int *out, int *ctl, int *err);
 
 /* reaper_link.c — a program's reaper: spawn, socket, frames */
 struct reaper_link;
-struct reaper_link *reaper_link_spawn(struct program *, struct pane *,
+/* What the reaper is told of its program, in its first frame. */
+struct reaper_start {
+	const char	 *id;
+	char *const	 *argv;
+	size_t		  argc;
+	const char	 *dir;
+	int64_t		  width, height, lifetime_ms;
+	bool		  keep_pane;
+	const char	 *input;	/* run_program's, if has_input */
+	size_t		  input_len;
+	bool		  has_input;
+	bool		  separate_stderr;
+	const char	 *err_name;	/* standard error's FIFO, or NULL */
+};
+/* How the reaper said the program ended. */
+struct reaper_end {
+	const char	*how;		/* END_* (proto.h) */
+	int64_t		 status;	/* -1: none */
+	int64_t		 sig;		/* 0: none */
+	bool		 lost_end;
+	bool		 cut;
+	const char	*why;		/* or NULL */
+};
+/* What the reaper's link tells its owner (the owner handle first). */
+struct reaper_cb {
+	void	(*text)(void *, const char *, size_t);
+	void	(*errtext)(void *, const char *, size_t);
+	void	(*launched)(void *);		/* the program runs */
+	void	(*end)(void *, const struct reaper_end *);
+	void	(*fail)(void *, const char *why); /* it cannot go on */
+	void	(*gone)(void *);		/* its socket closed */
+	void	(*closed)(void *);		/* and it was reaped */
+};
+struct reaper_link *reaper_link_spawn(const struct reaper_start *,
+		     int fds[3], const struct reaper_cb *, void *owner,
 		     char **cause);
 void		 reaper_link_free(struct reaper_link *);
 void		 reaper_link_close(struct reaper_link *);
@@ -376,7 +428,21 @@ void		 reaper_link_pane(struct reaper_link *, const char *pane,
 		     pid_t pid);
 void		 reaper_link_stop(struct reaper_link *, int64_t grace_ms);
 void		 reaper_link_flush(struct reaper_link *);
-bool		 reaper_link_reaped(struct reaper_link *, pid_t, int status);
+bool		 reaper_links_reaped(pid_t, int status);
 void		 reaper_links_exiting(void);
+
+/* waiting.c — does a program wait for keyboard input? */
+struct waiting;
+struct waiting	*waiting_new(void (*tell)(void *), void *arg);
+void		 waiting_free(struct waiting *);
+int64_t		 waiting_quiet_since(const struct waiting *);
+int64_t		 waiting_text_ms(const struct waiting *);
+void		 waiting_text(struct waiting *);
+void		 waiting_keys(struct waiting *, bool armed);
+bool		 waiting_now(struct waiting *, pid_t pid, const struct textbuf *);
+bool		 waiting_due(struct waiting *, pid_t pid, const struct textbuf *,
+		     int64_t now);
+void		 waiting_check(void *);
+void		 waiting_told(struct waiting *);
 
 #endif
