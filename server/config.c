@@ -105,49 +105,23 @@ config_set_tier(const struct setting *s, const char *from, const char *v,
 	return (-1);
 }
 
-/*
- * A list of tool names, separated by commas (spaces around them allowed),
- * kept as "a,b"; every unknown name is named in the error. Empty: none.
- */
+/* A list of tool names, kept as given (tools.c checks the names, of
+ * every value given, when it starts) with where it came from. Empty:
+ * none. */
 static int
-config_set_tools(const struct setting *s, const char *from, const char *v,
-    char **cause)
+config_set_tools(const struct setting *s, const char *from, const char *v)
 {
-	struct buf	 list = BUF_INIT, bad = BUF_INIT;
-	const char	*p, *end, *q;
-	size_t		 nbad = 0, i;
+	struct cfg_given	*g;
 
 	free(*(char **)s->where);
-	*(char **)s->where = NULL;
-	if (v == NULL || *v == '\0')
-		return (0);
-	for (p = v; *p != '\0'; p = *end == ',' ? end + 1 : end) {
-		if ((end = strchr(p, ',')) == NULL)
-			end = p + strlen(p);
-		for (q = end; q > p && q[-1] == ' '; q--)
-			;
-		while (p < q && *p == ' ')
-			p++;
-		if (!tools_exists(p, (size_t)(q - p))) {
-			buf_printf(&bad, "%s\"%.*s\"", nbad++ ? ", " : "",
-			    (int)(q - p), p);
-			continue;
-		}
-		buf_printf(&list, "%s%.*s", list.len ? "," : "", (int)(q - p),
-		    p);
+	*(char **)s->where = v != NULL && *v != '\0' ? xstrdup(v) : NULL;
+	if (*(char **)s->where != NULL) {
+		g = xcalloc(1, sizeof *g);
+		g->from = xstrdup(from);
+		g->value = xstrdup(v);
+		g->next = cfg.tools_given;
+		cfg.tools_given = g;
 	}
-	if (nbad > 0) {
-		buf_adds(&bad, " (tools: ");
-		for (i = 0; tools_name(i) != NULL; i++)
-			buf_printf(&bad, "%s%s", i ? ", " : "", tools_name(i));
-		buf_addc(&bad, ')');
-		xasprintf(cause, "%s: no tool named %s", from, buf_cstr(&bad));
-		buf_free(&bad);
-		buf_free(&list);
-		return (-1);
-	}
-	*(char **)s->where = xstrdup(buf_cstr(&list));
-	buf_free(&list);
 	return (0);
 }
 
@@ -184,7 +158,7 @@ config_set(const struct setting *s, const char *from, const char *v,
 	case 'y':
 		return (config_set_tier(s, from, v, cause));
 	case 't':
-		return (config_set_tools(s, from, v, cause));
+		return (config_set_tools(s, from, v));
 	default:
 		errno = 0;
 		n = v == NULL ? 0 : strtoll(v, &end, 10);
@@ -404,32 +378,6 @@ config_tier_name(void)
 	    config_tiers[cfg.safety] : "?");
 }
 
-/* Tools allowed by name but outside the tier are said at start. */
-static void
-config_tools_warn(void)
-{
-	char	 probe[80];
-	char	*list;
-	size_t	 i, offered = 0;
-
-	if (cfg.tools == NULL)
-		return;
-	xasprintf(&list, ",%s,", cfg.tools);
-	for (i = 0; tools_name(i) != NULL; i++) {
-		snprintf(probe, sizeof probe, ",%s,", tools_name(i));
-		if (tools_offered(i))
-			offered++;
-		else if (strstr(list, probe) != NULL)
-			log_warn("PROGMUX_TOOLS: %s is outside the %s tier "
-			    "(PROGMUX_SAFETY), so it is not offered",
-			    tools_name(i), config_tier_name());
-	}
-	if (offered == 0)
-		log_warn("PROGMUX_TOOLS and PROGMUX_SAFETY leave no tool to "
-		    "offer");
-	free(list);
-}
-
 /*
  * Load settings: defaults, environment, then flags. Returns 0, 1 when a
  * flag like --help was handled and the program should exit 0, or -1 with
@@ -507,7 +455,6 @@ config_load(int argc, char **argv, char **cause)
 		}
 		free(from);
 	}
-	config_tools_warn();
 	if (cfg.socket_path != NULL) {
 		free(cfg.socket_name);
 		cfg.socket_name = NULL;

@@ -373,6 +373,12 @@ main(int argc, char **argv)
 		free(cause);
 		return (2);
 	}
+	if (tools_init(&cause) == -1) {
+		fprintf(stderr, "progmux: %s\n", cause);
+		free(cause);
+		config_rundir_leave();
+		return (2);
+	}
 	if (cfg.check)
 		return (main_check());
 	keeper_start();		/* from here on, the front (keeper.c) */
@@ -380,8 +386,6 @@ main(int argc, char **argv)
 	main_signals();
 	mcp_init();
 	programs_init();
-	if (tools_init(&cause) == -1)
-		fatalx("%s", cause);
 	/* The version is known before the loop runs (the start line says
 	 * it); later probes, after a failure, run in the loop. */
 	if (tmux_probe(&version, &cause) == -1 || tmux_start(&cause) == -1) {

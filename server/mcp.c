@@ -99,6 +99,19 @@ static void	mcp_log_sink(int, const char *, const char *);
 
 /* Start with nothing read, nothing queued, the newest version; what is
  * logged for the client (log_notify) goes to it as notifications. */
+static void	mcp_req_set_call(struct mcp_req *, struct req *);
+static void	mcp_answer(struct mcp_req *, const char *, size_t);
+static bool	mcp_wants_progress(const struct mcp_req *);
+static void	mcp_progress(struct mcp_req *, double, double, const char *);
+
+/* What the tool layer answers calls with. */
+static const struct tools_rpc mcp_tools_rpc = {
+	.bind = mcp_req_set_call,
+	.answer = mcp_answer,
+	.wants_progress = mcp_wants_progress,
+	.progress = mcp_progress
+};
+
 void
 mcp_init(void)
 {
@@ -106,6 +119,7 @@ mcp_init(void)
 	mcp.log_level = 3;	/* warning */
 	strcpy(mcp.version, MCP_LATEST);
 	log_set_sink(mcp_log_sink);
+	tools_set_rpc(&mcp_tools_rpc);
 }
 
 /* Queue one message (a JSON text without newline) for stdout. */
@@ -282,7 +296,7 @@ mcp_req_done(struct mcp_req *req)
 }
 
 /* The tool call answering req (tools.c), for a cancellation to reach. */
-void
+static void
 mcp_req_set_call(struct mcp_req *req, struct req *call)
 {
 	req->call = call;
@@ -353,7 +367,7 @@ mcp_req_error(struct mcp_req *req, int code, const char *msg)
 }
 
 /* A tool's answer to req: send it and free req. */
-void
+static void
 mcp_answer(struct mcp_req *req, const char *result, size_t len)
 {
 	mcp_reply_result(req, result, len);
@@ -467,14 +481,14 @@ mcp_progress_token(struct mcp_req *req, const struct json *params)
 }
 
 /* Did the client ask for progress notifications on req? */
-bool
+static bool
 mcp_wants_progress(const struct mcp_req *req)
 {
 	return (req->progress_token != NULL);
 }
 
 /* notifications/progress for a waiting request; progress must grow. */
-void
+static void
 mcp_progress(struct mcp_req *req, double progress, double total,
     const char *message)
 {

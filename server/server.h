@@ -30,6 +30,11 @@
 #include "textbuf.h"
 
 /* config.c */
+struct cfg_given {		/* a value given, and by which setting */
+	char		 *from;
+	char		 *value;
+	struct cfg_given *next;
+};
 struct config {
 	char		*tmux_bin;		/* LIBTMUX_TMUX_BIN or "tmux" */
 	char		*socket_name;		/* -L */
@@ -51,6 +56,8 @@ struct config {
 	bool		 check;			/* --check: report and exit */
 	int64_t		 safety;		/* PROGMUX_SAFETY: SAFETY_* */
 	char		*tools;			/* PROGMUX_TOOLS: "a,b" or NULL */
+	struct cfg_given *tools_given;		/* every value given, for
+						   tools.c to check */
 };
 /* Safety tiers, by how much they hold back: each offers the tools of
  * those above it too; 0, the default, offers every tool. */
@@ -82,13 +89,6 @@ void	mcp_input_resume(void);
 bool	mcp_output_pending(void);
 int	mcp_flush(int fd);
 void	mcp_write_line(struct buf *);	/* queue one message (adds \n) */
-/* For tools.c: a tools/call's answer (it frees the request), its
- * progress notifications, the call a cancellation reaches. */
-void	mcp_answer(struct mcp_req *, const char *result, size_t len);
-bool	mcp_wants_progress(const struct mcp_req *);
-void	mcp_progress(struct mcp_req *, double progress, double total,
-	    const char *message);
-void	mcp_req_set_call(struct mcp_req *, struct req *);
 const char *mcp_protocol_version(void);	/* the fuzz harness resets it */
 void	mcp_log(int level, const char *logger, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
@@ -129,6 +129,20 @@ bool	tools_exists(const char *, size_t);	/* any settings */
 const char *tools_name(size_t);		/* each in turn; NULL at the end */
 bool	tools_offered(size_t);		/* in the tier and allow-list */
 void	tools_list(struct jw *);
+/*
+ * How the protocol answers a call: mcp.c gives these at its set-up, so
+ * the tool layer calls no JSON-RPC itself. bind: the call a later
+ * cancellation reaches; answer: the result (the request is then freed);
+ * progress notifications, if the client asked for them.
+ */
+struct tools_rpc {
+	void	(*bind)(struct mcp_req *, struct req *);
+	void	(*answer)(struct mcp_req *, const char *result, size_t len);
+	bool	(*wants_progress)(const struct mcp_req *);
+	void	(*progress)(struct mcp_req *, double progress, double total,
+		    const char *message);
+};
+void	tools_set_rpc(const struct tools_rpc *);
 /* From mcp.c: 0 and the call answers (now or later); -1 if no such
  * tool. The client gave up on a call: it goes without an answer. */
 int	tools_call(struct mcp_req *, const char *name,

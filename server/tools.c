@@ -157,7 +157,107 @@ toolres_error(struct toolres *res, const char *fmt, ...)
 	res->is_error = true;
 }
 
-/* Parse every embedded schema and pair it with its handler. */
+/*
+ * A PROGMUX_TOOLS value: tool names separated by commas (spaces around
+ * them allowed), into list as "a,b"; every unknown name is named in the
+ * error, with the setting that gave it.
+ */
+static int
+tools_parse_list(const struct cfg_given *g, struct buf *list, char **cause)
+{
+	struct buf	 bad = BUF_INIT;
+	const char	*p, *end, *q;
+	size_t		 nbad = 0, i;
+
+	for (p = g->value; *p != '\0'; p = *end == ',' ? end + 1 : end) {
+		if ((end = strchr(p, ',')) == NULL)
+			end = p + strlen(p);
+		for (q = end; q > p && q[-1] == ' '; q--)
+			;
+		while (p < q && *p == ' ')
+			p++;
+		if (!tools_exists(p, (size_t)(q - p))) {
+			buf_printf(&bad, "%s\"%.*s\"", nbad++ ? ", " : "",
+			    (int)(q - p), p);
+			continue;
+		}
+		buf_printf(list, "%s%.*s", list->len ? "," : "", (int)(q - p),
+		    p);
+	}
+	if (nbad == 0)
+		return (0);
+	buf_adds(&bad, " (tools: ");
+	for (i = 0; tools_name(i) != NULL; i++)
+		buf_printf(&bad, "%s%s", i ? ", " : "", tools_name(i));
+	buf_addc(&bad, ')');
+	xasprintf(cause, "%s: no tool named %s", g->from, buf_cstr(&bad));
+	buf_free(&bad);
+	return (-1);
+}
+
+/* PROGMUX_TOOLS, and --tools: every value given is checked; the last
+ * one (cfg.tools) is kept as "a,b". */
+static int
+tools_allow_list(char **cause)
+{
+	const struct cfg_given	*g;
+	struct buf		 list = BUF_INIT;
+	bool			 last = true;
+
+	for (g = cfg.tools_given; g != NULL; g = g->next) {
+		buf_reset(&list);
+		if (tools_parse_list(g, &list, cause) == -1) {
+			buf_free(&list);
+			return (-1);
+		}
+		/* (The last value given is cfg.tools, unless it was empty.) */
+		if (last && cfg.tools != NULL) {
+			free(cfg.tools);
+			cfg.tools = xstrdup(buf_cstr(&list));
+		}
+		last = false;
+	}
+	buf_free(&list);
+	return (0);
+}
+
+/* Tools allowed by name but outside the tier are said at start. */
+static void
+tools_tier_warn(void)
+{
+	char	 probe[80];
+	char	*list;
+	size_t	 i, offered = 0;
+
+	if (cfg.tools == NULL)
+		return;
+	xasprintf(&list, ",%s,", cfg.tools);
+	for (i = 0; tools_name(i) != NULL; i++) {
+		snprintf(probe, sizeof probe, ",%s,", tools_name(i));
+		if (tools_offered(i))
+			offered++;
+		else if (strstr(list, probe) != NULL)
+			log_warn("PROGMUX_TOOLS: %s is outside the %s tier "
+			    "(PROGMUX_SAFETY), so it is not offered",
+			    tools_name(i), config_tier_name());
+	}
+	if (offered == 0)
+		log_warn("PROGMUX_TOOLS and PROGMUX_SAFETY leave no tool to "
+		    "offer");
+	free(list);
+}
+
+static const struct tools_rpc	*tools_rpc;	/* mcp.c's, from its set-up */
+
+/* How calls are answered (mcp.c, at its set-up). */
+void
+tools_set_rpc(const struct tools_rpc *rpc)
+{
+	tools_rpc = rpc;
+}
+
+/* Check PROGMUX_TOOLS, parse every embedded schema and pair it with its
+ * handler. */
 int
 tools_init(char **cause)
 {
@@ -198,6 +298,9 @@ tools_init(char **cause)
 			return (-1);
 		}
 	}
+	if (tools_allow_list(cause) == -1)
+		return (-1);
+	tools_tier_warn();
 	return (0);
 }
 
@@ -330,7 +433,7 @@ tools_call(struct mcp_req *rpc, const char *name, const struct json *args)
 	req->rpc = rpc;
 	req->tool = tool->entry;
 	tools_calls++;
-	mcp_req_set_call(rpc, req);
+	tools_rpc->bind(rpc, req);
 	if (args == NULL) {
 		empty = json_parse("{}", 2, NULL);
 		args = json_root(empty);
@@ -386,7 +489,7 @@ tools_reply(struct req *req, struct toolres *res)
 	jw_key(&w, "isError");
 	jw_bool(&w, res->is_error);
 	jw_obj_end(&w);
-	mcp_answer(req->rpc, b.data, b.len);
+	tools_rpc->answer(req->rpc, b.data, b.len);
 	buf_free(&b);
 	tools_free(req);
 }
@@ -518,7 +621,7 @@ tools_set_wake(struct req *req, int64_t when)
 void
 tools_progress_start(struct req *req)
 {
-	if (mcp_wants_progress(req->rpc))
+	if (tools_rpc->wants_progress(req->rpc))
 		tools_timer_set(&req->progress, tools_progress_due, req,
 		    now_ms() + TOOLS_PROGRESS_MS);
 }
@@ -528,7 +631,7 @@ void
 tools_progress_send(struct req *req, double progress, double total,
     const char *message)
 {
-	mcp_progress(req->rpc, progress, total, message);
+	tools_rpc->progress(req->rpc, progress, total, message);
 }
 
 /* Argument helpers: values already passed the schema. An integer
