@@ -3,8 +3,8 @@
  * reset every handler and the mask, setsid or setpgid as asked, run an
  * optional hook, dup2 the given descriptors onto 0, 1, 2 ..., close the
  * rest, exec. A failure in the child goes back as (stage, errno) on a
- * close-on-exec pipe and the child _exit(127)s; the parent reads the pipe:
- * 0 bytes means the exec succeeded.
+ * close-on-exec pipe and the child _exit()s (127, or what fail_status
+ * says); the parent reads the pipe: 0 bytes means the exec succeeded.
  */
 #ifndef PROGMUX_CSPAWN_H
 #define PROGMUX_CSPAWN_H

@@ -44,7 +44,9 @@ struct msg {
 int			 frame_take(struct buf *, struct msg *, char **cause);
 /* Hand each whole frame of a buffer to cb in turn (freed after it), until
  * cb returns non-zero or none is left: 0, or -1 on a bad frame (*cause
- * allocated). The one loop over frames of front, reaper and launcher. */
+ * allocated). The reaper and the launcher read their frames so; the
+ * front takes them one at a time (frame_take), as it may close a link
+ * between two. */
 typedef int		(*frame_cb)(void *arg, struct msg *);
 int			 frame_each(struct buf *, frame_cb, void *arg,
 			    char **cause);

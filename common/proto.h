@@ -11,23 +11,29 @@
  *
  * The life of a program:
  *
- *   front                         reaper                      launcher (pane)
- *   mkfifo OUT, CTL (ERR); opens OUT for reading, so it always has a reader
- *   tmux new-window -- progmux-reaper --launch CTL   ----->  opens CTL, waits
- *   tmux pipe-pane -O 'exec cat 3<>OUT >OUT 3>&-'
+ *   front                         reaper                      pane
+ *   mkfifo OUT, CTL (ERR) through the runtime directory's descriptor;
+ *   opens OUT (ERR) for reading, CTL both ways
+ *   tmux new-window -- progmux-reaper --launch DIR ID CTL ---->  guard forks
+ *                                                            the launcher,
+ *                                                            which opens CTL
+ *                                                            and waits
  *   (start_program answered)
- *   posix_spawn reaper, fd 3 the socket, fd 4 OUT's read end, fd 5 the
+ *   tmux pipe-pane -O 'exec progmux-reaper --pipe DIR ID OUT' -> the writer
+ *   posix_spawn reaper: fd 3 the socket, 4 OUT, 6 CTL, 7 ERR, 5 the
  *   runtime directory's lock (held shared while any of us lives)
  *                      <-------  hello {v, pid}
- *   start {...}        ------->  opens CTL read-write
+ *   start {...}        ------->
  *   (pipe-pane answered)
- *   pane {pane, pid}   ------->  writes spec to CTL  ----->  forks the program,
+ *   pane {pane, pid}   ------->  waits for the writer's  <-----  hello record
+ *                                first record (GATE)             (OUT open,
+ *                                                                 no name)
+ *                                writes spec to CTL  ----->  forks the program,
  *                                                            which takes the
  *                                                            terminal and execs
  *                                                    <-----  run marker
  *                      <-------  launched {}
- *                      <-------  text {b} ...        <-----  (pane output via
- *                                                              pipe-pane, FIFO)
+ *                      <-------  text {b} ...        <-----  output records
  *                                                    <-----  end marker on the
  *                                                              terminal (nonce)
  *                      <-------  end {how, status, signal, ...}
@@ -37,7 +43,7 @@
  * SIGTERM and SIGCONT to the program's process group, SIGKILL after the
  * grace; the launcher, which sees its program end, ends what the program
  * left (it is the subreaper of its tree) and writes the end marker; then
- * the reaper runs tmux kill-pane and reports the end. The launcher gets
+ * the reaper reports the end and runs tmux kill-pane. The launcher gets
  * no command but "exit".
  *
  * The end marker is an OSC sequence carrying a per-program random nonce,

@@ -8,7 +8,7 @@
  * the launcher is killed, what its program started (even in sessions of
  * their own, through setsid) becomes the guard's and is ended; and if
  * the guard is killed, the launcher is told (a parent-death signal) and
- * ends everything itself. The launcher goes through four states in one
+ * ends everything itself. The launcher goes through five states in one
  * poll loop, with one deadline:
  *
  *  - gate: it opens CTL (a FIFO in the private runtime directory, reached
@@ -32,11 +32,11 @@
  *    gets SIGTERM, then SIGKILL; once none is left the end marker
  *    (marker.h) with the wait status goes to the terminal;
  *  - hold: it waits for "exit" from the reaper (the end has been read),
- *    then exits and the pane closes.
- *
- * EOF on CTL (the reaper is gone) or SIGHUP (the pane is) is a hangup:
- * everything still there is ended at once (SIGTERM, SIGKILL after a short
- * grace) and the launcher leaves without a marker.
+ *    then exits and the pane closes;
+ *  - hangup: EOF on CTL (the reaper is gone) or SIGHUP (the pane is, or
+ *    the guard): everything still there is ended at once (SIGTERM,
+ *    SIGKILL after a short grace) and the launcher leaves without a
+ *    marker.
  */
 #include <errno.h>
 #include <fcntl.h>

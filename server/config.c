@@ -174,7 +174,7 @@ config_set(const struct setting *s, const char *from, const char *v,
 	}
 }
 
-void
+static void
 config_usage(void)
 {
 	size_t	i;
@@ -229,7 +229,7 @@ config_rundir_base(const char **var)
  * lives. Directories there of instances that died whole go first
  * (rundir.h).
  */
-int
+static int
 config_rundir(char **cause)
 {
 	const char	*base, *var;

@@ -129,13 +129,6 @@ loop_fd_del(int fd)
 		memset(&lp.fds[fd], 0, sizeof lp.fds[fd]);
 }
 
-/* Is fd registered? */
-bool
-loop_fd_registered(int fd)
-{
-	return (fd >= 0 && (size_t)fd < lp.nfds && lp.fds[fd].used);
-}
-
 /* Is a before b in the heap: earlier, or as early and set first? */
 static bool
 loop_timer_before(const struct loop_timer *a, const struct loop_timer *b)

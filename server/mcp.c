@@ -123,7 +123,7 @@ mcp_init(void)
 }
 
 /* Queue one message (a JSON text without newline) for stdout. */
-void
+static void
 mcp_write_line(struct buf *b)
 {
 	buf_add(&mcp.out, b->data, b->len);
@@ -421,7 +421,7 @@ mcp_set_level(struct mcp_req *req, const struct json *params)
  * mcp_levels), if the client asked for that level or one below. Until
  * logging/setLevel is called, warnings and worse are sent.
  */
-void
+static void
 mcp_log(int level, const char *logger, const char *fmt, ...)
 {
 	struct buf	 b = BUF_INIT;

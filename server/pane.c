@@ -63,6 +63,7 @@ struct pane {
 
 static void	pane_command(struct pane *, const char *, const char *);
 static void	pane_release(struct pane *);
+static void	pane_set(struct pane *, const char *, pid_t);
 
 /* Queue a tmux command whose answer comes to fn with the pane. */
 static void
@@ -274,7 +275,7 @@ pane_pid(const struct pane *pn)
 }
 
 /* The pane is made: its id and its first process, on today's server. */
-void
+static void
 pane_set(struct pane *pn, const char *id, pid_t pid)
 {
 	free(pn->id);

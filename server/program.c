@@ -105,7 +105,7 @@ static void	programs_pipe_due(void *);
 static void	program_waiting_tell(void *);
 
 /* An outcome's name. */
-const char *
+static const char *
 program_outcome_name(enum program_outcome o)
 {
 	return ((unsigned)o < sizeof program_outcomes /
@@ -810,13 +810,6 @@ program_lookable(const struct program *p)
 	return (pane_pid(p->pane));
 }
 
-/* When it last printed, or keys were typed into it. */
-int64_t
-program_quiet_since(const struct program *p)
-{
-	return (waiting_quiet_since(p->waiting));
-}
-
 /* When it last printed (0: never). */
 int64_t
 program_text_ms(const struct program *p)
@@ -888,7 +881,7 @@ program_signal_name(int sig)
 }
 
 /* The outcome a client sees. */
-enum program_outcome
+static enum program_outcome
 program_outcome_of(const struct program *p)
 {
 	if (program_ended(p))

@@ -2,20 +2,27 @@
  * server.h — the front process: declarations shared by server/ files,
  * one section per file.
  *
- * Layers, each calling only the ones below it:
+ * Layers, each calling only the ones below it (../shared/layers.json
+ * draws them):
  *
- *   protocol   main.c (set-up), config.c, mcp.c (JSON-RPC), tools.c
- *              (the tool table and the tool calls waiting)
+ *   set-up     main.c (start-up, the exit, reaping children), keeper.c
+ *   protocol   mcp.c: JSON-RPC only
+ *   dispatch   tools.c: the tool table, arguments, results, the calls
+ *              waiting (each with its own timers); mcp.c gives it its
+ *              reply functions at set-up
  *   tools      tool_start.c, tool_read.c, tool_stop.c, tool_list.c,
  *              tool_pane.c, with tool_program.c's shared describing
- *   programs   program.c (the table and each program's lifecycle),
- *              pane.c (its FIFOs and pane), reaper_link.c (its reaper)
+ *   programs   program.c (the table and each program's lifecycle), made
+ *              of pane.c (its FIFOs and pane), reaper_link.c (its
+ *              reaper) and waiting.c (does it wait for input?); the
+ *              three get callbacks and never call program.c
  *   tmux       tmux.c, the control-mode client
  *
- * all over common/, and loop.c (the poll loop every layer registers its
- * descriptors and deadlines with). A program tells what changes to the waiters its
- * callers registered (program_wait); a warning for the client goes
- * through the log sink the protocol layer sets (log_set_sink).
+ * all over config.c (settings, read by all), loop.c (the poll loop every
+ * layer registers its descriptors, timers and before-sleep work with)
+ * and common/. A program tells what changes to the waiters its callers
+ * registered (program_wait); a warning for the client goes through the
+ * log sink the protocol layer sets (log_set_sink).
  */
 #ifndef PROGMUX_SERVER_H
 #define PROGMUX_SERVER_H
@@ -67,10 +74,8 @@ struct config {
 extern struct config cfg;
 
 int	config_load(int argc, char **argv, char **cause);
-void	config_usage(void);
 const char *config_tier_name(void);
 void	config_rundir_leave(void);
-int	config_rundir(char **cause);
 int	config_rundir_check(char **cause);
 
 /* keeper.c — the front's parent, there when the front is not */
@@ -88,10 +93,7 @@ bool	mcp_input_paused(void);		/* stdin waits for the client */
 void	mcp_input_resume(void);
 bool	mcp_output_pending(void);
 int	mcp_flush(int fd);
-void	mcp_write_line(struct buf *);	/* queue one message (adds \n) */
 const char *mcp_protocol_version(void);	/* the fuzz harness resets it */
-void	mcp_log(int level, const char *logger, const char *, ...)
-	    __attribute__((format(printf, 3, 4)));
 
 /* tools.c — the tool table, argument checks, tool results, and the
  * tool calls waiting to be answered */
@@ -125,7 +127,6 @@ void	toolres_free(struct toolres *);
 void	toolres_error(struct toolres *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	tools_init(char **cause);
-bool	tools_exists(const char *, size_t);	/* any settings */
 const char *tools_name(size_t);		/* each in turn; NULL at the end */
 bool	tools_offered(size_t);		/* in the tier and allow-list */
 void	tools_list(struct jw *);
@@ -180,6 +181,9 @@ extern const struct tool_entry tool_pane_send_entry;
 
 /* tool_read.c — send_keys' reply is read as a read is */
 struct program;
+void	tool_read_timeout(struct req *);
+void	tool_read_wake(struct req *);
+void	tool_read_cancel(struct req *);
 void	tool_read_reply(struct req *, struct program *, const char *pane,
 	    size_t typed_from, int64_t timeout_ms, int64_t deadline);
 
@@ -205,7 +209,6 @@ typedef void	(*loop_timer_cb)(void *arg);
 void	loop_fd_add(int fd, int mask, loop_fd_cb, void *arg);
 void	loop_fd_mask(int fd, int mask);
 void	loop_fd_del(int fd);
-bool	loop_fd_registered(int fd);
 struct loop_timer *loop_timer_new(loop_timer_cb, void *arg);
 void	loop_timer_set(struct loop_timer *, int64_t when);	/* absolute ms */
 void	loop_timer_clear(struct loop_timer *);
@@ -336,9 +339,7 @@ const struct program_spec *program_spec(const struct program *);
 const char	*program_pane_id(const struct program *);
 const struct textbuf *program_text(const struct program *);
 const struct textbuf *program_errtext(const struct program *);
-enum program_outcome program_outcome_of(const struct program *);
 const char	*program_outcome(const struct program *);
-const char	*program_outcome_name(enum program_outcome);
 int64_t		 program_exit_status(const struct program *);
 int		 program_signal(const struct program *);
 bool		 program_lost_end(const struct program *);
@@ -351,7 +352,6 @@ int64_t		 program_started_real(const struct program *);
 #define PROGRAM_UNKNOWN_MS	500	/* /proc cannot tell: a line this still */
 #define PROGRAM_KEYS_SETTLE_MS	100	/* keys typed: let it read them */
 #define PROGRAM_CONFIRM_MS	40	/* seen waiting again this much later */
-int64_t		 program_quiet_since(const struct program *);
 int64_t		 program_text_ms(const struct program *);
 void		 program_keys_sent(struct program *);
 bool		 program_waiting(struct program *);
@@ -388,7 +388,6 @@ void		 pane_pipe(struct pane *);
 void		 pane_kill(struct pane *);
 void		 pane_release_fifos(struct pane *);
 void		 pane_unlink_fifos(struct pane *, bool release);
-void		 pane_set(struct pane *, const char *id, pid_t pid);
 const char	*pane_id(const struct pane *);
 pid_t		 pane_pid(const struct pane *);
 bool		 pane_is(const struct pane *, const char *id);
@@ -456,7 +455,6 @@ void		 waiting_keys(struct waiting *, bool armed);
 bool		 waiting_now(struct waiting *, pid_t pid, const struct textbuf *);
 bool		 waiting_due(struct waiting *, pid_t pid, const struct textbuf *,
 		     int64_t now);
-void		 waiting_check(void *);
 void		 waiting_told(struct waiting *);
 
 #endif

@@ -180,6 +180,7 @@ struct tool_pane_op {
 	size_t		 typed_from;	/* where the line typed into began */
 };
 
+static const struct tool_entry tool_pane_reply_entry;
 static void	tool_pane_op_free(struct tool_pane_op *);
 static void	tool_pane_send_issue(struct tool_pane_op *);
 static void	tool_pane_event(struct program *, enum program_event, void *);
@@ -389,6 +390,7 @@ tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
 		req = op->req;
 		tools_set_state(req, NULL);
 		op->req = NULL;
+		tools_set_entry(req, &tool_pane_reply_entry);
 		tool_read_reply(req, p, op->pane, op->typed_from, op->wait_ms,
 		    op->deadline);
 		tool_pane_op_free(op);
@@ -500,7 +502,7 @@ tool_pane_send(struct req *req, const struct json *args)
 	 * A program of ours whose pane exists but which has not yet been
 	 * started: until it runs, its terminal belongs to the launcher and
 	 * a C-c typed now would reach no program. Hold the keys until it
-	 * runs (or ends, or PANE_KEYS_HOLD_MS pass).
+	 * runs (or ends, or TOOL_PANE_HOLD_MS pass).
 	 */
 	if ((p = program_by_pane(pane)) != NULL && !program_launched(p) &&
 	    !program_ended(p)) {
@@ -585,6 +587,15 @@ const struct tool_entry tool_pane_capture_entry = {
 	.name = "capture_pane",
 	.run = tool_pane_capture_run,
 	.cancel = tool_pane_cancel
+};
+
+/* send_keys once its keys went and it waits for the reply: settled as
+ * a read (tool_read.c). */
+static const struct tool_entry tool_pane_reply_entry = {
+	.name = "send_keys",
+	.cancel = tool_read_cancel,
+	.timeout = tool_read_timeout,
+	.wake = tool_read_wake
 };
 
 const struct tool_entry tool_pane_send_entry = {

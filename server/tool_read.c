@@ -81,7 +81,6 @@ static void	tool_read_event(struct program *, enum program_event, void *);
 static void	tool_read_hub_event(struct program *, enum program_event,
 		    void *);
 static void	tool_read_unpark(struct tool_read_wait *);
-static const struct tool_entry tool_read_send_entry;
 
 /* Is the program over, for a read: stopping or ended? */
 static bool
@@ -445,7 +444,8 @@ tool_read_run(struct req *req, const struct json *args)
 /*
  * send_keys with timeoutMs: the keys went to p's pane; read its reply as
  * a read would, from typed_from (where the line typed into began), until
- * deadline. req becomes this read's.
+ * deadline. req's state becomes this read's; its entry (tool_pane.c's)
+ * settles it through tool_read_timeout, _wake and _cancel.
  */
 void
 tool_read_reply(struct req *req, struct program *p, const char *pane,
@@ -461,7 +461,6 @@ tool_read_reply(struct req *req, struct program *p, const char *pane,
 	w->timeout_ms = timeout_ms;
 	w->deadline = deadline;
 	w->pane = xstrdup(pane);
-	tools_set_entry(req, &tool_read_send_entry);
 	tools_set_state(req, w);
 	if (tool_read_over(p)) {
 		tool_read_answer(w);
@@ -471,7 +470,7 @@ tool_read_reply(struct req *req, struct program *p, const char *pane,
 }
 
 /* The read's timeout passed: it answers with what it has. */
-static void
+void
 tool_read_timeout(struct req *req)
 {
 	if (tools_state(req) != NULL)
@@ -479,7 +478,7 @@ tool_read_timeout(struct req *req)
 }
 
 /* Time to look again: answer, or wait for the next thing to look at. */
-static void
+void
 tool_read_wake(struct req *req)
 {
 	if (tools_state(req) != NULL)
@@ -487,7 +486,7 @@ tool_read_wake(struct req *req)
 }
 
 /* The client gave up on the read. */
-static void
+void
 tool_read_cancel(struct req *req)
 {
 	struct tool_read_wait	*w = tools_state(req);
@@ -507,10 +506,3 @@ const struct tool_entry tool_read_entry = {
 	.wake = tool_read_wake
 };
 
-/* What settles send_keys once it waits for the reply (not listed). */
-static const struct tool_entry tool_read_send_entry = {
-	.name = "send_keys",
-	.cancel = tool_read_cancel,
-	.timeout = tool_read_timeout,
-	.wake = tool_read_wake
-};

@@ -76,7 +76,7 @@ static struct tool {
 #define NTOOLS (sizeof tools / sizeof tools[0])
 
 /* Is name (len bytes) one of our tools, whatever the settings? */
-bool
+static bool
 tools_exists(const char *name, size_t len)
 {
 	size_t	t;

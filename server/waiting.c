@@ -64,6 +64,8 @@ struct waiting {
 	void			*arg;
 };
 
+static void	waiting_check(void *);
+
 static struct {
 	uint64_t	turn;		/* the loop turn counted */
 	int64_t		spent_us;	/* looking, in that turn */
@@ -247,7 +249,7 @@ waiting_due(struct waiting *w, pid_t pid, const struct textbuf *text,
 
 /* A check is due: the owner looks (through waiting_due) and is told of
  * an episode none has reported. */
-void
+static void
 waiting_check(void *arg)
 {
 	struct waiting	*w = arg;
