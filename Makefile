@@ -8,10 +8,14 @@
 #   make run        install what is missing, build, start the server on stdio
 #   make SAN=1 ...  the same with AddressSanitizer and UndefinedBehaviorSanitizer
 #
-# Every common/*.c goes into build/libcommon.a; every server/*.c and
-# reaper/*.c into its binary; every tests/unit/test_*.c becomes its own
-# cmocka test binary linked with libcommon.a and the server's objects
-# (all but server/main.c), so unit tests reach any module.
+# Every common/*.c (what both binaries use) goes into build/libcommon.a;
+# every server/*.c and reaper/*.c into its binary. The pure parts the
+# tests, fuzzers and benchmarks also use go into two archives as well:
+# build/libfront.a (JSON, schemas, text pages) and build/libreaper.a
+# (stripper, markers, FIFO records, the state table). Every
+# tests/unit/test_*.c becomes its own cmocka test binary linked with the
+# three (test_server_*.c also with the server's objects, all but
+# server/main.c), so unit tests reach any module.
 
 CC      ?= cc
 PKGS     = msgpack cmocka
@@ -44,6 +48,10 @@ UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 SCHEMAS    = $(sort $(wildcard schemas/*.json))
 
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
+FRONT_PURE_SRC = server/json.c server/jschema.c server/textbuf.c
+REAPER_PURE_SRC = reaper/strip.c reaper/marker.c reaper/record.c reaper/fsm.c
+PURE_SRC   = $(FRONT_PURE_SRC) $(REAPER_PURE_SRC)
+LIBS_TEST  = $(B)/libfront.a $(B)/libreaper.a $(B)/libcommon.a
 SERVER_OBJ = $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schemas.o
 SERVER_LIB_OBJ = $(filter-out $(B)/obj/server/main.o,$(SERVER_OBJ))
 REAPER_OBJ = $(REAPER_SRC:%.c=$(B)/obj/%.o)
@@ -59,6 +67,12 @@ all: $(B)/progmux $(B)/progmux-reaper
 
 $(B)/libcommon.a: $(COMMON_OBJ)
 	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libfront.a: $(FRONT_PURE_SRC:%.c=$(B)/obj/%.o)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libreaper.a: $(REAPER_PURE_SRC:%.c=$(B)/obj/%.o)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/progmux: $(SERVER_OBJ) $(B)/libcommon.a
@@ -89,34 +103,28 @@ $(B)/obj/gen/schemas.o: $(B)/gen/schemas.c
 	$(CC) $(CPPFLAGS) -I$(B)/gen $(CFLAGS) -c -o $@ $<
 
 # Unit tests: tests/unit/test_server_*.c also link the server's modules.
-$(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ) $(B)/libcommon.a
+$(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(B)/gen -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -I$(B)/gen -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
 
-# tests/unit/test_reaper_*.c also link the reaper's pure modules.
-REAPER_PURE_OBJ = $(B)/obj/reaper/fsm.o $(B)/obj/reaper/record.o
-$(B)/tests/test_reaper_%: tests/unit/test_reaper_%.c $(REAPER_PURE_OBJ) $(B)/libcommon.a
+$(B)/tests/%: tests/unit/%.c $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(REAPER_PURE_OBJ) $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
-
-$(B)/tests/%: tests/unit/%.c $(B)/libcommon.a
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS_TEST) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
 
 unit: $(UNIT_BIN) $(ITEST_BIN)
 
 # Integration tests drive build/progmux through tests/client.c.
-$(B)/itests/%: tests/integration/%.c tests/integration/sc.h tests/client.c tests/client.h $(B)/libcommon.a
+$(B)/itests/%: tests/integration/%.c $(wildcard tests/integration/*.h) tests/client.c tests/client.h $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
 
 # Fuzz targets (libFuzzer, clang): tests/fuzz/fuzz_NAME.c defines
 # LLVMFuzzerTestOneInput over common/. `make fuzz` runs each briefly on
 # its corpus tests/fuzz/NAME/ (FUZZ_SECONDS each, default 10).
 FUZZ_SECONDS ?= 10
-build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(wildcard common/*.h)
+build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(PURE_SRC) $(wildcard common/*.h server/*.h reaper/*.h)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(COMMON_SRC) $(PKG_LIBS)
+	clang $(CPPFLAGS) -Iserver -Ireaper -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(COMMON_SRC) $(PURE_SRC) $(PKG_LIBS)
 
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$${f#build/fuzz/fuzz_}; \
@@ -127,9 +135,9 @@ fuzz: $(FUZZ_BIN)
 	  grep -h 'stat::number_of_executed_units' build/fuzz/$$n.log || true; done
 
 # Benchmarks print figures; they never fail on a slow machine.
-$(B)/bench/%: tests/bench/%.c tests/client.c $(B)/libcommon.a
+$(B)/bench/%: tests/bench/%.c tests/client.c $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(B)/libcommon.a $(PKG_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) -lm
 
 bench: all $(BENCH_BIN)
 	sh scripts/bench.sh $(B)
@@ -205,14 +213,6 @@ uninstall:
 # A short scripted session to watch (DEMO_FAST=1: no pauses).
 demo: all
 	PROGMUX_BIN=$(B)/progmux node scripts/demo.mjs
-
-# The output FIFO's records, read by the reaper (reaper/record.c).
-build/fuzz/fuzz_record: tests/fuzz/fuzz_record.c reaper/record.c reaper/record.h \
-    $(COMMON_SRC) $(wildcard common/*.h)
-	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -Ireaper -std=gnu11 -g -O1 \
-	    -fsanitize=fuzzer,address,undefined -o $@ $< reaper/record.c \
-	    $(COMMON_SRC) $(PKG_LIBS)
 
 # The front's JSON-RPC input path (mcp.c, tools.c, the tools) under
 # libFuzzer: every server module but main.c, the embedded schemas and

@@ -76,4 +76,33 @@ int	osdep_signal_descendants(pid_t root, int sig);
  * (either may be 0: none), apart from us: what a gone launcher left. */
 int	osdep_signal_group_session(pid_t pgrp, pid_t sid, int sig);
 
+/*
+ * Is a terminal's foreground process group waiting for the keyboard? A
+ * process waits for keyboard input when it is blocked in a read of its
+ * terminal, or in a poll, select or epoll wait whose set holds its
+ * terminal for input. Where the system cannot be asked far enough to
+ * tell (another user's process, an unknown wait, more threads, processes
+ * or descriptors than a check's budget lets it look at) the answer is
+ * TTYWAIT_UNKNOWN and the caller decides by other means. On Linux this
+ * is read from /proc (the second half of osdep-linux.c).
+ */
+/* What one check looks at, at most, whatever the pane holds. */
+#define TTYWAIT_BUDGET		128	/* /proc files opened or looked up */
+#define TTYWAIT_THREADS		32	/* threads of a process beside the main */
+
+enum ttywait {
+	TTYWAIT_NO,		/* busy, sleeping, or waiting on something else */
+	TTYWAIT_YES,		/* blocked reading the terminal */
+	TTYWAIT_UNKNOWN		/* asleep in a wait /proc did not show us */
+};
+
+/*
+ * Look at the foreground process group of the terminal that pid (a process
+ * in the pane: the launcher) has as its controlling terminal, among pid and
+ * its descendants.
+ */
+enum ttywait	ttywait_check(pid_t pid);
+/* The /proc files the last check used (at most TTYWAIT_BUDGET). */
+unsigned	ttywait_cost(void);
+
 #endif

@@ -85,6 +85,11 @@ static struct {
 void
 loop_before_sleep(loop_timer_cb cb, void *arg)
 {
+	size_t	i;
+
+	for (i = 0; i < lp.nhooks; i++)
+		if (lp.hooks[i].cb == cb && lp.hooks[i].arg == arg)
+			return;		/* once is enough */
 	if (lp.nhooks == LOOP_HOOKS_MAX)
 		fatalx("loop_before_sleep: more than %d hooks", LOOP_HOOKS_MAX);
 	lp.hooks[lp.nhooks].cb = cb;

@@ -35,7 +35,7 @@
 
 #include "server.h"
 #include "timeutil.h"
-#include "ttywait.h"
+#include "osdep.h"
 #include "xmalloc.h"
 
 #define WAITING_LOOK_REUSE_MS	10	/* a look this recent answers again */

@@ -1,6 +1,6 @@
 /*
  * fuzz_marker.c — libFuzzer target for the marker scanner
- * (common/marker.c).
+ * (reaper/marker.c).
  *
  * The first byte chooses where to split the rest. The rest is scanned in
  * one piece, in two pieces split there, and byte by byte: the text handed

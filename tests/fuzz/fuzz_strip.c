@@ -1,5 +1,5 @@
 /*
- * fuzz_strip.c — libFuzzer target for the stripper (common/strip.c).
+ * fuzz_strip.c — libFuzzer target for the stripper (reaper/strip.c).
  *
  * The first byte chooses where to split the rest. The rest is stripped in
  * one buffer, in two pieces split there, and byte by byte: the three texts

@@ -1,5 +1,5 @@
 /*
- * fuzz_textbuf.c — libFuzzer target for the pager (common/textbuf.c).
+ * fuzz_textbuf.c — libFuzzer target for the pager (server/textbuf.c).
  *
  * The first bytes choose a ceiling, max_lines, max_chars, a chunk size
  * and a stray cursor; the rest is stripped (so the text is what the reaper

@@ -679,8 +679,9 @@ reaper_of(struct pmx *c)
 #define TMUX_GROWTH_KB	(24 * 1024) /* tmux may grow by, at most */
 
 /*
- * Pins: a front or a reaper that stops reading (SIGSTOP for 4 s) does
- * not make tmux hold the program's output: the pane's writer drains tmux
+ * Pins: a front or a reaper that stops reading (SIGSTOP for 4 s, and
+ * until seq has written it all) does not make tmux hold the program's
+ * output: the pane's writer drains tmux
  * whatever happens behind it. tmux's RSS grows by less than 24 MiB while
  * `seq` writes ~23 MB (the old writer, cat, blocked and tmux buffered it
  * all: ~7 MB/s, measured). With the front stopped the reaper keeps the
@@ -698,6 +699,7 @@ reader_stopped(bool stop_reaper)
 	long		 before, after;
 	pid_t		 tmux, who;
 	size_t		 len;
+	int64_t		 t0;
 
 	open_mode(&c, true, env);
 	sock = socket_of(&c);
@@ -711,11 +713,17 @@ reader_stopped(bool stop_reaper)
 	kill(who, SIGSTOP);
 	/* (The keys go over tmux directly: the front is stopped.) */
 	free(pmx_tmux_at(sock, "send-keys", "-t", "%1", "Enter", NULL));
+	/* At least STOPPED_MS, and until seq has written everything (tmux
+	 * took it all: on a loaded machine that takes longer), bounded. */
+	t0 = now_ms();
 	usleep(STOPPED_MS * 1000);
+	while (pmx_count_procs("seq 1 3000000") > 0 && now_ms() - t0 < 60000)
+		usleep(50000);
 	after = rss_kb(tmux);
 	kill(who, SIGCONT);
-	print_message("%s stopped %d ms: tmux RSS %ld -> %ld KiB\n",
-	    stop_reaper ? "reaper" : "front", STOPPED_MS, before, after);
+	print_message("%s stopped %lld ms: tmux RSS %ld -> %ld KiB\n",
+	    stop_reaper ? "reaper" : "front", (long long)(now_ms() - t0),
+	    before, after);
 	text = pmx_read_all(&c, id, 60000, &d);
 	assert_non_null(d);
 	len = strlen(text);

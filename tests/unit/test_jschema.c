@@ -1,5 +1,5 @@
 /*
- * test_jschema.c — the JSON Schema validator (common/jschema.c).
+ * test_jschema.c — the JSON Schema validator (server/jschema.c).
  *
  * The seeds' inputSchemas and outputSchemas (copied byte for byte into
  * tests/fixtures/seeds/, read at test time from the repository root) are

@@ -1,5 +1,5 @@
 /*
- * test_json.c — the JSON reader and writer (common/json.c).
+ * test_json.c — the JSON reader and writer (server/json.c).
  *
  * Reading: every escape, surrogates (paired, lone, reversed), NUL inside
  * strings, what jsmn lets through and we must refuse (number grammar,

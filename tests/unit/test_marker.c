@@ -1,6 +1,6 @@
 /*
  * test_marker.c — the launcher's markers, written and scanned
- * (common/marker.c).
+ * (reaper/marker.c).
  *
  * The scanner gets the pane's bytes in pieces of any size. Each case
  * checks the text handed on (everything that is not a marker of our

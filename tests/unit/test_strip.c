@@ -1,5 +1,5 @@
 /*
- * test_strip.c — the escape-sequence stripper (common/strip.c).
+ * test_strip.c — the escape-sequence stripper (reaper/strip.c).
  *
  * Every case is fed three ways (one buffer, byte by byte, random chunks)
  * and must give the same exact text. Then: every kind of sequence, the CR

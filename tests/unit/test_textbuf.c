@@ -1,5 +1,5 @@
 /*
- * test_textbuf.c — a program's text and its pages (common/textbuf.c).
+ * test_textbuf.c — a program's text and its pages (server/textbuf.c).
  *
  * Exact pages for each rule (max_lines, max_chars with multi-byte
  * characters, a long line cut on a code point, the final line only once
