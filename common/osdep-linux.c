@@ -88,21 +88,24 @@ osdep_read(const char *path, char *buf, size_t size)
 	return (got);
 }
 
-/* /proc/PID/stat: "pid (comm) state ppid pgrp session tty_nr tpgid ...";
- * comm may hold anything, even ")", so the fields are read after its
- * last ')'. */
-int
-osdep_proc(pid_t pid, struct osdep_proc *p)
+/*
+ * A stat line (/proc/PID/stat, or a task's): "pid (comm) state ppid pgrp
+ * session tty_nr tpgid ... num_threads ..."; comm may hold anything,
+ * even ")", so the fields are read after its last ')'. The thread count
+ * too if threads is not NULL. 0, or -1 with EINVAL.
+ */
+static int
+osdep_parse_stat(const char *line, struct osdep_proc *p, long *threads)
 {
-	char	path[64], line[1024], *rp;
-	int	ppid, pgrp, sid, tty, tpgid;
+	const char	*rp;
+	long		 nthreads = 0;
+	int		 ppid, pgrp, sid, tty, tpgid, got;
 
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if (osdep_read(path, line, sizeof line) <= 0)
-		return (-1);
-	if ((rp = strrchr(line, ')')) == NULL ||
-	    sscanf(rp + 1, " %c %d %d %d %d %d", &p->state, &ppid, &pgrp, &sid,
-	    &tty, &tpgid) != 6) {
+	if ((rp = strrchr(line, ')')) != NULL)
+		got = sscanf(rp + 1, " %c %d %d %d %d %d %*u %*u %*u %*u %*u "
+		    "%*u %*u %*d %*d %*d %*d %ld", &p->state, &ppid, &pgrp,
+		    &sid, &tty, &tpgid, &nthreads);
+	if (rp == NULL || got < (threads != NULL ? 7 : 6)) {
 		errno = EINVAL;
 		return (-1);
 	}
@@ -111,27 +114,58 @@ osdep_proc(pid_t pid, struct osdep_proc *p)
 	p->sid = sid;
 	p->tty = tty;
 	p->tpgid = tpgid;
+	if (threads != NULL)
+		*threads = nthreads;
 	return (0);
+}
+
+/* /proc/PID/stat's fields we use. */
+int
+osdep_proc(pid_t pid, struct osdep_proc *p)
+{
+	char	path[64], line[1024];
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if (osdep_read(path, line, sizeof line) <= 0)
+		return (-1);
+	return (osdep_parse_stat(line, p, NULL));
+}
+
+/* The pids of a children file's text ("12 34 "), up to max; how many.
+ * *more is set if there were more. */
+static int
+osdep_parse_pids(const char *buf, pid_t *out, int max, bool *more)
+{
+	const char	*p;
+	char		*end;
+	long		 kid;
+	int		 n = 0;
+
+	*more = false;
+	for (p = buf;; p = end) {
+		kid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (n == max) {
+			*more = true;
+			break;
+		}
+		out[n++] = (pid_t)kid;
+	}
+	return (n);
 }
 
 int
 osdep_children(pid_t pid, pid_t *out, int max)
 {
-	char	 path[64], buf[4096], *p, *end;
-	long	 kid;
-	int	 n = 0;
+	char	 path[64], buf[4096];
+	bool	 more;
 
 	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid,
 	    (long)pid);
 	if (osdep_read(path, buf, sizeof buf) <= 0)
 		return (0);
-	for (p = buf; n < max; p = end) {
-		kid = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		out[n++] = (pid_t)kid;
-	}
-	return (n);
+	return (osdep_parse_pids(buf, out, max, &more));
 }
 
 ssize_t
@@ -433,27 +467,14 @@ static ssize_t
 ttywait_read(struct ttywait_ctx *c, const char *path, char *buf,
     size_t size)
 {
-	ssize_t	n, got = 0;
-	int	fd;
+	ssize_t	got;
 
 	if (!ttywait_take(c)) {
 		errno = EAGAIN;
 		return (-1);
 	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((got = osdep_read(path, buf, size)) == -1)
 		return (-1);
-	while ((size_t)got < size - 1 &&
-	    (n = read(fd, buf + got, size - 1 - (size_t)got)) != 0) {
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			return (-1);
-		}
-		got += n;
-	}
-	close(fd);
-	buf[got] = '\0';
 	if ((size_t)got == size - 1)
 		c->cut = true;
 	return (got);
@@ -464,23 +485,18 @@ ttywait_read(struct ttywait_ctx *c, const char *path, char *buf,
 static int
 ttywait_stat(struct ttywait_ctx *c, pid_t pid, struct ttywait_stat *st)
 {
-	char	 path[64], buf[1024], *p;
-	int	 pgrp, tpgid;
+	struct osdep_proc	p;
+	char			path[64], buf[1024];
 
 	snprintf(path, sizeof path, "/proc/%ld/task/%ld/stat", (long)pid,
 	    (long)pid);
-	if (ttywait_read(c, path, buf, sizeof buf) == -1)
+	if (ttywait_read(c, path, buf, sizeof buf) == -1 ||
+	    osdep_parse_stat(buf, &p, &st->threads) == -1)
 		return (-1);
-	/* The command name may hold spaces and parentheses: skip to the
-	 * last ')'. */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return (-1);
-	if (sscanf(p + 1, " %c %*d %d %*d %d %d %*u %*u %*u %*u %*u %*u "
-	    "%*u %*d %*d %*d %*d %ld", &st->state, &pgrp, &st->tty_nr, &tpgid,
-	    &st->threads) != 5)
-		return (-1);
-	st->pgrp = pgrp;
-	st->tpgid = tpgid;
+	st->state = p.state;
+	st->pgrp = p.pgrp;
+	st->tty_nr = p.tty;
+	st->tpgid = p.tpgid;
 	return (0);
 }
 
@@ -879,23 +895,17 @@ static void
 ttywait_children_of(struct ttywait_ctx *c, pid_t pid, const char *tid,
     pid_t *list, size_t *n)
 {
-	char	 path[300], buf[4096], *p, *end;
-	long	 child;
+	char	 path[300], buf[4096];
+	bool	 more;
 
 	snprintf(path, sizeof path, "/proc/%ld/task/%s/children", (long)pid,
 	    tid);
 	if (ttywait_read(c, path, buf, sizeof buf) == -1)
 		return;
-	for (p = buf;; p = end) {
-		child = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		if (*n == TTYWAIT_MAX_PROCS) {
-			c->cut = true;
-			break;
-		}
-		list[(*n)++] = (pid_t)child;
-	}
+	*n += (size_t)osdep_parse_pids(buf, list + *n,
+	    (int)(TTYWAIT_MAX_PROCS - *n), &more);
+	if (more)
+		c->cut = true;
 }
 
 /*
