@@ -11,10 +11,17 @@
  *
  * It is a state machine in the manner of s6-supervise: one state, one
  * deadline, and a table (fsm.c) that names for each (state, event) the
- * action below to run and the state that follows. One poll loop turns
- * what happens into events: frames from the front, FIFO data or EOF, the
- * launcher's exit (a pidfd), the deadline, signals (osdep.h), and the
- * exit of the kill-pane child.
+ * action below to run and the state that follows, and for each state
+ * which descriptors poll watches. One poll loop turns what happens into
+ * events: frames from the front, the output FIFO and standard error's
+ * FIFO readable, the launcher's exit (a pidfd), the deadline, signals
+ * (osdep.h), and the exit of the kill-pane child. No action dispatches
+ * an event: what an action finds (EOF, the writer's hello, a marker, a
+ * failure) it returns, and the dispatcher runs it next. A read of the
+ * output FIFO stops at the first record that yields an event, the rest
+ * kept; once that event has run, the loop raises E_FIFO_DATA again and
+ * the read goes on where it stopped, before the next poll, so no byte is
+ * skipped or reordered and each read's text still goes in one frame.
  *
  * Stopping (stop_program, or the lifetime's end) is ours: SIGTERM and
  * SIGCONT to the program's process group, SIGKILL after the grace, and
@@ -63,6 +70,7 @@
 
 #define REAPER_READ_CHUNK	(64u * 1024)
 #define REAPER_READ_ROUNDS	8		/* chunks per wakeup, at most */
+#define REAPER_ERR_ROUNDS	8		/* standard error's, the same */
 #define REAPER_STRIP_CHUNK	(8u * 1024)	/* stripped at a time */
 #define REAPER_FALLBACK_MS	3000		/* after SIGKILL, the marker */
 #define REAPER_CHECK_MS		50		/* is what was left still there? */
@@ -111,6 +119,10 @@ static struct {
 	int		 out_fd;	/* the FIFO the pane's writer writes */
 	struct buf	 out_in;	/* its records, read (record.h) */
 	struct record_scan out_scan;
+	size_t		 out_off;	/* of the data record being scanned, */
+	size_t		 out_left;	/* what is not yet: out_in.data + off */
+	int		 out_rounds;	/* reads in this wakeup */
+	bool		 out_more;	/* a read stopped at an event: go on */
 	uint64_t	 lost;		/* bytes of the pane's the copy lacks */
 	int		 err_fd;	/* separate standard error, or -1 */
 	char		*err_name;	/* its FIFO, for the launcher */
@@ -135,7 +147,6 @@ static struct {
 static char	read_buf[REAPER_READ_CHUNK];
 static char	strip_buf[STRIP_MAX_OUT(REAPER_STRIP_CHUNK)];
 
-static void	reaper_event(enum fsm_event);
 static enum fsm_event reaper_act_quit(enum fsm_event);
 
 /* Frame the pending text for the front, PROTO_TEXT_CHUNK at most each. */
@@ -194,29 +205,26 @@ reaper_send_errtext(const char *p, size_t len)
 	}
 }
 
-/* Read what standard error has; at the end (drain) until EOF. */
-static void
+/*
+ * Read what standard error has (REAPER_ERR_ROUNDS reads at most) and
+ * send it; at the end (drain), until nothing is left. E_ERR_EOF: every
+ * writer is gone (or a drain found no more).
+ */
+static enum fsm_event
 reaper_read_err(bool drain)
 {
 	ssize_t	n;
 	size_t	k;
 	int	rounds = 0;
 
-	while (r.err_fd != -1 && (drain || rounds++ < 8)) {
+	while (r.err_fd != -1 && (drain || rounds++ < REAPER_ERR_ROUNDS)) {
 		n = read(r.err_fd, read_buf, sizeof read_buf);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN && !drain)
-			return;
-		if (n <= 0) {
-			/* EOF: every writer is gone (or a drain found none
-			 * left); the last bytes decide held CRs. */
-			k = strip_finish(&r.errstrip, strip_buf);
-			reaper_send_errtext(strip_buf, k);
-			close(r.err_fd);
-			r.err_fd = -1;
-			return;
-		}
+			return (E_NONE);
+		if (n <= 0)
+			return (E_ERR_EOF);
 		for (size_t off = 0; off < (size_t)n; off += REAPER_STRIP_CHUNK) {
 			size_t piece = (size_t)n - off < REAPER_STRIP_CHUNK ?
 			    (size_t)n - off : REAPER_STRIP_CHUNK;
@@ -226,6 +234,21 @@ reaper_read_err(bool drain)
 			reaper_send_errtext(strip_buf, k);
 		}
 	}
+	return (E_NONE);
+}
+
+/* Standard error has ended: the last bytes decide held CRs; close it. */
+static void
+reaper_close_err(void)
+{
+	size_t	k;
+
+	if (r.err_fd == -1)
+		return;
+	k = strip_finish(&r.errstrip, strip_buf);
+	reaper_send_errtext(strip_buf, k);
+	close(r.err_fd);
+	r.err_fd = -1;
 }
 
 /* Strip raw pane bytes into text and queue it, a small piece at a time
@@ -310,7 +333,8 @@ reaper_report(const char *how, int64_t status, int64_t sig, bool lost_end,
 	n = strip_finish(&r.strip, tail);
 	reaper_send_text(tail, n);
 	reaper_flush_text();	/* all text goes before the end */
-	reaper_read_err(true);
+	reaper_read_err(true);	/* and all of standard error's */
+	reaper_close_err();
 
 	msg_begin(&m, MSG_END, 6);
 	msg_str(&m, "how", how);
@@ -469,21 +493,6 @@ reaper_killpane_start(void)
 	return (E_NONE);
 }
 
-/* Reap our children (kill-pane's only); its exit is E_CHILD. */
-static void
-reaper_reap(void)
-{
-	pid_t	pid;
-	int	st;
-
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (pid == r.kp_pid) {
-			r.kp_pid = -1;
-			reaper_event(E_CHILD);
-		}
-	}
-}
-
 /*
  * Some of the pane's output is missing from the copy (the writer dropped
  * it, or someone else read from the FIFO): the copy stops there, as at
@@ -500,73 +509,118 @@ reaper_lost(uint64_t n, const char *how)
 	r.text_sent = r.max_text;
 }
 
-/* Scan pane bytes: text to the front, markers as events. Returns true
- * once the end marker was dispatched (nothing after it is read). */
-static bool
-reaper_scan(const char *p, size_t len)
+/*
+ * Scan what is left of the data record being read: text to the front, up
+ * to the first marker, which is returned as its event (r.marker holds
+ * it). The text before an end marker is framed first; nothing after the
+ * end marker is read.
+ */
+static enum fsm_event
+reaper_scan(void)
 {
 	size_t	k;
 	bool	found;
 
-	for (; len > 0; p += k, len -= k) {
-		k = marker_scan(&r.scan, p, len, reaper_text_cb, NULL,
-		    &r.marker, &found);
+	while (r.out_left > 0) {
+		k = marker_scan(&r.scan, r.out_in.data + r.out_off, r.out_left,
+		    reaper_text_cb, NULL, &r.marker, &found);
+		r.out_off += k;
+		r.out_left -= k;
 		if (!found)
 			continue;
-		if (r.marker.kind != MARKER_K_RUN) {
-			reaper_flush_text();
-			reaper_event(E_END_MARKER);
-			return (true);
-		}
-		reaper_event(E_RUN_MARKER);
+		if (r.marker.kind == MARKER_K_RUN)
+			return (E_RUN_MARKER);
+		reaper_flush_text();
+		r.out_left = 0;
+		return (E_END_MARKER);
 	}
-	return (false);
+	return (E_NONE);
 }
 
 /*
- * Read the FIFO and take its records (bounded per wakeup): the pane's
- * bytes are scanned (scan) or dropped. It is read whatever the front's
- * queue holds: the writer must never wait on us, and the text we queue
- * is bounded by the text ceiling. EOF: E_FIFO_EOF.
+ * Take the records read so far, the pane's bytes scanned (scan) or
+ * dropped, until one yields an event (the writer's hello, a marker),
+ * which is returned; the rest stays for the next call, which goes on
+ * where this one stopped. E_NONE: no whole record is left.
+ */
+static enum fsm_event
+reaper_take_records(bool scan)
+{
+	enum record_kind	 k;
+	enum fsm_event		 ev;
+	const char		*p;
+	size_t			 len;
+	uint64_t		 lost;
+
+	if (!scan)
+		r.out_left = 0;		/* nobody reads the rest */
+	for (;;) {
+		if ((ev = reaper_scan()) != E_NONE)
+			return (ev);
+		k = record_take(&r.out_scan, &r.out_in, &p, &len, &lost);
+		switch (k) {
+		case RECORD_NONE:
+			return (E_NONE);
+		case RECORD_HELLO:
+			return (E_PIPED);
+		case RECORD_LOST:
+			reaper_lost(lost, "the writer dropped bytes the reaper "
+			    "did not read in time");
+			break;
+		case RECORD_BROKEN:
+			reaper_lost(lost, "another process read from the "
+			    "output FIFO");
+			break;
+		case RECORD_DATA:
+			if (scan) {
+				/* record_take keeps it in out_in until its
+				 * next call; out_in is not added to before. */
+				r.out_off = (size_t)(p - r.out_in.data);
+				r.out_left = len;
+			}
+			break;
+		}
+	}
+}
+
+/*
+ * Read the FIFO and take its records, REAPER_READ_ROUNDS reads per
+ * wakeup at most. The text of one read goes to the front in one frame,
+ * once its records are taken. A record that yields an event stops the
+ * reading and the event is returned, with out_more set so that the loop
+ * raises E_FIFO_DATA again at once and the reading goes on where it
+ * stopped; after the end marker this wakeup reads no more. The FIFO is
+ * read whatever the front's queue holds: the writer must never wait on
+ * us, and the text we queue is bounded by the text ceiling. EOF:
+ * E_FIFO_EOF.
  */
 static enum fsm_event
 reaper_read_fifo(bool scan)
 {
-	enum record_kind	 k;
-	const char		*p;
-	size_t			 len;
-	uint64_t		 lost;
-	ssize_t			 n;
-	int			 rounds = 0;
+	enum fsm_event	ev;
+	ssize_t		n;
 
-	while (r.out_fd != -1 && rounds++ < REAPER_READ_ROUNDS) {
+	for (;;) {
+		if ((ev = reaper_take_records(scan)) != E_NONE) {
+			r.out_more = ev != E_END_MARKER;
+			return (ev);
+		}
+		reaper_flush_text();
+		if (r.out_fd == -1 || r.out_rounds >= REAPER_READ_ROUNDS)
+			return (E_NONE);
+		r.out_rounds++;
 		n = fd_read_into(r.out_fd, &r.out_in, REAPER_READ_CHUNK);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN)
-			break;
+			return (E_NONE);
 		if (n <= 0) {
 			if (n == -1)
 				log_warn("%s: reading the output FIFO: %s",
 				    r.id, strerror(errno));
 			return (E_FIFO_EOF);
 		}
-		while ((k = record_take(&r.out_scan, &r.out_in, &p, &len,
-		    &lost)) != RECORD_NONE) {
-			if (k == RECORD_HELLO)
-				reaper_event(E_PIPED);
-			else if (k == RECORD_LOST)
-				reaper_lost(lost, "the writer dropped bytes "
-				    "the reaper did not read in time");
-			else if (k == RECORD_BROKEN)
-				reaper_lost(lost, "another process read from "
-				    "the output FIFO");
-			else if (scan && reaper_scan(p, len))
-				return (E_NONE);
-		}
-		reaper_flush_text();
 	}
-	return (E_NONE);
 }
 
 /*
@@ -755,6 +809,23 @@ reaper_act_close_fifo(enum fsm_event ev)
 	if (r.out_fd != -1)
 		close(r.out_fd);
 	r.out_fd = -1;
+	return (E_NONE);
+}
+
+/* Standard error's bytes: "errtext". */
+static enum fsm_event
+reaper_act_err_read(enum fsm_event ev)
+{
+	(void)ev;
+	return (reaper_read_err(false));
+}
+
+/* Standard error ended. */
+static enum fsm_event
+reaper_act_err_close(enum fsm_event ev)
+{
+	(void)ev;
+	reaper_close_err();
 	return (E_NONE);
 }
 
@@ -1003,6 +1074,8 @@ static const reaper_action reaper_actions[A_COUNT] = {
 	[A_READ] = reaper_act_read,
 	[A_DRAIN] = reaper_act_drain,
 	[A_CLOSE_FIFO] = reaper_act_close_fifo,
+	[A_ERR_READ] = reaper_act_err_read,
+	[A_ERR_CLOSE] = reaper_act_err_close,
 	[A_PANE_CLOSED] = reaper_act_pane_closed,
 	[A_LAUNCHED] = reaper_act_launched,
 	[A_LAUNCHED_SIGNAL] = reaper_act_launched_signal,
@@ -1027,12 +1100,16 @@ static const reaper_action reaper_actions[A_COUNT] = {
 /*
  * Dispatch an event: the table names the action and the next state; the
  * state changes first (a new state starts with no deadline; its action
- * arms one), then the action runs, and any event it returns follows.
+ * arms one), then the action runs, and the follow-up it returns is
+ * dispatched next, until one returns E_NONE. Only the loop's event
+ * sources below call this, never an action (all are defined above it,
+ * undeclared here).
  */
 static void
 reaper_event(enum fsm_event ev)
 {
 	const struct fsm_cell	*c;
+	enum fsm_event		 next;
 
 	while (ev != E_NONE) {
 		c = fsm_transition(r.state, ev);
@@ -1042,7 +1119,27 @@ reaper_event(enum fsm_event ev)
 		if (c->next != r.state)
 			r.deadline = DEADLINE_NONE;
 		r.state = c->next;
-		ev = reaper_actions[c->action](ev);
+		next = reaper_actions[c->action](ev);
+		if (!fsm_may_return(c->action, next))
+			log_warn("%s: %s returned %s, which fsm.c does not "
+			    "list for it", r.id ? r.id : "-",
+			    fsm_action_name(c->action), fsm_event_name(next));
+		ev = next;
+	}
+}
+
+/* Reap our children (kill-pane's only); its exit is E_CHILD. */
+static void
+reaper_reap(void)
+{
+	pid_t	pid;
+	int	st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == r.kp_pid) {
+			r.kp_pid = -1;
+			reaper_event(E_CHILD);
+		}
 	}
 }
 
@@ -1147,6 +1244,21 @@ reaper_on_launcher_exit(void)
 	reaper_event(E_LAUNCHER_GONE);
 }
 
+/*
+ * The output FIFO is readable: a wakeup's worth of reading (its rounds
+ * counted afresh). A read that stopped at an event, which has been
+ * dispatched, is raised again until it has gone through what it read.
+ */
+static void
+reaper_on_fifo(void)
+{
+	r.out_rounds = 0;
+	r.out_more = true;
+	while (r.out_more && r.out_fd != -1) {
+		r.out_more = false;
+		reaper_event(E_FIFO_DATA);
+	}
+}
 
 /* A FIFO the front handed us as fd, or -1 (see reaper_open_fifos). */
 static int
@@ -1205,28 +1317,37 @@ reaper_setup(void)
 	return (0);
 }
 
-/* Which descriptors this state waits on, and for what. */
-static int
-reaper_pollfds(struct pollfd *pfd, int *i_sock, int *i_out, int *i_err,
-    int *i_pid)
-{
-	int	n = 0;
+/* Where reaper_pollfds put each source of events: -1, not polled. */
+struct reaper_polled {
+	int	sig, sock, out, err, pid;
+};
 
-	*i_sock = *i_out = *i_err = *i_pid = -1;
-	pfd[n++] = (struct pollfd){ r.sigfd, POLLIN, 0 };
-	if (r.sock != -1)
-		pfd[*i_sock = n++] = (struct pollfd){ r.sock, POLLIN |
-		    (r.sock_out.len ? POLLOUT : 0), 0 };
-	if (r.out_fd != -1 && r.state != S_INIT &&
-	    r.state != S_WAIT_PANE)
-		pfd[*i_out = n++] = (struct pollfd){ r.out_fd, POLLIN, 0 };
+/*
+ * What to poll: the sources of events the state wants (fsm_polls), of
+ * those still open, and the writes whose queues hold something.
+ */
+static int
+reaper_pollfds(struct pollfd *pfd, struct reaper_polled *ix)
+{
+	unsigned	want = fsm_polls(r.state);
+	short		events;
+	int		n = 0;
+
+	ix->sig = ix->sock = ix->out = ix->err = ix->pid = -1;
+	if (want & FSM_POLL_SIGNALS)
+		pfd[ix->sig = n++] = (struct pollfd){ r.sigfd, POLLIN, 0 };
+	events = ((want & FSM_POLL_FRONT) ? POLLIN : 0) |
+	    (r.sock_out.len > 0 ? POLLOUT : 0);
+	if (r.sock != -1 && events != 0)
+		pfd[ix->sock = n++] = (struct pollfd){ r.sock, events, 0 };
+	if ((want & FSM_POLL_FIFO) && r.out_fd != -1)
+		pfd[ix->out = n++] = (struct pollfd){ r.out_fd, POLLIN, 0 };
 	if (r.ctl_fd != -1 && r.ctl_out.len > 0)
 		pfd[n++] = (struct pollfd){ r.ctl_fd, POLLOUT, 0 };
-	if (r.err_fd != -1 && r.state != S_INIT &&
-	    r.state != S_WAIT_PANE)
-		pfd[*i_err = n++] = (struct pollfd){ r.err_fd, POLLIN, 0 };
-	if (r.launcher_fd != -1)
-		pfd[*i_pid = n++] = (struct pollfd){ r.launcher_fd, POLLIN,
+	if ((want & FSM_POLL_ERR) && r.err_fd != -1)
+		pfd[ix->err = n++] = (struct pollfd){ r.err_fd, POLLIN, 0 };
+	if ((want & FSM_POLL_LAUNCHER) && r.launcher_fd != -1)
+		pfd[ix->pid = n++] = (struct pollfd){ r.launcher_fd, POLLIN,
 		    0 };
 	return (n);
 }
@@ -1234,9 +1355,10 @@ reaper_pollfds(struct pollfd *pfd, int *i_sock, int *i_out, int *i_err,
 int
 reaper_main(void)
 {
-	struct msg_out	m;
-	struct pollfd	pfd[6];
-	int		n, i_sock, i_out, i_err, i_pid;
+	struct msg_out		m;
+	struct pollfd		pfd[6];
+	struct reaper_polled	ix;
+	int			n;
 
 	if (reaper_setup() == -1)
 		return (2);
@@ -1254,22 +1376,23 @@ reaper_main(void)
 		    fd_flush(r.ctl_fd, &r.ctl_out) == -1)
 			buf_reset(&r.ctl_out);
 
-		n = reaper_pollfds(pfd, &i_sock, &i_out, &i_err, &i_pid);
+		n = reaper_pollfds(pfd, &ix);
 		if (poll(pfd, n, poll_timeout(r.deadline)) == -1) {
 			if (errno == EINTR)
 				continue;
 			fatalx("poll: %s", strerror(errno));
 		}
-		if (pfd[0].revents & POLLIN)
+		if (ix.sig != -1 && (pfd[ix.sig].revents & POLLIN))
 			reaper_on_signals();
-		if (i_sock != -1 && r.sock != -1 &&
-		    (pfd[i_sock].revents & (POLLIN | POLLHUP | POLLERR)))
+		if (ix.sock != -1 && r.sock != -1 &&
+		    (pfd[ix.sock].revents & (POLLIN | POLLHUP | POLLERR)))
 			reaper_read_sock();
-		if (i_err != -1 && r.err_fd != -1 && pfd[i_err].revents)
-			reaper_read_err(false);
-		if (i_out != -1 && r.out_fd != -1 && pfd[i_out].revents)
-			reaper_event(E_FIFO_DATA);
-		if (i_pid != -1 && r.launcher_fd != -1 && pfd[i_pid].revents)
+		if (ix.err != -1 && r.err_fd != -1 && pfd[ix.err].revents)
+			reaper_event(E_ERR_DATA);
+		if (ix.out != -1 && r.out_fd != -1 && pfd[ix.out].revents)
+			reaper_on_fifo();
+		if (ix.pid != -1 && r.launcher_fd != -1 &&
+		    pfd[ix.pid].revents)
 			reaper_on_launcher_exit();
 		if (r.deadline != DEADLINE_NONE && now_ms() >= r.deadline)
 			reaper_event(E_DEADLINE);
