@@ -16,7 +16,7 @@
 /* The rows of the states in which the program runs share most cells. */
 #define RUNNING_LIKE(self)						\
 	[E_PIPED] = C(IGNORE, self),					\
-	[E_QUIT] = C(QUIT, DONE),					\
+	[E_QUIT] = C(LEAVE, KILLPANE),					\
 	[E_FRONT_GONE] = C(LEAVE, KILLPANE),				\
 	[E_FIFO_DATA] = C(READ, self),					\
 	[E_SIGNAL] = C(LEAVE, KILLPANE),				\
@@ -82,7 +82,7 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 		[E_START] = C(UNEXPECTED, GATE),
 		[E_PANE] = C(UNEXPECTED, GATE),
 		[E_STOP] = C(END_EARLY, DONE),
-		[E_QUIT] = C(QUIT, DONE),
+		[E_QUIT] = C(LEAVE, KILLPANE),
 		[E_FRONT_GONE] = C(LEAVE, KILLPANE),
 		[E_FIFO_DATA] = C(READ, GATE),
 		[E_LAUNCHER_GONE] = C(ORPHANED, ORPHAN),
@@ -159,7 +159,7 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 		[E_START] = C(UNEXPECTED, HELD),
 		[E_PANE] = C(UNEXPECTED, HELD),
 		[E_STOP] = C(RELEASE_KILLPANE, KILLPANE),
-		[E_QUIT] = C(QUIT, DONE),
+		[E_QUIT] = C(LEAVE, KILLPANE),
 		[E_FRONT_GONE] = C(LEAVE, KILLPANE),
 		[E_FIFO_DATA] = C(DRAIN, HELD),
 		[E_LAUNCHER_GONE] = C(KILLPANE, KILLPANE),

@@ -432,15 +432,17 @@ reaper_signal_group(int sig)
 		kill(-r.prog_pid, SIGCONT);
 }
 
-/* Is tmux's complaint that the pane (or its server) is gone already,
- * which is what kill-pane was for? */
+/* Is tmux's complaint that the pane (or its server) is gone already, or
+ * going (it exited under our client), which is what kill-pane was for? */
 static bool
 reaper_pane_already_gone(const char *err)
 {
 	return (strstr(err, "can't find pane") != NULL ||
 	    strstr(err, "no current target") != NULL ||
 	    strstr(err, "no server running") != NULL ||
-	    strstr(err, "error connecting to") != NULL);
+	    strstr(err, "error connecting to") != NULL ||
+	    strstr(err, "server exited unexpectedly") != NULL ||
+	    strstr(err, "lost server") != NULL);
 }
 
 /*
