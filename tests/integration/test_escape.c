@@ -887,7 +887,7 @@ test_tmux_out_of_fds(void **state)
 	assert_int_equal(system(cmd), 0);
 	c.own_tmux = true;
 	assert_int_equal(pmx_spawn(&c, NULL, true), 0);
-	for (i = 0; i < 30 && failed == -1; i++) {
+	for (i = 0; i < 50 && failed == -1; i++) {
 		d = pmx_call(&c, "start_program", "{\"argv\":[\"sleep\","
 		    "\"60\"]}", 20000);
 		assert_non_null(d);
