@@ -10,8 +10,9 @@
 #
 # Every common/*.c goes into build/libcommon.a; every server/*.c and
 # reaper/*.c into its binary; every tests/unit/test_*.c becomes its own
-# cmocka test binary linked with libcommon.a and the server's objects
-# (all but server/main.c), so unit tests reach any module.
+# cmocka test binary linked with libcommon.a and what it tests (see the
+# unit-test rules: test_server_* get the server's objects, all but
+# server/main.c, except test_server_tmux: server/tmux_parse.c alone).
 
 CC      ?= cc
 PKGS     = msgpack cmocka
@@ -92,6 +93,12 @@ $(B)/obj/gen/schemas.o: $(B)/gen/schemas.c
 $(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ) $(B)/libcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(B)/gen -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(B)/libcommon.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+
+# tests/unit/test_server_tmux.c links the control-mode parser and the
+# quoting (server/tmux_parse.c, pure) and common/, nothing more.
+$(B)/tests/test_server_tmux: tests/unit/test_server_tmux.c $(B)/obj/server/tmux_parse.o $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/tmux_parse.o $(B)/libcommon.a $(CMOCKA_LIBS)
 
 # tests/unit/test_reaper_*.c also link the reaper's pure modules.
 REAPER_PURE_OBJ = $(B)/obj/reaper/fsm.o $(B)/obj/reaper/record.o
