@@ -221,6 +221,15 @@ build/fuzz/fuzz_record: tests/fuzz/fuzz_record.c reaper/record.c reaper/record.h
 	    -fsanitize=fuzzer,address,undefined -o $@ $< reaper/record.c \
 	    $(COMMON_SRC) $(PKG_LIBS)
 
+# The control-mode line parser (server/tmux_parse.c): pure, so it links
+# with common/'s buffer and allocator alone.
+FUZZ_TMUX_PARSE_SRC = server/tmux_parse.c common/buf.c common/xmalloc.c
+build/fuzz/fuzz_tmux_parse: tests/fuzz/fuzz_tmux_parse.c $(FUZZ_TMUX_PARSE_SRC) \
+    $(wildcard common/*.h server/*.h)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -Iserver -std=gnu11 -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_TMUX_PARSE_SRC)
+
 # The front's JSON-RPC input path (mcp.c, tools.c, the tools) under
 # libFuzzer: every server module but main.c, the embedded schemas and
 # common/. fork() and posix_spawn() are wrapped so no child can ever be
