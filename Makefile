@@ -15,7 +15,8 @@
 # (stripper, markers, FIFO records, the state table). Every
 # tests/unit/test_*.c becomes its own cmocka test binary linked with the
 # three (test_server_*.c also with the server's objects, all but
-# server/main.c), so unit tests reach any module.
+# server/main.c; test_server_tmux with server/tmux_parse.c alone), so
+# unit tests reach any module.
 
 CC      ?= cc
 PKGS     = msgpack cmocka
@@ -106,6 +107,12 @@ $(B)/obj/gen/schemas.o: $(B)/gen/schemas.c
 $(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(B)/gen -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+
+# tests/unit/test_server_tmux.c links the control-mode parser and the
+# quoting (server/tmux_parse.c, pure) and common/, nothing more.
+$(B)/tests/test_server_tmux: tests/unit/test_server_tmux.c $(B)/obj/server/tmux_parse.o $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/tmux_parse.o $(B)/libcommon.a $(CMOCKA_LIBS)
 
 $(B)/tests/%: tests/unit/%.c $(LIBS_TEST)
 	@mkdir -p $(@D)
@@ -213,6 +220,15 @@ uninstall:
 # A short scripted session to watch (DEMO_FAST=1: no pauses).
 demo: all
 	PROGMUX_BIN=$(B)/progmux node scripts/demo.mjs
+
+# The control-mode line parser (server/tmux_parse.c): pure, so it links
+# with common/'s buffer and allocator alone.
+FUZZ_TMUX_PARSE_SRC = server/tmux_parse.c common/buf.c common/xmalloc.c
+build/fuzz/fuzz_tmux_parse: tests/fuzz/fuzz_tmux_parse.c $(FUZZ_TMUX_PARSE_SRC) \
+    $(wildcard common/*.h server/*.h)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -Iserver -std=gnu11 -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_TMUX_PARSE_SRC)
 
 # The front's JSON-RPC input path (mcp.c, tools.c, the tools) under
 # libFuzzer: every server module but main.c, the embedded schemas and

@@ -5,6 +5,10 @@
  * setting is an environment variable first; each flag mirrors one and wins
  * over it. libtmux's variables are honoured too, so a configuration
  * written for libtmux's server works unchanged.
+ *
+ * The runtime directory is made here too, and robust mode's private tmux
+ * server lives in it: its socket's path is chosen here, and its
+ * configuration written here (config_tmux_conf, at the first start).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -339,6 +343,45 @@ config_rundir_leave(void)
 	}
 	if (cfg.rundir != NULL)
 		rundir_remove_path(cfg.rundir, CONFIG_RUNDIR_WAIT_MS);
+}
+
+/*
+ * Robust mode's private server is born with its options, from a file in
+ * the runtime directory beside its socket: no moment exists at which it
+ * runs without them. When our control client goes (however we die), its
+ * session is destroyed, and an empty or unattached server exits. Written
+ * at the first start (through the directory's descriptor) and kept; it
+ * goes with the directory. Its path, or NULL with *cause.
+ */
+const char *
+config_tmux_conf(char **cause)
+{
+	static const char	 conf[] =
+	    "set-option -s exit-empty on\n"
+	    "set-option -s exit-unattached on\n"
+	    "set-option -g destroy-unattached on\n"
+	    "set-option -g default-size 80x24\n";
+	static char		*path;
+	char			*want;
+	int			 fd;
+
+	if (path != NULL)
+		return (path);
+	xasprintf(&want, "%s/tmux.conf", cfg.rundir);
+	unlinkat(cfg.rundir_fd, "tmux.conf", 0);
+	fd = openat(cfg.rundir_fd, "tmux.conf", O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd == -1 || fd_write_all(fd, conf, sizeof conf - 1) == -1) {
+		xasprintf(cause, "cannot write %s: %s", want,
+		    fd_strerror(errno));
+		if (fd != -1)
+			close(fd);
+		free(want);
+		return (NULL);
+	}
+	close(fd);
+	path = want;
+	return (path);
 }
 
 /* progmux-reaper lives beside progmux. */

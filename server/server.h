@@ -16,7 +16,9 @@
  *              of pane.c (its FIFOs and pane), reaper_link.c (its
  *              reaper) and waiting.c (does it wait for input?); the
  *              three get callbacks and never call program.c
- *   tmux       tmux.c, the control-mode client
+ *   tmux       tmux.c, the control-mode client, with tmux_parse.c (its
+ *              lines and quoting, pure), tmux_probe.c (the version),
+ *              tmux_lock.c (the attach lock), tmux_session.c (our session)
  *
  * all over config.c (settings, read by all), loop.c (the poll loop every
  * layer registers its descriptors, timers and before-sleep work with)
@@ -77,6 +79,7 @@ int	config_load(int argc, char **argv, char **cause);
 const char *config_tier_name(void);
 void	config_rundir_leave(void);
 int	config_rundir_check(char **cause);
+const char *config_tmux_conf(char **cause);	/* robust mode's tmux.conf */
 
 /* keeper.c — the front's parent, there when the front is not */
 void	keeper_start(void);
@@ -221,7 +224,7 @@ void	loop_before_sleep(loop_timer_cb, void *arg);	/* each turn */
 void	loop_run_timers(int64_t now);	/* a turn of timers only */
 void	loop_run_once(int64_t deadline);
 
-/* tmux.c — the control-mode client */
+/* tmux.c — the control-mode client: its state, its queue of commands */
 typedef void (*tmux_cb)(void *arg, bool ok, const char *out, size_t len);
 int	tmux_start(char **cause);
 void	tmux_shutdown(void);		/* at exit: the last commands */
@@ -230,18 +233,11 @@ bool	tmux_alive(void);
 bool	tmux_idle(void);
 /* Queue a command line (already quoted); cb gets its output. */
 void	tmux_command(const char *line, tmux_cb, void *arg);
-/* What to add to tmux's error text for a command ("" if nothing). */
-const char *tmux_error_hint(const char *out);
-/* Quote one word for tmux's command parser. */
-void	tmux_quote(struct buf *, const char *);
 char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
-const char *tmux_version(void);
 bool	tmux_reaped(pid_t, int status);
 unsigned tmux_generation(void);
-int	tmux_probe(char **version, char **cause);	/* waits: not in the loop */
-int	tmux_server_running(void);	/* waits: for --check only */
-const char *tmux_conf_path(void);	/* robust mode's tmux.conf */
-/* The control-mode line parser, on its own for the unit tests. */
+
+/* tmux_parse.c — pure: control-mode lines, quoting, error hints */
 struct tmux_parse {
 	bool		 in_block;
 	unsigned long	 time;		/* its %begin's time and number: only */
@@ -256,8 +252,33 @@ enum tmux_line_kind {
 	TMUX_LINE_ATTACHED,	/* %session-changed */
 	TMUX_LINE_EXIT		/* %exit: *reason says why */
 };
+void	tmux_parse_reset(struct tmux_parse *);
 enum tmux_line_kind tmux_parse_line(struct tmux_parse *, const char *line,
 	    size_t len, const char **reason);
+/* Quote one word for tmux's command parser. */
+void	tmux_quote(struct buf *, const char *);
+/* What to add to tmux's error text for a command ("" if nothing). */
+const char *tmux_error_hint(const char *out);
+
+/* tmux_probe.c — tmux's version (`tmux -V`); --check's server test */
+typedef void (*tmux_probe_cb)(const char *cause);	/* NULL: usable */
+const char *tmux_version(void);
+bool	tmux_probe_usable(void);
+int	tmux_probe_start(tmux_probe_cb, char **cause);	/* in the loop */
+void	tmux_probe_kill(void);
+bool	tmux_probe_reaped(pid_t, int status);
+int	tmux_probe(char **version, char **cause);	/* waits: not in the loop */
+int	tmux_server_running(void);	/* waits: for --check only */
+
+/* tmux_lock.c — the attach lock, taken while a client attaches */
+bool	tmux_lock_take(void (*cb)(void));	/* true: cb once it is over */
+void	tmux_lock_release(void);
+
+/* tmux_session.c — our own session and its idle window */
+void	tmux_session_argv(char **argv, size_t *n);	/* new-session ... */
+void	tmux_session_find(void);	/* attached: which pane is ours */
+void	tmux_session_leave(void);	/* at exit: our idle pane goes */
+void	tmux_session_forget(void);	/* the client went */
 
 /* program.c — the table of programs and each one's lifecycle */
 enum program_state {

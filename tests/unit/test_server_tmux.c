@@ -1,5 +1,6 @@
 /*
- * test_server_tmux.c — tmux.c's quoting and its control-mode line parser.
+ * test_server_tmux.c — the quoting and the control-mode line parser
+ * (server/tmux_parse.c, linked alone with common/).
  *
  * Quoting: each awkward word goes through tmux_quote() into a command
  * line `set-option -g @progmux_t WORD`, which a real tmux parses (from a

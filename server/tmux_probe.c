@@ -1,0 +1,311 @@
+/*
+ * tmux_probe.c — which tmux we have: `tmux -V`, and for --check whether
+ * a server answers on our socket.
+ *
+ * progmux needs tmux 3.2a or newer; a version that is is kept. At
+ * start-up and for --check, before any loop runs, tmux_probe waits for
+ * `tmux -V`. Until a usable version is known, each start of the control
+ * client asks again, in the loop (tmux_probe_start): the output is a
+ * descriptor, the process is reaped through SIGCHLD (tmux_probe_reaped,
+ * from tmux_reaped), a timer bounds it at TMUX_VERSION_MS, and the
+ * caller is told once how it went. tmux_server_running, for --check
+ * only, waits for `tmux list-sessions`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "cspawn.h"
+#include "fdutil.h"
+#include "log.h"
+#include "server.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+#define TMUX_VERSION_MS		5000	/* `tmux -V` answers by then */
+#define TMUX_VERSION_MAX	256	/* bytes of its output kept */
+
+static struct {
+	pid_t		   pid;		/* `tmux -V`, until reaped */
+	int		   fd;		/* its output, until EOF */
+	int		   status;	/* its wait status */
+	struct buf	   out;
+	struct loop_timer *timer;	/* its deadline, in the loop */
+	tmux_probe_cb	   cb;		/* in the loop: told how it went */
+	char		   version[32];
+	bool		   usable;	/* 3.2a or newer */
+} tp = { .pid = -1, .fd = -1 };
+
+/* tmux's version as `tmux -V` gave it, or "" before the probe. */
+const char *
+tmux_version(void)
+{
+	return (tp.version);
+}
+
+/* Is the version known, and new enough? */
+bool
+tmux_probe_usable(void)
+{
+	return (tp.usable);
+}
+
+/*
+ * Spawn `tmux -V` with its output (and errors) on a pipe, through the one
+ * spawn sequence: a binary that cannot be run is known at once. The
+ * caller reads the pipe (tp.fd) to EOF and reaps tp.pid.
+ */
+static int
+tmux_probe_spawn(char **cause)
+{
+	struct spawn		 sp;
+	enum spawn_stage	 stage;
+	char			*argv[] = { cfg.tmux_bin, (char *)"-V", NULL };
+	int			 fds[2], err;
+	pid_t			 pid;
+
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", fd_strerror(errno));
+		return (-1);
+	}
+	memset(&sp, 0, sizeof sp);
+	sp.argv = argv;
+	sp.flags = SPAWN_SEARCH;
+	sp.fds[0] = SPAWN_NULL;
+	sp.fds[1] = fds[1];
+	sp.fds[2] = fds[1];
+	sp.nfds = 3;
+	pid = cspawn_start(&sp, &stage, &err);
+	close(fds[1]);
+	if (pid == -1 || stage != SPAWN_OK) {
+		close(fds[0]);
+		xasprintf(cause, "cannot run %s (%s): install tmux 3.2a or "
+		    "newer (apt-get install tmux) or set PROGMUX_TMUX_BIN",
+		    cfg.tmux_bin, fd_strerror(err));
+		return (-1);	/* a child that failed is reaped as any */
+	}
+	tp.pid = pid;
+	tp.fd = fds[0];
+	tp.status = -1;
+	buf_reset(&tp.out);
+	return (0);
+}
+
+/* What `tmux -V` said (and how it exited): keep the version; refuse tmux
+ * older than 3.2a. */
+static int
+tmux_probe_parse(char **cause)
+{
+	char	*out, *p;
+	int	 major = 0, minor = 0;
+
+	out = xstrdup(buf_cstr(&tp.out));
+	buf_reset(&tp.out);
+	if (!WIFEXITED(tp.status) || WEXITSTATUS(tp.status) != 0) {
+		xasprintf(cause, "cannot run %s: install tmux 3.2a or newer "
+		    "(apt-get install tmux) or set PROGMUX_TMUX_BIN",
+		    cfg.tmux_bin);
+		free(out);
+		return (-1);
+	}
+	out[strcspn(out, "\n")] = '\0';
+	for (p = out; *p != '\0' && (*p < '0' || *p > '9'); p++)
+		;
+	if (sscanf(p, "%d.%d", &major, &minor) < 2)
+		major = minor = 0;
+	snprintf(tp.version, sizeof tp.version, "%.31s", p);
+	/* 3.2a is the first release with what we use; "3.2" itself is not. */
+	if (major < 3 || (major == 3 && minor < 2) ||
+	    (major == 3 && minor == 2 && (p[3] < 'a' || p[3] > 'z'))) {
+		xasprintf(cause, "%s is \"%s\"; progmux needs tmux 3.2a or "
+		    "newer", cfg.tmux_bin, out);
+		free(out);
+		return (-1);
+	}
+	free(out);
+	tp.usable = true;
+	return (0);
+}
+
+/* End a probe under way in the loop, if any: its process, its pipe, its
+ * timer; its caller is not told. */
+void
+tmux_probe_kill(void)
+{
+	if (tp.pid > 0)
+		kill(tp.pid, SIGKILL);	/* reaped with the others */
+	tp.pid = -1;
+	if (tp.fd != -1) {
+		loop_fd_del(tp.fd);
+		close(tp.fd);
+		tp.fd = -1;
+	}
+	loop_timer_clear(tp.timer);
+	tp.cb = NULL;
+}
+
+/* Tell the caller how the probe went (NULL: usable), once. */
+static void
+tmux_probe_done(const char *cause)
+{
+	tmux_probe_cb	cb = tp.cb;
+
+	tp.cb = NULL;
+	loop_timer_clear(tp.timer);
+	if (cb != NULL)
+		cb(cause);
+}
+
+/* In the loop: once its output has closed and it has been reaped, judge. */
+static void
+tmux_probe_check(void)
+{
+	char	*cause = NULL;
+
+	if (tp.cb == NULL || tp.fd != -1 || tp.pid != -1)
+		return;
+	if (tmux_probe_parse(&cause) == -1) {
+		log_warn("%s", cause);
+		tmux_probe_done(cause);
+		free(cause);
+		return;
+	}
+	log_info("tmux %s", tp.version);
+	tmux_probe_done(NULL);
+}
+
+/* `tmux -V`'s output is readable: keep (a bounded part of) it. */
+static void
+tmux_probe_on_event(int fd, int fired, void *arg)
+{
+	char	buf[512];
+	ssize_t	n;
+
+	(void)fired;
+	(void)arg;
+	while ((n = read(fd, buf, sizeof buf)) > 0) {
+		if (tp.out.len < TMUX_VERSION_MAX)
+			buf_add(&tp.out, buf, (size_t)n);
+	}
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	loop_fd_del(tp.fd);
+	close(tp.fd);
+	tp.fd = -1;
+	tmux_probe_check();
+}
+
+/* The probe took too long: it goes, and its caller is told why. */
+static void
+tmux_probe_on_timer(void *arg)
+{
+	tmux_probe_cb	 cb = tp.cb;
+	char		*why;
+
+	(void)arg;
+	tmux_probe_kill();
+	xasprintf(&why, "%s -V did not answer in %d ms", cfg.tmux_bin,
+	    TMUX_VERSION_MS);
+	if (cb != NULL)
+		cb(why);
+	free(why);
+}
+
+/*
+ * Probe the version in the loop: -1 with *cause if `tmux -V` cannot be
+ * run; else cb is told how it went (NULL if tmux is usable, else why
+ * not) within TMUX_VERSION_MS, unless tmux_probe_kill comes first.
+ */
+int
+tmux_probe_start(tmux_probe_cb cb, char **cause)
+{
+	if (tmux_probe_spawn(cause) == -1)
+		return (-1);
+	fd_nonblock(tp.fd, 1);
+	loop_fd_add(tp.fd, LOOP_READ, tmux_probe_on_event, NULL);
+	if (tp.timer == NULL)
+		tp.timer = loop_timer_new(tmux_probe_on_timer, NULL);
+	loop_timer_set(tp.timer, now_ms() + TMUX_VERSION_MS);
+	tp.cb = cb;
+	return (0);
+}
+
+/* Was pid the probe? Then it is reaped, and judged if its output has
+ * closed too. */
+bool
+tmux_probe_reaped(pid_t pid, int status)
+{
+	if (pid <= 0 || pid != tp.pid)
+		return (false);
+	tp.pid = -1;
+	tp.status = status;
+	tmux_probe_check();
+	return (true);
+}
+
+/* For --check and at start-up, before the loop runs: tmux's version, or
+ * why it cannot be used. The one place that waits for `tmux -V`. */
+int
+tmux_probe(char **version, char **cause)
+{
+	char	buf[512];
+	ssize_t	n;
+
+	if (!tp.usable) {
+		if (tmux_probe_spawn(cause) == -1)
+			return (-1);
+		while ((n = read(tp.fd, buf, sizeof buf)) != 0) {
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n == -1)
+				break;
+			if (tp.out.len < TMUX_VERSION_MAX)
+				buf_add(&tp.out, buf, (size_t)n);
+		}
+		close(tp.fd);
+		tp.fd = -1;
+		while (waitpid(tp.pid, &tp.status, 0) == -1 &&
+		    errno == EINTR)
+			;
+		tp.pid = -1;
+		if (tmux_probe_parse(cause) == -1)
+			return (-1);
+	}
+	if (version != NULL)
+		*version = xstrdup(tp.version);
+	return (0);
+}
+
+/* For --check: 1 if a server answers on our socket, 0 if none does. The
+ * one place that waits for a tmux command. */
+int
+tmux_server_running(void)
+{
+	struct spawn		 sp;
+	enum spawn_stage	 stage;
+	char			*argv[8], **tv = tmux_client_argv();
+	size_t			 n = 0, i;
+	int			 st, err;
+	pid_t			 pid;
+
+	for (i = 0; tv[i] != NULL; i++)
+		argv[n++] = tv[i];
+	argv[n++] = (char *)"list-sessions";
+	argv[n] = NULL;
+	memset(&sp, 0, sizeof sp);
+	sp.argv = argv;
+	sp.flags = SPAWN_SEARCH;
+	sp.fds[0] = sp.fds[1] = sp.fds[2] = SPAWN_NULL;
+	sp.nfds = 3;
+	if ((pid = cspawn_start(&sp, &stage, &err)) == -1)
+		return (0);
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			return (0);
+	return (stage == SPAWN_OK && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
