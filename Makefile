@@ -23,7 +23,7 @@ PKGS     = msgpack cmocka
 CSTD     = -std=gnu11
 WARN     = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 OPT     ?= -O2 -g
-CPPFLAGS = -Icommon -Ibuild/gen -D_GNU_SOURCE -DJSMN_STRICT -DJSMN_PARENT_LINKS
+CPPFLAGS = -Icommon -D_GNU_SOURCE -DJSMN_STRICT -DJSMN_PARENT_LINKS
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs msgpack 2>/dev/null || echo -lmsgpackc)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
@@ -90,23 +90,23 @@ endif
 $(B)/progmux-reaper: $(REAPER_OBJ) $(B)/libcommon.a
 	$(CC) $(LDFLAGS) $(REAPER_STATIC) -o $@ $^ $(PKG_LIBS)
 
-$(B)/obj/%.o: %.c $(wildcard common/*.h server/*.h reaper/*.h) $(B)/gen/schemas.h
+$(B)/obj/%.o: %.c $(wildcard common/*.h server/*.h reaper/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(B)/gen $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # Schemas are embedded byte for byte: tools/list serves what schemas/ holds.
-$(B)/gen/schemas.c $(B)/gen/schemas.h &: $(SCHEMAS) scripts/embed-schemas.sh
+$(B)/gen/schemas.c: $(SCHEMAS) scripts/embed-schemas.sh
 	@mkdir -p $(B)/gen
 	sh scripts/embed-schemas.sh $(B)/gen $(SCHEMAS)
 
-$(B)/obj/gen/schemas.o: $(B)/gen/schemas.c
+$(B)/obj/gen/schemas.o: $(B)/gen/schemas.c server/schemas.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(B)/gen $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) -c -o $@ $<
 
 # Unit tests: tests/unit/test_server_*.c also link the server's modules.
 $(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(B)/gen -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
 
 # tests/unit/test_server_tmux.c links the control-mode parser and the
 # quoting (server/tmux_parse.c, pure) and common/, nothing more.
@@ -239,7 +239,7 @@ FUZZ_MCP_SRC = $(filter-out server/main.c,$(SERVER_SRC)) $(B)/gen/schemas.c \
 build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
     $(wildcard common/*.h server/*.h)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -I$(B)/gen -Iserver -std=gnu11 -g -O1 \
+	clang $(CPPFLAGS) -Iserver -std=gnu11 -g -O1 \
 	    -fsanitize=fuzzer,address,undefined \
 	    -Wl,--wrap=fork,--wrap=posix_spawn -o $@ \
 	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS)
