@@ -106,7 +106,8 @@
  * len being 4 bytes big-endian and seq counting records modulo 256, then
  * len bytes, then a 4-byte trailer 'M' 'P' seq kind. Kind 'd': bytes of the pane's output, at most
  * PIPE_RECORD_MAX; kind 'l': the writer dropped bytes (an 8-byte count),
- * because the reaper did not take them while PIPE_BACKLOG bytes waited;
+ * because the reaper did not take them while its backlog (the text
+ * ceiling, PROGMUX_OUTPUT_MAX_BYTES, at least 1 MiB) waited;
  * kind 'h', empty, the writer's first: the FIFO is open and has no name
  * any more (the launcher's gate opens only then).
  * A record that is not next in this order, or not closed by its trailer,
@@ -121,7 +122,6 @@
 #define PIPE_HEADER		8
 #define PIPE_TRAILER		4
 #define PIPE_RECORD_MAX		(64u * 1024)
-#define PIPE_BACKLOG		(1024u * 1024)	/* the writer keeps at most */
 
 /* The markers: ESC ] 5522 ; <nonce> ; <kind> ; <value> BEL, kind one of
  * run (value: pid), exit (status), signal (number), noexec (status);

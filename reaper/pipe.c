@@ -1,5 +1,6 @@
 /*
- * pipe.c — `progmux-reaper --pipe DIR DEV:INO NAME`: the pane's writer.
+ * pipe.c — `progmux-reaper --pipe DIR DEV:INO NAME BYTES`: the pane's
+ * writer.
  *
  * tmux's pipe-pane runs it (through sh -c, every word ours) with the
  * pane's output on its standard input. It opens the output FIFO NAME
@@ -10,19 +11,24 @@
  * records (record.h), so the reaper knows the stream is whole.
  *
  * It never stops reading tmux: tmux keeps what a pipe-pane command has
- * not read, without bound. If the reaper does not read (stopped, or
- * slow), up to PIPE_BACKLOG bytes wait here; past that the pane's bytes
- * are dropped and counted, and a "lost" record takes their place in the
- * stream, so the loss is said, never silent. The launcher's markers
- * (OSC 5522, proto.h) are kept even then, so the program's end is still
- * read; up to PIPE_MARKS_MAX bytes of them beyond the backlog. At EOF (the pane is gone,
- * or pipe-pane was turned off) what waits is written, for a bounded
- * time, and it exits; the reaper then reads EOF.
+ * not read, without bound. If the reaper does not read (stopped, or not
+ * scheduled on a loaded machine), up to BYTES wait here: the text
+ * ceiling (PROGMUX_OUTPUT_MAX_BYTES, at least PIPE_BACKLOG_MIN), as the
+ * front keeps no more than that of a program's text anyway. Past it the
+ * pane's bytes are dropped and counted, and a "lost" record takes their
+ * place in the stream, so the loss is said, never silent. The
+ * launcher's markers (OSC 5522, proto.h) are kept even then, so the
+ * program's end is still read; up to PIPE_MARKS_MAX bytes of them beyond
+ * the backlog. At EOF (the pane is gone, or pipe-pane was turned off)
+ * what waits is written while the reaper is there to read it (a reaper
+ * that is gone is EPIPE at once), for PIPE_LINGER_MS at most, and it
+ * exits; the reaper then reads EOF.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +42,13 @@
 #include "rundir.h"
 #include "timeutil.h"
 
-#define PIPE_LINGER_MS	5000	/* at EOF, to hand over what waits */
+#define PIPE_LINGER_MS	60000	/* at EOF, to hand over what waits */
 #define PIPE_MARKS_MAX	(64u * 1024)	/* markers kept past the backlog */
+#define PIPE_BACKLOG_MIN (1024u * 1024)	/* whatever BYTES says */
+#define PIPE_BACKLOG_MAX ((uint64_t)1 << 40)
 
 static char	pipe_buf[PIPE_RECORD_MAX];
+static size_t	pipe_backlog;		/* BYTES: the most that waits here */
 
 /* A marker being picked out of bytes that are dropped. */
 static struct {
@@ -97,7 +106,7 @@ pipe_drop(struct buf *q, uint8_t *seq, uint64_t *lost, const char *p,
 			if (ch != '\a')
 				continue;
 			*lost -= pipe_mark.len;
-			if (q->len < PIPE_BACKLOG + PIPE_MARKS_MAX) {
+			if (q->len < pipe_backlog + PIPE_MARKS_MAX) {
 				pipe_put_lost(q, seq, lost);
 				record_put(q, seq, PIPE_DATA, pipe_mark.body,
 				    pipe_mark.len);
@@ -129,10 +138,10 @@ pipe_read(struct buf *q, uint8_t *seq, uint64_t *lost)
 	if (n <= 0)
 		return (-1);		/* EOF: the pane is gone */
 	if (*lost > 0 || pipe_mark.len > 0 ||
-	    q->len + (size_t)n + 2 * PIPE_HEADER + 8 > PIPE_BACKLOG) {
+	    q->len + (size_t)n + 2 * PIPE_HEADER + 8 > pipe_backlog) {
 		/* Dropping goes on until the queue is down to half (and a
 		 * marker being picked out is whole). */
-		if (q->len > PIPE_BACKLOG / 2 || pipe_mark.len > 0) {
+		if (q->len > pipe_backlog / 2 || pipe_mark.len > 0) {
 			pipe_drop(q, seq, lost, pipe_buf, (size_t)n);
 			return (0);
 		}
@@ -166,8 +175,28 @@ pipe_linger(int out, struct buf *q)
 	return (0);
 }
 
+/* BYTES: digits only, the backlog; at least PIPE_BACKLOG_MIN. */
+static int
+pipe_parse_backlog(const char *s, size_t *out)
+{
+	uint64_t	v = 0;
+
+	if (*s == '\0')
+		return (-1);
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9' || v > PIPE_BACKLOG_MAX)
+			return (-1);
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v > PIPE_BACKLOG_MAX || v > SIZE_MAX / 2)
+		return (-1);
+	*out = v < PIPE_BACKLOG_MIN ? PIPE_BACKLOG_MIN : (size_t)v;
+	return (0);
+}
+
 int
-pipe_main(const char *dir, const char *id, const char *name)
+pipe_main(const char *dir, const char *id, const char *name,
+    const char *backlog)
 {
 	struct pollfd	 pfd[2];
 	struct buf	 q = BUF_INIT;
@@ -177,6 +206,8 @@ pipe_main(const char *dir, const char *id, const char *name)
 	int		 dfd, out;
 
 	signal(SIGPIPE, SIG_IGN);
+	if (pipe_parse_backlog(backlog, &pipe_backlog) == -1)
+		return (pipe_fail(backlog, "not a byte count"));
 	if ((dfd = rundir_open_checked(dir, id, &cause)) == -1)
 		return (pipe_fail(dir, cause));
 	out = rundir_open_fifo(dfd, name, O_WRONLY | O_NONBLOCK);

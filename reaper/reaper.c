@@ -566,8 +566,10 @@ reaper_take_records(bool scan)
 		case RECORD_HELLO:
 			return (E_PIPED);
 		case RECORD_LOST:
-			reaper_lost(lost, "the writer dropped bytes the reaper "
-			    "did not read in time");
+			reaper_lost(lost, "the reaper fell behind the pane by "
+			    "more than the text ceiling "
+			    "(PROGMUX_OUTPUT_MAX_BYTES) and the writer dropped "
+			    "the rest");
 			break;
 		case RECORD_BROKEN:
 			reaper_lost(lost, "another process read from the "

@@ -13,7 +13,8 @@
 
 int	reaper_main(void);
 int	launch_main(const char *dir, const char *id, const char *ctl);
-int	pipe_main(const char *dir, const char *id, const char *out);
+int	pipe_main(const char *dir, const char *id, const char *out,
+	    const char *backlog);
 int	idle_main(const char *front_pid, const char *rundir);
 
 #endif

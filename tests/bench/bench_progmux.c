@@ -1097,12 +1097,12 @@ tp_progmux(struct pmx *c, double *secs, long *hwm_kb, long *front_kb)
 	long			 kb;
 	int			 nb, na, i, j, rc = -1;
 
-	nb = proc_reapers(c->pid, before, 512);
+	nb = proc_reapers(c->front, before, 512);
 	snprintf(argv, sizeof argv, "[\"seq\",\"1\",\"%ld\"]", sz.seq_n);
 	t0 = now_us();
 	if ((id = bc_start(c, argv, NULL)) == NULL)
 		return (-1);
-	na = proc_reapers(c->pid, after, 512);
+	na = proc_reapers(c->front, after, 512);
 	for (i = 0; i < na && reaper == -1; i++) {
 		for (j = 0; j < nb && before[j] != after[i]; j++)
 			;
@@ -1126,8 +1126,11 @@ tp_progmux(struct pmx *c, double *secs, long *hwm_kb, long *front_kb)
 			if (!seq_done(&chk, sz.seq_n))
 				bench_broke("seq 1 %ld through read_program: "
 				    "line %ld missing or out of order (read "
-				    "up to %ld)", sz.seq_n, chk.bad ?
-				    chk.bad_line : chk.next, chk.next - 1);
+				    "up to %ld; outputCut %d, outputComplete "
+				    "%d)", sz.seq_n, chk.bad ? chk.bad_line :
+				    chk.next, chk.next - 1,
+				    json_bool(json_get(sc, "outputCut")),
+				    json_bool(json_get(sc, "outputComplete")));
 			else if (outcome == NULL ||
 			    strcmp(outcome, "completed") != 0 ||
 			    !json_bool(json_get(sc, "outputComplete")))
@@ -1141,7 +1144,7 @@ tp_progmux(struct pmx *c, double *secs, long *hwm_kb, long *front_kb)
 		json_doc_free(d);
 	}
 	json_doc_free(d);
-	*front_kb = proc_status_kb(c->pid, "VmHWM");
+	*front_kb = proc_status_kb(c->front, "VmHWM");
 	if (reaper == -1)
 		bench_log("warning: the seq program's reaper was not found");
 	bc_stop(c, id);
@@ -1450,7 +1453,7 @@ bench_front_rss(void)
 	if (bench_open(&c) == -1)
 		return;
 	sleep_ms(100);
-	idle = proc_status_kb(c.pid, "VmRSS");
+	idle = proc_status_kb(c.front, "VmRSS");
 	for (i = 0; i < sz.live_mem; i++) {
 		if ((id = bc_start(&c, "[\"sleep\",\"60\"]", NULL)) == NULL)
 			break;
@@ -1458,9 +1461,9 @@ bench_front_rss(void)
 	}
 	sleep_ms(100);
 	/* sleep prints nothing: the text the front keeps is 0 bytes. */
-	live = proc_status_kb(c.pid, "VmRSS");
+	live = proc_status_kb(c.front, "VmRSS");
 	/* An idle reaper, the baseline for the busy one's peak. */
-	if (proc_reapers(c.pid, &reaper, 1) == 1 &&
+	if (proc_reapers(c.front, &reaper, 1) == 1 &&
 	    (fr = fig_find("reaper_peak_rss")) != NULL) {
 		fr->base_median = (double)proc_status_kb(reaper, "VmHWM") /
 		    1024.0;

@@ -678,30 +678,76 @@ reaper_of(struct pmx *c)
 #define STOPPED_MS	4000	/* how long a reader is stopped */
 #define TMUX_GROWTH_KB	(24 * 1024) /* tmux may grow by, at most */
 
+/* A process's peak resident memory (VmHWM), KiB; -1 if gone. */
+static long
+hwm_kb(pid_t pid)
+{
+	char	 path[64], *s, *p;
+	size_t	 flen;
+	long	 kb = -1;
+
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+	if ((s = pmx_read_file(path, &flen)) == NULL)
+		return (-1);
+	if ((p = strstr(s, "VmHWM:")) != NULL)
+		kb = strtol(p + 6, NULL, 10);
+	free(s);
+	return (kb);
+}
+
+#define SEQ_BYTES	22888896L	/* seq 1 3000000 */
+
+/* Is t (n bytes) the start of seq's output: 1, 2, 3 ... each on a line,
+ * the last perhaps cut short? */
+static bool
+seq_in_order(const char *t, size_t n)
+{
+	char	want[24];
+	size_t	i = 0, k;
+	long	next = 1;
+
+	while (i < n) {
+		k = (size_t)snprintf(want, sizeof want, "%ld\n", next++);
+		if (n - i < k)
+			return (memcmp(t + i, want, n - i) == 0);
+		if (memcmp(t + i, want, k) != 0)
+			return (false);
+		i += k;
+	}
+	return (true);
+}
+
 /*
  * Pins: a front or a reaper that stops reading (SIGSTOP for 4 s, and
  * until seq has written it all) does not make tmux hold the program's
- * output: the pane's writer drains tmux
- * whatever happens behind it. tmux's RSS grows by less than 24 MiB while
- * `seq` writes ~23 MB (the old writer, cat, blocked and tmux buffered it
- * all: ~7 MB/s, measured). With the front stopped the reaper keeps the
- * text (within the output ceiling): read back whole. With the reaper
- * stopped, the writer keeps 1 MiB and drops the rest: the read says
- * outputCut, and what it has is the start of the output, in order.
+ * output: the pane's writer drains tmux whatever happens behind it.
+ * tmux's RSS grows by less than 24 MiB while `seq` writes ~23 MB (the
+ * old writer, cat, blocked and tmux buffered it all: ~7 MB/s, measured).
+ * With the front stopped the reaper keeps the text (within the text
+ * ceiling): read back whole. With the reaper stopped the writer keeps
+ * what it has not read, up to the text ceiling: with a 64 MiB ceiling
+ * all of it, read back whole (a writer that kept 1 MiB lost most of it,
+ * and a reaper merely not scheduled on a loaded machine lost lines);
+ * with a 4 MiB ceiling the writer's peak memory stays within twice the
+ * ceiling and a few MiB, the read says outputCut, and what it has is
+ * the start of the output, in order, no longer than the ceiling.
  */
 static void
-reader_stopped(bool stop_reaper)
+reader_stopped(bool stop_reaper, long ceiling)
 {
-	const char	*env[] = { "PROGMUX_OUTPUT_MAX_BYTES=67108864", NULL };
+	char		 envbuf[64];
+	const char	*env[] = { envbuf, NULL };
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		*sock, *id, *text;
-	long		 before, after;
-	pid_t		 tmux, who;
+	char		*sock, *id, *text, needle[300];
+	long		 before, after, whwm;
+	pid_t		 tmux, who, writer;
 	size_t		 len;
 	int64_t		 t0;
 	char		 args[100];
 
+	snprintf(envbuf, sizeof envbuf, "PROGMUX_OUTPUT_MAX_BYTES=%ld",
+	    ceiling);
 	open_mode(&c, true, env);
 	sock = socket_of(&c);
 	id = pmx_start_program(&c, "{\"argv\":[\"sh\",\"-c\",\"read x; exec seq "
@@ -714,6 +760,11 @@ reader_stopped(bool stop_reaper)
 	d = sc_call_ok(&c, "read_program", args);
 	assert_true(sc_bool(d, "waitingForInput"));
 	json_doc_free(d);
+	/* The pane's writer: its command line holds our runtime directory,
+	 * which is under the harness's own directory, and the ceiling. */
+	snprintf(needle, sizeof needle, "--pipe %s/", c.dir);
+	writer = pmx_find_proc(needle);
+	assert_true(writer > 0);
 	tmux = tmux_server_pid(sock);
 	who = stop_reaper ? reaper_of(&c) : c.front;
 	assert_true(who > 0);
@@ -728,26 +779,37 @@ reader_stopped(bool stop_reaper)
 	while (pmx_count_procs("seq 1 3000000") > 0 && now_ms() - t0 < 60000)
 		usleep(50000);
 	after = rss_kb(tmux);
+	whwm = hwm_kb(writer);
 	kill(who, SIGCONT);
-	print_message("%s stopped %lld ms: tmux RSS %ld -> %ld KiB\n",
-	    stop_reaper ? "reaper" : "front", (long long)(now_ms() - t0),
-	    before, after);
+	print_message("%s stopped %lld ms, ceiling %ld: tmux RSS %ld -> %ld "
+	    "KiB, writer peak %ld KiB\n", stop_reaper ? "reaper" : "front",
+	    (long long)(now_ms() - t0), ceiling, before, after, whwm);
 	text = pmx_read_all(&c, id, 60000, &d);
 	assert_non_null(d);
 	len = strlen(text);
 	print_message("read back %zu bytes, outputCut %d\n", len,
 	    sc_bool(d, "outputCut"));
 	assert_true(after - before < TMUX_GROWTH_KB);
+	/* The writer was there while the reaper was stopped (it hands over
+	 * what waits before it goes), and held at most the ceiling. */
 	if (stop_reaper) {
+		assert_true(whwm > 0);
+		assert_true(whwm <= 2 * ceiling / 1024 + 4096);
+	}
+	assert_memory_equal(text, "\n1\n2\n3\n", 7);
+	if (ceiling > SEQ_BYTES) {
+		/* The Enter's echo, then seq 1 3000000, every byte. */
+		assert_int_equal(len, 1 + SEQ_BYTES);
+		assert_true(strcmp(text + len - 8, "3000000\n") == 0);
+		assert_false(sc_bool(d, "outputCut"));
+		assert_true(sc_bool(d, "outputComplete"));
+	} else {
 		assert_true(sc_bool(d, "outputCut"));
 		assert_false(sc_bool(d, "outputComplete"));
-		assert_true(len > 0 && len < 22888896);
-		assert_memory_equal(text, "\n1\n2\n3\n", 7);
-	} else {
-		/* The Enter's echo, then seq 1 3000000 (22888896 bytes). */
-		assert_int_equal(len, 1 + 22888896);
-		assert_memory_equal(text, "\n1\n2\n3\n", 7);
-		assert_false(sc_bool(d, "outputCut"));
+		assert_true(len > 0 && len <= (size_t)ceiling);
+		/* In order up to where it stops: the last whole line is
+		 * the number of lines before it. */
+		assert_true(seq_in_order(text + 1, len - 1));
 	}
 	/* The end was read: it ended on its own. */
 	assert_string_equal(sc_str(d, "outcome"), "completed");
@@ -763,14 +825,21 @@ static void
 test_front_stopped(void **state)
 {
 	(void)state;
-	reader_stopped(false);
+	reader_stopped(false, 64L << 20);
 }
 
 static void
 test_reaper_stopped(void **state)
 {
 	(void)state;
-	reader_stopped(true);
+	reader_stopped(true, 64L << 20);
+}
+
+static void
+test_reaper_stopped_ceiling(void **state)
+{
+	(void)state;
+	reader_stopped(true, 4L << 20);
 }
 
 /*
@@ -1063,6 +1132,7 @@ main(void)
 		cmocka_unit_test(test_rundir_gone_no_program),
 		cmocka_unit_test(test_front_stopped),
 		cmocka_unit_test(test_reaper_stopped),
+		cmocka_unit_test(test_reaper_stopped_ceiling),
 		cmocka_unit_test(test_pane_history_cells),
 		cmocka_unit_test(test_tmux_killed_in_flight),
 		cmocka_unit_test(test_tmux_out_of_fds),
