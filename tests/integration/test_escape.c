@@ -33,6 +33,19 @@
 
 /* Open progmux in robust mode (no tmux of the test's) or desktop mode,
  * with extra env. */
+/* Built with AddressSanitizer (make SAN=1): gcc says so with a macro,
+ * clang through __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 static void
 open_mode(struct pmx *c, bool robust, const char *const *env)
 {
@@ -379,7 +392,7 @@ test_launcher_pipe_refuse(void **state)
 	struct pmx	 c;
 	struct stat	 st;
 	char		 dir[400], id[64], path[500], *err;
-	char		*argv[6];
+	char		*argv[7];
 	int		 fd, efd, i;
 	pid_t		 pid;
 
@@ -394,7 +407,9 @@ test_launcher_pipe_refuse(void **state)
 		argv[2] = dir;
 		argv[3] = id;
 		argv[4] = (char *)(i == 0 ? "p1.ctl" : "p1.out");
-		argv[5] = NULL;
+		/* The writer's backlog: the text ceiling's default. */
+		argv[5] = (char *)(i == 0 ? NULL : "8388608");
+		argv[6] = NULL;
 		/* Another directory's id: refused, the FIFO left alone. */
 		snprintf(id, sizeof id, "%llu:%llu",
 		    (unsigned long long)st.st_dev,
@@ -791,10 +806,14 @@ reader_stopped(bool stop_reaper, long ceiling)
 	    sc_bool(d, "outputCut"));
 	assert_true(after - before < TMUX_GROWTH_KB);
 	/* The writer was there while the reaper was stopped (it hands over
-	 * what waits before it goes), and held at most the ceiling. */
+	 * what waits before it goes), and held at most the ceiling. Under
+	 * AddressSanitizer its peak is not its backlog (the quarantine keeps
+	 * freed blocks resident, 16 MiB seen for a 4 MiB backlog): the bound
+	 * is checked by the plain build's run. */
 	if (stop_reaper) {
 		assert_true(whwm > 0);
-		assert_true(whwm <= 2 * ceiling / 1024 + 4096);
+		if (!SANITIZED)
+			assert_true(whwm <= 2 * ceiling / 1024 + 4096);
 	}
 	assert_memory_equal(text, "\n1\n2\n3\n", 7);
 	if (ceiling > SEQ_BYTES) {
