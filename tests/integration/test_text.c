@@ -293,6 +293,25 @@ call(const char *tool, const char *fmt, ...)
 	return (d);
 }
 
+/* Read id on from *cursor until flag is true (bounded); that result. */
+static struct json_doc *
+read_to(const char *id, int64_t *cursor, const char *flag)
+{
+	struct json_doc	*d;
+	int64_t		 t0 = now_ms();
+
+	for (;;) {
+		d = call("read_program", "{\"programId\":\"%s\",\"cursor\":"
+		    "%" PRId64 ",\"timeoutMs\":%d}", id, *cursor, LONG_MS);
+		*cursor = sc_int(d, "cursor");
+		if (sc_bool(d, flag))
+			return (d);
+		if (now_ms() - t0 > 3 * LONG_MS)
+			fail_msg("%s: %s never came: %s", id, flag, pmx_text(d));
+		json_doc_free(d);
+	}
+}
+
 /*
  * A prompt: start, read until it waits at the prompt, list it, answer it
  * with send_keys and a timeout, read its end; stop it once ended.
@@ -302,7 +321,7 @@ test_prompt_cycle(void **state)
 {
 	struct json_doc		*d;
 	char			*id, *pane;
-	int64_t			 cursor = 0, t0;
+	int64_t			 cursor = 0;
 
 	(void)state;
 	d = call("start_program", "{\"argv\":[\"sh\",\"-c\",\"echo first; "
@@ -310,32 +329,14 @@ test_prompt_cycle(void **state)
 	id = xstrdup(sc_str(d, "programId"));
 	pane = xstrdup(sc_str(d, "paneId"));
 	json_doc_free(d);
-	t0 = now_ms();
-	for (;;) {
-		d = call("read_program", "{\"programId\":\"%s\",\"cursor\":"
-		    "%" PRId64 ",\"timeoutMs\":%d}", id, cursor, LONG_MS);
-		cursor = sc_int(d, "cursor");
-		if (sc_bool(d, "waitingForInput"))
-			break;
-		assert_true(now_ms() - t0 < 3 * LONG_MS);
-		json_doc_free(d);
-	}
+	d = read_to(id, &cursor, "waitingForInput");
 	assert_string_equal(sc_str(d, "unfinishedLine"), "Proceed? [y/N] ");
 	json_doc_free(d);
 	json_doc_free(call("list_programs", "{}"));
 	d = call("send_keys", "{\"paneId\":\"%s\",\"keys\":\"y\","
 	    "\"timeoutMs\":%d}", pane, LONG_MS);
 	json_doc_free(d);
-	t0 = now_ms();
-	for (;;) {
-		d = call("read_program", "{\"programId\":\"%s\",\"cursor\":"
-		    "%" PRId64 ",\"timeoutMs\":%d}", id, cursor, LONG_MS);
-		cursor = sc_int(d, "cursor");
-		if (sc_bool(d, "ended"))
-			break;
-		assert_true(now_ms() - t0 < 3 * LONG_MS);
-		json_doc_free(d);
-	}
+	d = read_to(id, &cursor, "ended");
 	assert_int_equal(sc_int(d, "exitStatus"), 3);
 	assert_true(sc_bool(d, "outputComplete"));
 	json_doc_free(d);
