@@ -224,6 +224,10 @@ void	loop_before_sleep(loop_timer_cb, void *arg);	/* each turn */
 void	loop_run_timers(int64_t now);	/* a turn of timers only */
 void	loop_run_once(int64_t deadline);
 
+/* quiet.c — warnings about an end that the exit may explain */
+void	quiet_warn(const char *logger, char *warning, char *notice);
+void	quiet_exit(void);
+
 /* tmux.c — the control-mode client: its state, its queue of commands */
 typedef void (*tmux_cb)(void *arg, bool ok, const char *out, size_t len);
 int	tmux_start(char **cause);
