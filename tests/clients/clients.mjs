@@ -465,6 +465,130 @@ function appServer(x, env, cwd, msgs) {
   });
 }
 
+// ---- the Chat Completions clients ----------------------------------------------
+
+const PROMPT2 = 'Start a program with progmux, read its prompt and answer it.';
+
+// Without the terminal's colours.
+function plain(s) {
+  return String(s || '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+}
+
+// The prompt script's checks on what progmux returned for start_program,
+// read_program and send_keys, as text or JSON (where names the channel).
+function checkPrompt(who, where, r) {
+  const str = (v) => (v === undefined || v === null ? '' :
+    typeof v === 'string' ? v : JSON.stringify(v));
+  const start = str(r.start_program);
+  const read = str(r.read_program);
+  const keys = str(r.send_keys);
+  check(`${who} (${where}): start_program returned a programId and a paneId`,
+    /programId\W+p\d+/.test(start) && /%\d+/.test(start), start);
+  check(`${who} (${where}): read_program saw the prompt "name? ", waiting for input`,
+    read.includes('name? ') && /waiting for input|waitingForInput\W+true/.test(read), read);
+  check(`${who} (${where}): send_keys with timeoutMs returned the program's answer "hello progmux"`,
+    /hello progmux/.test(keys) && /completed|"ended"\s*:\s*true/.test(keys), keys);
+}
+
+// What the client sent the model in its last scripted Chat Completions
+// request: the tool results by progmux tool name.
+function sentChat() {
+  const last = lastScripted('chat');
+  const calls = new Map();
+  const sent = {};
+  if (last)
+    for (const m of last.body.messages || []) {
+      for (const c of m.tool_calls || [])
+        calls.set(c.id, c.function ? c.function.name : c.name);
+      if (m.role === 'tool') {
+        const t = TOOLS.find((x) => (calls.get(m.tool_call_id) || '').endsWith(x));
+        sent[t] = typeof m.content === 'string' ? m.content :
+          Array.isArray(m.content) ? m.content.map((x) => x.text || '').join('') :
+            JSON.stringify(m.content);
+      }
+    }
+  return { last, sent };
+}
+
+// The checks on what the model was sent; note it for the record.
+function checkSent(who) {
+  const { last, sent } = sentChat();
+  check(`${who}: the model was sent three progmux tool results`, last && last.step === 3,
+    last ? `step ${last.step}` : 'no scripted request');
+  for (const t of ['start_program', 'read_program', 'send_keys'])
+    note(`${who} sent the model for ${t}: ${JSON.stringify(sent[t] || null).slice(0, 400)}`);
+  checkPrompt(who, 'sent to the model', sent);
+  return sent;
+}
+
+// opencode and its fork Kilo: `X mcp add --env`, the scripted model as an
+// @ai-sdk/openai-compatible provider in the config file the add wrote,
+// `X mcp list`, one `X run --format json` turn. exe is the command, dir
+// the config directory under XDG_CONFIG_HOME, ENV the variable prefix.
+async function opencodeLike(who, exe, dir, ENV, model) {
+  const { home, work } = place(who);
+  const off = {};
+  for (const v of ['DISABLE_AUTOUPDATE', 'DISABLE_MODELS_FETCH', 'DISABLE_LSP_DOWNLOAD',
+    'DISABLE_SHARE', 'DISABLE_DEFAULT_PLUGINS', 'DISABLE_CLAUDE_CODE'])
+    off[`${ENV}_${v}`] = '1';
+  const env = clientEnv(home, off);
+  const x = path.join(binDir, exe);
+  const add = await sh([x, 'mcp', 'add', 'progmux', '--env', 'PROGMUX_ROBUST=1',
+    '--', bin], { env, cwd: work });
+  const cfgFile = path.join(home, '.config', dir, `${dir}.jsonc`);
+  check(`${who}: ${exe} mcp add progmux --env PROGMUX_ROBUST=1 wrote ${dir}.jsonc`,
+    add.code === 0 && existsSync(cfgFile), plain(add.stdout + add.stderr));
+  const cfg = JSON.parse(readFileSync(cfgFile, 'utf8'));
+  const entry = cfg.mcp && cfg.mcp.progmux;
+  check(`${who}: the entry is a local command with PROGMUX_ROBUST in its environment`,
+    entry && entry.type === 'local' && entry.command[0] === bin &&
+    entry.environment.PROGMUX_ROBUST === '1', JSON.stringify(cfg));
+  Object.assign(cfg, {
+    provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'scripted',
+      options: { baseURL: `${model.url}/v1`, apiKey: 'dummy-key' },
+      models: { scripted: { name: 'scripted' } } } },
+    model: 'scripted/scripted',
+    autoupdate: false,
+    share: 'disabled',
+  });
+  writeFileSync(cfgFile, JSON.stringify(cfg, null, 2));
+
+  // progmux's warnings reach the client as notifications/message, which
+  // it logs as "MCP server log"; a normal exit has none.
+  const loud = (r) => plain(r.stderr).split('\n').filter((l) =>
+    /MCP server log/.test(l) && /server=progmux/.test(l) && /level=(warning|error)/.test(l));
+  const list = await sh([x, 'mcp', 'list', '--print-logs', '--log-level', 'DEBUG'],
+    { env, cwd: work });
+  const said = plain(list.stdout);
+  note(`${exe} mcp list: ${healthLine(said)}`);
+  check(`${who}: ${exe} mcp list says progmux is connected`,
+    list.code === 0 && /progmux\s+connected/.test(said), said + plain(list.stderr).slice(-300));
+  check(`${who}: no warning from progmux in ${exe} mcp list's log`, loud(list).length === 0,
+    loud(list).join(' | '));
+
+  const turn = await sh([x, 'run', '--print-logs', '--log-level', 'DEBUG',
+    '--format', 'json', PROMPT2], { env, cwd: work });
+  const ev = jsonLines(turn.stdout);
+  const results = {};
+  for (const e of ev)
+    if (e.type === 'tool_use' && e.part && e.part.state) {
+      const t = TOOLS.find((n) => e.part.tool === `progmux_${n}`);
+      if (t && e.part.state.status === 'completed') results[t] = e.part.state.output;
+    }
+  checkPrompt(who, 'run --format json', results);
+  const text = ev.filter((e) => e.type === 'text').map((e) => e.part.text).join('');
+  check(`${who}: the turn ends with the model's "finished"`,
+    turn.code === 0 && text === 'finished', `${turn.code} ${text} ${plain(turn.stderr).slice(-300)}`);
+  check(`${who}: no warning from progmux in ${exe} run's log`, loud(turn).length === 0,
+    loud(turn).join(' | '));
+  checkSent(who);
+}
+
+// opencode.
+function opencode(model) {
+  return opencodeLike('opencode', 'opencode', 'opencode', 'OPENCODE', model);
+}
+
 // ---- MCP Inspector -----------------------------------------------------------
 
 // The Inspector CLI's tools/list.
@@ -528,11 +652,15 @@ mkdirSync(path.join(run, 'tmp'));
 let model = null;
 try {
   for (const b of [bin, path.join(binDir, 'claude'), path.join(binDir, 'gemini'),
-    path.join(binDir, 'codex'), path.join(binDir, 'mcp-inspector')])
+    path.join(binDir, 'codex'), path.join(binDir, 'mcp-inspector'),
+    path.join(binDir, 'opencode')])
     if (!existsSync(b)) throw new Error(`${b} is missing`);
   model = await startModel();
+  const only = process.env.CLIENTS ? process.env.CLIENTS.split(',') : null;
   for (const [name, fn] of [['claude', claude], ['gemini', gemini],
-    ['codex', codex], ['inspector', inspector]]) {
+    ['codex', codex], ['opencode', opencode], ['inspector', inspector]]) {
+    if (only && !only.includes(name))
+      continue;
     try {
       await fn(model);
     } catch (e) {
