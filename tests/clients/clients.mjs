@@ -525,11 +525,11 @@ function checkSent(who) {
 // @ai-sdk/openai-compatible provider in the config file the add wrote,
 // `X mcp list`, one `X run --format json` turn. exe is the command, dir
 // the config directory under XDG_CONFIG_HOME, ENV the variable prefix.
-async function opencodeLike(who, exe, dir, ENV, model) {
+async function opencodeLike(who, exe, dir, ENV, model, more = []) {
   const { home, work } = place(who);
   const off = {};
   for (const v of ['DISABLE_AUTOUPDATE', 'DISABLE_MODELS_FETCH', 'DISABLE_LSP_DOWNLOAD',
-    'DISABLE_SHARE', 'DISABLE_DEFAULT_PLUGINS', 'DISABLE_CLAUDE_CODE'])
+    'DISABLE_SHARE', 'DISABLE_DEFAULT_PLUGINS', 'DISABLE_CLAUDE_CODE'].concat(more))
     off[`${ENV}_${v}`] = '1';
   const env = clientEnv(home, off);
   const x = path.join(binDir, exe);
@@ -554,9 +554,11 @@ async function opencodeLike(who, exe, dir, ENV, model) {
   writeFileSync(cfgFile, JSON.stringify(cfg, null, 2));
 
   // progmux's warnings reach the client as notifications/message, which
-  // it logs as "MCP server log"; a normal exit has none.
+  // it logs as "MCP server log", and Kilo logs progmux's stderr as "mcp
+  // stderr"; a normal exit has neither a warning nor an error.
   const loud = (r) => plain(r.stderr).split('\n').filter((l) =>
-    /MCP server log/.test(l) && /server=progmux/.test(l) && /level=(warning|error)/.test(l));
+    (/MCP server log/.test(l) && /server=progmux/.test(l) && /level=(warning|error)/.test(l)) ||
+    (/mcp stderr/.test(l) && /key=progmux/.test(l) && /warning|error/i.test(l)));
   const list = await sh([x, 'mcp', 'list', '--print-logs', '--log-level', 'DEBUG'],
     { env, cwd: work });
   const said = plain(list.stdout);
@@ -587,6 +589,13 @@ async function opencodeLike(who, exe, dir, ENV, model) {
 // opencode.
 function opencode(model) {
   return opencodeLike('opencode', 'opencode', 'opencode', 'OPENCODE', model);
+}
+
+// Kilo, opencode's fork: the same commands as kilo, kilo.jsonc, KILO_*;
+// also no session upload, presence or codebase indexing.
+function kilo(model) {
+  return opencodeLike('kilo', 'kilo', 'kilo', 'KILO', model,
+    ['DISABLE_SESSION_INGEST', 'DISABLE_PRESENCE', 'DISABLE_CODEBASE_INDEXING']);
 }
 
 // ---- MCP Inspector -----------------------------------------------------------
@@ -653,12 +662,13 @@ let model = null;
 try {
   for (const b of [bin, path.join(binDir, 'claude'), path.join(binDir, 'gemini'),
     path.join(binDir, 'codex'), path.join(binDir, 'mcp-inspector'),
-    path.join(binDir, 'opencode')])
+    path.join(binDir, 'opencode'), path.join(binDir, 'kilo')])
     if (!existsSync(b)) throw new Error(`${b} is missing`);
   model = await startModel();
   const only = process.env.CLIENTS ? process.env.CLIENTS.split(',') : null;
   for (const [name, fn] of [['claude', claude], ['gemini', gemini],
-    ['codex', codex], ['opencode', opencode], ['inspector', inspector]]) {
+    ['codex', codex], ['opencode', opencode], ['kilo', kilo],
+    ['inspector', inspector]]) {
     if (only && !only.includes(name))
       continue;
     try {
