@@ -598,6 +598,77 @@ function kilo(model) {
     ['DISABLE_SESSION_INGEST', 'DISABLE_PRESENCE', 'DISABLE_CODEBASE_INDEXING']);
 }
 
+// Lines of a client's output that pass on a warning or an error of
+// progmux's (its stderr, or its notifications/message text).
+function progmuxLoud(s) {
+  return plain(s).split('\n').filter((l) =>
+    /progmux(-reaper)?\[\d+\]: (warning|error)/.test(l) ||
+    /tmux control client ended|reaper was killed/.test(l));
+}
+
+// Qwen Code: `qwen mcp add --scope user --trust -e`, alwaysLoadTools on
+// the entry (else MCP tools hide behind tool_search), `qwen mcp list`,
+// one `qwen -p --output-format stream-json --auth-type openai` turn with
+// OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL.
+async function qwen(model) {
+  const { home, work } = place('qwen');
+  const env = clientEnv(home, {
+    OPENAI_BASE_URL: `${model.url}/v1`,
+    OPENAI_API_KEY: 'dummy-key',
+    OPENAI_MODEL: 'scripted',
+  });
+  const q = path.join(binDir, 'qwen');
+  const add = await sh([q, 'mcp', 'add', '--scope', 'user', '--trust', '-e',
+    'PROGMUX_ROBUST=1', 'progmux', bin], { env, cwd: work });
+  const settingsFile = path.join(home, '.qwen', 'settings.json');
+  check('qwen: qwen mcp add --scope user --trust -e PROGMUX_ROBUST=1 progmux',
+    add.code === 0 && existsSync(settingsFile), plain(add.stdout + add.stderr));
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  const entry = settings.mcpServers && settings.mcpServers.progmux;
+  check('qwen: the entry in ~/.qwen/settings.json is trusted, with PROGMUX_ROBUST',
+    entry && entry.command === bin && entry.trust === true &&
+    entry.env.PROGMUX_ROBUST === '1', JSON.stringify(settings));
+  entry.alwaysLoadTools = true;
+  Object.assign(settings, {
+    telemetry: { enabled: false },
+    privacy: { usageStatisticsEnabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+  });
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+
+  const list = await sh([q, 'mcp', 'list'], { env, cwd: work });
+  const said = plain(list.stdout + list.stderr);
+  note(`qwen mcp list: ${healthLine(said)}`);
+  check('qwen: qwen mcp list says progmux is connected',
+    list.code === 0 && /progmux: .*- Connected/.test(said), said);
+
+  const turn = await sh([q, '-p', PROMPT2, '--output-format', 'stream-json',
+    '--auth-type', 'openai'], { env, cwd: work });
+  const ev = jsonLines(turn.stdout);
+  const init = ev.find((e) => e.type === 'system' && e.subtype === 'init');
+  check('qwen: with alwaysLoadTools the session offers progmux\'s tools as mcp__progmux__<tool>',
+    init && TOOLS.every((t) => init.tools.includes(`mcp__progmux__${t}`)),
+    init ? init.tools.join(',') : plain(turn.stderr).slice(-300));
+  const names = new Map();
+  const results = {};
+  for (const e of ev)
+    for (const b of e.message && Array.isArray(e.message.content) ? e.message.content : []) {
+      if (b.type === 'tool_use') names.set(b.id, b.name);
+      if (b.type === 'tool_result') {
+        const t = (names.get(b.tool_use_id) || '').replace('mcp__progmux__', '');
+        results[t] = typeof b.content === 'string' ? b.content : JSON.stringify(b.content);
+      }
+    }
+  checkPrompt('qwen', 'stream-json', results);
+  const end = ev.find((e) => e.type === 'result');
+  check('qwen: the turn ends with the model\'s "finished"',
+    turn.code === 0 && end && end.subtype === 'success' && end.result === 'finished',
+    end ? JSON.stringify(end).slice(0, 300) : plain(turn.stderr).slice(-300));
+  const loud = progmuxLoud(turn.stdout + turn.stderr + list.stdout + list.stderr);
+  check('qwen: no warning from progmux in its output', loud.length === 0, loud.join(' | '));
+  checkSent('qwen');
+}
+
 // ---- MCP Inspector -----------------------------------------------------------
 
 // The Inspector CLI's tools/list.
@@ -662,13 +733,13 @@ let model = null;
 try {
   for (const b of [bin, path.join(binDir, 'claude'), path.join(binDir, 'gemini'),
     path.join(binDir, 'codex'), path.join(binDir, 'mcp-inspector'),
-    path.join(binDir, 'opencode'), path.join(binDir, 'kilo')])
+    path.join(binDir, 'opencode'), path.join(binDir, 'kilo'), path.join(binDir, 'qwen')])
     if (!existsSync(b)) throw new Error(`${b} is missing`);
   model = await startModel();
   const only = process.env.CLIENTS ? process.env.CLIENTS.split(',') : null;
   for (const [name, fn] of [['claude', claude], ['gemini', gemini],
     ['codex', codex], ['opencode', opencode], ['kilo', kilo],
-    ['inspector', inspector]]) {
+    ['qwen', qwen], ['inspector', inspector]]) {
     if (only && !only.includes(name))
       continue;
     try {
