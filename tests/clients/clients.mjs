@@ -736,6 +736,72 @@ async function copilot(model) {
   checkSent('copilot');
 }
 
+// Cline: `cline mcp install progmux --yes` (it has no env flag: the env
+// goes by hand under transport.env in
+// ~/.cline/data/settings/cline_mcp_settings.json, as its docs say),
+// `cline auth --provider openai-compatible`, one `cline --json` turn
+// (auto-approve is its default). Its health is only in the `cline
+// config` TUI. It leaves a hub daemon running after the turn; that is
+// ended by its PID once everything else of the turn (progmux) is gone.
+async function cline(model) {
+  const { home, work } = place('cline');
+  const env = clientEnv(home, { CLINE_NO_AUTO_UPDATE: '1',
+    CLINE_DISABLE_CLINE_PASS_NOTICE: '1' });
+  const c = path.join(binDir, 'cline');
+  const add = await sh([c, 'mcp', 'install', 'progmux', '--yes', '--', bin],
+    { env, cwd: work });
+  const cfgFile = path.join(home, '.cline', 'data', 'settings', 'cline_mcp_settings.json');
+  const cfg = existsSync(cfgFile) ? JSON.parse(readFileSync(cfgFile, 'utf8')) : {};
+  const entry = cfg.mcpServers && cfg.mcpServers.progmux;
+  check('cline: cline mcp install progmux --yes wrote a stdio transport',
+    add.code === 0 && entry && entry.transport && entry.transport.type === 'stdio' &&
+    entry.transport.command === bin, plain(add.stdout + add.stderr) + JSON.stringify(cfg));
+  entry.transport.env = { PROGMUX_ROBUST: '1' };
+  writeFileSync(cfgFile, JSON.stringify(cfg, null, 2));
+  const auth = await sh([c, 'auth', '--provider', 'openai-compatible', '--baseurl',
+    `${model.url}/v1`, '--apikey', 'dummy-key', '--modelid', 'scripted'], { env, cwd: work });
+  check('cline: cline auth --provider openai-compatible --baseurl ... --modelid scripted',
+    auth.code === 0, plain(auth.stdout + auth.stderr));
+  const before = modelLog().length;
+
+  const turn = await sh([c, '--json', PROMPT2], { env, cwd: work });
+  const ev = jsonLines(turn.stdout);
+  const results = {};
+  for (const e of ev) {
+    const a = e.type === 'agent_event' ? e.event : null;
+    if (a && a.type === 'content_end' && a.contentType === 'tool') {
+      const t = TOOLS.find((n) => a.toolName === `progmux__${n}`);
+      if (t) results[t] = a.output;
+    }
+  }
+  checkPrompt('cline', '--json', results);
+  const end = ev.find((e) => e.type === 'run_result');
+  check('cline: the turn ends with the model\'s "finished"',
+    turn.code === 0 && end && end.finishReason === 'completed' && end.text === 'finished',
+    end ? JSON.stringify(end).slice(0, 300) : plain(turn.stderr).slice(-300));
+  // Its hub daemon: a process of this run started with --cline-hub-daemon.
+  const hubs = () => leftovers(model.proc.pid).filter((l) => / --cline-hub-daemon /.test(l))
+    .map((l) => Number(l.split(' ')[0]));
+  const deadline = Date.now() + 15000;
+  let left = leftovers([model.proc.pid].concat(hubs()));
+  while (left.length && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = leftovers([model.proc.pid].concat(hubs()));
+  }
+  check('cline: once the turn is over nothing is left but its hub daemon (no progmux)',
+    left.length === 0, left.join('; '));
+  for (const hub of hubs()) {
+    note(`cline left its hub daemon running (pid ${hub}); ending it`);
+    try { process.kill(hub, 'SIGTERM'); } catch (e) { /* gone */ }
+  }
+  const loud = progmuxLoud(turn.stdout + turn.stderr +
+    readAll(path.join(home, '.cline', 'data', 'logs')));
+  check('cline: no warning from progmux in its output or logs', loud.length === 0,
+    loud.join(' | '));
+  check('cline: it asked the model', modelLog().length > before, 'no request');
+  checkSent('cline');
+}
+
 // ---- MCP Inspector -----------------------------------------------------------
 
 // The Inspector CLI's tools/list.
@@ -759,8 +825,9 @@ async function inspector() {
 // TMPDIR and their socket in it).
 function leftovers(spare) {
   const pids = [];
+  const spared = [].concat(spare);
   for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d) || Number(d) === process.pid || Number(d) === spare)
+    if (!/^\d+$/.test(d) || Number(d) === process.pid || spared.includes(Number(d)))
       continue;
     let exe = '';
     let cmd = '';
@@ -801,13 +868,14 @@ try {
   for (const b of [bin, path.join(binDir, 'claude'), path.join(binDir, 'gemini'),
     path.join(binDir, 'codex'), path.join(binDir, 'mcp-inspector'),
     path.join(binDir, 'opencode'), path.join(binDir, 'kilo'), path.join(binDir, 'qwen'),
-    path.join(binDir, 'copilot')])
+    path.join(binDir, 'copilot'), path.join(binDir, 'cline')])
     if (!existsSync(b)) throw new Error(`${b} is missing`);
   model = await startModel();
   const only = process.env.CLIENTS ? process.env.CLIENTS.split(',') : null;
   for (const [name, fn] of [['claude', claude], ['gemini', gemini],
     ['codex', codex], ['opencode', opencode], ['kilo', kilo],
-    ['qwen', qwen], ['copilot', copilot], ['inspector', inspector]]) {
+    ['qwen', qwen], ['copilot', copilot],
+    ['cline', cline], ['inspector', inspector]]) {
     if (only && !only.includes(name))
       continue;
     try {
