@@ -183,7 +183,8 @@ export PROGMUX_TEST_TMUX := $(TEST_TMUX)
 endif
 
 # progmux through the real agent clients (Claude Code, Gemini CLI, Codex,
-# the MCP Inspector) pinned in tests/clients/package.json, installed into
+# opencode, Kilo, Qwen Code, GitHub Copilot CLI, Cline, the MCP Inspector)
+# pinned in tests/clients/package.json, installed into
 # build/clients and kept there; a scripted model on 127.0.0.1 drives them.
 test-clients: all
 	sh scripts/test-clients.sh $(B)

@@ -2,7 +2,8 @@
 # test-clients.sh [BUILDDIR] — progmux through the real agent clients.
 #
 # Installs the clients pinned in tests/clients/package.json (Claude Code,
-# Gemini CLI, Codex, the MCP Inspector) into build/clients/node_modules
+# Gemini CLI, Codex, opencode, Kilo, Qwen Code, GitHub Copilot CLI, Cline,
+# the MCP Inspector) into build/clients/node_modules
 # when they are missing or not the pinned versions, with an npm cache
 # under build/ (PROGMUX_NPM_CACHE, default build/npm-cache). A
 # failed install is tried again twice, then the run fails: it never passes

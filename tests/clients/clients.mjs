@@ -1,26 +1,39 @@
 // clients.mjs — progmux through the real agent clients, set up as their
 // users set them up.
 //
-// For each of Claude Code, Gemini CLI and Codex: a throwaway HOME and
-// working directory, progmux added with the client's own command (robust
-// mode: a private tmux server that dies with progmux, never the machine's
-// default one), the client's own health check, then one headless agent
-// turn against the scripted model (model.mjs) on 127.0.0.1. The model asks
+// For each client: a throwaway HOME, XDG directories and working
+// directory, progmux added with the client's own command (robust mode: a
+// private tmux server that dies with progmux, never the machine's default
+// one), the client's own health check where it has one, then one headless
+// agent turn against the scripted model (model.mjs) on 127.0.0.1.
+//
+// Claude Code, Gemini CLI and Codex speak their own APIs: the model asks
 // for run_program ["echo","hi"], start_program, read_program (Gemini: with
-// its wait_for_previous field) and then ends with "finished". Each turn is
-// checked twice: in the client's own JSON output, and in the tool results
-// the client sent back to the model (model.mjs logs every request). The
-// MCP Inspector CLI's tools/list is checked too.
+// its wait_for_previous field) and then ends with "finished". opencode,
+// Kilo, Qwen Code, GitHub Copilot CLI and Cline speak OpenAI Chat
+// Completions: the model starts a program that prints the prompt "name? "
+// and reads a line, reads it (read_program returns once it waits for
+// input), answers it with one send_keys carrying timeoutMs (whose reply is
+// the program's "hello progmux" and its end), and ends with "finished".
+// Each turn is checked twice: in the client's own output, and in the tool
+// results the client sent back to the model (model.mjs logs every
+// request); what each client sent is printed as a "#" line. progmux's
+// warnings, as each client shows them (its stderr, notifications/message
+// in the client's log), must be absent: a normal exit is quiet. The MCP
+// Inspector CLI's tools/list is checked too.
 //
 // No key and no network beyond 127.0.0.1: dummy keys, update checks,
 // telemetry and analytics off. Every process started here is ended by its
-// PID (each client runs in its own process group); the temporary
-// directory is removed. Prints one line per check and "N passed, M
-// failed"; exits 1 on any failure.
+// PID (each client runs in its own process group); nothing a client
+// started may be left once it exits (Cline's hub daemon, which it leaves
+// by design, is ended by its PID once everything else is seen gone); the
+// temporary directory is removed. Prints one line per check and "N
+// passed, M failed"; exits 1 on any failure.
 //
 // Environment: PROGMUX_BIN (absolute path of progmux), CLIENTS_DIR (where
 // `npm install` put the clients: build/clients), CLIENT_TIMEOUT_MS (each
-// client command, default 120000).
+// client command, default 120000), CLIENTS (a comma-separated list of
+// client names to run, default all).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync,
   readlinkSync, rmSync, writeFileSync } from 'node:fs';
