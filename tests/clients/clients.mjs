@@ -641,12 +641,25 @@ async function qwen(model) {
   check('qwen: the entry in ~/.qwen/settings.json is trusted, with PROGMUX_ROBUST',
     entry && entry.command === bin && entry.trust === true &&
     entry.env.PROGMUX_ROBUST === '1', JSON.stringify(settings));
-  entry.alwaysLoadTools = true;
   Object.assign(settings, {
     telemetry: { enabled: false },
     privacy: { usageStatisticsEnabled: false },
     general: { disableAutoUpdate: true, disableUpdateNag: true },
   });
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  // Without alwaysLoadTools the model is not offered its MCP tools, only
+  // tool_search and tool_call to reach them.
+  const from = modelLog().length;
+  const hid = await sh([q, '-p', 'Say ok.', '--output-format', 'stream-json',
+    '--auth-type', 'openai'], { env, cwd: work });
+  const offered = new Set();
+  for (const r of modelLog().slice(from))
+    for (const t of r.body.tools || []) offered.add(t.function ? t.function.name : t.name);
+  check('qwen: without alwaysLoadTools the model is offered tool_search, not progmux\'s tools',
+    hid.code === 0 && offered.has('tool_search') &&
+    ![...offered].some((t) => t.startsWith('mcp__progmux__')),
+    [...offered].join(',') + plain(hid.stderr).slice(-300));
+  entry.alwaysLoadTools = true;
   writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
 
   const list = await sh([q, 'mcp', 'list'], { env, cwd: work });
@@ -717,6 +730,12 @@ async function copilot(model) {
   check('copilot: copilot mcp list lists progmux', list.code === 0 &&
     /progmux \(local\)/.test(plain(list.stdout)), plain(list.stdout + list.stderr));
 
+  // Without --allow-tool, -p refuses every call of progmux's.
+  const denied = jsonLines((await sh([c, '-p', PROMPT2, '--output-format', 'json'],
+    { env, cwd: work })).stdout).filter((e) => e.type === 'tool.execution_complete');
+  check('copilot: without --allow-tool progmux its -p mode refuses the calls ("Permission denied")',
+    denied.length > 0 && denied.every((e) => !e.data.success) &&
+    /Permission denied/i.test(JSON.stringify(denied[0])), JSON.stringify(denied[0] || null).slice(0, 300));
   const turn = await sh([c, '-p', PROMPT2, '--output-format', 'json',
     '--allow-tool', 'progmux'], { env, cwd: work });
   const ev = jsonLines(turn.stdout);
