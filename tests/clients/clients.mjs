@@ -768,12 +768,40 @@ async function copilot(model) {
   checkSent('copilot');
 }
 
+// Run `cline config` (a terminal UI only) in a pane of a private tmux
+// server of this run (its own socket, no config file), switch to its MCP
+// tab and return the line about progmux (or what the screen showed),
+// waiting for each screen with a bounded deadline; the server is killed.
+async function clineConfigTui(c, env, cwd) {
+  const sock = path.join(run, 'cline-tui.sock');
+  const tmux = (args) => sh(['tmux', '-S', sock, '-f', '/dev/null'].concat(args), { env, cwd });
+  const screen = async () => plain((await tmux(['capture-pane', '-p', '-t', '%0'])).stdout);
+  const waitFor = async (re, ms) => {
+    const deadline = Date.now() + ms;
+    let s = await screen();
+    while (!re.test(s) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      s = await screen();
+    }
+    return s;
+  };
+  await tmux(['new-session', '-d', '-x', '160', '-y', '45', '--', c, 'config']);
+  let s = await waitFor(/General\s+MCP/, 30000);
+  if (/General\s+MCP/.test(s)) {
+    await tmux(['send-keys', '-t', '%0', 'Right']);
+    s = await waitFor(/progmux\s+stdio/, 20000);
+  }
+  await tmux(['kill-server']);
+  return (s.split('\n').find((l) => /progmux\s+stdio/.test(l)) ||
+    s.replace(/\s+/g, ' ').slice(0, 300)).trim();
+}
+
 // Cline: `cline mcp install progmux --yes` (it has no env flag: the env
 // goes by hand under transport.env in
 // ~/.cline/data/settings/cline_mcp_settings.json, as its docs say),
 // `cline auth --provider openai-compatible`, one `cline --json` turn
 // (auto-approve is its default). Its health is only in the `cline
-// config` TUI. It leaves a hub daemon running after the turn; that is
+// config` TUI, which is read in a private tmux server's pane. It leaves a hub daemon running after the turn; that is
 // ended by its PID once everything else of the turn (progmux) is gone.
 async function cline(model) {
   const { home, work } = place('cline');
@@ -790,6 +818,9 @@ async function cline(model) {
     entry.transport.command === bin, plain(add.stdout + add.stderr) + JSON.stringify(cfg));
   entry.transport.env = { PROGMUX_ROBUST: '1' };
   writeFileSync(cfgFile, JSON.stringify(cfg, null, 2));
+  const tui = await clineConfigTui(c, env, work);
+  note(`cline config (its TUI, MCP tab): ${tui}`);
+  check('cline: its cline config TUI lists progmux on its MCP tab', /progmux\s+stdio/.test(tui), tui);
   const auth = await sh([c, 'auth', '--provider', 'openai-compatible', '--baseurl',
     `${model.url}/v1`, '--apikey', 'dummy-key', '--modelid', 'scripted'], { env, cwd: work });
   check('cline: cline auth --provider openai-compatible --baseurl ... --modelid scripted',
