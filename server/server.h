@@ -21,8 +21,8 @@
  *              tmux_lock.c (the attach lock), tmux_session.c (our session)
  *
  * all over config.c (settings, read by all), loop.c (the poll loop every
- * layer registers its descriptors, timers and before-sleep work with)
- * and common/. A program tells what changes to the waiters its callers
+ * layer registers its descriptors, timers and before-sleep work with),
+ * quiet.c (warnings about an end the exit may explain) and common/. A program tells what changes to the waiters its callers
  * registered (program_wait); a warning for the client goes through the
  * log sink the protocol layer sets (log_set_sink).
  */
