@@ -200,6 +200,7 @@ deb:
 	    LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" all
 	sh scripts/deb.sh $(DEB_B) build
 	@if command -v lintian >/dev/null 2>&1; then \
+	    mkdir -p build/deb/tmp && TMPDIR=$(CURDIR)/build/deb/tmp \
 	    lintian --fail-on error,warning build/progmux_$(VERSION)-1_*.deb; \
 	else echo "make deb: lintian not installed; make deb-test installs it" >&2; fi
 

@@ -59,7 +59,8 @@ if ! command -v lintian >/dev/null 2>&1; then
 	$SUDO apt-get install -y -qq --no-install-recommends lintian >&2
 fi
 echo "# lintian $DEB" >&2
-lintian --fail-on error,warning --display-level '>=warning' "$DEB" >&2 ||
+# lintian leaves files in TMPDIR: ours goes with $W.
+TMPDIR=$W lintian --fail-on error,warning --display-level '>=warning' "$DEB" >&2 ||
     fail "lintian"
 echo "ok - lintian: no error or warning (overrides: scripts/deb/lintian.md)"
 
