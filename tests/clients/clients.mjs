@@ -119,6 +119,9 @@ function sh(argv, { env, cwd, input }) {
       children.delete(p);
       resolve({ code: timedOut ? 'timeout' : code, stdout: out, stderr: err });
     });
+    // A command that exits at once (tmux new-session -d) may close its
+    // stdin before we end it: EPIPE there is no failure of ours.
+    p.stdin.on('error', () => {});
     p.stdin.end(input || '');
   });
 }
@@ -474,6 +477,7 @@ function appServer(x, env, cwd, msgs) {
       children.delete(p);
       resolve(answer);
     });
+    p.stdin.on('error', () => {});
     for (const m of msgs) p.stdin.write(JSON.stringify(m) + '\n');
   });
 }
@@ -925,6 +929,11 @@ async function nothingLeft(who, spare) {
 
 // ---- main ----------------------------------------------------------------------
 
+// An error event nobody handles (a pipe of a client's) fails the run
+// but does not end it: the clean-up below must still run.
+process.on('uncaughtException', (e) => {
+  check('no uncaught error', false, e && e.stack || e);
+});
 mkdirSync(path.join(run, 'tmp'));
 let model = null;
 try {
