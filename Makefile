@@ -5,6 +5,9 @@
 #   make test-long  the longer loops: the front killed at 100 random moments per mode
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
 #   make test-clients  progmux through the pinned real agent clients (npm)
+#   make deb        build/progmux_VERSION-1_ARCH.deb (dpkg-deb), lintian-checked
+#   make deb-test   that package installed with apt-get, the SDK e2e run
+#                   against /usr/bin/progmux, then purged (needs root)
 #   make run        install what is missing, build, start the server on stdio
 #   make SAN=1 ...  the same with AddressSanitizer and UndefinedBehaviorSanitizer
 #
@@ -180,10 +183,31 @@ export PROGMUX_TEST_TMUX := $(TEST_TMUX)
 endif
 
 # progmux through the real agent clients (Claude Code, Gemini CLI, Codex,
-# the MCP Inspector) pinned in tests/clients/package.json, installed into
+# opencode, Kilo, Qwen Code, GitHub Copilot CLI, Cline, the MCP Inspector)
+# pinned in tests/clients/package.json, installed into
 # build/clients and kept there; a scripted model on 127.0.0.1 drives them.
 test-clients: all
 	sh scripts/test-clients.sh $(B)
+
+# The Debian package: the binaries built again in build/deb-bin with
+# Debian's hardening flags (dpkg-buildflags, hardening=+all), then
+# packaged by scripts/deb.sh; lintian runs when it is installed.
+DEB_B = build/deb-bin
+deb:
+	@export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
+	$(MAKE) B=$(DEB_B) SAN= \
+	    OPT="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" \
+	    LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" all
+	sh scripts/deb.sh $(DEB_B) build
+	@if command -v lintian >/dev/null 2>&1; then \
+	    mkdir -p build/deb/tmp && TMPDIR=$(CURDIR)/build/deb/tmp \
+	    lintian --fail-on error,warning build/progmux_$(VERSION)-1_*.deb; \
+	else echo "make deb: lintian not installed; make deb-test installs it" >&2; fi
+
+# Installs the package, runs the SDK e2e against /usr/bin/progmux and
+# purges it, leaving the machine as it was (scripts/deb-test.sh).
+deb-test: deb
+	sh scripts/deb-test.sh build/progmux_$(VERSION)-1_$$(dpkg --print-architecture).deb
 
 # The integration suites with progmux under valgrind (slow; not in CI).
 test-valgrind: all unit
@@ -199,7 +223,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: all unit test test-long test-tmux test-clients test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: deb deb-test all unit test test-long test-tmux test-clients test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper

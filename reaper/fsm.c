@@ -198,7 +198,9 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 	},
 	[S_DONE] = {
 		READS_ERR(DONE),
-		[E_START] = C(UNEXPECTED, DONE),
+		/* Quit before its start frame came (a signal: the client
+		 * ending the whole tree; a stop): nothing to say. */
+		[E_START] = C(IGNORE, DONE),
 		[E_PANE] = C(IGNORE, DONE),	/* stopped before its pane */
 		[E_STOP] = C(IGNORE, DONE),
 		[E_QUIT] = C(IGNORE, DONE),

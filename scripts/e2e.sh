@@ -5,7 +5,8 @@
 # tests/e2e/node_modules, which git ignores, when they are missing or not
 # the pinned version, using an npm cache under build/ (ignored by git)
 # (PROGMUX_NPM_CACHE, default build/npm-cache). Then runs
-# tests/e2e/e2e.mjs with the machine's node against BUILDDIR/progmux, on
+# tests/e2e/e2e.mjs with the machine's node against BUILDDIR/progmux (or
+# the progmux PROGMUX_BIN names: make deb-test gives /usr/bin/progmux), on
 # the tmux PROGMUX_TEST_TMUX names (default: tmux on PATH).
 set -eu
 B=${1:-build}
@@ -19,8 +20,9 @@ for tool in node npm "${PROGMUX_TEST_TMUX:-tmux}"; do
 		exit 1
 	fi
 done
-if [ ! -x "$B/progmux" ]; then
-	echo "e2e.sh: $B/progmux is missing: run make all first" >&2
+BIN=${PROGMUX_BIN:-$B/progmux}
+if [ ! -x "$BIN" ]; then
+	echo "e2e.sh: $BIN is missing: run make all first" >&2
 	exit 1
 fi
 
@@ -33,4 +35,4 @@ if [ "$want" != "$have" ]; then
 	(cd "$E2E" && npm install --no-audit --no-fund --loglevel=error \
 	    --cache "$CACHE" >&2)
 fi
-PROGMUX_BIN="$B/progmux" exec node "$E2E/e2e.mjs"
+PROGMUX_BIN="$BIN" exec node "$E2E/e2e.mjs"

@@ -2,12 +2,17 @@
 # test-clients.sh [BUILDDIR] — progmux through the real agent clients.
 #
 # Installs the clients pinned in tests/clients/package.json (Claude Code,
-# Gemini CLI, Codex, the MCP Inspector) into build/clients/node_modules
+# Gemini CLI, Codex, opencode, Kilo, Qwen Code, GitHub Copilot CLI, Cline,
+# the MCP Inspector) into build/clients/node_modules
 # when they are missing or not the pinned versions, with an npm cache
 # under build/ (PROGMUX_NPM_CACHE, default build/npm-cache). A
 # failed install is tried again twice, then the run fails: it never passes
-# by skipping. Then runs tests/clients/clients.mjs against BUILDDIR/progmux
-# (see that file for what is checked).
+# by skipping. npm and the packages' install scripts (some run the client
+# once, which writes its config, cache and a directory in TMPDIR) run with
+# a throwaway HOME, XDG directories and TMPDIR under build/clients, removed
+# afterwards; the user's ~/.npmrc is still read. Then runs
+# tests/clients/clients.mjs against BUILDDIR/progmux (see that file for
+# what is checked).
 set -eu
 B=${1:-build}
 cd "$(dirname "$0")/.."
@@ -44,8 +49,16 @@ if [ -n "$(stale)" ] || ! cmp -s tests/clients/package.json "$DIR/package.json";
 	stale | sed 's/^/# installing /' >&2
 	cp tests/clients/package.json "$DIR/package.json"
 	mkdir -p "$CACHE"
+	IHOME=$(pwd)/$DIR/install-home
+	rm -rf "$IHOME"
+	mkdir -p "$IHOME/tmp"
+	trap 'rm -rf "$IHOME"' EXIT
 	try=1
-	until (cd "$DIR" && npm install --no-audit --no-fund --no-save \
+	until (cd "$DIR" && NPM_CONFIG_USERCONFIG=${NPM_CONFIG_USERCONFIG:-$HOME/.npmrc} \
+	    HOME="$IHOME" TMPDIR="$IHOME/tmp" XDG_CONFIG_HOME="$IHOME/.config" \
+	    XDG_CACHE_HOME="$IHOME/.cache" XDG_DATA_HOME="$IHOME/.local/share" \
+	    XDG_STATE_HOME="$IHOME/.local/state" \
+	    npm install --no-audit --no-fund --no-save \
 	    --loglevel=error --cache "$CACHE" >&2); do
 		if [ "$try" -ge 3 ]; then
 			echo "test-clients.sh: npm install failed $try times" >&2
@@ -56,6 +69,8 @@ if [ -n "$(stale)" ] || ! cmp -s tests/clients/package.json "$DIR/package.json";
 		echo "# npm install failed; try $try of 3 in 10 s" >&2
 		sleep 10
 	done
+	rm -rf "$IHOME"
+	trap - EXIT
 	if [ -n "$(stale)" ]; then
 		stale | sed 's/^/test-clients.sh: not installed: /' >&2
 		echo "0 passed, 1 failed"

@@ -282,6 +282,7 @@ static void
 main_exit_begin(void)
 {
 	mn.exiting = true;
+	quiet_exit();
 	mn.exit_deadline = now_ms() + MAIN_EXIT_FLUSH_MS;
 	loop_fd_del(STDIN_FILENO);
 	if (mn.eof)

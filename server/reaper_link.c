@@ -324,17 +324,19 @@ bool
 reaper_links_reaped(pid_t pid, int status)
 {
 	struct reaper_link	*l;
+	char			*warning, *notice;
 
 	for (l = reaper_links; l != NULL; l = l->next) {
 		if (l->pid != pid)
 			continue;
 		l->pid = -1;
 		if (WIFSIGNALED(status) && !reaper_link_exiting) {
-			log_warn("%s: reaper killed by signal %d", l->id,
+			xasprintf(&warning, "%s: reaper killed by signal %d",
+			    l->id, WTERMSIG(status));
+			xasprintf(&notice, "%s: its reaper was killed by "
+			    "signal %d; the program reads as gone", l->id,
 			    WTERMSIG(status));
-			log_notify(LOG_NOTIFY_WARNING, "reaper", "%s: its "
-			    "reaper was killed by signal %d; the program "
-			    "reads as gone", l->id, WTERMSIG(status));
+			quiet_warn("reaper", warning, notice);
 		}
 		reaper_link_check_closed(l);
 		return (true);

@@ -21,8 +21,8 @@
  *              tmux_lock.c (the attach lock), tmux_session.c (our session)
  *
  * all over config.c (settings, read by all), loop.c (the poll loop every
- * layer registers its descriptors, timers and before-sleep work with)
- * and common/. A program tells what changes to the waiters its callers
+ * layer registers its descriptors, timers and before-sleep work with),
+ * quiet.c (warnings about an end the exit may explain) and common/. A program tells what changes to the waiters its callers
  * registered (program_wait); a warning for the client goes through the
  * log sink the protocol layer sets (log_set_sink).
  */
@@ -232,6 +232,10 @@ uint64_t loop_turn(void);
 void	loop_before_sleep(loop_timer_cb, void *arg);	/* each turn */
 void	loop_run_timers(int64_t now);	/* a turn of timers only */
 void	loop_run_once(int64_t deadline);
+
+/* quiet.c — warnings about an end that the exit may explain */
+void	quiet_warn(const char *logger, char *warning, char *notice);
+void	quiet_exit(void);
 
 /* tmux.c — the control-mode client: its state, its queue of commands */
 typedef void (*tmux_cb)(void *arg, bool ok, const char *out, size_t len);

@@ -592,7 +592,7 @@ tmux_dead(const char *why)
 		    strcmp(why, TMUX_WHY_EXIT) == 0;
 	bool	 attaching = tm.state == TMUX_STARTING ||
 		    tm.state == TMUX_PROBING;
-	char	*said = NULL;
+	char	*said = NULL, *warning, *notice;
 
 	if (tm.state == TMUX_DOWN || (tm.state == TMUX_EXITING &&
 	    !tmux_client_up()))
@@ -606,9 +606,10 @@ tmux_dead(const char *why)
 	if (exiting)
 		log_debug("tmux control client closed (%s)", why);
 	else {
-		log_warn("tmux control client ended: %s", why);
-		log_notify(LOG_NOTIFY_WARNING, "tmux", "the tmux control "
-		    "client ended (%s); programs in flight read as gone", why);
+		xasprintf(&warning, "tmux control client ended: %s", why);
+		xasprintf(&notice, "the tmux control client ended (%s); "
+		    "programs in flight read as gone", why);
+		quiet_warn("tmux", warning, notice);
 	}
 	tmux_probe_kill();
 	tm.state = exiting ? TMUX_EXITING : TMUX_DOWN;

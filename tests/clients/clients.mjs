@@ -1,26 +1,39 @@
 // clients.mjs — progmux through the real agent clients, set up as their
 // users set them up.
 //
-// For each of Claude Code, Gemini CLI and Codex: a throwaway HOME and
-// working directory, progmux added with the client's own command (robust
-// mode: a private tmux server that dies with progmux, never the machine's
-// default one), the client's own health check, then one headless agent
-// turn against the scripted model (model.mjs) on 127.0.0.1. The model asks
+// For each client: a throwaway HOME, XDG directories and working
+// directory, progmux added with the client's own command (robust mode: a
+// private tmux server that dies with progmux, never the machine's default
+// one), the client's own health check where it has one, then one headless
+// agent turn against the scripted model (model.mjs) on 127.0.0.1.
+//
+// Claude Code, Gemini CLI and Codex speak their own APIs: the model asks
 // for run_program ["echo","hi"], start_program, read_program (Gemini: with
-// its wait_for_previous field) and then ends with "finished". Each turn is
-// checked twice: in the client's own JSON output, and in the tool results
-// the client sent back to the model (model.mjs logs every request). The
-// MCP Inspector CLI's tools/list is checked too.
+// its wait_for_previous field) and then ends with "finished". opencode,
+// Kilo, Qwen Code, GitHub Copilot CLI and Cline speak OpenAI Chat
+// Completions: the model starts a program that prints the prompt "name? "
+// and reads a line, reads it (read_program returns once it waits for
+// input), answers it with one send_keys carrying timeoutMs (whose reply is
+// the program's "hello progmux" and its end), and ends with "finished".
+// Each turn is checked twice: in the client's own output, and in the tool
+// results the client sent back to the model (model.mjs logs every
+// request); what each client sent is printed as a "#" line. progmux's
+// warnings, as each client shows them (its stderr, notifications/message
+// in the client's log), must be absent: a normal exit is quiet. The MCP
+// Inspector CLI's tools/list is checked too.
 //
 // No key and no network beyond 127.0.0.1: dummy keys, update checks,
 // telemetry and analytics off. Every process started here is ended by its
-// PID (each client runs in its own process group); the temporary
-// directory is removed. Prints one line per check and "N passed, M
-// failed"; exits 1 on any failure.
+// PID (each client runs in its own process group); nothing a client
+// started may be left once it exits (Cline's hub daemon, which it leaves
+// by design, is ended by its PID once everything else is seen gone); the
+// temporary directory is removed. Prints one line per check and "N
+// passed, M failed"; exits 1 on any failure.
 //
 // Environment: PROGMUX_BIN (absolute path of progmux), CLIENTS_DIR (where
 // `npm install` put the clients: build/clients), CLIENT_TIMEOUT_MS (each
-// client command, default 120000).
+// client command, default 120000), CLIENTS (a comma-separated list of
+// client names to run, default all).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync,
   readlinkSync, rmSync, writeFileSync } from 'node:fs';
@@ -106,6 +119,9 @@ function sh(argv, { env, cwd, input }) {
       children.delete(p);
       resolve({ code: timedOut ? 'timeout' : code, stdout: out, stderr: err });
     });
+    // A command that exits at once (tmux new-session -d) may close its
+    // stdin before we end it: EPIPE there is no failure of ours.
+    p.stdin.on('error', () => {});
     p.stdin.end(input || '');
   });
 }
@@ -461,8 +477,396 @@ function appServer(x, env, cwd, msgs) {
       children.delete(p);
       resolve(answer);
     });
+    p.stdin.on('error', () => {});
     for (const m of msgs) p.stdin.write(JSON.stringify(m) + '\n');
   });
+}
+
+// ---- the Chat Completions clients ----------------------------------------------
+
+const PROMPT2 = 'Start a program with progmux, read its prompt and answer it.';
+
+// Without the terminal's colours.
+function plain(s) {
+  return String(s || '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+}
+
+// The prompt script's checks on what progmux returned for start_program,
+// read_program and send_keys, as text or JSON (where names the channel).
+function checkPrompt(who, where, r) {
+  const str = (v) => (v === undefined || v === null ? '' :
+    typeof v === 'string' ? v : JSON.stringify(v));
+  const start = str(r.start_program);
+  const read = str(r.read_program);
+  const keys = str(r.send_keys);
+  check(`${who} (${where}): start_program returned a programId and a paneId`,
+    /programId\W+p\d+/.test(start) && /%\d+/.test(start), start);
+  check(`${who} (${where}): read_program saw the prompt "name? ", waiting for input`,
+    read.includes('name? ') && /waiting for input|waitingForInput\W+true/.test(read), read);
+  check(`${who} (${where}): send_keys with timeoutMs returned the program's answer "hello progmux"`,
+    /hello progmux/.test(keys) && /completed|"ended"\s*:\s*true/.test(keys), keys);
+}
+
+// What the client sent the model in its last scripted Chat Completions
+// request: the tool results by progmux tool name.
+function sentChat() {
+  const last = lastScripted('chat');
+  const calls = new Map();
+  const sent = {};
+  if (last)
+    for (const m of last.body.messages || []) {
+      for (const c of m.tool_calls || [])
+        calls.set(c.id, c.function ? c.function.name : c.name);
+      if (m.role === 'tool') {
+        const t = TOOLS.find((x) => (calls.get(m.tool_call_id) || '').endsWith(x));
+        sent[t] = typeof m.content === 'string' ? m.content :
+          Array.isArray(m.content) ? m.content.map((x) => x.text || '').join('') :
+            JSON.stringify(m.content);
+      }
+    }
+  return { last, sent };
+}
+
+// The checks on what the model was sent; note it for the record.
+function checkSent(who) {
+  const { last, sent } = sentChat();
+  check(`${who}: the model was sent three progmux tool results`, last && last.step === 3,
+    last ? `step ${last.step}` : 'no scripted request');
+  for (const t of ['start_program', 'read_program', 'send_keys'])
+    note(`${who} sent the model for ${t}: ${JSON.stringify(sent[t] || null).slice(0, 400)}`);
+  checkPrompt(who, 'sent to the model', sent);
+  return sent;
+}
+
+// opencode and its fork Kilo: `X mcp add --env`, the scripted model as an
+// @ai-sdk/openai-compatible provider in the config file the add wrote,
+// `X mcp list`, one `X run --format json` turn. exe is the command, dir
+// the config directory under XDG_CONFIG_HOME, ENV the variable prefix.
+async function opencodeLike(who, exe, dir, ENV, model, more = []) {
+  const { home, work } = place(who);
+  const off = {};
+  for (const v of ['DISABLE_AUTOUPDATE', 'DISABLE_MODELS_FETCH', 'DISABLE_LSP_DOWNLOAD',
+    'DISABLE_SHARE', 'DISABLE_DEFAULT_PLUGINS', 'DISABLE_CLAUDE_CODE'].concat(more))
+    off[`${ENV}_${v}`] = '1';
+  const env = clientEnv(home, off);
+  const x = path.join(binDir, exe);
+  const add = await sh([x, 'mcp', 'add', 'progmux', '--env', 'PROGMUX_ROBUST=1',
+    '--', bin], { env, cwd: work });
+  const cfgFile = path.join(home, '.config', dir, `${dir}.jsonc`);
+  check(`${who}: ${exe} mcp add progmux --env PROGMUX_ROBUST=1 wrote ${dir}.jsonc`,
+    add.code === 0 && existsSync(cfgFile), plain(add.stdout + add.stderr));
+  const cfg = JSON.parse(readFileSync(cfgFile, 'utf8'));
+  const entry = cfg.mcp && cfg.mcp.progmux;
+  check(`${who}: the entry is a local command with PROGMUX_ROBUST in its environment`,
+    entry && entry.type === 'local' && entry.command[0] === bin &&
+    entry.environment.PROGMUX_ROBUST === '1', JSON.stringify(cfg));
+  Object.assign(cfg, {
+    provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'scripted',
+      options: { baseURL: `${model.url}/v1`, apiKey: 'dummy-key' },
+      models: { scripted: { name: 'scripted' } } } },
+    model: 'scripted/scripted',
+    autoupdate: false,
+    share: 'disabled',
+  });
+  writeFileSync(cfgFile, JSON.stringify(cfg, null, 2));
+
+  // progmux's warnings reach the client as notifications/message, which
+  // it logs as "MCP server log", and Kilo logs progmux's stderr as "mcp
+  // stderr"; a normal exit has neither a warning nor an error.
+  const loud = (r) => plain(r.stderr).split('\n').filter((l) =>
+    (/MCP server log/.test(l) && /server=progmux/.test(l) && /level=(warning|error)/.test(l)) ||
+    (/mcp stderr/.test(l) && /key=progmux/.test(l) && /warning|error/i.test(l)));
+  const list = await sh([x, 'mcp', 'list', '--print-logs', '--log-level', 'DEBUG'],
+    { env, cwd: work });
+  const said = plain(list.stdout);
+  note(`${exe} mcp list: ${healthLine(said)}`);
+  check(`${who}: ${exe} mcp list says progmux is connected`,
+    list.code === 0 && /progmux\s+connected/.test(said), said + plain(list.stderr).slice(-300));
+  check(`${who}: no warning from progmux in ${exe} mcp list's log`, loud(list).length === 0,
+    loud(list).join(' | '));
+
+  const turn = await sh([x, 'run', '--print-logs', '--log-level', 'DEBUG',
+    '--format', 'json', PROMPT2], { env, cwd: work });
+  const ev = jsonLines(turn.stdout);
+  const results = {};
+  for (const e of ev)
+    if (e.type === 'tool_use' && e.part && e.part.state) {
+      const t = TOOLS.find((n) => e.part.tool === `progmux_${n}`);
+      if (t && e.part.state.status === 'completed') results[t] = e.part.state.output;
+    }
+  checkPrompt(who, 'run --format json', results);
+  const text = ev.filter((e) => e.type === 'text').map((e) => e.part.text).join('');
+  check(`${who}: the turn ends with the model's "finished"`,
+    turn.code === 0 && text === 'finished', `${turn.code} ${text} ${plain(turn.stderr).slice(-300)}`);
+  check(`${who}: no warning from progmux in ${exe} run's log`, loud(turn).length === 0,
+    loud(turn).join(' | '));
+  checkSent(who);
+}
+
+// opencode.
+function opencode(model) {
+  return opencodeLike('opencode', 'opencode', 'opencode', 'OPENCODE', model);
+}
+
+// Kilo, opencode's fork: the same commands as kilo, kilo.jsonc, KILO_*;
+// also no session upload, presence or codebase indexing.
+function kilo(model) {
+  return opencodeLike('kilo', 'kilo', 'kilo', 'KILO', model,
+    ['DISABLE_SESSION_INGEST', 'DISABLE_PRESENCE', 'DISABLE_CODEBASE_INDEXING']);
+}
+
+// Lines of a client's output that pass on a warning or an error of
+// progmux's (its stderr, or its notifications/message text).
+function progmuxLoud(s) {
+  return plain(s).split('\n').filter((l) =>
+    /progmux(-reaper)?\[\d+\]: (warning|error)/.test(l) ||
+    /tmux control client ended|reaper was killed/.test(l));
+}
+
+// Qwen Code: `qwen mcp add --scope user --trust -e`, alwaysLoadTools on
+// the entry (else MCP tools hide behind tool_search), `qwen mcp list`,
+// one `qwen -p --output-format stream-json --auth-type openai` turn with
+// OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL.
+async function qwen(model) {
+  const { home, work } = place('qwen');
+  const env = clientEnv(home, {
+    OPENAI_BASE_URL: `${model.url}/v1`,
+    OPENAI_API_KEY: 'dummy-key',
+    OPENAI_MODEL: 'scripted',
+  });
+  const q = path.join(binDir, 'qwen');
+  const add = await sh([q, 'mcp', 'add', '--scope', 'user', '--trust', '-e',
+    'PROGMUX_ROBUST=1', 'progmux', bin], { env, cwd: work });
+  const settingsFile = path.join(home, '.qwen', 'settings.json');
+  check('qwen: qwen mcp add --scope user --trust -e PROGMUX_ROBUST=1 progmux',
+    add.code === 0 && existsSync(settingsFile), plain(add.stdout + add.stderr));
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  const entry = settings.mcpServers && settings.mcpServers.progmux;
+  check('qwen: the entry in ~/.qwen/settings.json is trusted, with PROGMUX_ROBUST',
+    entry && entry.command === bin && entry.trust === true &&
+    entry.env.PROGMUX_ROBUST === '1', JSON.stringify(settings));
+  Object.assign(settings, {
+    telemetry: { enabled: false },
+    privacy: { usageStatisticsEnabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+  });
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  // Without alwaysLoadTools the model is not offered its MCP tools, only
+  // tool_search and tool_call to reach them.
+  const from = modelLog().length;
+  const hid = await sh([q, '-p', 'Say ok.', '--output-format', 'stream-json',
+    '--auth-type', 'openai'], { env, cwd: work });
+  const offered = new Set();
+  for (const r of modelLog().slice(from))
+    for (const t of r.body.tools || []) offered.add(t.function ? t.function.name : t.name);
+  check('qwen: without alwaysLoadTools the model is offered tool_search, not progmux\'s tools',
+    hid.code === 0 && offered.has('tool_search') &&
+    ![...offered].some((t) => t.startsWith('mcp__progmux__')),
+    [...offered].join(',') + plain(hid.stderr).slice(-300));
+  entry.alwaysLoadTools = true;
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+
+  const list = await sh([q, 'mcp', 'list'], { env, cwd: work });
+  const said = plain(list.stdout + list.stderr);
+  note(`qwen mcp list: ${healthLine(said)}`);
+  check('qwen: qwen mcp list says progmux is connected',
+    list.code === 0 && /progmux: .*- Connected/.test(said), said);
+
+  const turn = await sh([q, '-p', PROMPT2, '--output-format', 'stream-json',
+    '--auth-type', 'openai'], { env, cwd: work });
+  const ev = jsonLines(turn.stdout);
+  const init = ev.find((e) => e.type === 'system' && e.subtype === 'init');
+  check('qwen: with alwaysLoadTools the session offers progmux\'s tools as mcp__progmux__<tool>',
+    init && TOOLS.every((t) => init.tools.includes(`mcp__progmux__${t}`)),
+    init ? init.tools.join(',') : plain(turn.stderr).slice(-300));
+  const names = new Map();
+  const results = {};
+  for (const e of ev)
+    for (const b of e.message && Array.isArray(e.message.content) ? e.message.content : []) {
+      if (b.type === 'tool_use') names.set(b.id, b.name);
+      if (b.type === 'tool_result') {
+        const t = (names.get(b.tool_use_id) || '').replace('mcp__progmux__', '');
+        results[t] = typeof b.content === 'string' ? b.content : JSON.stringify(b.content);
+      }
+    }
+  checkPrompt('qwen', 'stream-json', results);
+  const end = ev.find((e) => e.type === 'result');
+  check('qwen: the turn ends with the model\'s "finished"',
+    turn.code === 0 && end && end.subtype === 'success' && end.result === 'finished',
+    end ? JSON.stringify(end).slice(0, 300) : plain(turn.stderr).slice(-300));
+  const loud = progmuxLoud(turn.stdout + turn.stderr + list.stdout + list.stderr);
+  check('qwen: no warning from progmux in its output', loud.length === 0, loud.join(' | '));
+  checkSent('qwen');
+}
+
+// Everything in the files of dir (a client's logs), or ''.
+function readAll(dir) {
+  if (!existsSync(dir)) return '';
+  return readdirSync(dir).map((f) => {
+    try { return readFileSync(path.join(dir, f), 'utf8'); } catch (e) { return ''; }
+  }).join('\n');
+}
+
+// GitHub Copilot CLI: `copilot mcp add --env` (~/.copilot/mcp-config.json),
+// `copilot mcp list` (it does not start servers), then one `copilot -p
+// --output-format json --allow-tool progmux` turn, offline, against the
+// scripted model as its provider (COPILOT_PROVIDER_BASE_URL); the stream
+// says whether progmux connected and how many tools it gave.
+async function copilot(model) {
+  const { home, work } = place('copilot');
+  const env = clientEnv(home, {
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: `${model.url}/v1`,
+    COPILOT_PROVIDER_API_KEY: 'dummy-key',
+    COPILOT_MODEL: 'scripted',
+  });
+  const c = path.join(binDir, 'copilot');
+  const add = await sh([c, 'mcp', 'add', 'progmux', '--env', 'PROGMUX_ROBUST=1',
+    '--', bin], { env, cwd: work });
+  const cfgFile = path.join(home, '.copilot', 'mcp-config.json');
+  const cfg = existsSync(cfgFile) ? JSON.parse(readFileSync(cfgFile, 'utf8')) : {};
+  const entry = cfg.mcpServers && cfg.mcpServers.progmux;
+  check('copilot: copilot mcp add progmux --env PROGMUX_ROBUST=1 wrote ~/.copilot/mcp-config.json',
+    add.code === 0 && entry && entry.command === bin && entry.env.PROGMUX_ROBUST === '1',
+    plain(add.stdout + add.stderr) + JSON.stringify(cfg));
+  const list = await sh([c, 'mcp', 'list'], { env, cwd: work });
+  note(`copilot mcp list: ${healthLine(plain(list.stdout))}`);
+  check('copilot: copilot mcp list lists progmux', list.code === 0 &&
+    /progmux \(local\)/.test(plain(list.stdout)), plain(list.stdout + list.stderr));
+
+  // Without --allow-tool, -p refuses every call of progmux's.
+  const denied = jsonLines((await sh([c, '-p', PROMPT2, '--output-format', 'json'],
+    { env, cwd: work })).stdout).filter((e) => e.type === 'tool.execution_complete');
+  check('copilot: without --allow-tool progmux its -p mode refuses the calls ("Permission denied")',
+    denied.length > 0 && denied.every((e) => !e.data.success) &&
+    /Permission denied/i.test(JSON.stringify(denied[0])), JSON.stringify(denied[0] || null).slice(0, 300));
+  const turn = await sh([c, '-p', PROMPT2, '--output-format', 'json',
+    '--allow-tool', 'progmux'], { env, cwd: work });
+  const ev = jsonLines(turn.stdout);
+  const up = ev.find((e) => e.type === 'session.mcp_server_status_changed' &&
+    e.data.serverName === 'progmux' && e.data.status === 'connected');
+  const loaded = ev.find((e) => e.type === 'session.mcp_server_tools_loaded' &&
+    e.data.serverName === 'progmux');
+  note(`copilot -p --output-format json: progmux ${up ? up.data.status : 'not connected'}, toolCount ${loaded ? loaded.data.toolCount : 'none'}`);
+  check('copilot: its json stream says progmux connected with 7 tools',
+    up && loaded && loaded.data.toolCount === 7, plain(turn.stderr).slice(-300));
+  const names = new Map();
+  const results = {};
+  for (const e of ev) {
+    if (e.type === 'tool.execution_start' && e.data.mcpServerName === 'progmux')
+      names.set(e.data.toolCallId, e.data.mcpToolName);
+    if (e.type === 'tool.execution_complete' && names.has(e.data.toolCallId) &&
+        e.data.success)
+      results[names.get(e.data.toolCallId)] = e.data.result.content;
+  }
+  checkPrompt('copilot', 'json stream', results);
+  const said = ev.filter((e) => e.type === 'assistant.message').map((e) => e.data.content).join('');
+  const end = ev.find((e) => e.type === 'result');
+  check('copilot: the turn ends with the model\'s "finished"',
+    turn.code === 0 && end && end.exitCode === 0 && said === 'finished',
+    `${turn.code} ${said} ${plain(turn.stderr).slice(-300)}`);
+  const loud = progmuxLoud(turn.stdout + turn.stderr +
+    readAll(path.join(home, '.copilot', 'logs')));
+  check('copilot: no warning from progmux in its output or logs', loud.length === 0,
+    loud.join(' | '));
+  checkSent('copilot');
+}
+
+// Run `cline config` (a terminal UI only) in a pane of a private tmux
+// server of this run (its own socket, no config file), switch to its MCP
+// tab and return the line about progmux (or what the screen showed),
+// waiting for each screen with a bounded deadline; the server is killed.
+async function clineConfigTui(c, env, cwd) {
+  const sock = path.join(run, 'cline-tui.sock');
+  const tmux = (args) => sh(['tmux', '-S', sock, '-f', '/dev/null'].concat(args), { env, cwd });
+  const screen = async () => plain((await tmux(['capture-pane', '-p', '-t', '%0'])).stdout);
+  const waitFor = async (re, ms) => {
+    const deadline = Date.now() + ms;
+    let s = await screen();
+    while (!re.test(s) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      s = await screen();
+    }
+    return s;
+  };
+  await tmux(['new-session', '-d', '-x', '160', '-y', '45', '--', c, 'config']);
+  let s = await waitFor(/General\s+MCP/, 30000);
+  if (/General\s+MCP/.test(s)) {
+    await tmux(['send-keys', '-t', '%0', 'Right']);
+    s = await waitFor(/progmux\s+stdio/, 20000);
+  }
+  await tmux(['kill-server']);
+  return (s.split('\n').find((l) => /progmux\s+stdio/.test(l)) ||
+    s.replace(/\s+/g, ' ').slice(0, 300)).trim();
+}
+
+// Cline: `cline mcp install progmux --yes` (it has no env flag: the env
+// goes by hand under transport.env in
+// ~/.cline/data/settings/cline_mcp_settings.json, as its docs say),
+// `cline auth --provider openai-compatible`, one `cline --json` turn
+// (auto-approve is its default). Its health is only in the `cline
+// config` TUI, which is read in a private tmux server's pane. It leaves a hub daemon running after the turn; that is
+// ended by its PID once everything else of the turn (progmux) is gone.
+async function cline(model) {
+  const { home, work } = place('cline');
+  const env = clientEnv(home, { CLINE_NO_AUTO_UPDATE: '1',
+    CLINE_DISABLE_CLINE_PASS_NOTICE: '1' });
+  const c = path.join(binDir, 'cline');
+  const add = await sh([c, 'mcp', 'install', 'progmux', '--yes', '--', bin],
+    { env, cwd: work });
+  const cfgFile = path.join(home, '.cline', 'data', 'settings', 'cline_mcp_settings.json');
+  const cfg = existsSync(cfgFile) ? JSON.parse(readFileSync(cfgFile, 'utf8')) : {};
+  const entry = cfg.mcpServers && cfg.mcpServers.progmux;
+  check('cline: cline mcp install progmux --yes wrote a stdio transport',
+    add.code === 0 && entry && entry.transport && entry.transport.type === 'stdio' &&
+    entry.transport.command === bin, plain(add.stdout + add.stderr) + JSON.stringify(cfg));
+  entry.transport.env = { PROGMUX_ROBUST: '1' };
+  writeFileSync(cfgFile, JSON.stringify(cfg, null, 2));
+  const tui = await clineConfigTui(c, env, work);
+  note(`cline config (its TUI, MCP tab): ${tui}`);
+  check('cline: its cline config TUI lists progmux on its MCP tab', /progmux\s+stdio/.test(tui), tui);
+  const auth = await sh([c, 'auth', '--provider', 'openai-compatible', '--baseurl',
+    `${model.url}/v1`, '--apikey', 'dummy-key', '--modelid', 'scripted'], { env, cwd: work });
+  check('cline: cline auth --provider openai-compatible --baseurl ... --modelid scripted',
+    auth.code === 0, plain(auth.stdout + auth.stderr));
+  const before = modelLog().length;
+
+  const turn = await sh([c, '--json', PROMPT2], { env, cwd: work });
+  const ev = jsonLines(turn.stdout);
+  const results = {};
+  for (const e of ev) {
+    const a = e.type === 'agent_event' ? e.event : null;
+    if (a && a.type === 'content_end' && a.contentType === 'tool') {
+      const t = TOOLS.find((n) => a.toolName === `progmux__${n}`);
+      if (t) results[t] = a.output;
+    }
+  }
+  checkPrompt('cline', '--json', results);
+  const end = ev.find((e) => e.type === 'run_result');
+  check('cline: the turn ends with the model\'s "finished"',
+    turn.code === 0 && end && end.finishReason === 'completed' && end.text === 'finished',
+    end ? JSON.stringify(end).slice(0, 300) : plain(turn.stderr).slice(-300));
+  // Its hub daemon: a process of this run started with --cline-hub-daemon.
+  const hubs = () => leftovers(model.proc.pid).filter((l) => / --cline-hub-daemon /.test(l))
+    .map((l) => Number(l.split(' ')[0]));
+  const deadline = Date.now() + 15000;
+  let left = leftovers([model.proc.pid].concat(hubs()));
+  while (left.length && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = leftovers([model.proc.pid].concat(hubs()));
+  }
+  check('cline: once the turn is over nothing is left but its hub daemon (no progmux)',
+    left.length === 0, left.join('; '));
+  for (const hub of hubs()) {
+    note(`cline left its hub daemon running (pid ${hub}); ending it`);
+    try { process.kill(hub, 'SIGTERM'); } catch (e) { /* gone */ }
+  }
+  const loud = progmuxLoud(turn.stdout + turn.stderr +
+    readAll(path.join(home, '.cline', 'data', 'logs')));
+  check('cline: no warning from progmux in its output or logs', loud.length === 0,
+    loud.join(' | '));
+  check('cline: it asked the model', modelLog().length > before, 'no request');
+  checkSent('cline');
 }
 
 // ---- MCP Inspector -----------------------------------------------------------
@@ -488,8 +892,9 @@ async function inspector() {
 // TMPDIR and their socket in it).
 function leftovers(spare) {
   const pids = [];
+  const spared = [].concat(spare);
   for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d) || Number(d) === process.pid || Number(d) === spare)
+    if (!/^\d+$/.test(d) || Number(d) === process.pid || spared.includes(Number(d)))
       continue;
     let exe = '';
     let cmd = '';
@@ -524,15 +929,27 @@ async function nothingLeft(who, spare) {
 
 // ---- main ----------------------------------------------------------------------
 
+// An error event nobody handles (a pipe of a client's) fails the run
+// but does not end it: the clean-up below must still run.
+process.on('uncaughtException', (e) => {
+  check('no uncaught error', false, e && e.stack || e);
+});
 mkdirSync(path.join(run, 'tmp'));
 let model = null;
 try {
   for (const b of [bin, path.join(binDir, 'claude'), path.join(binDir, 'gemini'),
-    path.join(binDir, 'codex'), path.join(binDir, 'mcp-inspector')])
+    path.join(binDir, 'codex'), path.join(binDir, 'mcp-inspector'),
+    path.join(binDir, 'opencode'), path.join(binDir, 'kilo'), path.join(binDir, 'qwen'),
+    path.join(binDir, 'copilot'), path.join(binDir, 'cline')])
     if (!existsSync(b)) throw new Error(`${b} is missing`);
   model = await startModel();
+  const only = process.env.CLIENTS ? process.env.CLIENTS.split(',') : null;
   for (const [name, fn] of [['claude', claude], ['gemini', gemini],
-    ['codex', codex], ['inspector', inspector]]) {
+    ['codex', codex], ['opencode', opencode], ['kilo', kilo],
+    ['qwen', qwen], ['copilot', copilot],
+    ['cline', cline], ['inspector', inspector]]) {
+    if (only && !only.includes(name))
+      continue;
     try {
       await fn(model);
     } catch (e) {

@@ -1,10 +1,13 @@
 // model.mjs — a scripted model on 127.0.0.1 for the agent clients.
 //
-// Speaks just enough of three APIs for Claude Code, Gemini CLI and Codex to
-// run a whole agent turn against it: the Anthropic Messages API (POST
-// /v1/messages, streamed as server-sent events or not, and count_tokens),
-// the Gemini API (models/M:streamGenerateContent?alt=sse, :generateContent,
-// :countTokens) and the OpenAI Responses API (POST /v1/responses, streamed).
+// Speaks just enough of four APIs for the clients to run a whole agent turn
+// against it: the Anthropic Messages API (POST /v1/messages, streamed as
+// server-sent events or not, and count_tokens) for Claude Code, the Gemini
+// API (models/M:streamGenerateContent?alt=sse, :generateContent,
+// :countTokens) for Gemini CLI, the OpenAI Responses API (POST
+// /v1/responses, streamed) for Codex, and OpenAI Chat Completions (POST
+// /v1/chat/completions, streamed as server-sent events or not) for
+// opencode, Kilo, Copilot CLI, Cline and Qwen Code.
 //
 // The script is kept in the conversation itself, not in the server: a
 // request that offers progmux's tools is answered by the step that the
@@ -13,6 +16,14 @@
 //   1 result:  call start_program {argv: ["sh", "-c", "echo started; ..."]}
 //   2 results: call read_program {programId: <from the start result>,
 //              timeoutMs: 5000} (Gemini: with wait_for_previous: true)
+//   3 results: answer the text "finished".
+// Chat Completions requests follow another script, a prompt answered:
+//   0 results: call start_program {argv: PROMPT_ARGV} (prints "name? "
+//              and reads a line)
+//   1 result:  call read_program {programId, timeoutMs: 5000}: it returns
+//              once the program waits at "name? "
+//   2 results: call send_keys {paneId, keys: "progmux", timeoutMs: 5000}:
+//              the reply is the program's "hello progmux"
 //   3 results: answer the text "finished".
 // A request without progmux's tools (a title, a classifier, a check that
 // a client makes on the side) gets a short text, or for a JSON-schema
@@ -27,11 +38,13 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 const [logFile, portFile] = process.argv.slice(2);
 const TOOLS = ['run_program', 'start_program', 'read_program'];
 const START_ARGV = ['sh', '-c', 'echo started; sleep 0.2; echo done'];
+const PROMPT_TOOLS = ['start_program', 'read_program', 'send_keys'];
+const PROMPT_ARGV = ['sh', '-c', 'printf "name? "; read n; echo "hello $n"'];
 
 // The client's name for a progmux tool t among the names it offers.
 function toolName(names, t) {
   return names.find((n) => n === t || n.endsWith('_' + t) ||
-      n.endsWith('.' + t) || n.endsWith('/' + t)) || null;
+      n.endsWith('-' + t) || n.endsWith('.' + t) || n.endsWith('/' + t)) || null;
 }
 
 // The programId in a tool result, whatever shape the client gave it.
@@ -40,6 +53,31 @@ function findProgramId(v) {
   const m = /\\*"programId\\*"\s*:\s*\\*"([^"\\]+)\\*"/.exec(s) ||
       /programId[^A-Za-z0-9]+([A-Za-z0-9_-]+)/.exec(s);
   return m ? m[1] : null;
+}
+
+// The paneId in a tool result, whatever shape the client gave it.
+function findPaneId(v) {
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  const m = /\\*"paneId\\*"\s*:\s*\\*"(%\d+)/.exec(s) || /(%\d+)/.exec(s);
+  return m ? m[1] : null;
+}
+
+// The prompt script's step after `results` progmux tool results (the
+// first of them is start_program's).
+function scriptedPrompt(results) {
+  const start = results.length ? results[0] : null;
+  switch (results.length) {
+  case 0:
+    return { tool: 'start_program', args: { argv: PROMPT_ARGV } };
+  case 1:
+    return { tool: 'read_program', args: {
+      programId: findProgramId(start) || 'missing', timeoutMs: 5000 } };
+  case 2:
+    return { tool: 'send_keys', args: { paneId: findPaneId(start) || '%0',
+      keys: 'progmux', timeoutMs: 5000 } };
+  default:
+    return { text: 'finished' };
+  }
 }
 
 // What the script says to do after `results` progmux tool results.
@@ -276,6 +314,70 @@ function responses(body, res, rec) {
   res.end();
 }
 
+// ---- OpenAI Chat Completions ----------------------------------------------
+
+// A chat message's content as text (a string, or an array of text parts).
+function chatText(c) {
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((p) => (typeof p === 'string' ? p : p.text || '')).join('');
+  return c == null ? '' : JSON.stringify(c);
+}
+
+// Answer POST /v1/chat/completions with the prompt script.
+function chat(body, res, rec) {
+  const names = (body.tools || []).map((t) => (t.function ? t.function.name : t.name))
+    .filter(Boolean);
+  const calls = new Map();
+  const results = [];
+  for (const m of body.messages || []) {
+    for (const c of m.tool_calls || [])
+      calls.set(c.id, c.function ? c.function.name : c.name);
+    if (m.role === 'tool' &&
+        PROMPT_TOOLS.some((t) => calls.get(m.tool_call_id) === toolName(names, t)))
+      results.push(chatText(m.content));
+  }
+  let act;
+  if (toolName(names, 'start_program')) {
+    rec.step = results.length;
+    act = scriptedPrompt(results);
+  } else if (body.response_format && body.response_format.json_schema) {
+    act = { text: JSON.stringify(fit(body.response_format.json_schema.schema)) };
+  } else {
+    act = { text: 'ok' };
+  }
+  rec.tools = names.filter((n) => TOOLS.concat(PROMPT_TOOLS).some((t) => n.endsWith(t)));
+  const id = `chatcmpl-${++seq}`;
+  const created = Math.floor(Date.now() / 1000);
+  const call = act.tool ? { id: `call_${seq}`, type: 'function',
+    function: { name: toolName(names, act.tool), arguments: JSON.stringify(act.args) } } : null;
+  const finish = call ? 'tool_calls' : 'stop';
+  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id, object: 'chat.completion', created,
+      model: body.model, choices: [{ index: 0, message: { role: 'assistant',
+        content: call ? null : act.text, ...(call ? { tool_calls: [call] } : {}) },
+      finish_reason: finish }], usage }));
+    return;
+  }
+  const chunk = (delta, finishReason, extra) => ({ id, object: 'chat.completion.chunk',
+    created, model: body.model, choices: [{ index: 0, delta,
+      finish_reason: finishReason }], ...extra });
+  res.writeHead(200, { 'content-type': 'text/event-stream',
+    'cache-control': 'no-cache' });
+  sse(res, null, chunk({ role: 'assistant', content: '' }, null));
+  if (call)
+    sse(res, null, chunk({ tool_calls: [{ index: 0, ...call }] }, null));
+  else
+    sse(res, null, chunk({ content: act.text }, null));
+  sse(res, null, chunk({}, finish));
+  if (body.stream_options && body.stream_options.include_usage)
+    sse(res, null, { id, object: 'chat.completion.chunk', created,
+      model: body.model, choices: [], usage });
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
+
 // ---- the server ------------------------------------------------------------
 
 const server = http.createServer((req, res) => {
@@ -310,12 +412,16 @@ const server = http.createServer((req, res) => {
       } else if (req.method === 'POST' && p.endsWith(':generateContent')) {
         rec.api = 'gemini';
         gemini(body, false, res, rec);
+      } else if (req.method === 'POST' && p.endsWith('/chat/completions')) {
+        rec.api = 'chat';
+        chat(body, res, rec);
       } else if (req.method === 'POST' && p.endsWith('/responses')) {
         rec.api = 'responses';
         responses(body, res, rec);
       } else if (req.method === 'GET' && p.endsWith('/models')) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [], models: [] }));
+        res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted',
+          object: 'model', created: 0, owned_by: 'progmux' }], models: [] }));
       } else {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: 'not scripted', type: 'not_found' } }));

@@ -478,6 +478,7 @@ static const struct doc_row doc_rows[] = {
 	    "err_read", NULL },
 	{ "gate running term kill orphan held killpane done", "err_eof",
 	    "err_close", NULL },
+	{ "done", "start pane", "ignore", NULL },
 };
 
 /* Each row the README documents holds, cell by cell. */
