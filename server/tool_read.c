@@ -29,10 +29,10 @@
  */
 #include <sys/queue.h>
 
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pattern.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -41,6 +41,8 @@
 #define TOOL_READ_QUIET_MS	15	/* a burst is over after this quiet */
 #define TOOL_READ_BURST_MS	200	/* and at most this after it began */
 #define TOOL_READ_UNF_CHARS	2000	/* unfinishedLine's last characters */
+#define TOOL_READ_SCAN_US	5000	/* matching, per look, before the loop
+					   serves others and it goes on */
 
 /* A read (or send_keys' reply) and what it asked. */
 struct tool_read_wait {
@@ -53,12 +55,11 @@ struct tool_read_wait {
 	int64_t		 burst_ms;	/* when it first had text, or 0 */
 	bool		 woke_waiting;	/* answered for a new episode */
 
-	bool		 has_until;
-	regex_t		 until;
+	struct pattern	*until;		/* or NULL */
 	size_t		 scan;		/* until: the next line to match */
 	size_t		 match_end;	/* after the matching line, or 0 */
-	char		*line;		/* a line copied for regexec */
-	size_t		 line_cap;
+	bool		 scan_more;	/* lines left when its time ran out */
+	char		*failed;	/* a match stopped by a limit: why */
 
 	char		*pane;		/* send_keys' reply: its pane */
 	size_t		 typed_from;	/* the line the keys went into */
@@ -93,9 +94,8 @@ tool_read_over(const struct program *p)
 static void
 tool_read_free(struct tool_read_wait *w)
 {
-	if (w->has_until)
-		regfree(&w->until);
-	free(w->line);
+	pattern_free(w->until);
+	free(w->failed);
 	free(w->pane);
 	free(w);
 }
@@ -125,30 +125,40 @@ tool_read_full(struct tool_read_wait *w, const struct page *pg)
 
 /*
  * until: match the whole lines of the page not yet looked at, from where
- * the last look got to. True (match_end set) when one matches.
+ * the last look got to, for TOOL_READ_SCAN_US at most (scan_more: lines
+ * are left for the next look). True when one matches (match_end set) or
+ * a limit stopped a match (failed set).
  */
 static bool
 tool_read_match(struct tool_read_wait *w, const struct page *pg)
 {
 	const struct textbuf	*t = program_text(w->p);
 	const char		*lf;
+	char			*cause = NULL;
 	size_t			 n;
+	int64_t			 t0 = now_us();
+	int			 rc;
 
+	w->scan_more = false;
 	if (w->scan < pg->start)
 		w->scan = pg->start;
 	while (w->scan < pg->end) {
+		if (now_us() - t0 >= TOOL_READ_SCAN_US) {
+			w->scan_more = true;
+			break;
+		}
 		lf = memchr(t->data + w->scan, '\n', pg->end - w->scan);
 		if (lf == NULL)
 			break;		/* a cut or final line: not whole */
 		n = (size_t)(lf - (t->data + w->scan));
-		if (n + 1 > w->line_cap) {
-			w->line_cap = n + 1;
-			w->line = xrealloc(w->line, w->line_cap);
+		rc = pattern_match(w->until, t->data + w->scan, n, &cause);
+		if (rc == -1) {
+			xasprintf(&w->failed, "until %s", cause);
+			free(cause);
+			return (true);
 		}
-		memcpy(w->line, t->data + w->scan, n);
-		w->line[n] = '\0';
 		w->scan += n + 1;
-		if (regexec(&w->until, w->line, 0, NULL, 0) == 0) {
+		if (rc == 1) {
 			w->match_end = w->scan;
 			return (true);
 		}
@@ -180,8 +190,14 @@ tool_read_eval(struct tool_read_wait *w, int64_t now, int64_t *next)
 		    '\n', t->len - w->typed_from) : NULL;
 		floor = lf != NULL ? (size_t)(lf - t->data) + 1 : SIZE_MAX;
 	}
-	if (w->has_until) {
-		if (tool_read_match(w, &pg) || tool_read_full(w, &pg))
+	if (w->until != NULL) {
+		if (tool_read_match(w, &pg))
+			return (true);
+		if (w->scan_more) {
+			*next = now;	/* the rest on the next turn */
+			return (false);
+		}
+		if (tool_read_full(w, &pg))
 			return (true);
 	} else if (pg.end > pg.start && pg.end > floor) {
 		/* Gather the burst. */
@@ -230,6 +246,11 @@ tool_read_answer(struct tool_read_wait *w)
 	tools_set_state(req, NULL);
 	toolres_init(&res);
 	over = tool_read_over(p);
+	if (w->failed != NULL) {
+		toolres_error(&res, "%s; the read stopped at cursor %zu",
+		    w->failed, w->scan);
+		goto done;
+	}
 	if (tool_read_page(w, over, &pg, &cause) == -1) {
 		toolres_error(&res, "%s", cause);
 		free(cause);
@@ -239,8 +260,15 @@ tool_read_answer(struct tool_read_wait *w)
 		pg.end = pg.start = w->cursor;	/* the cursor it was given */
 	if (w->match_end != 0)
 		pg.end = w->match_end;
-	else if (w->has_until && tool_read_match(w, &pg))
+	else if (w->until != NULL && tool_read_match(w, &pg)) {
+		if (w->failed != NULL) {
+			toolres_error(&res, "%s; the read stopped at cursor "
+			    "%zu", w->failed, w->scan);
+			goto done;
+		}
 		pg.end = w->match_end;	/* (the final page may match) */
+	} else if (w->until != NULL && w->scan_more)
+		pg.end = w->scan;	/* the lines matched, no further */
 	all_read = over && pg.end == t->len;
 	if (!over) {
 		textbuf_unfinished(t, pg.end, TOOL_READ_UNF_CHARS, &us, &ue);
@@ -279,7 +307,7 @@ tool_read_answer(struct tool_read_wait *w)
 		jw_bool(&res.w, all_read && tool_program_complete(p));
 		jw_key(&res.w, "effectiveTimeoutMs");
 		jw_int(&res.w, w->timeout_ms);
-		if (w->has_until) {
+		if (w->until != NULL) {
 			jw_key(&res.w, "matched");
 			jw_bool(&res.w, w->match_end != 0);
 		}
@@ -290,7 +318,7 @@ tool_read_answer(struct tool_read_wait *w)
 	    pg.end - pg.start);
 	if (pg.end > pg.start && t->data[pg.end - 1] != '\n')
 		buf_addc(&res.text, '\n');
-	if (w->has_until)
+	if (w->until != NULL)
 		buf_adds(&res.text, w->match_end != 0 ? "[until matched the "
 		    "last line]\n" : "[until matched no line yet]\n");
 	tool_program_status_talk(&res.text, p, pg.end, all_read, waiting,
@@ -400,9 +428,9 @@ tool_read_run(struct req *req, const struct json *args)
 	struct tool_read_wait	*w;
 	struct program		*p;
 	const char		*id, *until;
-	char			 why[256];
+	char			*cause = NULL;
+	size_t			 len;
 	int64_t			 timeout;
-	int			 rc;
 
 	id = tools_arg_str(args, "programId", NULL);
 	if ((p = program_find(id)) == NULL) {
@@ -420,16 +448,14 @@ tool_read_run(struct req *req, const struct json *args)
 	if (w->max_lines == 0)
 		w->max_lines = SIZE_MAX;
 	w->timeout_ms = timeout;
-	if ((until = tools_arg_str(args, "until", NULL)) != NULL) {
-		rc = regcomp(&w->until, until, REG_EXTENDED | REG_NOSUB);
-		if (rc != 0) {
-			regerror(rc, &w->until, why, sizeof why);
-			tool_read_free(w);
-			tools_error(req, "until is not a valid POSIX extended "
-			    "regular expression: %s", why);
-			return;
-		}
-		w->has_until = true;
+	if ((until = tools_arg_str(args, "until", &len)) != NULL &&
+	    (w->until = pattern_compile(until, len, 0, &cause)) == NULL) {
+		tool_read_free(w);
+		tools_error(req, "until %s; until takes a PCRE2 pattern, as "
+		    "JavaScript or Python write them (\\d, \\s, \\w, \\b, "
+		    "(?i), lazy quantifiers, lookaround)", cause);
+		free(cause);
+		return;
 	}
 	tools_set_state(req, w);
 	if (w->cursor > program_text(p)->len || timeout == 0 ||

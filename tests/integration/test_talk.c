@@ -608,6 +608,122 @@ test_until(void **state)
 	free(id);
 }
 
+/*
+ * until speaks the dialect models write: \d+ and \s+ find a port line
+ * (glibc's ERE read \d as a literal d and waited out the timeout), (?i)
+ * ignores case, a lazy quantifier and a lookahead work.
+ */
+static void
+test_until_dialect(void **state)
+{
+	static const char *const pats[] = {
+		"listening on port \\\\d+", "port\\\\s+\\\\d",
+		"(?i)LISTENING ON", "^l.*?port (?=8)\\\\d{4}$"
+	};
+	struct json_doc	*d;
+	char		*id, extra[200];
+	size_t		 i;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"echo noise; "
+	    "echo 'listening on port 8123'; exec sleep 30\"]}", NULL);
+	assert_non_null(id);
+	for (i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+		snprintf(extra, sizeof extra, "\"until\":\"%s\"", pats[i]);
+		d = rd(id, 0, LONG_MS, extra);
+		if (!need_bool(d, "matched"))
+			fail_msg("until %s did not match: %s", pats[i],
+			    pmx_text(d));
+		assert_string_equal(need_str(d, "text"),
+		    "noise\nlistening on port 8123\n");
+		json_doc_free(d);
+	}
+	stop(id);
+	free(id);
+}
+
+/*
+ * A pattern that backtracks hard on every line is bounded: while a read
+ * matches it against 20,000 such lines, a ping sent after it is answered
+ * first; the read answers at its timeout with matched false and its
+ * cursor after what was scanned, short of the end. A pattern over the
+ * match limit is an error naming until and the limit, and the issue's
+ * hostile patterns end with a result or an error.
+ */
+static void
+test_until_hostile(void **state)
+{
+	static const char *const hostile[] = {
+		"(a*)\\\\1*$", "(|)(\\\\1\\\\1)*", "[[:alpha:]]{1,1000}{1,1000}"
+	};
+	struct json_doc	*d, *ping;
+	char		*id, args[400], *all;
+	int64_t		 rid, pid, total, cursor;
+	size_t		 i;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-c\",\"import "
+	    "sys, time\\nsys.stdout.write(('a' * 20 + '\\\\n') * 20000)\\n"
+	    "sys.stdout.write('end\\\\n')\\nsys.stdout.flush()\\n"
+	    "time.sleep(60)\"]}", NULL);
+	assert_non_null(id);
+	all = pmx_read_until(&C, id, "end\n", LONG_MS);
+	assert_non_null(all);
+	total = (int64_t)strlen(all);
+	free(all);
+
+	snprintf(args, sizeof args, "{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
+	    "\"timeoutMs\":3000,\"until\":\"^(a|aa)*[^a]\"}}", id);
+	rid = pmx_send(&C, "tools/call", args);
+	pid = pmx_send(&C, "ping", NULL);
+	/* Replies come in order of answering: the ping's first. */
+	ping = pmx_next(&C, 40000);
+	assert_non_null(ping);
+	if (json_int(json_get(json_root(ping), "id")) != pid)
+		fail_msg("the read answered before the ping: %s",
+		    pmx_text(ping));
+	json_doc_free(ping);
+	d = pmx_wait(&C, rid, 40000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	assert_false(need_bool(d, "matched"));
+	cursor = sc_int(d, "cursor");
+	if (cursor <= 0 || cursor >= total)
+		fail_msg("cursor %lld: not short of the end %lld",
+		    (long long)cursor, (long long)total);
+	assert_int_equal(cursor % 21, 0);	/* after whole lines */
+	json_doc_free(d);
+
+	/* Over the match limit: an error naming until and the limit. */
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":0,"
+	    "\"until\":\"^(a|aa|aaa)*[^a]\"}", id);
+	d = pmx_call(&C, "read_program", args, 40000);
+	assert_non_null(d);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "until"));
+	assert_non_null(strstr(pmx_text(d), "limit"));
+	json_doc_free(d);
+
+	for (i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+		snprintf(args, sizeof args, "{\"programId\":\"%s\","
+		    "\"timeoutMs\":0,\"until\":\"%s\"}", id, hostile[i]);
+		d = pmx_call(&C, "read_program", args, 40000);
+		if (d == NULL)
+			fail_msg("until %s: no answer", hostile[i]);
+		if (pmx_is_error(d))
+			assert_non_null(strstr(pmx_text(d), "until"));
+		json_doc_free(d);
+	}
+	/* And the server is still there. */
+	pid = pmx_send(&C, "ping", NULL);
+	ping = pmx_wait(&C, pid, 40000);
+	assert_non_null(ping);
+	json_doc_free(ping);
+	stop(id);
+	free(id);
+}
+
 /* send_keys with timeoutMs on a pane that is not a program's: the keys
  * go, answered at once with a note, no reply fields. */
 static void
@@ -645,6 +761,8 @@ main(void)
 		cmocka_unit_test(test_git_log_burst),
 		cmocka_unit_test(test_seq_pages),
 		cmocka_unit_test(test_until),
+		cmocka_unit_test(test_until_dialect),
+		cmocka_unit_test(test_until_hostile),
 		cmocka_unit_test(test_send_keys_not_program),
 	};
 
