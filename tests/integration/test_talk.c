@@ -296,6 +296,88 @@ test_run_installer_prompt(void **state)
 	free(pane);
 }
 
+/* When the program wrote its prompt: the CLOCK_REALTIME ns in file. */
+static int64_t
+prompt_ns(const char *file)
+{
+	char	*s;
+	size_t	 len;
+	int64_t	 ns;
+	int64_t	 t0 = now_ms();
+
+	while ((s = pmx_read_file(file, &len)) == NULL || strchr(s, '\n') ==
+	    NULL) {
+		free(s);
+		if (now_ms() - t0 > LONG_MS)
+			fail_msg("%s never written", file);
+		usleep(10000);
+	}
+	ns = strtoll(s, NULL, 10);
+	free(s);
+	unlink(file);
+	return (ns);
+}
+
+/*
+ * run_program's early return at a prompt is as quick as a read's: a
+ * program that shows its prompt 1.5 s after it starts (and says when,
+ * in a file) is answered by a run within a small multiple of the time a
+ * read_program parked on the same kind of program takes. (The run's
+ * checks for input were a second apart while the program had printed
+ * nothing: about 0.55 s after the prompt, against a read's 0.1 s.)
+ */
+static void
+test_run_prompt_latency(void **state)
+{
+	struct json_doc	*d;
+	char		*file, *jfile, args[600], *id, *pane;
+	int64_t		 run_ms, read_ms, rid;
+
+	(void)state;
+	xasprintf(&file, "%s/prompt-at", C.dir);
+	jfile = pmx_jstr(file);
+	/* A read parked before the prompt comes. */
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"sleep 1.5; "
+	    "printf 'Proceed? [y/N] '; date +%%s%%N >\\\"$1\\\"; read a\","
+	    "\"sh\",%s]}", jfile);
+	id = pmx_start_program(&C, args, &pane);
+	assert_non_null(id);
+	snprintf(args, sizeof args, "{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"timeoutMs\":%d}}", id,
+	    LONG_MS);
+	rid = pmx_send(&C, "tools/call", args);
+	d = pmx_wait(&C, rid, 40000);
+	assert_non_null(d);
+	assert_true(need_bool(d, "waitingForInput"));
+	read_ms = (C.read_real_ns - prompt_ns(file)) / 1000000;
+	json_doc_free(d);
+	stop(id);
+	free(id);
+	free(pane);
+
+	snprintf(args, sizeof args, "{\"name\":\"run_program\","
+	    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"sleep 1.5; printf "
+	    "'Proceed? [y/N] '; date +%%s%%N >\\\"$1\\\"; read a\",\"sh\","
+	    "%s],\"timeoutMs\":%d}}", jfile, LONG_MS);
+	rid = pmx_send(&C, "tools/call", args);
+	d = pmx_wait(&C, rid, 40000);
+	assert_non_null(d);
+	assert_true(need_bool(d, "waitingForInput"));
+	run_ms = (C.read_real_ns - prompt_ns(file)) / 1000000;
+	id = xstrdup(need_str(d, "programId"));
+	json_doc_free(d);
+	stop(id);
+	free(id);
+	print_message("after the prompt: read_program %lld ms, run_program "
+	    "%lld ms\n", (long long)read_ms, (long long)run_ms);
+	if (run_ms > 3 * read_ms + 200)
+		fail_msg("run_program answered %lld ms after the prompt, "
+		    "read_program %lld ms", (long long)run_ms,
+		    (long long)read_ms);
+	free(jfile);
+	free(file);
+}
+
 /*
  * A run that is not kept stays readable after its end: read_program from
  * cursor 0 has what the run left out, as its text says.
@@ -754,6 +836,7 @@ main(void)
 		cmocka_unit_test(test_python_repl),
 		cmocka_unit_test(test_password_prompt),
 		cmocka_unit_test(test_run_installer_prompt),
+		cmocka_unit_test(test_run_prompt_latency),
 		cmocka_unit_test(test_run_record_readable),
 		cmocka_unit_test(test_keeps_waiting),
 		cmocka_unit_test(test_busy_partial_line),
