@@ -881,7 +881,7 @@ program_signal_name(int sig)
 }
 
 /* The outcome a client sees. */
-static enum program_outcome
+enum program_outcome
 program_outcome_of(const struct program *p)
 {
 	if (program_ended(p))

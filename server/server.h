@@ -11,7 +11,7 @@
  *              waiting (each with its own timers); mcp.c gives it its
  *              reply functions at set-up
  *   tools      tool_start.c, tool_read.c, tool_stop.c, tool_list.c,
- *              tool_pane.c, with tool_program.c's shared describing
+ *              tool_pane.c, with report.c (how they report a program)
  *   programs   program.c (the table and each program's lifecycle), made
  *              of pane.c (its FIFOs and pane), reaper_link.c (its
  *              reaper) and waiting.c (does it wait for input?); the
@@ -190,17 +190,26 @@ void	tool_read_cancel(struct req *);
 void	tool_read_reply(struct req *, struct program *, const char *pane,
 	    size_t typed_from, int64_t timeout_ms, int64_t deadline);
 
-/* tool_program.c — how the program tools describe a program */
+/* report.c — how the program tools report a program, in the structured
+ * result and in the text alike */
 struct program;
-const char *tool_program_text_at(const struct textbuf *, size_t off);
-bool	tool_program_complete(const struct program *);
-void	tool_program_put_status(struct jw *, const struct program *);
-void	tool_program_status_line(struct buf *, const struct program *,
-	    size_t cursor, bool all_read);
-void	tool_program_status_talk(struct buf *, const struct program *,
-	    size_t cursor, bool all_read, bool waiting, const char *unfinished,
-	    size_t unfinished_len);
-void	tool_program_unknown(struct req *, const char *id);
+struct report {
+	struct program	*p;
+	size_t		 cursor;	/* where the reply's text ends */
+	bool		 ended;		/* the reply's "ended" */
+	bool		 waiting;	/* waits for input now */
+	size_t		 us, ue;	/* its unfinished line: text[us, ue) */
+};
+const char *report_text_at(const struct textbuf *, size_t off);
+void	report_make(struct report *, struct program *, size_t cursor,
+	    bool ended, bool waiting);
+void	report_put(struct jw *, const struct report *);
+void	report_put_brief(struct jw *, const struct report *);
+void	report_put_exit(struct jw *, const struct program *);
+void	report_line(struct buf *, const struct report *);
+void	report_list_line(struct buf *, const struct report *, int64_t left_ms,
+	    const char *started);
+void	report_unknown(struct req *, const char *id);
 
 /* loop.c — the one poll loop: descriptor callbacks and timers */
 #define LOOP_READ	0x1
@@ -361,6 +370,7 @@ const char	*program_pane_id(const struct program *);
 const struct textbuf *program_text(const struct program *);
 const struct textbuf *program_errtext(const struct program *);
 const char	*program_outcome(const struct program *);
+enum program_outcome program_outcome_of(const struct program *);
 int64_t		 program_exit_status(const struct program *);
 int		 program_signal(const struct program *);
 bool		 program_lost_end(const struct program *);

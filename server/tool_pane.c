@@ -323,8 +323,11 @@ tool_pane_captured(void *arg, bool ok, const char *out, size_t len)
 	jw_int(&res.w, (int64_t)dropped);
 	jw_obj_end(&res.w);
 	buf_add(&res.text, start, (size_t)(out + len - start));
-	buf_printf(&res.text, "\n[%s: %zu lines%s]", op->pane, total - dropped,
-	    dropped ? ", earlier ones left out by maxLines" : "");
+	buf_printf(&res.text, "\n[%s: %zu lines", op->pane, total - dropped);
+	if (dropped > 0)
+		buf_printf(&res.text, ", the first %zu of %zu left out by "
+		    "maxLines", dropped, total);
+	buf_addc(&res.text, ']');
 	tool_pane_reply(op, &res);
 	toolres_free(&res);
 	tool_pane_op_free(op);

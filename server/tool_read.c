@@ -40,7 +40,6 @@
 #define TOOL_READ_WAIT_MS	30000	/* timeoutMs by default */
 #define TOOL_READ_QUIET_MS	15	/* a burst is over after this quiet */
 #define TOOL_READ_BURST_MS	200	/* and at most this after it began */
-#define TOOL_READ_UNF_CHARS	2000	/* unfinishedLine's last characters */
 #define TOOL_READ_SCAN_US	5000	/* matching, per look, before the loop
 					   serves others and it goes on */
 
@@ -220,15 +219,6 @@ tool_read_eval(struct tool_read_wait *w, int64_t now, int64_t *next)
 	return (false);
 }
 
-/* unfinishedLine: text[s, e). */
-static void
-tool_read_put_unfinished(struct jw *jw, const struct textbuf *t, size_t s,
-    size_t e)
-{
-	jw_key(jw, "unfinishedLine");
-	jw_strn(jw, tool_program_text_at(t, s), e - s);
-}
-
 /* Answer a read: the page at its cursor and how the program stands. */
 static void
 tool_read_answer(struct tool_read_wait *w)
@@ -237,10 +227,10 @@ tool_read_answer(struct tool_read_wait *w)
 	const struct textbuf	*t = program_text(p);
 	struct req		*req = w->req;
 	struct toolres		 res;
+	struct report		 r;
 	struct page		 pg;
 	char			*cause = NULL;
-	size_t			 us = 0, ue = 0;
-	bool			 over, all_read, waiting = false;
+	bool			 over;
 
 	tool_read_unpark(w);
 	tools_set_state(req, NULL);
@@ -269,13 +259,9 @@ tool_read_answer(struct tool_read_wait *w)
 		pg.end = w->match_end;	/* (the final page may match) */
 	} else if (w->until != NULL && w->scan_more)
 		pg.end = w->scan;	/* the lines matched, no further */
-	all_read = over && pg.end == t->len;
-	if (!over) {
-		textbuf_unfinished(t, pg.end, TOOL_READ_UNF_CHARS, &us, &ue);
-		waiting = w->woke_waiting || program_waiting(p);
-		if (waiting)
-			program_episode_tell(p);
-	}
+	report_make(&r, p, pg.end, over && pg.end == t->len, w->woke_waiting);
+	if (r.waiting)
+		program_episode_tell(p);
 
 	jw_obj_begin(&res.w);
 	if (w->pane != NULL) {
@@ -287,24 +273,9 @@ tool_read_answer(struct tool_read_wait *w)
 		jw_str(&res.w, program_id(p));
 	}
 	jw_key(&res.w, "text");
-	jw_strn(&res.w, tool_program_text_at(t, pg.start), pg.end - pg.start);
-	jw_key(&res.w, "cursor");
-	jw_int(&res.w, (int64_t)pg.end);
-	jw_key(&res.w, "ended");
-	jw_bool(&res.w, all_read);
-	jw_key(&res.w, "outcome");
-	jw_str(&res.w, program_outcome(p));
-	tool_read_put_unfinished(&res.w, t, us, ue);
-	jw_key(&res.w, "waitingForInput");
-	jw_bool(&res.w, waiting);
+	jw_strn(&res.w, report_text_at(t, pg.start), pg.end - pg.start);
+	report_put(&res.w, &r);
 	if (w->pane == NULL) {
-		tool_program_put_status(&res.w, p);
-		jw_key(&res.w, "outputCut");
-		jw_bool(&res.w, program_cut(p) || t->cut);
-		jw_key(&res.w, "lostEnd");
-		jw_bool(&res.w, program_lost_end(p));
-		jw_key(&res.w, "outputComplete");
-		jw_bool(&res.w, all_read && tool_program_complete(p));
 		jw_key(&res.w, "effectiveTimeoutMs");
 		jw_int(&res.w, w->timeout_ms);
 		if (w->until != NULL) {
@@ -314,15 +285,19 @@ tool_read_answer(struct tool_read_wait *w)
 	}
 	jw_obj_end(&res.w);
 
-	buf_add(&res.text, tool_program_text_at(t, pg.start),
-	    pg.end - pg.start);
+	if (w->pane != NULL)
+		buf_printf(&res.text, "sent to %s (%s's pane); what it wrote "
+		    "since:\n", w->pane, program_id(p));
+	buf_add(&res.text, report_text_at(t, pg.start), pg.end - pg.start);
 	if (pg.end > pg.start && t->data[pg.end - 1] != '\n')
 		buf_addc(&res.text, '\n');
 	if (w->until != NULL)
 		buf_adds(&res.text, w->match_end != 0 ? "[until matched the "
 		    "last line]\n" : "[until matched no line yet]\n");
-	tool_program_status_talk(&res.text, p, pg.end, all_read, waiting,
-	    tool_program_text_at(t, us), ue - us);
+	report_line(&res.text, &r);
+	if (w->pane == NULL && !r.ended)
+		buf_printf(&res.text, " (waited at most %lld ms)",
+		    (long long)w->timeout_ms);
 done:
 	tool_read_free(w);
 	tools_reply(req, &res);
@@ -434,7 +409,7 @@ tool_read_run(struct req *req, const struct json *args)
 
 	id = tools_arg_str(args, "programId", NULL);
 	if ((p = program_find(id)) == NULL) {
-		tool_program_unknown(req, id);
+		report_unknown(req, id);
 		return;
 	}
 	timeout = tools_arg_int(args, "timeoutMs", TOOL_READ_WAIT_MS);

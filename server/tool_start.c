@@ -214,7 +214,7 @@ tool_start_tail(struct jw *jw, struct buf *tb, const struct textbuf *t,
 
 	head.len = upto;
 	textbuf_tail(&head, max_lines, TEXTBUF_PAGE_CHARS, &pg);
-	s = tool_program_text_at(t, pg.start);
+	s = report_text_at(t, pg.start);
 	jw_strn(jw, s, pg.end - pg.start);
 	if (tb != NULL) {
 		buf_add(tb, s, pg.end - pg.start);
@@ -238,8 +238,9 @@ tool_start_run_answer(struct tool_start_wait *w)
 	const struct textbuf		*text = program_text(p);
 	const struct textbuf		*errtext = program_errtext(p);
 	struct toolres			 res;
+	struct report			 r;
 	size_t				 omitted = 0, end = 0, max_lines;
-	size_t				 upto = text->len, us = 0, ue = 0;
+	size_t				 upto = text->len;
 	bool				 ended = program_ended(p);
 	bool				 waiting = w->waiting;
 	int64_t				 timeout_ms = w->timeout_ms;
@@ -247,28 +248,17 @@ tool_start_run_answer(struct tool_start_wait *w)
 	max_lines = w->max_lines > 0 ? (size_t)w->max_lines : SIZE_MAX;
 	tool_start_done(w);
 	if (ended && !program_launched(p) && text->len == 0 &&
-	    strcmp(program_outcome(p), "gone") == 0 && program_why(p) != NULL) {
+	    program_outcome_of(p) == OUTCOME_GONE && program_why(p) != NULL) {
 		/* It never ran: tmux could not give it a pane it could run
 		 * in (pipe-pane failed, say). A failed start, not a run. */
 		tools_error(req, "the program could not be started: %s",
 		    program_why(p));
 		return;
 	}
-	if (!ended && program_state(p) != PROGRAM_STOPPING) {
-		/* While it runs, its text ends on a line break. */
+	/* While it runs, its text ends on a line break. */
+	if (!ended && program_state(p) != PROGRAM_STOPPING)
 		upto = textbuf_line_start(text);
-		textbuf_unfinished(text, upto, 2000, &us, &ue);
-		if (!waiting)
-			waiting = program_waiting(p);
-		if (waiting)
-			program_episode_tell(p);
-	}
 	tool_start_open(&res, p);
-	jw_key(&res.w, "outcome");
-	jw_str(&res.w, program_outcome(p));
-	jw_key(&res.w, "ended");
-	jw_bool(&res.w, ended);
-	tool_program_put_status(&res.w, p);
 	jw_key(&res.w, "text");
 	if (spec->separate_stderr && errtext->len > 0)
 		buf_adds(&res.text, "[stdout]\n");
@@ -281,40 +271,37 @@ tool_start_run_answer(struct tool_start_wait *w)
 		tool_start_tail(&res.w, &res.text, errtext, errtext->len,
 		    max_lines, NULL, NULL);
 	}
+	report_make(&r, p, end, ended, waiting);
+	if (r.waiting)
+		program_episode_tell(p);
+	report_put(&res.w, &r);
 	jw_key(&res.w, "omittedChars");
 	jw_int(&res.w, (int64_t)omitted);
-	jw_key(&res.w, "cursor");
-	jw_int(&res.w, (int64_t)end);
-	jw_key(&res.w, "outputCut");
-	jw_bool(&res.w, program_cut(p) || text->cut);
-	jw_key(&res.w, "outputComplete");
-	jw_bool(&res.w, tool_program_complete(p));
-	jw_key(&res.w, "lostEnd");
-	jw_bool(&res.w, program_lost_end(p));
 	jw_key(&res.w, "effectiveTimeoutMs");
 	jw_int(&res.w, timeout_ms);
 	jw_key(&res.w, "effectiveLifetimeMs");
 	jw_int(&res.w, spec->lifetime_ms);
-	jw_key(&res.w, "unfinishedLine");
-	jw_strn(&res.w, tool_program_text_at(text, us), ue - us);
-	jw_key(&res.w, "waitingForInput");
-	jw_bool(&res.w, waiting);
 	jw_obj_end(&res.w);
 
 	if (omitted > 0)
 		buf_printf(&res.text, "[%zu characters before this were left "
 		    "out; read_program from cursor 0 has them]\n", omitted);
-	tool_program_status_talk(&res.text, p, end, ended, waiting,
-	    tool_program_text_at(text, us), ue - us);
-	if (!ended && waiting)
+	report_line(&res.text, &r);
+	if (!ended && r.waiting)
 		buf_printf(&res.text, " it waits for input it was not given: "
-		    "it is kept; answer it with send_keys on pane %s, then "
-		    "read_program from cursor %zu, or end it with "
-		    "stop_program", program_pane_id(p), end);
+		    "it is kept (lifetime %lld ms); answer it with send_keys "
+		    "on pane %s, then read_program from cursor %zu, or end it "
+		    "with stop_program", (long long)spec->lifetime_ms,
+		    program_pane_id(p), end);
 	else if (!ended)
-		buf_printf(&res.text, " still running after %lld ms: it is "
-		    "kept; follow it with read_program from cursor %zu or end "
-		    "it with stop_program", (long long)timeout_ms, end);
+		buf_printf(&res.text, " still running in pane %s after %lld "
+		    "ms: it is kept (lifetime %lld ms); follow it with "
+		    "read_program from cursor %zu or end it with stop_program",
+		    program_pane_id(p), (long long)timeout_ms,
+		    (long long)spec->lifetime_ms, end);
+	else if (program_pane_id(p) != NULL)
+		buf_printf(&res.text, " (it ran in pane %s)",
+		    program_pane_id(p));
 	tools_reply(req, &res);
 	toolres_free(&res);
 }

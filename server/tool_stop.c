@@ -39,16 +39,18 @@ tool_stop_answer(struct req *req, struct program *p, bool was_running)
 	jw_bool(&res.w, was_running);
 	jw_key(&res.w, "outcome");
 	jw_str(&res.w, ended ? program_outcome(p) : "stopped");
-	tool_program_put_status(&res.w, p);
+	report_put_exit(&res.w, p);
 	jw_obj_end(&res.w);
-	buf_printf(&res.text, "%s %s", program_id(p), was_running ?
-	    "stopped" : "had already ended; forgotten");
+	buf_printf(&res.text, "[%s: %s", program_id(p), ended ?
+	    program_outcome(p) : "stopped");
 	if (ended && program_exit_status(p) >= 0)
-		buf_printf(&res.text, " (exit status %lld)",
+		buf_printf(&res.text, ", exit status %lld",
 		    (long long)program_exit_status(p));
 	else if (ended && program_signal(p) > 0)
-		buf_printf(&res.text, " (%s)",
+		buf_printf(&res.text, ", %s",
 		    program_signal_name(program_signal(p)));
+	buf_adds(&res.text, was_running ? "; it was running, and is stopped "
+	    "and forgotten]" : "; it had already ended; forgotten]");
 	tools_reply(req, &res);
 	toolres_free(&res);
 }
@@ -87,7 +89,7 @@ tool_stop_run(struct req *req, const struct json *args)
 
 	grace = tools_arg_int(args, "graceMs", PROTO_GRACE_MS);
 	if ((p = program_find(id)) == NULL) {
-		tool_program_unknown(req, id);
+		report_unknown(req, id);
 		return;
 	}
 	if (program_ended(p)) {

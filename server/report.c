@@ -1,0 +1,209 @@
+/*
+ * report.c — how the program tools (start, run, read, stop, list and
+ * send_keys' reply) report a program: the status fields every reply about
+ * a program carries, written once here into both the structured result
+ * and the text, so that a client that shows its model only one of them
+ * loses nothing; and the error for an unknown programId.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "server.h"
+
+#define REPORT_UNF_CHARS	2000	/* unfinishedLine's last characters */
+
+/* Text at offset off; "" while nothing has been kept yet. */
+const char *
+report_text_at(const struct textbuf *t, size_t off)
+{
+	return (t->data != NULL ? t->data + off : "");
+}
+
+/*
+ * How p stands for a reply whose text ends at cursor: ended is the
+ * reply's "ended" (for a read: ended and all of it read). While it runs,
+ * the line it is writing after cursor and whether it waits for input
+ * there (waiting: the caller saw it wait meanwhile).
+ */
+void
+report_make(struct report *r, struct program *p, size_t cursor, bool ended,
+    bool waiting)
+{
+	r->p = p;
+	r->cursor = cursor;
+	r->ended = ended;
+	r->waiting = false;
+	r->us = r->ue = 0;
+	if (program_ended(p) || program_state(p) == PROGRAM_STOPPING)
+		return;
+	textbuf_unfinished(program_text(p), cursor, REPORT_UNF_CHARS, &r->us,
+	    &r->ue);
+	r->waiting = waiting || program_waiting(p);
+}
+
+/* Ended with all its output, as it should have ended? */
+static bool
+report_complete(const struct program *p)
+{
+	enum program_outcome	o = program_outcome_of(p);
+
+	return (program_ended(p) && !program_cut(p) && !program_text(p)->cut &&
+	    !program_lost_end(p) && (o == OUTCOME_COMPLETED ||
+	    o == OUTCOME_NOT_STARTED));
+}
+
+/* Its output cut at the ceiling? */
+static bool
+report_cut(const struct program *p)
+{
+	return (program_cut(p) || program_text(p)->cut);
+}
+
+/* Write exitStatus and signal as the schemas define them. */
+void
+report_put_exit(struct jw *w, const struct program *p)
+{
+	const char	*sig = NULL;
+	bool		 ended = program_ended(p);
+
+	jw_key(w, "exitStatus");
+	if (ended && program_exit_status(p) >= 0)
+		jw_int(w, program_exit_status(p));
+	else
+		jw_null(w);
+	if (ended)
+		sig = program_signal_name(program_signal(p));
+	jw_key(w, "signal");
+	jw_str(w, sig);
+}
+
+/* The fields a list entry gives of how a program stands. */
+void
+report_put_brief(struct jw *w, const struct report *r)
+{
+	jw_key(w, "outcome");
+	jw_str(w, program_outcome(r->p));
+	jw_key(w, "ended");
+	jw_bool(w, r->ended);
+	jw_key(w, "waitingForInput");
+	jw_bool(w, r->waiting);
+	jw_key(w, "unfinishedLine");
+	jw_strn(w, report_text_at(program_text(r->p), r->us), r->ue - r->us);
+}
+
+/* The status fields every reply with a program's text carries (read,
+ * run, send_keys with timeoutMs). */
+void
+report_put(struct jw *w, const struct report *r)
+{
+	const struct program	*p = r->p;
+
+	report_put_brief(w, r);
+	jw_key(w, "cursor");
+	jw_int(w, (int64_t)r->cursor);
+	report_put_exit(w, p);
+	jw_key(w, "outputCut");
+	jw_bool(w, report_cut(p));
+	jw_key(w, "lostEnd");
+	jw_bool(w, program_lost_end(p));
+	jw_key(w, "outputComplete");
+	jw_bool(w, r->ended && report_complete(p));
+}
+
+/* How it ended, for the text: ", exit status 1", ", SIGKILL (why)". */
+static void
+report_end(struct buf *b, const struct program *p)
+{
+	const char	*sig;
+
+	if (!program_ended(p))
+		return;
+	if (program_exit_status(p) >= 0)
+		buf_printf(b, ", exit status %lld",
+		    (long long)program_exit_status(p));
+	if ((sig = program_signal_name(program_signal(p))) != NULL)
+		buf_printf(b, ", %s", sig);
+	if (program_why(p) != NULL &&
+	    program_outcome_of(p) != OUTCOME_COMPLETED)
+		buf_printf(b, " (%s)", program_why(p));
+}
+
+/* Whether it waits for input and at what line, for the text. */
+static void
+report_waiting(struct buf *b, const struct report *r)
+{
+	if (r->waiting)
+		buf_adds(b, ", waiting for input");
+	if (r->ue > r->us) {
+		buf_adds(b, r->waiting ? " at \"" : ", unfinished line \"");
+		buf_add(b, report_text_at(program_text(r->p), r->us),
+		    r->ue - r->us);
+		buf_addc(b, '"');
+	}
+}
+
+/*
+ * The status line that ends the text of every reply with a program's
+ * text, saying in words what report_put's fields say:
+ * "[p3: running, waiting for input at "Proceed? [y/N] "; cursor 10]",
+ * "[p3: completed, exit status 0; cursor 12, all read, output complete]".
+ */
+void
+report_line(struct buf *b, const struct report *r)
+{
+	const struct program	*p = r->p;
+
+	buf_printf(b, "[%s: %s", program_id(p), program_outcome(p));
+	report_end(b, p);
+	report_waiting(b, r);
+	if (report_cut(p))
+		buf_printf(b, ", output cut (more than PROGMUX_OUTPUT_MAX_BYTES, "
+		    "%zu bytes)", cfg.output_max_bytes);
+	if (program_lost_end(p))
+		buf_adds(b, ", its last output lost");
+	buf_printf(b, "; cursor %zu", r->cursor);
+	if (r->ended)
+		buf_adds(b, report_complete(p) ? ", all read, output complete" :
+		    ", all read");
+	else if (program_ended(p))
+		buf_adds(b, ", more to read");
+	buf_addc(b, ']');
+}
+
+/* A list entry's line: "p1 %1 running: sh -c 'read x', waiting ...". */
+void
+report_list_line(struct buf *b, const struct report *r, int64_t left_ms,
+    const char *started)
+{
+	const struct program		*p = r->p;
+	const struct program_spec	*spec = program_spec(p);
+	const char			*pane = program_pane_id(p);
+	size_t				 i;
+
+	buf_printf(b, "%s %s %s", program_id(p), pane != NULL ? pane : "-",
+	    program_outcome(p));
+	report_end(b, p);
+	buf_adds(b, ":");
+	/* With inheritShell, what was asked for, not the wrapper. */
+	for (i = spec->shown; i < spec->argc; i++) {
+		buf_addc(b, ' ');
+		buf_adds(b, spec->argv[i]);
+	}
+	buf_printf(b, " — started %s, %zu characters", started,
+	    program_text(p)->chars);
+	if (!program_ended(p))
+		buf_printf(b, ", %lld ms of its lifetime left",
+		    (long long)left_ms);
+	report_waiting(b, r);
+	buf_addc(b, '\n');
+}
+
+/* Answer req: this server holds no program id. */
+void
+report_unknown(struct req *req, const char *id)
+{
+	tools_error(req, "unknown programId \"%s\": it was never started "
+	    "here, was stopped, or was dropped after %lld later programs "
+	    "ended; list_programs shows the ones there are", id,
+	    (long long)cfg.keep_ended);
+}
