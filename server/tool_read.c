@@ -42,6 +42,8 @@
 #define TOOL_READ_BURST_MS	200	/* and at most this after it began */
 #define TOOL_READ_SCAN_US	5000	/* matching, per look, before the loop
 					   serves others and it goes on */
+#define TOOL_READ_FILTER_MS	5000	/* filter: scanning what is there may
+					   go on this long past the timeout */
 
 /* A read (or send_keys' reply) and what it asked. */
 struct tool_read_wait {
@@ -59,6 +61,12 @@ struct tool_read_wait {
 	size_t		 match_end;	/* after the matching line, or 0 */
 	bool		 scan_more;	/* lines left when its time ran out */
 	char		*failed;	/* a match stopped by a limit: why */
+
+	size_t		 tail;		/* the last lines only, or 0 */
+	struct pattern	*filter_pat;	/* filter, or NULL */
+	struct filter	 filter;
+	bool		 filtering;	/* filter set up */
+	int64_t		 scan_stop;	/* filter: when scanning gives up */
 
 	char		*pane;		/* send_keys' reply: its pane */
 	size_t		 typed_from;	/* the line the keys went into */
@@ -95,6 +103,9 @@ tool_read_free(struct tool_read_wait *w)
 {
 	pattern_free(w->until);
 	free(w->failed);
+	if (w->filtering)
+		filter_free(&w->filter);
+	pattern_free(w->filter_pat);
 	free(w->pane);
 	free(w);
 }
@@ -165,6 +176,60 @@ tool_read_match(struct tool_read_wait *w, const struct page *pg)
 	return (false);
 }
 
+/* Is the burst of text the read has over: the program quiet, or the
+ * burst long enough? If not, *next is when to look again. */
+static bool
+tool_read_burst(struct tool_read_wait *w, int64_t now, int64_t *next)
+{
+	int64_t	at, text_ms = program_text_ms(w->p);
+
+	if (w->burst_ms == 0)
+		w->burst_ms = now;
+	if (now - text_ms >= TOOL_READ_QUIET_MS ||
+	    now - w->burst_ms >= TOOL_READ_BURST_MS)
+		return (true);
+	at = text_ms + TOOL_READ_QUIET_MS;
+	if (w->burst_ms + TOOL_READ_BURST_MS < at)
+		at = w->burst_ms + TOOL_READ_BURST_MS;
+	if (at < *next)
+		*next = at;
+	return (false);
+}
+
+/*
+ * A filter read: scan what there is, a slice per look (past the timeout
+ * too, up to scan_stop), and answer once it is all scanned and the
+ * program is over, the page is full, matches came and their burst is
+ * over, or the timeout passed.
+ */
+static bool
+tool_read_eval_filter(struct tool_read_wait *w, int64_t now, int64_t *next)
+{
+	struct program	*p = w->p;
+	bool		 over = tool_read_over(p);
+
+	switch (filter_scan(&w->filter, program_text(p), over,
+	    TOOL_READ_SCAN_US)) {
+	case FILTER_MORE:
+		if (now >= w->scan_stop)
+			return (true);
+		*next = now;		/* the rest on the next turn */
+		return (false);
+	case FILTER_FULL:
+	case FILTER_FAILED:
+		return (true);
+	}
+	if (over || now >= w->deadline)
+		return (true);
+	if (w->filter.out_lines > 0 && tool_read_burst(w, now, next))
+		return (true);
+	if (program_waiting_due(p, now)) {
+		w->woke_waiting = true;
+		return (true);
+	}
+	return (false);
+}
+
 /*
  * Could the read answer now? If not, *next is when to look again. Text
  * before floor (the line send_keys typed into) is not yet a reply.
@@ -177,9 +242,10 @@ tool_read_eval(struct tool_read_wait *w, int64_t now, int64_t *next)
 	struct page		 pg;
 	const char		*lf;
 	size_t			 floor = w->cursor;
-	int64_t			 at;
 
 	*next = w->deadline;
+	if (w->filtering)
+		return (tool_read_eval_filter(w, now, next));
 	if (tool_read_over(p) || now >= w->deadline)
 		return (true);
 	if (tool_read_page(w, false, &pg, NULL) == -1)
@@ -200,23 +266,68 @@ tool_read_eval(struct tool_read_wait *w, int64_t now, int64_t *next)
 			return (true);
 	} else if (pg.end > pg.start && pg.end > floor) {
 		/* Gather the burst. */
-		if (w->burst_ms == 0)
-			w->burst_ms = now;
-		if (tool_read_full(w, &pg) ||
-		    now - program_text_ms(p) >= TOOL_READ_QUIET_MS ||
-		    now - w->burst_ms >= TOOL_READ_BURST_MS)
+		if (tool_read_full(w, &pg) || tool_read_burst(w, now, next))
 			return (true);
-		at = program_text_ms(p) + TOOL_READ_QUIET_MS;
-		if (w->burst_ms + TOOL_READ_BURST_MS < at)
-			at = w->burst_ms + TOOL_READ_BURST_MS;
-		if (at < *next)
-			*next = at;
 	}
 	if (program_waiting_due(p, now)) {
 		w->woke_waiting = true;
 		return (true);
 	}
 	return (false);
+}
+
+/* Lines (LFs) in text[s, e). */
+static size_t
+tool_read_count_lines(const struct textbuf *t, size_t s, size_t e)
+{
+	const char	*q = t->data + s, *end = t->data + e;
+	size_t		 n = 0;
+
+	while (q < end && (q = memchr(q, '\n', (size_t)(end - q))) != NULL) {
+		n++;
+		q++;
+	}
+	return (n);
+}
+
+/* Answer a filter read: the lines that matched, the cursor after what
+ * was scanned. */
+static void
+tool_read_answer_filter(struct tool_read_wait *w, struct toolres *res)
+{
+	struct program		*p = w->p;
+	const struct textbuf	*t = program_text(p);
+	struct filter		*f = &w->filter;
+	struct report		 r;
+	bool			 over = tool_read_over(p);
+
+	if (f->failed != NULL) {
+		toolres_error(res, "%s; the read stopped at cursor %zu",
+		    f->failed, f->scan);
+		return;
+	}
+	report_make(&r, p, f->scan, over && f->scan == t->len,
+	    w->woke_waiting);
+	if (r.waiting)
+		program_episode_tell(p);
+	jw_obj_begin(&res->w);
+	jw_key(&res->w, "text");
+	jw_strn(&res->w, f->out.data != NULL ? f->out.data : "", f->out.len);
+	report_put(&res->w, &r);
+	jw_key(&res->w, "effectiveTimeoutMs");
+	jw_int(&res->w, w->timeout_ms);
+	jw_key(&res->w, "matchedLines");
+	jw_int(&res->w, (int64_t)f->matched);
+	jw_key(&res->w, "scannedLines");
+	jw_int(&res->w, (int64_t)f->scanned);
+	jw_obj_end(&res->w);
+
+	buf_add(&res->text, f->out.data, f->out.len);
+	filter_line_text(&res->text, f);
+	report_line(&res->text, &r);
+	if (!r.ended)
+		buf_printf(&res->text, " (waited at most %lld ms)",
+		    (long long)w->timeout_ms);
 }
 
 /* Answer a read: the page at its cursor and how the program stands. */
@@ -229,13 +340,19 @@ tool_read_answer(struct tool_read_wait *w)
 	struct toolres		 res;
 	struct report		 r;
 	struct page		 pg;
+	struct textbuf		 head;
 	char			*cause = NULL;
+	size_t			 skipped = 0;
 	bool			 over;
 
 	tool_read_unpark(w);
 	tools_set_state(req, NULL);
 	toolres_init(&res);
 	over = tool_read_over(p);
+	if (w->filtering) {
+		tool_read_answer_filter(w, &res);
+		goto done;
+	}
 	if (w->failed != NULL) {
 		toolres_error(&res, "%s; the read stopped at cursor %zu",
 		    w->failed, w->scan);
@@ -259,6 +376,15 @@ tool_read_answer(struct tool_read_wait *w)
 		pg.end = w->match_end;	/* (the final page may match) */
 	} else if (w->until != NULL && w->scan_more)
 		pg.end = w->scan;	/* the lines matched, no further */
+	if (w->tail > 0 && pg.end > pg.start) {
+		/* The last lines of what there is, up to the end. */
+		head = *t;
+		head.len = over ? t->len : textbuf_line_start(t);
+		textbuf_tail(&head, w->tail, TEXTBUF_PAGE_CHARS, &pg);
+		if (pg.start < w->cursor)
+			pg.start = w->cursor;
+		skipped = tool_read_count_lines(t, w->cursor, pg.start);
+	}
 	report_make(&r, p, pg.end, over && pg.end == t->len, w->woke_waiting);
 	if (r.waiting)
 		program_episode_tell(p);
@@ -282,6 +408,10 @@ tool_read_answer(struct tool_read_wait *w)
 			jw_key(&res.w, "matched");
 			jw_bool(&res.w, w->match_end != 0);
 		}
+		if (w->tail > 0) {
+			jw_key(&res.w, "skippedLines");
+			jw_int(&res.w, (int64_t)skipped);
+		}
 	}
 	jw_obj_end(&res.w);
 
@@ -294,6 +424,11 @@ tool_read_answer(struct tool_read_wait *w)
 	if (w->until != NULL)
 		buf_adds(&res.text, w->match_end != 0 ? "[until matched the "
 		    "last line]\n" : "[until matched no line yet]\n");
+	if (w->tail > 0)
+		buf_printf(&res.text, "[the last %zu line%s; %zu line%s before "
+		    "them skipped, read_program from cursor %zu has them]\n",
+		    (size_t)pg.lines, pg.lines == 1 ? "" : "s", skipped,
+		    skipped == 1 ? "" : "s", w->cursor);
 	report_line(&res.text, &r);
 	if (w->pane == NULL && !r.ended)
 		buf_printf(&res.text, " (waited at most %lld ms)",
@@ -310,12 +445,17 @@ tool_read_look(struct tool_read_wait *w)
 {
 	int64_t	next;
 
+	int64_t	limit = w->deadline;
+
+	/* A filter still scanning goes on past the timeout. */
+	if (w->filtering && w->filter.scan < program_text(w->p)->len &&
+	    w->scan_stop > limit)
+		limit = w->scan_stop;
 	if (tool_read_eval(w, now_ms(), &next))
 		tool_read_answer(w);
 	else {
-		tools_set_deadline(w->req, w->deadline);
-		tools_set_wake(w->req, next < w->deadline ? next :
-		    DEADLINE_NONE);
+		tools_set_deadline(w->req, limit);
+		tools_set_wake(w->req, next < limit ? next : DEADLINE_NONE);
 	}
 }
 
@@ -396,6 +536,59 @@ tool_read_unpark(struct tool_read_wait *w)
 	tool_read_hub_check(hub);
 }
 
+/* read_program's tail, filter and context: checked, into w. */
+static int
+tool_read_args(struct req *req, struct tool_read_wait *w,
+    const struct json *args)
+{
+	const char	*filter;
+	char		*cause = NULL;
+	size_t		 len;
+	int64_t		 context;
+
+	w->tail = (size_t)tools_arg_int(args, "tail", 0);
+	filter = tools_arg_str(args, "filter", &len);
+	context = tools_arg_int(args, "context", -1);
+	if (w->tail > 0 && (filter != NULL || w->until != NULL)) {
+		tools_error(req, "tail goes alone: it returns the last lines "
+		    "as they are; filter picks lines and until waits for one, "
+		    "so leave tail out to use them");
+		return (-1);
+	}
+	if (filter != NULL && w->until != NULL) {
+		tools_error(req, "filter and until cannot be combined: until "
+		    "waits for a line and returns all the text up to it, "
+		    "filter returns only the lines that match; use one");
+		return (-1);
+	}
+	if (context >= 0 && filter == NULL) {
+		tools_error(req, "context goes with filter: it is how many "
+		    "lines to show around each line filter matches");
+		return (-1);
+	}
+	if (w->tail > 0) {
+		if (w->max_lines < w->tail)
+			w->tail = w->max_lines;
+		w->max_lines = SIZE_MAX;	/* tail gives the count */
+	}
+	if (filter == NULL)
+		return (0);
+	if ((w->filter_pat = pattern_compile(filter, len, 0, &cause)) ==
+	    NULL) {
+		tools_error(req, "filter %s; filter takes a PCRE2 pattern, as "
+		    "JavaScript or Python write them (\\d, \\s, \\w, \\b, "
+		    "(?i), lazy quantifiers, lookaround)", cause);
+		free(cause);
+		return (-1);
+	}
+	if (w->cursor > program_text(w->p)->len)
+		return (0);	/* the answer refuses the cursor */
+	w->filtering = true;
+	filter_init(&w->filter, w->filter_pat, context > 0 ? (size_t)context :
+	    0, w->max_lines, program_text(w->p), w->cursor);
+	return (0);
+}
+
 /* read_program. */
 static void
 tool_read_run(struct req *req, const struct json *args)
@@ -432,13 +625,18 @@ tool_read_run(struct req *req, const struct json *args)
 		free(cause);
 		return;
 	}
+	if (tool_read_args(req, w, args) == -1) {
+		tool_read_free(w);
+		return;
+	}
 	tools_set_state(req, w);
-	if (w->cursor > program_text(p)->len || timeout == 0 ||
-	    tool_read_over(p)) {
+	if (w->cursor > program_text(p)->len || ((timeout == 0 ||
+	    tool_read_over(p)) && !w->filtering)) {
 		tool_read_answer(w);
 		return;
 	}
 	w->deadline = now_ms() + timeout;
+	w->scan_stop = w->deadline + TOOL_READ_FILTER_MS;
 	tool_read_park(w);
 }
 
