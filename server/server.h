@@ -189,7 +189,8 @@ void	tool_read_timeout(struct req *);
 void	tool_read_wake(struct req *);
 void	tool_read_cancel(struct req *);
 void	tool_read_reply(struct req *, struct program *, const char *pane,
-	    size_t typed_from, int64_t timeout_ms, int64_t deadline);
+	    size_t typed_from, int64_t timeout_ms, int64_t deadline,
+	    bool screen);
 
 /* report.c — how the program tools report a program, in the structured
  * result and in the text alike */

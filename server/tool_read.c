@@ -42,6 +42,8 @@
 #define TOOL_READ_BURST_MS	200	/* and at most this after it began */
 #define TOOL_READ_SCAN_US	5000	/* matching, per look, before the loop
 					   serves others and it goes on */
+#define TOOL_READ_SCREEN_MS	50	/* a full screen is settled after
+					   this quiet */
 #define TOOL_READ_FILTER_MS	5000	/* filter: scanning what is there may
 					   go on this long past the timeout */
 
@@ -70,6 +72,11 @@ struct tool_read_wait {
 
 	char		*pane;		/* send_keys' reply: its pane */
 	size_t		 typed_from;	/* the line the keys went into */
+	bool		 screen;	/* on the alternate screen: reply
+					   with the screen, not the stream */
+	bool		 capturing;	/* capture-pane asked for it */
+	uint64_t	 seq;		/* its program, while capturing */
+	char		*screen_text;	/* the screen captured */
 
 	struct tool_read_hub *hub;	/* while parked */
 	TAILQ_ENTRY(tool_read_wait) entry;
@@ -103,6 +110,7 @@ tool_read_free(struct tool_read_wait *w)
 {
 	pattern_free(w->until);
 	free(w->failed);
+	free(w->screen_text);
 	if (w->filtering)
 		filter_free(&w->filter);
 	pattern_free(w->filter_pat);
@@ -182,13 +190,13 @@ static bool
 tool_read_burst(struct tool_read_wait *w, int64_t now, int64_t *next)
 {
 	int64_t	at, text_ms = program_text_ms(w->p);
+	int64_t	quiet = w->screen ? TOOL_READ_SCREEN_MS : TOOL_READ_QUIET_MS;
 
 	if (w->burst_ms == 0)
 		w->burst_ms = now;
-	if (now - text_ms >= TOOL_READ_QUIET_MS ||
-	    now - w->burst_ms >= TOOL_READ_BURST_MS)
+	if (now - text_ms >= quiet || now - w->burst_ms >= TOOL_READ_BURST_MS)
 		return (true);
-	at = text_ms + TOOL_READ_QUIET_MS;
+	at = text_ms + quiet;
 	if (w->burst_ms + TOOL_READ_BURST_MS < at)
 		at = w->burst_ms + TOOL_READ_BURST_MS;
 	if (at < *next)
@@ -276,6 +284,51 @@ tool_read_eval(struct tool_read_wait *w, int64_t now, int64_t *next)
 	return (false);
 }
 
+static void	tool_read_answer(struct tool_read_wait *);
+
+/* capture-pane answered: the screen, for the reply. */
+static void
+tool_read_captured(void *arg, bool ok, const char *out, size_t len)
+{
+	struct tool_read_wait	*w = arg;
+	struct req		*req = w->req;
+
+	if (req == NULL) {		/* cancelled meanwhile */
+		tool_read_free(w);
+		return;
+	}
+	if ((w->p = program_by_seq(w->seq)) == NULL || !ok) {
+		tools_set_state(req, NULL);
+		tools_error(req, "send_keys: the keys went to %s, but its "
+		    "screen could not be captured: %s", w->pane, w->p == NULL ?
+		    "its program was removed meanwhile" : out);
+		tool_read_free(w);
+		return;
+	}
+	/* Trailing empty lines are the unused bottom of the screen. */
+	while (len > 0 && out[len - 1] == '\n')
+		len--;
+	w->screen_text = xstrndup(out, len);
+	tool_read_answer(w);
+}
+
+/* The reply is ready, on the alternate screen: capture the screen first
+ * (the call waits for tmux, with no timer of its own). */
+static void
+tool_read_capture(struct tool_read_wait *w)
+{
+	struct buf	b = BUF_INIT;
+
+	w->capturing = true;
+	w->seq = program_seq(w->p);
+	tool_read_unpark(w);
+	tools_set_deadline(w->req, DEADLINE_NONE);
+	tools_set_wake(w->req, DEADLINE_NONE);
+	buf_printf(&b, "capture-pane -p -t %s", w->pane);
+	tmux_command(buf_cstr(&b), tool_read_captured, w);
+	buf_free(&b);
+}
+
 /* Lines (LFs) in text[s, e). */
 static size_t
 tool_read_count_lines(const struct textbuf *t, size_t s, size_t e)
@@ -345,6 +398,11 @@ tool_read_answer(struct tool_read_wait *w)
 	size_t			 skipped = 0;
 	bool			 over;
 
+	if (w->screen && w->screen_text == NULL) {
+		if (!w->capturing)
+			tool_read_capture(w);
+		return;		/* tool_read_captured answers */
+	}
 	tool_read_unpark(w);
 	tools_set_state(req, NULL);
 	toolres_init(&res);
@@ -376,6 +434,12 @@ tool_read_answer(struct tool_read_wait *w)
 		pg.end = w->match_end;	/* (the final page may match) */
 	} else if (w->until != NULL && w->scan_more)
 		pg.end = w->scan;	/* the lines matched, no further */
+	if (w->screen_text != NULL) {
+		/* The redraws are behind the screen: all of them read. */
+		pg.end = over ? t->len : textbuf_line_start(t);
+		if (pg.end < pg.start)
+			pg.end = pg.start;
+	}
 	if (w->tail > 0 && pg.end > pg.start) {
 		/* The last lines of what there is, up to the end. */
 		head = *t;
@@ -399,7 +463,13 @@ tool_read_answer(struct tool_read_wait *w)
 		jw_str(&res.w, program_id(p));
 	}
 	jw_key(&res.w, "text");
-	jw_strn(&res.w, report_text_at(t, pg.start), pg.end - pg.start);
+	if (w->screen_text != NULL) {
+		jw_str(&res.w, "");	/* the screen, not its redraws */
+		jw_key(&res.w, "screen");
+		jw_str(&res.w, w->screen_text);
+	} else
+		jw_strn(&res.w, report_text_at(t, pg.start), pg.end -
+		    pg.start);
 	report_put(&res.w, &r);
 	if (w->pane == NULL) {
 		jw_key(&res.w, "effectiveTimeoutMs");
@@ -415,12 +485,21 @@ tool_read_answer(struct tool_read_wait *w)
 	}
 	jw_obj_end(&res.w);
 
-	if (w->pane != NULL)
-		buf_printf(&res.text, "sent to %s (%s's pane); what it wrote "
-		    "since:\n", w->pane, program_id(p));
-	buf_add(&res.text, report_text_at(t, pg.start), pg.end - pg.start);
-	if (pg.end > pg.start && t->data[pg.end - 1] != '\n')
+	if (w->screen_text != NULL) {
+		buf_printf(&res.text, "sent to %s (%s's pane, a full-screen "
+		    "program: its alternate screen); the screen now:\n",
+		    w->pane, program_id(p));
+		buf_adds(&res.text, w->screen_text);
 		buf_addc(&res.text, '\n');
+	} else {
+		if (w->pane != NULL)
+			buf_printf(&res.text, "sent to %s (%s's pane); what it "
+			    "wrote since:\n", w->pane, program_id(p));
+		buf_add(&res.text, report_text_at(t, pg.start), pg.end -
+		    pg.start);
+		if (pg.end > pg.start && t->data[pg.end - 1] != '\n')
+			buf_addc(&res.text, '\n');
+	}
 	if (w->until != NULL)
 		buf_adds(&res.text, w->match_end != 0 ? "[until matched the "
 		    "last line]\n" : "[until matched no line yet]\n");
@@ -644,15 +723,20 @@ tool_read_run(struct req *req, const struct json *args)
  * send_keys with timeoutMs: the keys went to p's pane; read its reply as
  * a read would, from typed_from (where the line typed into began), until
  * deadline. req's state becomes this read's; its entry (tool_pane.c's)
- * settles it through tool_read_timeout, _wake and _cancel.
+ * settles it through tool_read_timeout, _wake and _cancel. With screen
+ * (the pane shows its alternate screen), the reply waits for the screen
+ * to settle (TOOL_READ_SCREEN_MS quiet) or the program to wait for input,
+ * and carries the screen as capture-pane renders it instead of the
+ * redraw stream.
  */
 void
 tool_read_reply(struct req *req, struct program *p, const char *pane,
-    size_t typed_from, int64_t timeout_ms, int64_t deadline)
+    size_t typed_from, int64_t timeout_ms, int64_t deadline, bool screen)
 {
 	struct tool_read_wait	*w;
 
 	w = xcalloc(1, sizeof *w);
+	w->screen = screen;
 	w->req = req;
 	w->p = p;
 	w->cursor = w->typed_from = typed_from;
@@ -694,6 +778,10 @@ tool_read_cancel(struct req *req)
 		return;
 	tool_read_unpark(w);
 	tools_set_state(req, NULL);
+	if (w->capturing && w->screen_text == NULL) {
+		w->req = NULL;		/* tool_read_captured frees it */
+		return;
+	}
 	tool_read_free(w);
 }
 

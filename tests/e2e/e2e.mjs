@@ -6,8 +6,9 @@
 // ping, tools/list, start_program and read_program to the end, every other
 // tool, the fields beyond the reference tools (unfinishedLine,
 // waitingForInput, until, tail, filter, context, send_keys' timeoutMs,
-// run_program's early return, filter and tail), a call with invalid
-// arguments, an unknown tool. The SDK validates every successful
+// run_program's early return, filter and tail, send_keys' screen on a
+// full-screen program), a call with invalid arguments, an unknown tool.
+// The SDK validates every successful
 // tools/call's structuredContent against the tool's outputSchema itself, so
 // each call here also checks the contract. Prints TAP, a cmocka-style
 // summary for scripts/test.sh and "N passed, M failed"; exits non-zero on
@@ -18,7 +19,7 @@
 // the private server and is progmux's PROGMUX_TMUX_BIN),
 // PROGMUX_TEST_TMUX_VERSION (if set, checked to be what both run).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -315,6 +316,20 @@ async function main() {
     if (!/\[3 of 1002 lines matched/.test(f.content[0].text)) return f.content[0].text;
     const rt = await client.callTool({ name: 'run_program', arguments: { argv: ['seq', '1', '500'], tail: 1 } });
     if (rt.structuredContent.text !== '500\n') return JSON.stringify(rt.structuredContent);
+  });
+  await step('send_keys on a full-screen program returns its screen (screen validated)', async () => {
+    const file = path.join(dir, 'lines.txt');
+    writeFileSync(file, Array.from({ length: 200 }, (_, i) => 'line ' + String(i + 1).padStart(3, '0') + '\n').join(''));
+    const r = await client.callTool({ name: 'start_program', arguments: { argv: ['less', file] } });
+    const { programId: id, paneId } = r.structuredContent;
+    for (let i = 0; i < 40; i++) {
+      const x = await client.callTool({ name: 'read_program', arguments: { programId: id, timeoutMs: 5000 } });
+      if (x.structuredContent.waitingForInput) break;
+    }
+    const s = await client.callTool({ name: 'send_keys', arguments: { paneId, keys: '100g', enter: false, timeoutMs: 20000 } });
+    const sc = s.structuredContent;
+    if (typeof sc.screen !== 'string' || !sc.screen.startsWith('line 100\n') || sc.text !== '') return JSON.stringify(sc);
+    await client.callTool({ name: 'stop_program', arguments: { programId: id } });
   });
   await step('run_program returns early at a prompt, kept and readable', async () => {
     const r = await client.callTool({ name: 'run_program', arguments: { argv: ['sh', '-c', 'printf "Proceed? [Y/n] "; read a; echo "got $a"'], timeoutMs: 20000 } });

@@ -127,6 +127,13 @@ read_until_waiting(const char *id, int64_t *cursor, struct buf *all)
 	}
 }
 
+/* The same from cursor, for a program whose text is its screen's. */
+static struct json_doc *
+read_until_waiting_from(const char *id, int64_t cursor)
+{
+	return (read_until_waiting(id, &cursor, NULL));
+}
+
 /*
  * A shell's `read` prompt (no line break) is seen by the first read at
  * once, as unfinishedLine with waitingForInput, not after the timeout;
@@ -806,6 +813,61 @@ test_until_hostile(void **state)
 	free(id);
 }
 
+/*
+ * A full-screen program answers keys with a screen: less on a 200-line
+ * file, send_keys 100g with timeoutMs returns the settled screen (line
+ * 100 at its top) in screen and in the text, not the pager's redraw
+ * stream; a second key does the same from there.
+ */
+static void
+test_send_keys_screen(void **state)
+{
+	struct json_doc	*d;
+	char		*file, *jfile, args[600], *id, *pane;
+	const char	*screen;
+	FILE		*fp;
+	int		 i;
+
+	(void)state;
+	xasprintf(&file, "%s/lines.txt", C.dir);
+	assert_non_null(fp = fopen(file, "w"));
+	for (i = 1; i <= 200; i++)
+		fprintf(fp, "line %03d\n", i);
+	assert_int_equal(fclose(fp), 0);
+	jfile = pmx_jstr(file);
+	snprintf(args, sizeof args, "{\"argv\":[\"less\",%s]}", jfile);
+	id = pmx_start_program(&C, args, &pane);
+	assert_non_null(id);
+	json_doc_free(read_until_waiting_from(id, 0));
+
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"100g\","
+	    "\"enter\":false,\"timeoutMs\":%d}", pane, LONG_MS);
+	d = call_ok("send_keys", args);
+	screen = need_str(d, "screen");
+	if (strncmp(screen, "line 100\n", 9) != 0)
+		fail_msg("the screen does not start at line 100: %s", screen);
+	assert_non_null(strstr(screen, "line 110\n"));
+	assert_null(strstr(screen, "line 001"));
+	assert_string_equal(need_str(d, "text"), "");
+	assert_non_null(strstr(pmx_text(d), "line 100\nline 101\n"));
+	assert_true(strlen(pmx_text(d)) < 1500);
+	assert_string_equal(need_str(d, "programId"), id);
+	json_doc_free(d);
+
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"G\","
+	    "\"enter\":false,\"timeoutMs\":%d}", pane, LONG_MS);
+	d = call_ok("send_keys", args);
+	assert_non_null(strstr(need_str(d, "screen"), "line 200"));
+	assert_null(strstr(need_str(d, "screen"), "line 100"));
+	json_doc_free(d);
+	stop(id);
+	free(id);
+	free(pane);
+	free(jfile);
+	unlink(file);
+	free(file);
+}
+
 /* send_keys with timeoutMs on a pane that is not a program's: the keys
  * go, answered at once with a note, no reply fields. */
 static void
@@ -846,6 +908,7 @@ main(void)
 		cmocka_unit_test(test_until),
 		cmocka_unit_test(test_until_dialect),
 		cmocka_unit_test(test_until_hostile),
+		cmocka_unit_test(test_send_keys_screen),
 		cmocka_unit_test(test_send_keys_not_program),
 	};
 
