@@ -223,10 +223,14 @@ test_read_filter(void **state)
 	struct buf	 want;
 	char		*id, line[200];
 	size_t		 i;
+	int64_t		 t0;
 
 	(void)state;
 	id = run_log("\"maxLines\":1", NULL);
+	t0 = now_us();
 	d = rd(id, 0, 0, "\"filter\":\"\\\\bERROR\\\\b\"");
+	print_message("filter over the 1 MB log: %.1f ms\n",
+	    (double)(now_us() - t0) / 1000);
 	buf_init(&want);
 	for (i = 0; i < 12; i++) {
 		log_line(line, sizeof line, log_errors[i]);

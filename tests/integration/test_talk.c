@@ -747,7 +747,7 @@ test_until_hostile(void **state)
 	};
 	struct json_doc	*d, *ping;
 	char		*id, args[400], *all;
-	int64_t		 rid, pid, total, cursor;
+	int64_t		 rid, pid, total, cursor, t0;
 	size_t		 i;
 
 	(void)state;
@@ -765,10 +765,13 @@ test_until_hostile(void **state)
 	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
 	    "\"timeoutMs\":3000,\"until\":\"^(a|aa)*[^a]\"}}", id);
 	rid = pmx_send(&C, "tools/call", args);
+	t0 = now_us();
 	pid = pmx_send(&C, "ping", NULL);
 	/* Replies come in order of answering: the ping's first. */
 	ping = pmx_next(&C, 40000);
 	assert_non_null(ping);
+	print_message("ping answered in %.1f ms while the read matched\n",
+	    (double)(C.read_us - t0) / 1000);
 	if (json_int(json_get(json_root(ping), "id")) != pid)
 		fail_msg("the read answered before the ping: %s",
 		    pmx_text(ping));
