@@ -40,7 +40,7 @@
 #define TOOL_READ_WAIT_MS	30000	/* timeoutMs by default */
 #define TOOL_READ_QUIET_MS	15	/* a burst is over after this quiet */
 #define TOOL_READ_BURST_MS	200	/* and at most this after it began */
-#define TOOL_READ_SCAN_US	5000	/* matching, per look, before the loop
+#define TOOL_READ_SCAN_US	2000	/* matching, per look, before the loop
 					   serves others and it goes on */
 #define TOOL_READ_SCREEN_MS	50	/* a full screen is settled after
 					   this quiet */

@@ -2139,6 +2139,18 @@ agent_figs(const char *id, const char *name, const char *target,
 
 static int	agent_start(struct agent *, const char *, char **, char **);
 
+/* A program started outside any task's count. */
+static int
+agent_start_plain(struct pmx *c, const char *argv_json, char **id,
+    char **pane)
+{
+	struct agent	a;
+
+	memset(&a, 0, sizeof a);
+	a.c = c;
+	return (agent_start(&a, argv_json, id, pane));
+}
+
 /* A task's characters returned, as a figure. */
 static void
 agent_chars(const char *id, const char *name, const char *target,
@@ -2252,6 +2264,78 @@ bench_agent_run_prompt(struct pmx *c)
 	bench_log("16 run_program at a prompt: answered %.2f s after it", seen);
 }
 
+/* One ping's round trip, in ms; NAN if it went unanswered. */
+static double
+bench_ping_ms(struct pmx *c)
+{
+	struct json_doc	*d;
+	int64_t		 t0 = now_us();
+
+	d = pmx_wait(c, pmx_send(c, "ping", NULL), CALL_MS);
+	if (d == NULL)
+		return (NAN);
+	json_doc_free(d);
+	return ((double)(c->read_us - t0) / 1000.0);
+}
+
+/*
+ * Figure 17: pings while a read matches a pattern that backtracks hard
+ * on each of 20,000 lines (about 1.6 ms a line), against pings with
+ * nothing to do: the read's matching goes a slice at a time, so other
+ * calls are answered meanwhile. (An older server with glibc's regex on
+ * a worse pattern held every call for 30 s.)
+ */
+static void
+bench_hostile_ping(struct pmx *c)
+{
+	struct samples	 idle = { 0 }, busy = { 0 };
+	struct json_doc	*d;
+	struct fig	*f;
+	char		*id, *pane, *text, args[300];
+	int64_t		 rid;
+	int		 i;
+
+	if (agent_start_plain(c, "[\"python3\",\"-c\",\"import sys, time\\n"
+	    "sys.stdout.write(('a' * 20 + '\\\\n') * 20000 + 'end\\\\n')\\n"
+	    "sys.stdout.flush()\\ntime.sleep(60)\"]", &id, &pane) == -1)
+		return;
+	if ((text = pmx_read_until(c, id, "end\n", CALL_MS)) == NULL) {
+		bench_broke("hostile ping: the lines never came");
+		goto out;
+	}
+	free(text);
+	for (i = 0; i < 20; i++)
+		smp_add(&idle, bench_ping_ms(c));
+	snprintf(args, sizeof args, "{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
+	    "\"timeoutMs\":3000,\"until\":\"^(a|aa)*[^a]\"}}", id);
+	rid = pmx_send(c, "tools/call", args);
+	for (i = 0; i < 20; i++)
+		smp_add(&busy, bench_ping_ms(c));
+	if ((d = pmx_wait(c, rid, CALL_MS)) == NULL)
+		bench_broke("hostile ping: the read never answered");
+	json_doc_free(d);
+	f = fig_new("hostile_ping", "17 ping while until backtracks hard",
+	    "ms", "<= 20 ms");
+	f->median = smp_q(&busy, 0.5);
+	f->p90 = smp_q(&busy, 0.9);
+	f->show_p90 = true;
+	f->base_median = smp_q(&idle, 0.5);
+	f->base_p90 = smp_q(&idle, 0.9);
+	f->base_what = "a ping with nothing to do";
+	f->ratio = f->median / f->base_median;
+	f->runs = (int)busy.n;
+	f->met = f->p90 <= 20;
+	bench_log("17 ping while until backtracks: %.2f ms (p90 %.2f), idle "
+	    "%.2f ms", f->median, f->p90, f->base_median);
+	smp_free(&idle);
+	smp_free(&busy);
+out:
+	bc_stop(c, id);
+	free(id);
+	free(pane);
+}
+
 /* The 1 MB log with 12 ERROR lines of figure 15, as argv JSON. */
 static const char agent_log_argv[] = "[\"python3\",\"-c\",\"import sys\\n"
     "e = {1, 17, 999, 1000, 4321, 9000, 12345, 15000, 17777, 19000, "
@@ -2351,6 +2435,7 @@ bench_agent_logs(struct pmx *c, const struct json_doc *list)
 	free(argv);
 	buf_free(&all);
 	bench_agent_run_prompt(c);
+	bench_hostile_ping(c);
 }
 
 /* The start of a program for a task: programId and pane (allocated). */
