@@ -24,7 +24,8 @@
 
 #define TOOL_START_LIFETIME_MS	(10 * 60 * 1000)	/* by default */
 #define TOOL_START_WAIT_MS	30000			/* run's, by default */
-#define TOOL_START_FILTER_US	200000	/* filter: scanning a run's output */
+#define TOOL_START_SCAN_US	2000	/* filter: scanning per loop turn */
+#define TOOL_START_FILTER_MS	5000	/* and in all, once it answers */
 
 /* A start or run waiting for its pane, a run then for the end. */
 struct tool_start_wait {
@@ -39,6 +40,10 @@ struct tool_start_wait {
 	bool		 waiting;	/* it answers: the program waits */
 	struct pattern	*filter;	/* run_program's filter, or NULL */
 	size_t		 context;	/* and its context */
+	struct filter	 filt;		/* its scan, once answering */
+	bool		 answering;	/* the answer is due: filter scans */
+	bool		 dropping;	/* the program goes: answer now */
+	int64_t		 scan_stop;	/* the scan's time is up then */
 };
 
 static void	tool_start_event(struct program *, enum program_event, void *);
@@ -168,6 +173,8 @@ tool_start_inherit_shell(struct program_spec *spec)
 static void
 tool_start_done(struct tool_start_wait *w)
 {
+	if (w->answering)
+		filter_free(&w->filt);
 	pattern_free(w->filter);
 	program_unwait(w->p, tool_start_event, w);
 	tools_set_state(w->req, NULL);
@@ -232,6 +239,34 @@ tool_start_tail(struct jw *jw, struct buf *tb, const struct textbuf *t,
 		*end = pg.end;
 }
 
+/*
+ * A run with filter is to answer: scan its output a slice per loop turn
+ * (TOOL_START_SCAN_US), so a hard pattern holds up no other call, up to
+ * TOOL_START_FILTER_MS. True once the answer can be written: all scanned,
+ * the page full, a limit hit, the time up, or the program going.
+ */
+static bool
+tool_start_run_scan(struct tool_start_wait *w, size_t max_lines)
+{
+	struct program		*p = w->p;
+	const struct textbuf	*text = program_text(p);
+	bool			 final;
+	int			 rc;
+
+	final = program_ended(p) || program_state(p) == PROGRAM_STOPPING;
+	if (!w->answering) {
+		w->answering = true;
+		filter_init(&w->filt, w->filter, w->context, max_lines, text, 0);
+		w->scan_stop = now_ms() + TOOL_START_FILTER_MS;
+		tools_set_deadline(w->req, DEADLINE_NONE);
+	}
+	rc = filter_scan(&w->filt, text, final, TOOL_START_SCAN_US);
+	if (rc != FILTER_MORE || w->dropping || now_ms() >= w->scan_stop)
+		return (true);
+	tools_set_wake(w->req, now_ms());
+	return (false);
+}
+
 /* Answer run_program: ended, waiting for input, or its wait ran out.
  * Ended and not kept, its pane has gone; its record stays readable. */
 static void
@@ -247,12 +282,18 @@ tool_start_run_answer(struct tool_start_wait *w)
 	struct filter			 f;
 	struct pattern			*pat = w->filter;
 	size_t				 omitted = 0, end = 0, max_lines;
-	size_t				 upto = text->len, context = w->context;
+	size_t				 upto = text->len;
 	bool				 ended = program_ended(p);
 	bool				 waiting = w->waiting;
 	int64_t				 timeout_ms = w->timeout_ms;
 
 	max_lines = w->max_lines > 0 ? (size_t)w->max_lines : SIZE_MAX;
+	if (pat != NULL && !tool_start_run_scan(w, max_lines))
+		return;		/* scanning goes on at the next turn */
+	if (pat != NULL) {
+		f = w->filt;	/* the scan's, now this answer's */
+		w->answering = false;
+	}
 	w->filter = NULL;
 	tool_start_done(w);
 	if (ended && !program_launched(p) && text->len == 0 &&
@@ -261,7 +302,10 @@ tool_start_run_answer(struct tool_start_wait *w)
 		 * in (pipe-pane failed, say). A failed start, not a run. */
 		tools_error(req, "the program could not be started: %s",
 		    program_why(p));
-		pattern_free(pat);
+		if (pat != NULL) {
+			filter_free(&f);
+			pattern_free(pat);
+		}
 		return;
 	}
 	/* While it runs, its text ends on a line break. */
@@ -273,9 +317,7 @@ tool_start_run_answer(struct tool_start_wait *w)
 		buf_adds(&res.text, "[stdout]\n");
 	if (pat != NULL) {
 		/* Only the lines that match, as a filter read gives them. */
-		filter_init(&f, pat, context, max_lines, text, 0);
-		if (filter_scan(&f, text, upto == text->len,
-		    TOOL_START_FILTER_US) == FILTER_FAILED) {
+		if (f.failed != NULL) {
 			toolres_free(&res);
 			tools_error(req, "%s; %s is kept: read_program reads "
 			    "it", f.failed, program_id(p));
@@ -370,6 +412,8 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 	struct tool_start_wait	*w = arg;
 	struct req		*req = w->req;
 
+	if (w->answering && ev != PROGRAM_DROP)
+		return;		/* its answer is being scanned */
 	switch (ev) {
 	case PROGRAM_PANE:
 		if (!w->run) {
@@ -393,6 +437,7 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 	case PROGRAM_DROP:
 		if (w->pane) {
 			w->keep = true;		/* it is going anyway */
+			w->dropping = true;
 			tool_start_run_answer(w);
 			break;
 		}
@@ -602,7 +647,9 @@ tool_start_wake(struct req *req)
 {
 	struct tool_start_wait	*w = tools_state(req);
 
-	if (w != NULL && w->pane)
+	if (w != NULL && w->answering)
+		tool_start_run_answer(w);	/* scan on */
+	else if (w != NULL && w->pane)
 		tool_start_run_look(w);
 }
 

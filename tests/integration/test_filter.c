@@ -394,6 +394,70 @@ test_run_filter_tail(void **state)
 	    "context");
 }
 
+/* Has the program whose argv[2] holds needle ended (list_programs)? */
+static bool
+ended_by_argv(const char *needle)
+{
+	struct json_doc		*d = call_ok("list_programs", "{}");
+	const struct json	*l = sc_get(d, "programs"), *it, *argv;
+	size_t			 i;
+	bool			 ended = false;
+
+	for (i = 0; i < json_len(l); i++) {
+		it = json_at(l, i);
+		argv = json_get(it, "argv");
+		if (json_len(argv) > 2 && strstr(json_str(json_at(argv, 2),
+		    NULL), needle) != NULL && strcmp(json_str(json_get(it,
+		    "outcome"), NULL), "running") != 0)
+			ended = true;
+	}
+	json_doc_free(d);
+	return (ended);
+}
+
+/*
+ * run_program's filter scans a slice per loop turn too: once the program
+ * ended and the run scans 20,000 lines a hard pattern takes about 1.6 ms
+ * each on, a ping sent then is answered before the run; the run answers
+ * when its scan's time is up, with the cursor after what it scanned,
+ * short of the end.
+ */
+static void
+test_run_filter_bounded(void **state)
+{
+	struct json_doc	*d;
+	int64_t		 rid, pid, t0;
+	char		 args[600];
+
+	(void)state;
+	snprintf(args, sizeof args, "{\"name\":\"run_program\","
+	    "\"arguments\":{\"argv\":[\"python3\",\"-c\",\"import sys\\n"
+	    "sys.stdout.write(('b' * 20 + '\\\\n') * 20000)\"],"
+	    "\"filter\":\"^(b|bb)*[^b]\"}}");
+	rid = pmx_send(&C, "tools/call", args);
+	t0 = now_ms();
+	while (!ended_by_argv("('b' * 20")) {
+		if (now_ms() - t0 > LONG_MS)
+			fail_msg("the program never ended");
+		usleep(10000);
+	}
+	pid = pmx_send(&C, "ping", NULL);
+	d = pmx_next(&C, 40000);
+	assert_non_null(d);
+	if (json_int(json_get(json_root(d), "id")) != pid)
+		fail_msg("the run answered before the ping: %s", pmx_text(d));
+	json_doc_free(d);
+	d = pmx_wait(&C, rid, 40000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	assert_int_equal(sc_int(d, "matchedLines"), 0);
+	assert_true(sc_int(d, "scannedLines") > 0);
+	assert_true(sc_int(d, "scannedLines") < 20000);
+	assert_int_equal(sc_int(d, "cursor"), 21 * sc_int(d, "scannedLines"));
+	assert_non_null(strstr(pmx_text(d), "lines matched"));
+	json_doc_free(d);
+}
+
 int
 main(void)
 {
@@ -405,6 +469,7 @@ main(void)
 		cmocka_unit_test(test_read_filter_pages),
 		cmocka_unit_test(test_read_filter_running),
 		cmocka_unit_test(test_run_filter_tail),
+		cmocka_unit_test(test_run_filter_bounded),
 	};
 
 	if (getenv("PMX_TEST_FILTER") != NULL)
