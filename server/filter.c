@@ -6,9 +6,10 @@
  * A filter scans whole lines from a cursor, numbering them from the
  * start of the text (1 is the first line), and writes each shown line as
  * grep -n does: "12:text" for a match, "11-text" for a context line, and
- * "--" between groups that do not touch (with context). Its output is one page at most
- * (TEXTBUF_PAGE_CHARS characters, max_lines lines); a shown line longer
- * than FILTER_LINE_CHARS is cut there and says how much it left out. It
+ * "--" between groups that do not touch (with context). Its output is one
+ * page at most (TEXTBUF_PAGE_CHARS characters, max_lines lines); a shown
+ * line longer than FILTER_LINE_CHARS is cut there and says how much it
+ * left out. It
  * stops at the end of what it was given, when the next group would not
  * fit (full: the cursor is then that group's line, so the next read
  * starts with it), or when its time for one scan is spent (it goes on
@@ -42,7 +43,8 @@ filter_init(struct filter *f, struct pattern *pat, size_t context,
 	if (t->data != NULL) {
 		p = t->data;
 		e = t->data + cursor;
-		while (p < e && (p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+		while (p < e &&
+		    (p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
 			f->line++;
 			p++;
 		}

@@ -208,8 +208,8 @@ pattern_match(struct pattern *pat, const char *s, size_t len, char **cause)
 			return (0);
 		spent = now_us() - t0;
 		if (spent >= PATTERN_TIME_MS * 1000) {
-			xasprintf(cause, "takes more than %d ms on one line (the "
-			    "time limit): write it so that it fails fast, "
+			xasprintf(cause, "takes more than %d ms on one line "
+			    "(the time limit): write it so that it fails fast, "
 			    "without a repeat that can match what follows it "
 			    "(\\w+\\d)", PATTERN_TIME_MS);
 			return (-1);

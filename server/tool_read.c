@@ -2,24 +2,33 @@
  * tool_read.c — read_program: a program's text from a cursor; and the
  * reply send_keys waits for with timeoutMs, read the same way.
  *
- * A read answers at once when the program is over or timeoutMs is 0.
- * Otherwise it waits as a struct tool_read_wait registered on its program
- * (program_wait) and answers when:
+ * A read answers at once when the program is over or timeoutMs is 0
+ * (but for a filter, which scans first). Otherwise it waits as a struct
+ * tool_read_wait registered on its program (program_wait) and answers
+ * when:
  *
  *   - it has new whole lines and the burst is over: the page is full, the
  *     program has been quiet TOOL_READ_QUIET_MS, or TOOL_READ_BURST_MS have
  *     passed since the read first had text (so what a program prints in
- *     one go comes in one answer, and a lone line within ~25 ms);
+ *     one go comes in one answer, and a lone line within ~25 ms); with
+ *     tail, the answer is then the last lines of all there is;
  *   - with until, a whole line matches (the text ends with it), or a full
  *     page came first;
+ *   - with filter (filter.c), all there is was scanned and matching lines
+ *     came and their burst is over, or a page of them is full;
  *   - the program waits for keyboard input in an episode no call has
  *     reported (program_waiting_due), however little text there is;
  *   - the program stops, ends or is dropped, or the timeout passes.
  *
  * The call's deadline is the read's timeout (it answers then, whatever
- * it has); its wake time is the end of a burst being gathered, and each
+ * it has; a filter still scanning what is there goes on to scan_stop);
+ * its wake time is the end of a burst being gathered, or the next loop
+ * turn while until or filter has lines left to match (TOOL_READ_SCAN_US
+ * of matching a look, so that no pattern holds up other calls), and each
  * time it passes the read looks again (tool_read_eval) and answers or
- * sets the next. Checks for input are the program's (it tells its
+ * sets the next. A send_keys reply on a full-screen program's alternate
+ * screen waits for the screen to settle and captures it before it
+ * answers (tool_read_capture). Checks for input are the program's (it tells its
  * waiters PROGRAM_WAITING), so a read that waits on a quiet program has
  * no timer but its deadline.
  *

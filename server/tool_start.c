@@ -256,7 +256,8 @@ tool_start_run_scan(struct tool_start_wait *w, size_t max_lines)
 	final = program_ended(p) || program_state(p) == PROGRAM_STOPPING;
 	if (!w->answering) {
 		w->answering = true;
-		filter_init(&w->filt, w->filter, w->context, max_lines, text, 0);
+		filter_init(&w->filt, w->filter, w->context, max_lines, text,
+		    0);
 		w->scan_stop = now_ms() + TOOL_START_FILTER_MS;
 		tools_set_deadline(w->req, DEADLINE_NONE);
 	}
@@ -480,8 +481,8 @@ tool_start_run_args(const struct json *args, struct toolres *res,
 	*context = c > 0 ? (size_t)c : 0;
 	if (s != NULL && (*filter = pattern_compile(s, len, 0, &cause)) ==
 	    NULL) {
-		toolres_error(res, "filter %s; filter takes a PCRE2 pattern, as "
-		    "JavaScript or Python write them (\\d, \\s, \\w, \\b, "
+		toolres_error(res, "filter %s; filter takes a PCRE2 pattern, "
+		    "as JavaScript or Python write them (\\d, \\s, \\w, \\b, "
 		    "(?i), lazy quantifiers, lookaround)", cause);
 		free(cause);
 		return (-1);

@@ -462,7 +462,7 @@ test_patterns(void **state)
 		{ "", "anything", 1 },
 		{ "^$", "", 1 },
 		{ "^$", "x", 0 },
-		{ "^\\\\w+$", "snake_case1", 1 },	/* beyond the old subset */
+		{ "^\\\\w+$", "snake_case1", 1 },	/* not in the old */
 		{ "^\\\\w+$", "a-b", 0 },
 		{ "^(?:ab|cd){2}$", "abcd", 1 },
 		{ "^(?:ab|cd){2}$", "abc", 0 },
@@ -497,7 +497,7 @@ test_patterns_unsupported(void **state)
 	static const char *const bad[] = {
 		"[a", "[z-a]", "\\\\", "*a", "+", "?", "(a", "a)", "a**",
 		"\\\\C", "(?<", "x{2,1}", "\\\\1", "(?P<n>a)(?P<n>b)",
-		"(?:[[:alpha:]]{1,1000}){1,2000}"	/* compiled size limit */
+		"(?:[[:alpha:]]{1,1000}){1,2000}"	/* compiled size */
 	};
 	char		 schema[160], *cause;
 	struct json_doc	*s, *v;
