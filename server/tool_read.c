@@ -512,11 +512,16 @@ tool_read_answer(struct tool_read_wait *w)
 	if (w->until != NULL)
 		buf_adds(&res.text, w->match_end != 0 ? "[until matched the "
 		    "last line]\n" : "[until matched no line yet]\n");
-	if (w->tail > 0)
-		buf_printf(&res.text, "[the last %zu line%s; %zu line%s before "
-		    "them skipped, read_program from cursor %zu has them]\n",
-		    (size_t)pg.lines, pg.lines == 1 ? "" : "s", skipped,
-		    skipped == 1 ? "" : "s", w->cursor);
+	if (w->tail > 0 && pg.lines == 1)
+		buf_printf(&res.text, "[the last line; %zu line%s before it "
+		    "skipped, read_program from cursor %zu has %s]\n", skipped,
+		    skipped == 1 ? "" : "s", w->cursor, skipped == 1 ? "it" :
+		    "them");
+	else if (w->tail > 0)
+		buf_printf(&res.text, "[the last %zu lines; %zu line%s before "
+		    "them skipped, read_program from cursor %zu has %s]\n",
+		    (size_t)pg.lines, skipped, skipped == 1 ? "" : "s",
+		    w->cursor, skipped == 1 ? "it" : "them");
 	report_line(&res.text, &r);
 	if (w->pane == NULL && !r.ended)
 		buf_printf(&res.text, " (waited at most %lld ms)",
