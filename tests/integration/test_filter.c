@@ -186,7 +186,8 @@ test_read_tail_running(void **state)
 {
 	struct json_doc	*d;
 	char		*id, *pane, args[200];
-	int64_t		 cursor;
+	int64_t		 cursor, t0;
+	bool		 waiting;
 
 	(void)state;
 	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"seq 1 50; stty "
@@ -198,7 +199,19 @@ test_read_tail_running(void **state)
 	assert_int_equal(sc_int(d, "skippedLines"), 48);
 	assert_false(sc_bool(d, "ended"));
 	cursor = sc_int(d, "cursor");
+	waiting = sc_bool(d, "waitingForInput");
 	json_doc_free(d);
+	/* Keys only once it waits at its read (after stty -echo): a read
+	 * from the cursor returns when it does, if the tail's did not say. */
+	t0 = now_ms();
+	while (!waiting) {
+		d = rd(id, cursor, LONG_MS, "");
+		waiting = sc_bool(d, "waitingForInput");
+		assert_string_equal(need_str(d, "text"), "");
+		json_doc_free(d);
+		if (now_ms() - t0 > 3 * LONG_MS)
+			fail_msg("it never waited for input");
+	}
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"go\"}",
 	    pane);
 	json_doc_free(call_ok("send_keys", args));
