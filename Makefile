@@ -22,7 +22,7 @@
 # unit tests reach any module.
 
 CC      ?= cc
-PKGS     = msgpack cmocka
+PKGS     = msgpack cmocka libpcre2-8
 CSTD     = -std=gnu11
 WARN     = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 OPT     ?= -O2 -g
@@ -30,6 +30,9 @@ CPPFLAGS = -Icommon -D_GNU_SOURCE -DJSMN_STRICT -DJSMN_PARENT_LINKS
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs msgpack 2>/dev/null || echo -lmsgpackc)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# PCRE2, the front's regular expressions (server/pattern.c): the front,
+# the tests and fuzzers linking it; not the reaper.
+PCRE_LIBS := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
 
 ifeq ($(SAN),1)
 OPT     = -O1 -g -fno-omit-frame-pointer
@@ -52,7 +55,8 @@ UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 SCHEMAS    = $(sort $(wildcard schemas/*.json))
 
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
-FRONT_PURE_SRC = server/json.c server/jschema.c server/textbuf.c
+FRONT_PURE_SRC = server/json.c server/jschema.c server/pattern.c \
+	server/textbuf.c
 REAPER_PURE_SRC = reaper/strip.c reaper/marker.c reaper/record.c reaper/fsm.c
 PURE_SRC   = $(FRONT_PURE_SRC) $(REAPER_PURE_SRC)
 LIBS_TEST  = $(B)/libfront.a $(B)/libreaper.a $(B)/libcommon.a
@@ -80,7 +84,7 @@ $(B)/libreaper.a: $(REAPER_PURE_SRC:%.c=$(B)/obj/%.o)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/progmux: $(SERVER_OBJ) $(B)/libcommon.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(PCRE_LIBS)
 
 # The reaper is linked statically (outside sanitizer builds): one runs per
 # program, and a static binary maps far less of libc (about 0.7 MiB
@@ -109,7 +113,7 @@ $(B)/obj/gen/schemas.o: $(B)/gen/schemas.c server/schemas.h
 # Unit tests: tests/unit/test_server_*.c also link the server's modules.
 $(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
 # tests/unit/test_server_tmux.c links the control-mode parser and the
 # quoting (server/tmux_parse.c, pure) and common/, nothing more.
@@ -119,14 +123,14 @@ $(B)/tests/test_server_tmux: tests/unit/test_server_tmux.c $(B)/obj/server/tmux_
 
 $(B)/tests/%: tests/unit/%.c $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS_TEST) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
 unit: $(UNIT_BIN) $(ITEST_BIN)
 
 # Integration tests drive build/progmux through tests/client.c.
 $(B)/itests/%: tests/integration/%.c $(wildcard tests/integration/*.h) tests/client.c tests/client.h $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
 # Fuzz targets (libFuzzer, clang): tests/fuzz/fuzz_NAME.c defines
 # LLVMFuzzerTestOneInput over common/. `make fuzz` runs each briefly on
@@ -134,7 +138,7 @@ $(B)/itests/%: tests/integration/%.c $(wildcard tests/integration/*.h) tests/cli
 FUZZ_SECONDS ?= 10
 build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(PURE_SRC) $(wildcard common/*.h server/*.h reaper/*.h)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -Iserver -Ireaper -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(COMMON_SRC) $(PURE_SRC) $(PKG_LIBS)
+	clang $(CPPFLAGS) -Iserver -Ireaper -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(COMMON_SRC) $(PURE_SRC) $(PKG_LIBS) $(PCRE_LIBS)
 
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$${f#build/fuzz/fuzz_}; \
@@ -147,7 +151,7 @@ fuzz: $(FUZZ_BIN)
 # Benchmarks print figures; they never fail on a slow machine.
 $(B)/bench/%: tests/bench/%.c tests/client.c $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
 
 bench: all $(BENCH_BIN)
 	sh scripts/bench.sh $(B)
@@ -266,4 +270,4 @@ build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
 	clang $(CPPFLAGS) -Iserver -std=gnu11 -g -O1 \
 	    -fsanitize=fuzzer,address,undefined \
 	    -Wl,--wrap=fork,--wrap=posix_spawn -o $@ \
-	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS)
+	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS) $(PCRE_LIBS)

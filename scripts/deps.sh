@@ -8,7 +8,7 @@ set -eu
 need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 for pkg in build-essential pkg-config libmsgpack-dev libjsmn-dev \
-    libcmocka-dev tmux clang nodejs npm; do
+    libcmocka-dev libpcre2-dev tmux clang nodejs npm; do
 	# A node and npm from elsewhere (nvm, /usr/local) will do.
 	case $pkg in
 	nodejs) command -v node >/dev/null 2>&1 && continue ;;

@@ -8,12 +8,11 @@
  * messages name the path and the rule and show the offending value in
  * short compact JSON.
  *
- * "pattern" is run by a small matcher of its own: a pattern is compiled to
- * at most JSCHEMA_PAT_MAX atoms (a literal, \d or a class, each perhaps
- * with ?, * or +), optionally anchored by ^ and $, and matched against the
- * string's code points by a bit-set NFA: linear in the string, whatever the
- * pattern. Anything else a regex may hold is refused when the schema is
- * checked, and is a schema error (never a silent pass) when validating.
+ * "pattern" is the front's one regex engine (pattern.c, PCRE2) in its
+ * ECMA-262 flavour, as JSON Schema defines the keyword, with its bounds:
+ * a pattern it cannot compile is refused when the schema is checked, and
+ * is a schema error (never a silent pass) when validating, as is a match
+ * stopped by a limit.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -24,14 +23,12 @@
 #include <string.h>
 
 #include "jschema.h"
+#include "pattern.h"
 #include "utf8.h"
 #include "xmalloc.h"
 
 /* Longest rendering of an offending value in a message. */
 #define JSCHEMA_SHOW_MAX	48
-
-/* Most atoms in a pattern: states 0..JSCHEMA_PAT_MAX fit a uint64_t. */
-#define JSCHEMA_PAT_MAX		63
 
 /* What each keyword's value is. */
 enum jschema_kind {
@@ -45,7 +42,7 @@ enum jschema_kind {
 	JSCHEMA_K_NUMBER,	/* a finite number */
 	JSCHEMA_K_ENUM,		/* a non-empty list of values */
 	JSCHEMA_K_SCHEMAS,	/* a non-empty list of schemas */
-	JSCHEMA_K_PATTERN	/* a pattern of the subset above */
+	JSCHEMA_K_PATTERN	/* a pattern (pattern.c, ECMA-262 flavour) */
 };
 
 /* Every keyword our schemas use, and only those. */
@@ -79,23 +76,6 @@ static const char *const jschema_types[] = {
 	"null", "boolean", "integer", "number", "string", "array", "object"
 };
 
-/* One atom of a pattern: a set of ASCII code points, perhaps negated (then
- * every other code point, non-ASCII ones too), and how often it may come. */
-struct jschema_atom {
-	uint64_t	 set[2];	/* bit c for ASCII code point c */
-	bool		 neg;
-	bool		 optional;	/* ? or * */
-	bool		 repeat;	/* * or + */
-};
-
-/* A compiled pattern. */
-struct jschema_pat {
-	struct jschema_atom	 a[JSCHEMA_PAT_MAX];
-	size_t			 n;
-	bool			 bol;	/* ^ */
-	bool			 eol;	/* $ */
-};
-
 /* Validation state. */
 struct jschema_ctx {
 	struct buf	 path;
@@ -118,212 +98,6 @@ jschema_kind(const char *k, size_t klen)
 			return ((int)jschema_keywords[i].kind);
 	}
 	return (-1);
-}
-
-/* Add ASCII code point c to an atom's set. */
-static void
-jschema_atom_add(struct jschema_atom *a, int c)
-{
-	a->set[c >> 6] |= 1ULL << (c & 63);
-}
-
-/* Add the code points lo..hi to an atom's set. */
-static void
-jschema_atom_range(struct jschema_atom *a, int lo, int hi)
-{
-	for (; lo <= hi; lo++)
-		jschema_atom_add(a, lo);
-}
-
-/* Is c a character that means something in a regex? */
-static bool
-jschema_re_syntax(int c)
-{
-	return (c != '\0' && strchr("^$\\.*+?()[]{}|/-", c) != NULL);
-}
-
-/*
- * Read one member of a class or one atom at p[*i]: a printable ASCII
- * character, an escaped syntax character, or \d (returns -2). Returns the
- * character, or -1 with *err set.
- */
-static int
-jschema_re_char(const char *p, size_t n, size_t *i, bool inclass, char **err)
-{
-	int	c = (unsigned char)p[*i];
-
-	if (c == '\\') {
-		if (*i + 1 >= n) {
-			*err = xstrdup("pattern ends in a backslash");
-			return (-1);
-		}
-		c = (unsigned char)p[*i + 1];
-		*i += 2;
-		if (c == 'd')
-			return (-2);
-		if (jschema_re_syntax(c))
-			return (c);
-		if (c > 0x20 && c < 0x7f)
-			xasprintf(err, "unsupported escape \\%c at offset %zu",
-			    c, *i - 2);
-		else
-			xasprintf(err, "unsupported escape at offset %zu",
-			    *i - 2);
-		return (-1);
-	}
-	if (c < 0x20 || c >= 0x7f || (!inclass && jschema_re_syntax(c) &&
-	    c != '-' && c != '/') || (inclass && (c == '[' || c == ']'))) {
-		if (c > 0x20 && c < 0x7f)
-			xasprintf(err, "unsupported '%c' at offset %zu", c,
-			    *i);
-		else
-			xasprintf(err, "unsupported byte 0x%02x at offset %zu",
-			    c, *i);
-		return (-1);
-	}
-	(*i)++;
-	return (c);
-}
-
-/* Read a class [...] at p[*i] into atom a. */
-static int
-jschema_re_class(const char *p, size_t n, size_t *i, struct jschema_atom *a,
-    char **err)
-{
-	size_t	start = *i;
-	int	c, hi;
-
-	if (++*i < n && p[*i] == '^') {
-		a->neg = true;
-		++*i;
-	}
-	if (*i < n && p[*i] == ']') {
-		xasprintf(err, "empty class at offset %zu", start);
-		return (-1);
-	}
-	while (*i < n && p[*i] != ']') {
-		if ((c = jschema_re_char(p, n, i, true, err)) == -1)
-			return (-1);
-		if (c == -2) {
-			jschema_atom_range(a, '0', '9');
-			continue;
-		}
-		if (*i + 1 < n && p[*i] == '-' && p[*i + 1] != ']') {
-			++*i;
-			if ((hi = jschema_re_char(p, n, i, true, err)) == -1)
-				return (-1);
-			if (hi < c) {
-				xasprintf(err, "bad range in the class at "
-				    "offset %zu", start);
-				return (-1);
-			}
-			jschema_atom_range(a, c, hi);
-		} else
-			jschema_atom_add(a, c);
-	}
-	if (*i >= n) {
-		xasprintf(err, "unterminated class at offset %zu", start);
-		return (-1);
-	}
-	++*i;
-	return (0);
-}
-
-/* Compile a pattern of the subset; returns 0, or -1 with *err set. */
-static int
-jschema_re_compile(const char *p, size_t n, struct jschema_pat *pat,
-    char **err)
-{
-	struct jschema_atom	*a;
-	size_t			 i = 0;
-	int			 c;
-
-	memset(pat, 0, sizeof *pat);
-	*err = NULL;
-	if (i < n && p[i] == '^') {
-		pat->bol = true;
-		i++;
-	}
-	while (i < n) {
-		if (p[i] == '$' && i + 1 == n) {
-			pat->eol = true;
-			break;
-		}
-		if (pat->n == JSCHEMA_PAT_MAX) {
-			xasprintf(err, "more than %d atoms", JSCHEMA_PAT_MAX);
-			return (-1);
-		}
-		a = &pat->a[pat->n++];
-		if (p[i] == '[') {
-			if (jschema_re_class(p, n, &i, a, err) != 0)
-				return (-1);
-		} else if ((c = jschema_re_char(p, n, &i, false, err)) == -1)
-			return (-1);
-		else if (c == -2)
-			jschema_atom_range(a, '0', '9');
-		else
-			jschema_atom_add(a, c);
-		if (i < n && (p[i] == '?' || p[i] == '*' || p[i] == '+')) {
-			a->optional = (p[i] != '+');
-			a->repeat = (p[i] != '?');
-			i++;
-		}
-	}
-	return (0);
-}
-
-/* Does atom a match code point cp? */
-static bool
-jschema_atom_match(const struct jschema_atom *a, uint32_t cp)
-{
-	bool	in = false;
-
-	if (cp < 128)
-		in = (a->set[cp >> 6] >> (cp & 63)) & 1;
-	return (in != a->neg);
-}
-
-/* Follow the atoms that may be skipped: state i also reaches i + 1. */
-static uint64_t
-jschema_re_closure(const struct jschema_pat *pat, uint64_t st)
-{
-	size_t	i;
-
-	for (i = 0; i < pat->n; i++) {
-		if ((st >> i) & 1 && pat->a[i].optional)
-			st |= 1ULL << (i + 1);
-	}
-	return (st);
-}
-
-/* Does the string s (n bytes of valid UTF-8, NULs allowed) match? */
-static bool
-jschema_re_match(const struct jschema_pat *pat, const char *s, size_t n)
-{
-	uint64_t	 st, next, accept = 1ULL << pat->n;
-	uint32_t	 cp;
-	size_t		 i = 0, k;
-
-	st = jschema_re_closure(pat, 1);
-	for (;;) {
-		if ((st & accept) && (!pat->eol || i == n))
-			return (true);
-		if (i == n)
-			return (false);
-		i += utf8_decode(s + i, n - i, &cp);
-		next = 0;
-		for (k = 0; k < pat->n; k++) {
-			if (!((st >> k) & 1) ||
-			    !jschema_atom_match(&pat->a[k], cp))
-				continue;
-			next |= 1ULL << (k + 1);
-			if (pat->a[k].repeat)
-				next |= 1ULL << k;
-		}
-		if (!pat->bol)
-			next |= 1;	/* a match may start anywhere */
-		st = jschema_re_closure(pat, next);
-	}
 }
 
 /* Render a value briefly (compact JSON, cut at JSCHEMA_SHOW_MAX bytes). */
@@ -559,12 +333,13 @@ static int
 jschema_check_string(struct jschema_ctx *x, const struct json *s,
     const struct json *v)
 {
-	struct jschema_pat	 pat;
+	struct pattern		*pat;
 	const struct json	*pj;
 	const char		*str, *p;
 	size_t			 n, cps, plen;
 	double			 l;
-	char			*err;
+	char			*err = NULL;
+	int			 m;
 
 	str = json_str(v, &n);
 	cps = utf8_count(str, n);
@@ -577,13 +352,22 @@ jschema_check_string(struct jschema_ctx *x, const struct json *s,
 	pj = json_get(s, "pattern");
 	if (json_type(pj) == JSON_STRING) {
 		p = json_str(pj, &plen);
-		if (jschema_re_compile(p, plen, &pat, &err) != 0) {
+		if ((pat = pattern_compile(p, plen, PATTERN_ECMA,
+		    &err)) == NULL) {
 			jschema_fail(x, NULL, "schema pattern %s cannot be "
-			    "used: %s", p, err);
+			    "used: it %s", p, err);
 			free(err);
 			return (-1);
 		}
-		if (!jschema_re_match(&pat, str, n))
+		m = pattern_match(pat, str, n, &err);
+		pattern_free(pat);
+		if (m == -1) {
+			jschema_fail(x, NULL, "schema pattern %s cannot be "
+			    "matched: it %s", p, err);
+			free(err);
+			return (-1);
+		}
+		if (m == 0)
 			return (jschema_fail(x, v, "must match %s", p));
 	}
 	return (0);
@@ -869,10 +653,10 @@ static int
 jschema_check_keyword(const char *k, size_t klen, const struct json *v,
     struct buf *where, char **cause)
 {
-	struct jschema_pat	 pat;
+	struct pattern		*pat;
 	const char		*p;
 	size_t			 i, j, n;
-	char			*err, idx[32];
+	char			*err = NULL, idx[32];
 
 	switch (jschema_kind(k, klen)) {
 	case JSCHEMA_K_ANNOTATION:
@@ -938,12 +722,14 @@ jschema_check_keyword(const char *k, size_t klen, const struct json *v,
 	case JSCHEMA_K_PATTERN:
 		if ((p = json_str(v, &n)) == NULL)
 			break;
-		if (jschema_re_compile(p, n, &pat, &err) != 0) {
-			jschema_check_fail(where, cause, "pattern %s is "
-			    "outside the subset we match: %s", p, err);
+		if ((pat = pattern_compile(p, n, PATTERN_ECMA,
+		    &err)) == NULL) {
+			jschema_check_fail(where, cause, "pattern %s cannot "
+			    "be used: it %s", p, err);
 			free(err);
 			return (-1);
 		}
+		pattern_free(pat);
 		return (0);
 	default:
 		return (jschema_check_fail(where, cause, "unsupported keyword "

@@ -9,13 +9,12 @@
  * exclusiveMinimum (the draft-07 number form), enum (by value: 1 == 1.0),
  * anyOf and pattern; $schema, title and description are ignored.
  *
- * pattern takes a subset of ECMA-262 regexes: ^ at the start, $ at the
- * end, printable ASCII literals (syntax characters escaped), \d, classes
- * [...] and [^...] of those (with ranges), each atom optionally followed
- * by ?, * or +. It matches code points, so a negated class matches "é"
- * whole, and a NUL byte is an ordinary character.
+ * pattern is an ECMA-262 regex as JSON Schema says, run by the front's
+ * one engine (pattern.h, PCRE2 with PATTERN_ECMA): it matches code
+ * points, so a negated class matches "é" whole, and a NUL byte is an
+ * ordinary character.
  *
- * Any other keyword, or a pattern outside the subset, is refused by
+ * Any other keyword, or a pattern that does not compile, is refused by
  * jschema_check() and is a schema error for jschema_validate(), never a
  * silent pass.
  */
@@ -41,7 +40,7 @@ int	jschema_validate(const struct json *schema, const struct json *instance,
 
 /*
  * Check that a schema uses only what jschema_validate implements, each
- * keyword with a value of the right kind (a pattern of the subset, counts
+ * keyword with a value of the right kind (a pattern that compiles, counts
  * that are non-negative integers...), in every subschema. Returns 0, or -1
  * with an allocated *cause naming the place as a JSON pointer and the
  * problem, e.g. "#/properties/a: unsupported keyword \"$ref\"".

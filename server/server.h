@@ -12,6 +12,7 @@
  *              reply functions at set-up
  *   tools      tool_start.c, tool_read.c, tool_stop.c, tool_list.c,
  *              tool_pane.c, with report.c (how they report a program)
+ *              and filter.c (the lines a filter shows)
  *   programs   program.c (the table and each program's lifecycle), made
  *              of pane.c (its FIFOs and pane), reaper_link.c (its
  *              reaper) and waiting.c (does it wait for input?); the
@@ -188,7 +189,8 @@ void	tool_read_timeout(struct req *);
 void	tool_read_wake(struct req *);
 void	tool_read_cancel(struct req *);
 void	tool_read_reply(struct req *, struct program *, const char *pane,
-	    size_t typed_from, int64_t timeout_ms, int64_t deadline);
+	    size_t typed_from, int64_t timeout_ms, int64_t deadline,
+	    bool screen);
 
 /* report.c — how the program tools report a program, in the structured
  * result and in the text alike */
@@ -210,6 +212,36 @@ void	report_line(struct buf *, const struct report *);
 void	report_list_line(struct buf *, const struct report *, int64_t left_ms,
 	    const char *started);
 void	report_unknown(struct req *, const char *id);
+
+/* filter.c — the lines of a text that match, with context (filter) */
+struct pattern;
+struct filter {
+	struct pattern	*pat;		/* not owned */
+	size_t		 context;	/* lines before and after a match */
+	size_t		 max_lines;	/* in the output */
+	size_t		 start;		/* where the scan began */
+	size_t		 scan;		/* the next line to look at */
+	size_t		 line;		/* its number, from 1 */
+	size_t		 scanned;	/* lines looked at */
+	size_t		 matched;	/* lines that matched */
+	size_t		 shown_end;	/* after the last line shown */
+	size_t		 shown_raw;	/* characters of text shown */
+	size_t		 after;		/* context lines still to show */
+	struct buf	 out;		/* "12:text", "11-text", "--" lines */
+	size_t		 out_lines, out_chars;
+	bool		 full;		/* the next group did not fit */
+	char		*failed;	/* a limit stopped a match: why */
+};
+#define FILTER_DONE	0
+#define FILTER_MORE	1
+#define FILTER_FULL	2
+#define FILTER_FAILED	3
+void	filter_init(struct filter *, struct pattern *, size_t context,
+	    size_t max_lines, const struct textbuf *, size_t cursor);
+void	filter_free(struct filter *);
+int	filter_scan(struct filter *, const struct textbuf *, bool final,
+	    int64_t budget_us);
+void	filter_line_text(struct buf *, const struct filter *);
 
 /* loop.c — the one poll loop: descriptor callbacks and timers */
 #define LOOP_READ	0x1

@@ -15,7 +15,9 @@
  * waiter on that program (program_wait). With timeoutMs on a program's
  * pane, once tmux took the keys the request waits for the program's
  * reply as a read does (tool_read_reply), from the start of the line the
- * keys were typed into.
+ * keys were typed into; on a pane showing its alternate screen (tmux's
+ * #{alternate_on}, asked just before the keys), the reply is the screen
+ * once it settled, as capture_pane renders it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -178,6 +180,8 @@ struct tool_pane_op {
 	int64_t		 deadline;	/* when that wait ends */
 	uint64_t	 prog;		/* the program whose pane it is, or 0 */
 	size_t		 typed_from;	/* where the line typed into began */
+	bool		 alt;		/* the pane showed its alternate
+					   screen when the keys went */
 };
 
 static const struct tool_entry tool_pane_reply_entry;
@@ -395,7 +399,7 @@ tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
 		op->req = NULL;
 		tools_set_entry(req, &tool_pane_reply_entry);
 		tool_read_reply(req, p, op->pane, op->typed_from, op->wait_ms,
-		    op->deadline);
+		    op->deadline, op->alt);
 		tool_pane_op_free(op);
 		return;
 	}
@@ -415,6 +419,15 @@ tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
 	tool_pane_reply(op, &res);
 	toolres_free(&res);
 	tool_pane_op_free(op);
+}
+
+/* display-message answered: is the pane on its alternate screen? */
+static void
+tool_pane_alt(void *arg, bool ok, const char *out, size_t len)
+{
+	struct tool_pane_op	*op = arg;
+
+	op->alt = ok && len > 0 && out[0] == '1';
 }
 
 /* The first command's failure is what counts; later ones follow it. */
@@ -446,6 +459,14 @@ tool_pane_send_issue(struct tool_pane_op *op)
 		op->prog = program_seq(p);
 		op->typed_from = textbuf_line_start(program_text(p));
 		program_keys_sent(p);
+	}
+	/* A full-screen program's reply is its screen: is it on one? Asked
+	 * first, so it is known when the keys' answer comes. */
+	if (p != NULL && op->wait_ms > 0) {
+		buf_printf(&b, "display-message -p -t %s ", op->pane);
+		tmux_quote(&b, "#{alternate_on}");
+		tmux_command(buf_cstr(&b), tool_pane_alt, op);
+		buf_reset(&b);
 	}
 
 	if (len > 0) {

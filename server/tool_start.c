@@ -17,12 +17,15 @@
 #include <string.h>
 
 #include "log.h"
+#include "pattern.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
 #define TOOL_START_LIFETIME_MS	(10 * 60 * 1000)	/* by default */
 #define TOOL_START_WAIT_MS	30000			/* run's, by default */
+#define TOOL_START_SCAN_US	2000	/* filter: scanning per loop turn */
+#define TOOL_START_FILTER_MS	5000	/* and in all, once it answers */
 
 /* A start or run waiting for its pane, a run then for the end. */
 struct tool_start_wait {
@@ -35,6 +38,12 @@ struct tool_start_wait {
 	int64_t		 timeout_ms;	/* effective */
 	int64_t		 deadline;	/* a run's: when its timeout passes */
 	bool		 waiting;	/* it answers: the program waits */
+	struct pattern	*filter;	/* run_program's filter, or NULL */
+	size_t		 context;	/* and its context */
+	struct filter	 filt;		/* its scan, once answering */
+	bool		 answering;	/* the answer is due: filter scans */
+	bool		 dropping;	/* the program goes: answer now */
+	int64_t		 scan_stop;	/* the scan's time is up then */
 };
 
 static void	tool_start_event(struct program *, enum program_event, void *);
@@ -164,6 +173,9 @@ tool_start_inherit_shell(struct program_spec *spec)
 static void
 tool_start_done(struct tool_start_wait *w)
 {
+	if (w->answering)
+		filter_free(&w->filt);
+	pattern_free(w->filter);
 	program_unwait(w->p, tool_start_event, w);
 	tools_set_state(w->req, NULL);
 	free(w);
@@ -227,6 +239,35 @@ tool_start_tail(struct jw *jw, struct buf *tb, const struct textbuf *t,
 		*end = pg.end;
 }
 
+/*
+ * A run with filter is to answer: scan its output a slice per loop turn
+ * (TOOL_START_SCAN_US), so a hard pattern holds up no other call, up to
+ * TOOL_START_FILTER_MS. True once the answer can be written: all scanned,
+ * the page full, a limit hit, the time up, or the program going.
+ */
+static bool
+tool_start_run_scan(struct tool_start_wait *w, size_t max_lines)
+{
+	struct program		*p = w->p;
+	const struct textbuf	*text = program_text(p);
+	bool			 final;
+	int			 rc;
+
+	final = program_ended(p) || program_state(p) == PROGRAM_STOPPING;
+	if (!w->answering) {
+		w->answering = true;
+		filter_init(&w->filt, w->filter, w->context, max_lines, text,
+		    0);
+		w->scan_stop = now_ms() + TOOL_START_FILTER_MS;
+		tools_set_deadline(w->req, DEADLINE_NONE);
+	}
+	rc = filter_scan(&w->filt, text, final, TOOL_START_SCAN_US);
+	if (rc != FILTER_MORE || w->dropping || now_ms() >= w->scan_stop)
+		return (true);
+	tools_set_wake(w->req, now_ms());
+	return (false);
+}
+
 /* Answer run_program: ended, waiting for input, or its wait ran out.
  * Ended and not kept, its pane has gone; its record stays readable. */
 static void
@@ -239,6 +280,8 @@ tool_start_run_answer(struct tool_start_wait *w)
 	const struct textbuf		*errtext = program_errtext(p);
 	struct toolres			 res;
 	struct report			 r;
+	struct filter			 f;
+	struct pattern			*pat = w->filter;
 	size_t				 omitted = 0, end = 0, max_lines;
 	size_t				 upto = text->len;
 	bool				 ended = program_ended(p);
@@ -246,6 +289,13 @@ tool_start_run_answer(struct tool_start_wait *w)
 	int64_t				 timeout_ms = w->timeout_ms;
 
 	max_lines = w->max_lines > 0 ? (size_t)w->max_lines : SIZE_MAX;
+	if (pat != NULL && !tool_start_run_scan(w, max_lines))
+		return;		/* scanning goes on at the next turn */
+	if (pat != NULL) {
+		f = w->filt;	/* the scan's, now this answer's */
+		w->answering = false;
+	}
+	w->filter = NULL;
 	tool_start_done(w);
 	if (ended && !program_launched(p) && text->len == 0 &&
 	    program_outcome_of(p) == OUTCOME_GONE && program_why(p) != NULL) {
@@ -253,6 +303,10 @@ tool_start_run_answer(struct tool_start_wait *w)
 		 * in (pipe-pane failed, say). A failed start, not a run. */
 		tools_error(req, "the program could not be started: %s",
 		    program_why(p));
+		if (pat != NULL) {
+			filter_free(&f);
+			pattern_free(pat);
+		}
 		return;
 	}
 	/* While it runs, its text ends on a line break. */
@@ -262,8 +316,25 @@ tool_start_run_answer(struct tool_start_wait *w)
 	jw_key(&res.w, "text");
 	if (spec->separate_stderr && errtext->len > 0)
 		buf_adds(&res.text, "[stdout]\n");
-	tool_start_tail(&res.w, &res.text, text, upto, max_lines, &omitted,
-	    &end);
+	if (pat != NULL) {
+		/* Only the lines that match, as a filter read gives them. */
+		if (f.failed != NULL) {
+			toolres_free(&res);
+			tools_error(req, "%s; %s is kept: read_program reads "
+			    "it", f.failed, program_id(p));
+			filter_free(&f);
+			pattern_free(pat);
+			return;
+		}
+		jw_strn(&res.w, f.out.data != NULL ? f.out.data : "",
+		    f.out.len);
+		buf_add(&res.text, f.out.data, f.out.len);
+		end = f.scan;
+		omitted = utf8_count(report_text_at(text, 0), end) -
+		    f.shown_raw;
+	} else
+		tool_start_tail(&res.w, &res.text, text, upto, max_lines,
+		    &omitted, &end);
 	if (spec->separate_stderr) {
 		jw_key(&res.w, "stderr");
 		if (errtext->len > 0)
@@ -281,9 +352,19 @@ tool_start_run_answer(struct tool_start_wait *w)
 	jw_int(&res.w, timeout_ms);
 	jw_key(&res.w, "effectiveLifetimeMs");
 	jw_int(&res.w, spec->lifetime_ms);
+	if (pat != NULL) {
+		jw_key(&res.w, "matchedLines");
+		jw_int(&res.w, (int64_t)f.matched);
+		jw_key(&res.w, "scannedLines");
+		jw_int(&res.w, (int64_t)f.scanned);
+	}
 	jw_obj_end(&res.w);
 
-	if (omitted > 0)
+	if (pat != NULL) {
+		filter_line_text(&res.text, &f);
+		filter_free(&f);
+		pattern_free(pat);
+	} else if (omitted > 0)
 		buf_printf(&res.text, "[%zu characters before this were left "
 		    "out; read_program from cursor 0 has them]\n", omitted);
 	report_line(&res.text, &r);
@@ -332,6 +413,8 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 	struct tool_start_wait	*w = arg;
 	struct req		*req = w->req;
 
+	if (w->answering && ev != PROGRAM_DROP)
+		return;		/* its answer is being scanned */
 	switch (ev) {
 	case PROGRAM_PANE:
 		if (!w->run) {
@@ -355,6 +438,7 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 	case PROGRAM_DROP:
 		if (w->pane) {
 			w->keep = true;		/* it is going anyway */
+			w->dropping = true;
 			tool_start_run_answer(w);
 			break;
 		}
@@ -370,6 +454,42 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 	}
 }
 
+/* run_program's filter, context and tail: checked; the filter compiled. */
+static int
+tool_start_run_args(const struct json *args, struct toolres *res,
+    struct pattern **filter, size_t *context, int64_t *tail)
+{
+	const char	*s;
+	char		*cause = NULL;
+	size_t		 len;
+	int64_t		 c;
+
+	*tail = tools_arg_int(args, "tail", 0);
+	c = tools_arg_int(args, "context", -1);
+	s = tools_arg_str(args, "filter", &len);
+	if (*tail > 0 && s != NULL) {
+		toolres_error(res, "tail and filter cannot be combined: tail "
+		    "returns the last lines as they are, filter only the lines "
+		    "that match; use one");
+		return (-1);
+	}
+	if (c >= 0 && s == NULL) {
+		toolres_error(res, "context goes with filter: it is how many "
+		    "lines to show around each line filter matches");
+		return (-1);
+	}
+	*context = c > 0 ? (size_t)c : 0;
+	if (s != NULL && (*filter = pattern_compile(s, len, 0, &cause)) ==
+	    NULL) {
+		toolres_error(res, "filter %s; filter takes a PCRE2 pattern, "
+		    "as JavaScript or Python write them (\\d, \\s, \\w, \\b, "
+		    "(?i), lazy quantifiers, lookaround)", cause);
+		free(cause);
+		return (-1);
+	}
+	return (0);
+}
+
 /* The common start of start_program and run_program. */
 static void
 tool_start_common(struct req *req, const struct json *args, bool run)
@@ -378,10 +498,11 @@ tool_start_common(struct req *req, const struct json *args, bool run)
 	struct tool_start_wait	*w;
 	struct toolres		 res;
 	struct program		*p;
+	struct pattern		*filter = NULL;
 	const char		*input;
 	char			*cause = NULL;
-	size_t			 len;
-	int64_t			 cw, ch;
+	size_t			 len, context = 0;
+	int64_t			 cw, ch, tail = 0;
 
 	memset(&spec, 0, sizeof spec);
 	toolres_init(&res);
@@ -430,6 +551,9 @@ tool_start_common(struct req *req, const struct json *args, bool run)
 		free(cause);
 		goto fail;
 	}
+	if (run && tool_start_run_args(args, &res, &filter, &context,
+	    &tail) == -1)
+		goto fail;
 	/* (Its id is taken even if the arguments are refused.) */
 	p = program_new();
 	if (tool_start_args(&spec, args, &res) == -1) {
@@ -440,9 +564,14 @@ tool_start_common(struct req *req, const struct json *args, bool run)
 	w->req = req;
 	w->p = p;
 	w->run = run;
+	w->filter = filter;
+	w->context = context;
+	filter = NULL;
 	if (run) {
 		w->keep = tools_arg_bool(args, "keep", false);
 		w->max_lines = tools_arg_int(args, "maxLines", 0);
+		if (tail > 0 && (w->max_lines == 0 || tail < w->max_lines))
+			w->max_lines = tail;
 		w->timeout_ms = tools_arg_int(args, "timeoutMs",
 		    TOOL_START_WAIT_MS);
 		if (w->timeout_ms > cfg.wait_max_ms)
@@ -479,6 +608,7 @@ tool_start_common(struct req *req, const struct json *args, bool run)
 	return;
 
 fail:
+	pattern_free(filter);
 	program_spec_free(&spec);
 	tools_reply(req, &res);
 	toolres_free(&res);
@@ -518,7 +648,9 @@ tool_start_wake(struct req *req)
 {
 	struct tool_start_wait	*w = tools_state(req);
 
-	if (w != NULL && w->pane)
+	if (w != NULL && w->answering)
+		tool_start_run_answer(w);	/* scan on */
+	else if (w != NULL && w->pane)
 		tool_start_run_look(w);
 }
 
@@ -564,7 +696,7 @@ const struct tool_entry tool_start_entry = {
 	.timeout = tool_start_timeout,
 	.progress = tool_start_progress,
 	.other_fields = ",input,keep,inheritShell,separateStderr,timeoutMs,"
-	    "maxLines,",
+	    "maxLines,tail,filter,context,",
 	.other_hint = "start_program takes no %s: use run_program for input, "
 	    "keep, inheritShell, separateStderr or a wait, or read_program to "
 	    "read"

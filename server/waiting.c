@@ -51,6 +51,7 @@ struct waiting {
 	enum waiting_state	 state;
 	int64_t			 seen_ms;	/* first seen waiting since the
 						   last text or keys, or 0 */
+	int64_t			 born_ms;	/* when it was made */
 	int64_t			 text_ms;	/* when text last came */
 	int64_t			 keys_ms;	/* when keys were last sent */
 	bool			 keys_pending;	/* since the last episode */
@@ -79,6 +80,7 @@ waiting_new(void (*tell)(void *), void *arg)
 
 	w->tell = tell;
 	w->arg = arg;
+	w->born_ms = now_ms();
 	return (w);
 }
 
@@ -91,11 +93,14 @@ waiting_free(struct waiting *w)
 	free(w);
 }
 
-/* When it last printed, or keys were typed into it: quiet since then. */
+/* When it last printed, or keys were typed into it, or (neither yet)
+ * when it was made: quiet since then. */
 int64_t
 waiting_quiet_since(const struct waiting *w)
 {
-	return (w->keys_ms > w->text_ms ? w->keys_ms : w->text_ms);
+	int64_t	since = w->keys_ms > w->text_ms ? w->keys_ms : w->text_ms;
+
+	return (since > w->born_ms ? since : w->born_ms);
 }
 
 /* When it last printed (0: never). */
@@ -115,7 +120,12 @@ waiting_arm(struct waiting *w, int64_t when)
 		loop_timer_set(w->timer, when);
 }
 
-/* Text came: checks go back to fast, and a wait must be seen again. */
+/*
+ * Text came: checks go back to fast, and a wait must be seen again. A
+ * check already scheduled (something waits on the program) comes sooner
+ * if it was later: a prompt is looked at PROGRAM_QUIET_MS after it came,
+ * whether the call waiting re-looks on each text (a read) or not (a run).
+ */
 void
 waiting_text(struct waiting *w)
 {
@@ -124,6 +134,8 @@ waiting_text(struct waiting *w)
 	w->seen_ms = 0;
 	if (w->state == WAITING_SEEN)
 		w->state = WAITING_BUSY;
+	if (w->timer != NULL && loop_timer_pending(w->timer))
+		waiting_arm(w, w->check_ms);
 }
 
 /* Keys were sent to the pane (armed is: something waits on it). */

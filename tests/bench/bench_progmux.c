@@ -48,6 +48,7 @@
 #include "client.h"
 #include "json.h"
 #include "timeutil.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define MIB		(1024.0 * 1024.0)
@@ -1988,6 +1989,7 @@ struct agent {
 	int		 calls;
 	double		 blocked;	/* s in empty reads */
 	bool		 new_fields;	/* the server has unfinishedLine */
+	int64_t		 chars;		/* of text returned to the agent */
 };
 
 /* A call, counted; NULL (harness broke) on an error. */
@@ -2026,6 +2028,7 @@ agent_read(struct agent *a, const char *id, int64_t *cursor,
 	text = json_str(json_get(*sc, "text"), &len);
 	if (len == 0)
 		a->blocked += (double)us / 1e6;
+	a->chars += (int64_t)utf8_count(text, len);
 	buf_add(all, text, len);
 	*cursor = json_int(json_get(*sc, "cursor"));
 	a->new_fields = json_get(*sc, "unfinishedLine") != NULL;
@@ -2134,6 +2137,307 @@ agent_figs(const char *id, const char *name, const char *target,
 	bench_log("%s: %d calls, %.2f s blocked", name, a->calls, a->blocked);
 }
 
+static int	agent_start(struct agent *, const char *, char **, char **);
+
+/* A program started outside any task's count. */
+static int
+agent_start_plain(struct pmx *c, const char *argv_json, char **id,
+    char **pane)
+{
+	struct agent	a;
+
+	memset(&a, 0, sizeof a);
+	a.c = c;
+	return (agent_start(&a, argv_json, id, pane));
+}
+
+/* A task's characters returned, as a figure. */
+static void
+agent_chars(const char *id, const char *name, const char *target,
+    struct agent *a, int64_t max)
+{
+	struct fig	*f;
+	char		*fid, *fname;
+
+	xasprintf(&fid, "%s_chars", id);
+	xasprintf(&fname, "%s, characters", name);
+	f = fig_new(fid, fname, "chars", target);
+	f->median = (double)a->chars;
+	f->decimals = 0;
+	f->runs = 1;
+	f->met = max > 0 ? a->chars <= max : -1;
+	bench_log("%s: %lld characters returned", name, (long long)a->chars);
+}
+
+/* Does the served tool take this argument? */
+static bool
+agent_has_arg(const struct json_doc *list, const char *tool, const char *arg)
+{
+	const struct json	*tools, *t;
+	size_t			 i;
+
+	tools = json_get(json_get(json_root(list), "result"), "tools");
+	for (i = 0; i < json_len(tools); i++) {
+		t = json_at(tools, i);
+		if (strcmp(json_str(json_get(t, "name"), NULL), tool) == 0)
+			return (json_get(json_get(json_get(t, "inputSchema"),
+			    "properties"), arg) != NULL);
+	}
+	return (false);
+}
+
+/* Wait (bounded, not counted as the agent's) until list_programs says
+ * program id has ended. */
+static int
+agent_wait_end(struct pmx *c, const char *id)
+{
+	struct json_doc		*d;
+	const struct json	*sc, *l, *it;
+	int64_t			 t0 = now_ms();
+	size_t			 i;
+	bool			 ended = false;
+
+	while (!ended && now_ms() - t0 < 60000) {
+		d = bc_call(c, "list_programs", "{}", NULL);
+		if ((sc = bc_ok(d, "list_programs")) == NULL) {
+			json_doc_free(d);
+			return (-1);
+		}
+		l = json_get(sc, "programs");
+		for (i = 0; i < json_len(l); i++) {
+			it = json_at(l, i);
+			if (strcmp(json_str(json_get(it, "programId"), NULL),
+			    id) == 0 && strcmp(json_str(json_get(it,
+			    "outcome"), NULL), "running") != 0)
+				ended = true;
+		}
+		json_doc_free(d);
+		if (!ended)
+			sleep_ms(50);
+	}
+	return (ended ? 0 : -1);
+}
+
+/*
+ * Figure 16: run_program's early return at a prompt, from the prompt to
+ * the answer (the program writes the time just after its prompt, 1.5 s
+ * after it starts).
+ */
+static void
+bench_agent_run_prompt(struct pmx *c)
+{
+	struct json_doc		*d;
+	const struct json	*sc;
+	struct fig		*f;
+	char			*path, *stamp, *args;
+	size_t			 len;
+	int64_t			 t_ns;
+	double			 seen = NAN;
+
+	xasprintf(&path, "%s/run-prompt-stamp", c->dir);
+	stamp = pmx_jstr(path);
+	xasprintf(&args, "{\"argv\":[\"sh\",\"-c\",\"sleep 1.5; printf "
+	    "'Proceed? [y/N] '; date +%%s%%N > \\\"$1\\\"; read a\",\"sh\","
+	    "%s],\"timeoutMs\":20000}", stamp);
+	free(stamp);
+	d = bc_call(c, "run_program", args, NULL);
+	free(args);
+	if ((sc = bc_ok(d, "run_program")) != NULL &&
+	    json_bool(json_get(sc, "waitingForInput"))) {
+		stamp = pmx_read_file(path, &len);
+		t_ns = stamp != NULL ? strtoll(stamp, NULL, 10) : 0;
+		free(stamp);
+		if (t_ns > 0)
+			seen = (double)(c->read_real_ns - t_ns) / 1e9;
+		bc_stop(c, json_str(json_get(sc, "programId"), NULL));
+	} else
+		bench_broke("run prompt task: the run did not return at the "
+		    "prompt");
+	json_doc_free(d);
+	unlink(path);
+	free(path);
+	f = fig_new("agent_run_prompt", "16 run_program at a prompt, after it",
+	    "s", "<= 0.5 s");
+	f->median = seen;
+	f->runs = 1;
+	f->met = seen <= 0.5;
+	bench_log("16 run_program at a prompt: answered %.2f s after it", seen);
+}
+
+/* One ping's round trip, in ms; NAN if it went unanswered. */
+static double
+bench_ping_ms(struct pmx *c)
+{
+	struct json_doc	*d;
+	int64_t		 t0 = now_us();
+
+	d = pmx_wait(c, pmx_send(c, "ping", NULL), CALL_MS);
+	if (d == NULL)
+		return (NAN);
+	json_doc_free(d);
+	return ((double)(c->read_us - t0) / 1000.0);
+}
+
+/*
+ * Figure 17: pings while a read matches a pattern that backtracks hard
+ * on each of 20,000 lines (about 1.6 ms a line), against pings with
+ * nothing to do: the read's matching goes a slice at a time, so other
+ * calls are answered meanwhile. (An older server with glibc's regex on
+ * a worse pattern held every call for 30 s.)
+ */
+static void
+bench_hostile_ping(struct pmx *c)
+{
+	struct samples	 idle = { 0 }, busy = { 0 };
+	struct json_doc	*d;
+	struct fig	*f;
+	char		*id, *pane, *text, args[300];
+	int64_t		 rid;
+	int		 i;
+
+	if (agent_start_plain(c, "[\"python3\",\"-c\",\"import sys, time\\n"
+	    "sys.stdout.write(('a' * 20 + '\\\\n') * 20000 + 'end\\\\n')\\n"
+	    "sys.stdout.flush()\\ntime.sleep(60)\"]", &id, &pane) == -1)
+		return;
+	if ((text = pmx_read_until(c, id, "end\n", CALL_MS)) == NULL) {
+		bench_broke("hostile ping: the lines never came");
+		goto out;
+	}
+	free(text);
+	for (i = 0; i < 20; i++)
+		smp_add(&idle, bench_ping_ms(c));
+	snprintf(args, sizeof args, "{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
+	    "\"timeoutMs\":3000,\"until\":\"^(a|aa)*[^a]\"}}", id);
+	rid = pmx_send(c, "tools/call", args);
+	for (i = 0; i < 20; i++)
+		smp_add(&busy, bench_ping_ms(c));
+	if ((d = pmx_wait(c, rid, CALL_MS)) == NULL)
+		bench_broke("hostile ping: the read never answered");
+	json_doc_free(d);
+	f = fig_new("hostile_ping", "17 ping while until backtracks hard",
+	    "ms", "<= 20 ms");
+	f->median = smp_q(&busy, 0.5);
+	f->p90 = smp_q(&busy, 0.9);
+	f->show_p90 = true;
+	f->base_median = smp_q(&idle, 0.5);
+	f->base_p90 = smp_q(&idle, 0.9);
+	f->base_what = "a ping with nothing to do";
+	f->ratio = f->median / f->base_median;
+	f->runs = (int)busy.n;
+	f->met = f->p90 <= 20;
+	bench_log("17 ping while until backtracks: %.2f ms (p90 %.2f), idle "
+	    "%.2f ms", f->median, f->p90, f->base_median);
+	smp_free(&idle);
+	smp_free(&busy);
+out:
+	bc_stop(c, id);
+	free(id);
+	free(pane);
+}
+
+/* The 1 MB log with 12 ERROR lines of figure 15, as argv JSON. */
+static const char agent_log_argv[] = "[\"python3\",\"-c\",\"import sys\\n"
+    "e = {1, 17, 999, 1000, 4321, 9000, 12345, 15000, 17777, 19000, "
+    "19998, 20000}\\nfor i in range(1, 20001):\\n    sys.stdout.write("
+    "'2026-12-02 12:00:00 %s request %06d handled in 3 ms\\\\n' % ("
+    "'ERROR' if i in e else 'INFO ', i))\\n\"]";
+
+/*
+ * Figures 14 to 16, the issue 19 tasks on a finished program: "how did
+ * this 1.29 MB run end" (the last lines of seq 1 200000) and "every line
+ * containing ERROR in a 1 MB log with 12 of them". With tail and filter
+ * one read does each; without them the agent pages through everything
+ * from cursor 0 (and greps it itself). And run_program's early return
+ * at a prompt (16).
+ */
+static void
+bench_agent_logs(struct pmx *c, const struct json_doc *list)
+{
+	struct agent		 a;
+	struct json_doc		*d;
+	const struct json	*sc;
+	struct buf		 all = BUF_INIT;
+	char			*id, *pane, *argv;
+	const char		*extra;
+	int64_t			 cursor;
+	int			 errors = 0;
+	const char		*p;
+
+	/* 14: how did it end, once it has: with tail, one read from cursor
+	 * 0; without, pages to the end. */
+	memset(&a, 0, sizeof a);
+	a.c = c;
+	cursor = 0;
+	extra = agent_has_arg(list, "read_program", "tail") ? "\"tail\":5" :
+	    "";
+	if (agent_start(&a, "[\"seq\",\"1\",\"200000\"]", &id, &pane) ==
+	    0) {
+		a.calls++;	/* the start */
+		if (agent_wait_end(c, id) == -1)
+			bench_broke("end task: seq did not end");
+		for (;;) {
+			if ((d = agent_read(&a, id, &cursor, extra, &all,
+			    &sc)) == NULL)
+				break;
+			if (json_bool(json_get(sc, "ended"))) {
+				json_doc_free(d);
+				break;
+			}
+			json_doc_free(d);
+		}
+		if (strstr(buf_cstr(&all), "\n199999\n200000\n") == NULL)
+			bench_broke("end task: the reads did not end with "
+			    "200000");
+		agent_figs("agent_end", "14 how did a 1.29 MB run end (seq)",
+		    "<= 2 calls", &a, "-", 1e9);
+		fig_find("agent_end")->met = a.calls <= 2;
+		agent_chars("agent_end", "14 how did a 1.29 MB run end (seq)",
+		    "<= 1000", &a, 1000);
+		bc_stop(c, id);
+		free(id);
+		free(pane);
+	}
+	buf_reset(&all);
+
+	/* 15: every ERROR line of a 1 MB log. */
+	memset(&a, 0, sizeof a);
+	a.c = c;
+	cursor = 0;
+	extra = agent_has_arg(list, "read_program", "filter") ?
+	    "\"filter\":\"ERROR\"" : "";
+	xasprintf(&argv, "%s", agent_log_argv);
+	if (agent_start(&a, argv, &id, &pane) == 0) {
+		a.calls++;	/* the start */
+		for (;;) {
+			if ((d = agent_read(&a, id, &cursor, extra, &all,
+			    &sc)) == NULL)
+				break;
+			if (json_bool(json_get(sc, "ended"))) {
+				json_doc_free(d);
+				break;
+			}
+			json_doc_free(d);
+		}
+		for (p = buf_cstr(&all); (p = strstr(p, "ERROR")) != NULL; p++)
+			errors++;
+		if (errors != 12)
+			bench_broke("log task: %d ERROR lines, not 12", errors);
+		agent_figs("agent_log", "15 every ERROR line of a 1 MB log",
+		    "<= 3 calls", &a, "-", 1e9);
+		fig_find("agent_log")->met = a.calls <= 3;
+		agent_chars("agent_log", "15 every ERROR line of a 1 MB log",
+		    "<= 2000", &a, 2000);
+		bc_stop(c, id);
+		free(id);
+		free(pane);
+	}
+	free(argv);
+	buf_free(&all);
+	bench_agent_run_prompt(c);
+	bench_hostile_ping(c);
+}
+
 /* The start of a program for a task: programId and pane (allocated). */
 static int
 agent_start(struct agent *a, const char *argv_json, char **id, char **pane)
@@ -2186,6 +2490,8 @@ bench_agent(void)
 		    "properties"), "until") != NULL)
 			has_until = true;
 	}
+	if (d != NULL)
+		bench_agent_logs(&c, d);
 	json_doc_free(d);
 
 	/* 9: prompt answer: see "Proceed? [y/N] ", answer y, get "ok y". */
@@ -2332,6 +2638,8 @@ bench_agent(void)
 		    "<= 57 calls", &a, "-", 1e9);
 		f = fig_find("agent_stream");
 		f->met = a.calls <= 57;
+		agent_chars("agent_stream", "13 big output (seq 1 200000)",
+		    "-", &a, 0);
 		free(id);
 		free(pane);
 	}

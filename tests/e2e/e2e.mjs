@@ -5,8 +5,10 @@
 // PROGMUX_SOCKET_PATH pointing at it, and goes through the SDK: initialize,
 // ping, tools/list, start_program and read_program to the end, every other
 // tool, the fields beyond the reference tools (unfinishedLine,
-// waitingForInput, until, send_keys' timeoutMs, run_program's early
-// return), a call with invalid arguments, an unknown tool. The SDK validates every successful
+// waitingForInput, until, tail, filter, context, send_keys' timeoutMs,
+// run_program's early return, filter and tail, send_keys' screen on a
+// full-screen program), a call with invalid arguments, an unknown tool.
+// The SDK validates every successful
 // tools/call's structuredContent against the tool's outputSchema itself, so
 // each call here also checks the contract. Prints TAP, a cmocka-style
 // summary for scripts/test.sh and "N passed, M failed"; exits non-zero on
@@ -17,7 +19,7 @@
 // the private server and is progmux's PROGMUX_TMUX_BIN),
 // PROGMUX_TEST_TMUX_VERSION (if set, checked to be what both run).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -288,6 +290,45 @@ async function main() {
     if (sc.matched !== true || sc.text !== 'one\ntwo\nready now\n') return JSON.stringify(sc);
     const bad = await client.callTool({ name: 'read_program', arguments: { programId: id, until: '(' } });
     if (bad.isError !== true || !/until/.test(bad.content[0].text)) return JSON.stringify(bad);
+    await client.callTool({ name: 'stop_program', arguments: { programId: id } });
+  });
+  await step('until speaks PCRE2: \\d+ and (?i) match', async () => {
+    const r = await client.callTool({ name: 'start_program', arguments: { argv: ['sh', '-c', 'echo noise; echo "listening on port 8123"; exec sleep 30'] } });
+    const id = r.structuredContent.programId;
+    for (const until of ['port \\d+$', '(?i)LISTENING']) {
+      const x = await client.callTool({ name: 'read_program', arguments: { programId: id, until, timeoutMs: 20000 } });
+      const sc = x.structuredContent;
+      if (sc.matched !== true || sc.text !== 'noise\nlistening on port 8123\n') return until + ': ' + JSON.stringify(sc);
+    }
+    await client.callTool({ name: 'stop_program', arguments: { programId: id } });
+  });
+  await step('read_program tail, filter and context; run_program filter and tail (new fields validated)', async () => {
+    const r = await client.callTool({ name: 'run_program', arguments: { argv: ['sh', '-c', 'seq 1 2000; echo "ERROR at the end"'], filter: '^ERROR|^1000$', context: 1 } });
+    const rc = r.structuredContent;
+    if (r.isError || rc.matchedLines !== 2 || rc.scannedLines !== 2001 || rc.text !== '999-999\n1000:1000\n1001-1001\n--\n2000-2000\n2001:ERROR at the end\n') return JSON.stringify(rc);
+    const id = rc.programId;
+    const t = await client.callTool({ name: 'read_program', arguments: { programId: id, tail: 2, timeoutMs: 0 } });
+    const tc = t.structuredContent;
+    if (tc.text !== '2000\nERROR at the end\n' || tc.skippedLines !== 1999 || tc.ended !== true) return JSON.stringify(tc);
+    const f = await client.callTool({ name: 'read_program', arguments: { programId: id, filter: '^\\d{4}$', timeoutMs: 0, maxLines: 3 } });
+    const fc = f.structuredContent;
+    if (fc.text !== '1000:1000\n1001:1001\n1002:1002\n' || fc.matchedLines !== 3 || fc.ended !== false) return JSON.stringify(fc);
+    if (!/\[3 of 1002 lines matched/.test(f.content[0].text)) return f.content[0].text;
+    const rt = await client.callTool({ name: 'run_program', arguments: { argv: ['seq', '1', '500'], tail: 1 } });
+    if (rt.structuredContent.text !== '500\n') return JSON.stringify(rt.structuredContent);
+  });
+  await step('send_keys on a full-screen program returns its screen (screen validated)', async () => {
+    const file = path.join(dir, 'lines.txt');
+    writeFileSync(file, Array.from({ length: 200 }, (_, i) => 'line ' + String(i + 1).padStart(3, '0') + '\n').join(''));
+    const r = await client.callTool({ name: 'start_program', arguments: { argv: ['less', file] } });
+    const { programId: id, paneId } = r.structuredContent;
+    for (let i = 0; i < 40; i++) {
+      const x = await client.callTool({ name: 'read_program', arguments: { programId: id, timeoutMs: 5000 } });
+      if (x.structuredContent.waitingForInput) break;
+    }
+    const s = await client.callTool({ name: 'send_keys', arguments: { paneId, keys: '100g', enter: false, timeoutMs: 20000 } });
+    const sc = s.structuredContent;
+    if (typeof sc.screen !== 'string' || !sc.screen.startsWith('line 100\n') || sc.text !== '') return JSON.stringify(sc);
     await client.callTool({ name: 'stop_program', arguments: { programId: id } });
   });
   await step('run_program returns early at a prompt, kept and readable', async () => {

@@ -127,6 +127,13 @@ read_until_waiting(const char *id, int64_t *cursor, struct buf *all)
 	}
 }
 
+/* The same from cursor, for a program whose text is its screen's. */
+static struct json_doc *
+read_until_waiting_from(const char *id, int64_t cursor)
+{
+	return (read_until_waiting(id, &cursor, NULL));
+}
+
 /*
  * A shell's `read` prompt (no line break) is seen by the first read at
  * once, as unfinishedLine with waitingForInput, not after the timeout;
@@ -294,6 +301,88 @@ test_run_installer_prompt(void **state)
 	json_doc_free(d);
 	free(id);
 	free(pane);
+}
+
+/* When the program wrote its prompt: the CLOCK_REALTIME ns in file. */
+static int64_t
+prompt_ns(const char *file)
+{
+	char	*s;
+	size_t	 len;
+	int64_t	 ns;
+	int64_t	 t0 = now_ms();
+
+	while ((s = pmx_read_file(file, &len)) == NULL || strchr(s, '\n') ==
+	    NULL) {
+		free(s);
+		if (now_ms() - t0 > LONG_MS)
+			fail_msg("%s never written", file);
+		usleep(10000);
+	}
+	ns = strtoll(s, NULL, 10);
+	free(s);
+	unlink(file);
+	return (ns);
+}
+
+/*
+ * run_program's early return at a prompt is as quick as a read's: a
+ * program that shows its prompt 1.5 s after it starts (and says when,
+ * in a file) is answered by a run within a small multiple of the time a
+ * read_program parked on the same kind of program takes. (The run's
+ * checks for input were a second apart while the program had printed
+ * nothing: about 0.55 s after the prompt, against a read's 0.1 s.)
+ */
+static void
+test_run_prompt_latency(void **state)
+{
+	struct json_doc	*d;
+	char		*file, *jfile, args[600], *id, *pane;
+	int64_t		 run_ms, read_ms, rid;
+
+	(void)state;
+	xasprintf(&file, "%s/prompt-at", C.dir);
+	jfile = pmx_jstr(file);
+	/* A read parked before the prompt comes. */
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"sleep 1.5; "
+	    "printf 'Proceed? [y/N] '; date +%%s%%N >\\\"$1\\\"; read a\","
+	    "\"sh\",%s]}", jfile);
+	id = pmx_start_program(&C, args, &pane);
+	assert_non_null(id);
+	snprintf(args, sizeof args, "{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"timeoutMs\":%d}}", id,
+	    LONG_MS);
+	rid = pmx_send(&C, "tools/call", args);
+	d = pmx_wait(&C, rid, 40000);
+	assert_non_null(d);
+	assert_true(need_bool(d, "waitingForInput"));
+	read_ms = (C.read_real_ns - prompt_ns(file)) / 1000000;
+	json_doc_free(d);
+	stop(id);
+	free(id);
+	free(pane);
+
+	snprintf(args, sizeof args, "{\"name\":\"run_program\","
+	    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"sleep 1.5; printf "
+	    "'Proceed? [y/N] '; date +%%s%%N >\\\"$1\\\"; read a\",\"sh\","
+	    "%s],\"timeoutMs\":%d}}", jfile, LONG_MS);
+	rid = pmx_send(&C, "tools/call", args);
+	d = pmx_wait(&C, rid, 40000);
+	assert_non_null(d);
+	assert_true(need_bool(d, "waitingForInput"));
+	run_ms = (C.read_real_ns - prompt_ns(file)) / 1000000;
+	id = xstrdup(need_str(d, "programId"));
+	json_doc_free(d);
+	stop(id);
+	free(id);
+	print_message("after the prompt: read_program %lld ms, run_program "
+	    "%lld ms\n", (long long)read_ms, (long long)run_ms);
+	if (run_ms > 3 * read_ms + 200)
+		fail_msg("run_program answered %lld ms after the prompt, "
+		    "read_program %lld ms", (long long)run_ms,
+		    (long long)read_ms);
+	free(jfile);
+	free(file);
 }
 
 /*
@@ -608,6 +697,180 @@ test_until(void **state)
 	free(id);
 }
 
+/*
+ * until speaks the dialect models write: \d+ and \s+ find a port line
+ * (glibc's ERE read \d as a literal d and waited out the timeout), (?i)
+ * ignores case, a lazy quantifier and a lookahead work.
+ */
+static void
+test_until_dialect(void **state)
+{
+	static const char *const pats[] = {
+		"listening on port \\\\d+", "port\\\\s+\\\\d",
+		"(?i)LISTENING ON", "^l.*?port (?=8)\\\\d{4}$"
+	};
+	struct json_doc	*d;
+	char		*id, extra[200];
+	size_t		 i;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"echo noise; "
+	    "echo 'listening on port 8123'; exec sleep 30\"]}", NULL);
+	assert_non_null(id);
+	for (i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+		snprintf(extra, sizeof extra, "\"until\":\"%s\"", pats[i]);
+		d = rd(id, 0, LONG_MS, extra);
+		if (!need_bool(d, "matched"))
+			fail_msg("until %s did not match: %s", pats[i],
+			    pmx_text(d));
+		assert_string_equal(need_str(d, "text"),
+		    "noise\nlistening on port 8123\n");
+		json_doc_free(d);
+	}
+	stop(id);
+	free(id);
+}
+
+/*
+ * A pattern that backtracks hard on every line is bounded: while a read
+ * matches it against 20,000 such lines, a ping sent after it is answered
+ * first; the read answers at its timeout with matched false and its
+ * cursor after what was scanned, short of the end. A pattern over the
+ * match limit is an error naming until and the limit, and the issue's
+ * hostile patterns end with a result or an error.
+ */
+static void
+test_until_hostile(void **state)
+{
+	static const char *const hostile[] = {
+		"(a*)\\\\1*$", "(|)(\\\\1\\\\1)*", "[[:alpha:]]{1,1000}{1,1000}"
+	};
+	struct json_doc	*d, *ping;
+	char		*id, args[400], *all;
+	int64_t		 rid, pid, total, cursor, t0;
+	size_t		 i;
+
+	(void)state;
+	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-c\",\"import "
+	    "sys, time\\nsys.stdout.write(('a' * 20 + '\\\\n') * 20000)\\n"
+	    "sys.stdout.write('end\\\\n')\\nsys.stdout.flush()\\n"
+	    "time.sleep(60)\"]}", NULL);
+	assert_non_null(id);
+	all = pmx_read_until(&C, id, "end\n", LONG_MS);
+	assert_non_null(all);
+	total = (int64_t)strlen(all);
+	free(all);
+
+	snprintf(args, sizeof args, "{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
+	    "\"timeoutMs\":3000,\"until\":\"^(a|aa)*[^a]\"}}", id);
+	rid = pmx_send(&C, "tools/call", args);
+	t0 = now_us();
+	pid = pmx_send(&C, "ping", NULL);
+	/* Replies come in order of answering: the ping's first. */
+	ping = pmx_next(&C, 40000);
+	assert_non_null(ping);
+	print_message("ping answered in %.1f ms while the read matched\n",
+	    (double)(C.read_us - t0) / 1000);
+	if (json_int(json_get(json_root(ping), "id")) != pid)
+		fail_msg("the read answered before the ping: %s",
+		    pmx_text(ping));
+	json_doc_free(ping);
+	d = pmx_wait(&C, rid, 40000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	assert_false(need_bool(d, "matched"));
+	cursor = sc_int(d, "cursor");
+	if (cursor <= 0 || cursor >= total)
+		fail_msg("cursor %lld: not short of the end %lld",
+		    (long long)cursor, (long long)total);
+	assert_int_equal(cursor % 21, 0);	/* after whole lines */
+	json_doc_free(d);
+
+	/* Over the match limit: an error naming until and the limit. */
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":0,"
+	    "\"until\":\"^(a|aa|aaa)*[^a]\"}", id);
+	d = pmx_call(&C, "read_program", args, 40000);
+	assert_non_null(d);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "until"));
+	assert_non_null(strstr(pmx_text(d), "limit"));
+	json_doc_free(d);
+
+	for (i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+		snprintf(args, sizeof args, "{\"programId\":\"%s\","
+		    "\"timeoutMs\":0,\"until\":\"%s\"}", id, hostile[i]);
+		d = pmx_call(&C, "read_program", args, 40000);
+		if (d == NULL)
+			fail_msg("until %s: no answer", hostile[i]);
+		if (pmx_is_error(d))
+			assert_non_null(strstr(pmx_text(d), "until"));
+		json_doc_free(d);
+	}
+	/* And the server is still there. */
+	pid = pmx_send(&C, "ping", NULL);
+	ping = pmx_wait(&C, pid, 40000);
+	assert_non_null(ping);
+	json_doc_free(ping);
+	stop(id);
+	free(id);
+}
+
+/*
+ * A full-screen program answers keys with a screen: less on a 200-line
+ * file, send_keys 100g with timeoutMs returns the settled screen (line
+ * 100 at its top) in screen and in the text, not the pager's redraw
+ * stream; a second key does the same from there.
+ */
+static void
+test_send_keys_screen(void **state)
+{
+	struct json_doc	*d;
+	char		*file, *jfile, args[600], *id, *pane;
+	const char	*screen;
+	FILE		*fp;
+	int		 i;
+
+	(void)state;
+	xasprintf(&file, "%s/lines.txt", C.dir);
+	assert_non_null(fp = fopen(file, "w"));
+	for (i = 1; i <= 200; i++)
+		fprintf(fp, "line %03d\n", i);
+	assert_int_equal(fclose(fp), 0);
+	jfile = pmx_jstr(file);
+	snprintf(args, sizeof args, "{\"argv\":[\"less\",%s]}", jfile);
+	id = pmx_start_program(&C, args, &pane);
+	assert_non_null(id);
+	json_doc_free(read_until_waiting_from(id, 0));
+
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"100g\","
+	    "\"enter\":false,\"timeoutMs\":%d}", pane, LONG_MS);
+	d = call_ok("send_keys", args);
+	screen = need_str(d, "screen");
+	if (strncmp(screen, "line 100\n", 9) != 0)
+		fail_msg("the screen does not start at line 100: %s", screen);
+	assert_non_null(strstr(screen, "line 110\n"));
+	assert_null(strstr(screen, "line 001"));
+	assert_string_equal(need_str(d, "text"), "");
+	assert_non_null(strstr(pmx_text(d), "line 100\nline 101\n"));
+	assert_true(strlen(pmx_text(d)) < 1500);
+	assert_string_equal(need_str(d, "programId"), id);
+	json_doc_free(d);
+
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"G\","
+	    "\"enter\":false,\"timeoutMs\":%d}", pane, LONG_MS);
+	d = call_ok("send_keys", args);
+	assert_non_null(strstr(need_str(d, "screen"), "line 200"));
+	assert_null(strstr(need_str(d, "screen"), "line 100"));
+	json_doc_free(d);
+	stop(id);
+	free(id);
+	free(pane);
+	free(jfile);
+	unlink(file);
+	free(file);
+}
+
 /* send_keys with timeoutMs on a pane that is not a program's: the keys
  * go, answered at once with a note, no reply fields. */
 static void
@@ -638,6 +901,7 @@ main(void)
 		cmocka_unit_test(test_python_repl),
 		cmocka_unit_test(test_password_prompt),
 		cmocka_unit_test(test_run_installer_prompt),
+		cmocka_unit_test(test_run_prompt_latency),
 		cmocka_unit_test(test_run_record_readable),
 		cmocka_unit_test(test_keeps_waiting),
 		cmocka_unit_test(test_busy_partial_line),
@@ -645,6 +909,9 @@ main(void)
 		cmocka_unit_test(test_git_log_burst),
 		cmocka_unit_test(test_seq_pages),
 		cmocka_unit_test(test_until),
+		cmocka_unit_test(test_until_dialect),
+		cmocka_unit_test(test_until_hostile),
+		cmocka_unit_test(test_send_keys_screen),
 		cmocka_unit_test(test_send_keys_not_program),
 	};
 

@@ -1,0 +1,231 @@
+/*
+ * pattern.c — regular expressions through PCRE2, bounded (pattern.h).
+ *
+ * Each pattern has its compiled code, match data for one match at a
+ * time and a match context carrying the limits, so matching allocates
+ * nothing new once the first match has grown its frames. No JIT: the
+ * interpreter alone honours every limit, and patterns are few and
+ * short-lived (one per call).
+ *
+ * PCRE2's match limit counts the steps from one start position, and a
+ * pattern such as \w+\d costs a few steps at each of them but scans the
+ * rest of the line from each: quadratic in the line, seconds on a line
+ * of 24,000 characters. So a long subject is matched a window of start
+ * positions at a time (an offset limit), the window growing while the
+ * windows are cheap, and the time it has taken is checked after each:
+ * past PATTERN_TIME_MS it stops with the time limit.
+ *
+ * PCRE2 10.42 (Debian 12) has no limit on the compiled size itself
+ * (pcre2_set_max_pattern_compiled_length came in 10.43); there its
+ * 2-byte links cap a pattern at 64 KiB, and the size is checked after
+ * compiling too, so both builds refuse the same patterns.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "pattern.h"
+#include "timeutil.h"
+#include "utf8.h"
+#include "xmalloc.h"
+
+#define PATTERN_WINDOW		8	/* start positions in a first window */
+#define PATTERN_WINDOW_FAST_US	200	/* a window this quick: double it */
+
+struct pattern {
+	pcre2_code		*code;
+	pcre2_match_data	*md;
+	pcre2_match_context	*mc;
+	char			*source;
+};
+
+/* PCRE2's message for error code e. */
+static void
+pattern_error(int e, char *buf, size_t size)
+{
+	if (pcre2_get_error_message(e, (PCRE2_UCHAR *)buf, size) < 0)
+		snprintf(buf, size, "error %d", e);
+}
+
+/* What a compile error means for the client. */
+static void
+pattern_compile_cause(int e, size_t off, char **cause)
+{
+	char	why[256];
+
+	switch (e) {
+	case PCRE2_ERROR_PATTERN_STRING_TOO_LONG:
+		xasprintf(cause, "is longer than %d bytes (the pattern length "
+		    "limit)", PATTERN_MAX_LEN);
+		return;
+	case PCRE2_ERROR_PATTERN_TOO_LARGE:
+#ifdef PCRE2_ERROR_PATTERN_COMPILED_SIZE_TOO_BIG
+	case PCRE2_ERROR_PATTERN_COMPILED_SIZE_TOO_BIG:
+#endif
+		xasprintf(cause, "compiles to more than %d KiB (the compiled "
+		    "size limit): write a shorter pattern or smaller repeat "
+		    "counts", PATTERN_COMPILED_MAX / 1024);
+		return;
+	}
+	pattern_error(e, why, sizeof why);
+	xasprintf(cause, "is not a valid pattern: %s at offset %zu", why, off);
+}
+
+struct pattern *
+pattern_compile(const char *src, size_t len, int flags, char **cause)
+{
+	struct pattern		*pat;
+	pcre2_compile_context	*cc;
+	pcre2_code		*code;
+	uint32_t		 opts;
+	size_t			 size = 0;
+	PCRE2_SIZE		 off = 0;
+	int			 e = 0;
+
+	if (len > PATTERN_MAX_LEN) {
+		pattern_compile_cause(PCRE2_ERROR_PATTERN_STRING_TOO_LONG, 0,
+		    cause);
+		return (NULL);
+	}
+	if ((cc = pcre2_compile_context_create(NULL)) == NULL)
+		fatalx("%s: out of memory", __func__);
+	pcre2_set_max_pattern_length(cc, PATTERN_MAX_LEN);
+#ifdef pcre2_set_max_pattern_compiled_length
+	pcre2_set_max_pattern_compiled_length(cc, PATTERN_COMPILED_MAX);
+#endif
+	opts = PCRE2_UTF | PCRE2_NEVER_BACKSLASH_C | PCRE2_USE_OFFSET_LIMIT;
+	if (flags & PATTERN_ECMA) {
+		opts |= PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX |
+		    PCRE2_ALLOW_EMPTY_CLASS;
+		pcre2_set_compile_extra_options(cc, PCRE2_EXTRA_ALT_BSUX);
+	}
+	code = pcre2_compile((PCRE2_SPTR)src, len, opts, &e, &off, cc);
+	pcre2_compile_context_free(cc);
+	if (code == NULL) {
+		pattern_compile_cause(e, off, cause);
+		return (NULL);
+	}
+	if (pcre2_pattern_info(code, PCRE2_INFO_SIZE, &size) != 0 ||
+	    size > PATTERN_COMPILED_MAX) {
+		pcre2_code_free(code);
+		pattern_compile_cause(PCRE2_ERROR_PATTERN_TOO_LARGE, 0, cause);
+		return (NULL);
+	}
+
+	pat = xcalloc(1, sizeof *pat);
+	pat->code = code;
+	pat->md = pcre2_match_data_create(1, NULL);
+	pat->mc = pcre2_match_context_create(NULL);
+	if (pat->md == NULL || pat->mc == NULL)
+		fatalx("%s: out of memory", __func__);
+	pcre2_set_match_limit(pat->mc, PATTERN_MATCH_LIMIT);
+	pcre2_set_depth_limit(pat->mc, PATTERN_DEPTH_LIMIT);
+	pcre2_set_heap_limit(pat->mc, PATTERN_HEAP_KIB);
+	pat->source = xstrndup(src, len);
+	return (pat);
+}
+
+void
+pattern_free(struct pattern *pat)
+{
+	if (pat == NULL)
+		return;
+	pcre2_match_data_free(pat->md);
+	pcre2_match_context_free(pat->mc);
+	pcre2_code_free(pat->code);
+	free(pat->source);
+	free(pat);
+}
+
+/* What stopped a match (rc, a PCRE2 error) means for the client. */
+static int
+pattern_match_cause(int rc, char **cause)
+{
+	char	why[256];
+
+	switch (rc) {
+	case PCRE2_ERROR_MATCHLIMIT:
+		xasprintf(cause, "needs more than %d backtracking steps on one "
+		    "line (the match limit): write it without nested or "
+		    "overlapping repeats such as (a+)+ or (a|aa)*",
+		    PATTERN_MATCH_LIMIT);
+		break;
+	case PCRE2_ERROR_DEPTHLIMIT:
+		xasprintf(cause, "backtracks more than %d levels deep on one "
+		    "line (the depth limit): match less at a time",
+		    PATTERN_DEPTH_LIMIT);
+		break;
+	case PCRE2_ERROR_HEAPLIMIT:
+	case PCRE2_ERROR_NOMEMORY:
+		xasprintf(cause, "needs more than %d MiB to match one line "
+		    "(the heap limit): match less at a time",
+		    PATTERN_HEAP_KIB / 1024);
+		break;
+	default:
+		pattern_error(rc, why, sizeof why);
+		xasprintf(cause, "could not be matched: %s", why);
+		break;
+	}
+	return (-1);
+}
+
+int
+pattern_match(struct pattern *pat, const char *s, size_t len, char **cause)
+{
+	PCRE2_SPTR	 subj = (PCRE2_SPTR)(s != NULL ? s : "");
+	size_t		 from = 0, last, window = PATTERN_WINDOW;
+	int64_t		 t0 = now_us(), t1, spent;
+	int		 rc;
+
+	/* Checked once here, not by PCRE2 at each window: the text and
+	 * JSON strings are valid UTF-8, so this is never the cost. */
+	if (!utf8_valid((const char *)subj, len)) {
+		xasprintf(cause, "cannot be matched against text that is not "
+		    "UTF-8 (byte %zu)", utf8_find_invalid((const char *)subj,
+		    len));
+		return (-1);
+	}
+	for (;;) {
+		/* Start positions from..last, last on a character. */
+		last = from + window;
+		while (last < len && (subj[last] & 0xc0) == 0x80)
+			last++;
+		if (last >= len)
+			last = len;
+		pcre2_set_offset_limit(pat->mc, last);
+		t1 = now_us();
+		rc = pcre2_match(pat->code, subj, len, from, PCRE2_NO_UTF_CHECK,
+		    pat->md, pat->mc);
+		if (rc >= 0)
+			return (1);
+		if (rc != PCRE2_ERROR_NOMATCH && rc != PCRE2_ERROR_PARTIAL)
+			return (pattern_match_cause(rc, cause));
+		if (last >= len)
+			return (0);
+		spent = now_us() - t0;
+		if (spent >= PATTERN_TIME_MS * 1000) {
+			xasprintf(cause, "takes more than %d ms on one line "
+			    "(the time limit): write it so that it fails fast, "
+			    "without a repeat that can match what follows it "
+			    "(\\w+\\d)", PATTERN_TIME_MS);
+			return (-1);
+		}
+		if (now_us() - t1 < PATTERN_WINDOW_FAST_US)
+			window *= 2;
+		from = last + 1;
+		while (from < len && (subj[from] & 0xc0) == 0x80)
+			from++;
+		if (from > len)
+			return (0);
+	}
+}
+
+const char *
+pattern_source(const struct pattern *pat)
+{
+	return (pat->source);
+}
