@@ -278,7 +278,6 @@ bool	tmux_alive(void);
 bool	tmux_idle(void);
 /* Queue a command line (already quoted); cb gets its output. */
 void	tmux_command(const char *line, tmux_cb, void *arg);
-char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
 bool	tmux_reaped(pid_t, int status);
 unsigned tmux_generation(void);
 
@@ -305,7 +304,10 @@ void	tmux_quote(struct buf *, const char *);
 /* What to add to tmux's error text for a command ("" if nothing). */
 const char *tmux_error_hint(const char *out);
 
-/* tmux_probe.c — tmux's version (`tmux -V`); --check's server test */
+/* tmux_probe.c — how every tmux of ours is run; tmux's version
+ * (`tmux -V`); --check's server test */
+void	tmux_argv_build(void);		/* from the settings, anew */
+char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
 typedef void (*tmux_probe_cb)(const char *cause);	/* NULL: usable */
 const char *tmux_version(void);
 bool	tmux_probe_usable(void);
@@ -321,8 +323,9 @@ void	tmux_lock_release(void);
 
 /* tmux_session.c — our own session and its idle window */
 void	tmux_session_argv(char **argv, size_t *n);	/* new-session ... */
-void	tmux_session_find(void);	/* attached: which pane is ours */
-void	tmux_session_leave(void);	/* at exit: our idle pane goes */
+bool	tmux_session_find(struct buf *cmd);	/* attached: list-panes */
+bool	tmux_session_found(const char *, size_t, struct buf *cmd);
+bool	tmux_session_leave(struct buf *cmd);	/* at exit: kill-pane */
 void	tmux_session_forget(void);	/* the client went */
 
 /* program.c — the table of programs and each one's lifecycle */

@@ -98,7 +98,6 @@ static struct {
 	unsigned	 gen;		/* bumped when a client dies */
 	char		*failure;	/* why it is not up */
 	struct loop_timer *timer;	/* the attach's deadline */
-	char		**argv;		/* tmux + socket arguments */
 } tm = { .pid = -1, .in = -1, .out = -1, .err = -1 };
 
 #define TMUX_NOFILE_MIN		64	/* below this, tmux is not started */
@@ -170,6 +169,8 @@ tmux_update_out(void)
 void
 tmux_shutdown(void)
 {
+	struct buf	cmd = BUF_INIT;
+
 	if (tm.state != TMUX_READY) {
 		tmux_dead(TMUX_WHY_EXIT);
 		tm.state = TMUX_EXITING;
@@ -178,8 +179,21 @@ tmux_shutdown(void)
 	tm.state = TMUX_EXITING;
 	if (cfg.robust)
 		tmux_command("kill-server", NULL, NULL);
-	else
-		tmux_session_leave();
+	else if (tmux_session_leave(&cmd))
+		tmux_command(buf_cstr(&cmd), NULL, NULL);
+	buf_free(&cmd);
+}
+
+/* The session's panes: which is our idle one (tmux_session.c). */
+static void
+tmux_session_panes(void *arg, bool ok, const char *out, size_t len)
+{
+	struct buf	cmd = BUF_INIT;
+
+	(void)arg;
+	if (ok && tmux_session_found(out, len, &cmd))
+		tmux_command(buf_cstr(&cmd), NULL, NULL);
+	buf_free(&cmd);
 }
 
 /* TMUX_PROBE was answered: READY; write every command queued meanwhile,
@@ -188,6 +202,7 @@ static void
 tmux_attached(void)
 {
 	struct tmux_cmd	*c;
+	struct buf	 cmd = BUF_INIT;
 
 	tm.state = TMUX_READY;
 	tm.attach_tries = 0;
@@ -201,8 +216,9 @@ tmux_attached(void)
 		c->line = NULL;
 	}
 	tmux_on_writable();
-	if (tm.state == TMUX_READY)
-		tmux_session_find();
+	if (tm.state == TMUX_READY && tmux_session_find(&cmd))
+		tmux_command(buf_cstr(&cmd), tmux_session_panes, NULL);
+	buf_free(&cmd);
 }
 
 /* Spawn the client (with the lock, or going without it): STARTING. */
@@ -363,34 +379,6 @@ tmux_timer_arm(void)
 	    tm.state == TMUX_PROBING ? tm.attach_deadline : DEADLINE_NONE);
 }
 
-/* The client's argv prefix: binary and socket. */
-static void
-tmux_build_argv(void)
-{
-	size_t	n = 0;
-
-	strv_free(tm.argv);
-	tm.argv = xcalloc(4, sizeof *tm.argv);
-	tm.argv[n++] = xstrdup(cfg.tmux_bin);
-	if (cfg.socket_path != NULL) {
-		tm.argv[n++] = xstrdup("-S");
-		tm.argv[n++] = xstrdup(cfg.socket_path);
-	} else if (cfg.socket_name != NULL) {
-		tm.argv[n++] = xstrdup("-L");
-		tm.argv[n++] = xstrdup(cfg.socket_name);
-	}
-}
-
-/* The tmux binary and socket arguments, for every tmux we run: the
- * control client, the reapers' own commands, --check's. */
-char **
-tmux_client_argv(void)
-{
-	if (tm.argv == NULL)
-		tmux_build_argv();
-	return (tm.argv);
-}
-
 /*
  * tmux inherits our descriptor limit (main.c raised the soft one to the
  * hard one). A server started under a tiny limit cannot open its panes
@@ -429,7 +417,7 @@ tmux_start(char **cause)
 	if (tmux_check_nofile(cause) == -1 ||
 	    (cfg.robust && (tm.conf = config_tmux_conf(cause)) == NULL))
 		goto fail;
-	tmux_build_argv();
+	tmux_argv_build();
 	buf_reset(&tm.rbuf);
 	buf_reset(&tm.wbuf);
 	tmux_parse_reset(&tm.ps);
@@ -477,7 +465,7 @@ tmux_spawn(char **cause)
 	struct spawn		 sp;
 	enum spawn_stage	 stage;
 	int			 in[2], out[2], ep[2], err;
-	char			*argv[24];
+	char			*argv[24], **tv;
 	size_t			 n = 0, i;
 	pid_t			 parent = getpid(), pid;
 
@@ -493,8 +481,8 @@ tmux_spawn(char **cause)
 	}
 	if (pipe2(ep, O_CLOEXEC) == -1)
 		ep[0] = ep[1] = -1;	/* its stderr is then nobody's */
-	for (i = 0; tm.argv[i] != NULL; i++)
-		argv[n++] = tm.argv[i];
+	for (tv = tmux_client_argv(), i = 0; tv[i] != NULL; i++)
+		argv[n++] = tv[i];
 	if (cfg.robust) {
 		argv[n++] = (char *)"-f";
 		argv[n++] = (char *)tm.conf;

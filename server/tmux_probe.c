@@ -1,6 +1,7 @@
 /*
- * tmux_probe.c — which tmux we have: `tmux -V`, and for --check whether
- * a server answers on our socket.
+ * tmux_probe.c — which tmux we run and how: the binary and socket
+ * arguments every tmux command of ours starts with; its version
+ * (`tmux -V`); and for --check whether a server answers on our socket.
  *
  * progmux needs tmux 3.2a or newer; a version that is is kept. At
  * start-up and for --check, before any loop runs, tmux_probe waits for
@@ -22,6 +23,7 @@
 
 #include "cspawn.h"
 #include "fdutil.h"
+#include "frame.h"
 #include "log.h"
 #include "server.h"
 #include "timeutil.h"
@@ -39,7 +41,37 @@ static struct {
 	tmux_probe_cb	   cb;		/* in the loop: told how it went */
 	char		   version[32];
 	bool		   usable;	/* 3.2a or newer */
+	char		 **argv;	/* tmux + socket arguments */
 } tp = { .pid = -1, .fd = -1 };
+
+/* The binary and socket arguments, from the settings: the control
+ * client's start makes them anew. */
+void
+tmux_argv_build(void)
+{
+	size_t	n = 0;
+
+	strv_free(tp.argv);
+	tp.argv = xcalloc(4, sizeof *tp.argv);
+	tp.argv[n++] = xstrdup(cfg.tmux_bin);
+	if (cfg.socket_path != NULL) {
+		tp.argv[n++] = xstrdup("-S");
+		tp.argv[n++] = xstrdup(cfg.socket_path);
+	} else if (cfg.socket_name != NULL) {
+		tp.argv[n++] = xstrdup("-L");
+		tp.argv[n++] = xstrdup(cfg.socket_name);
+	}
+}
+
+/* The tmux binary and socket arguments, for every tmux we run: the
+ * control client, the reapers' own commands, --check's. */
+char **
+tmux_client_argv(void)
+{
+	if (tp.argv == NULL)
+		tmux_argv_build();
+	return (tp.argv);
+}
 
 /* tmux's version as `tmux -V` gave it, or "" before the probe. */
 const char *

@@ -9,7 +9,9 @@
  * never the person's shell. Once attached, the session's pane whose
  * process has exactly that command line (read through /proc) is ours:
  * it is made to close when it exits, and removed at exit. A session we
- * only attached to has no idle pane of ours.
+ * only attached to has no idle pane of ours. The commands are built
+ * here and sent by the client (tmux.c), which calls this file, never the
+ * other way round.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,20 +66,20 @@ tmux_session_is_idle(long pid)
 }
 
 /*
- * The session's panes: the one running our idle process is ours (a
- * session we made). It closes when it exits, even if the person's
- * configuration says remain-on-exit; we remove it ourselves at exit.
+ * The session's panes (tmux_session_find's answer): the one running our
+ * idle process is ours (a session we made). It closes when it exits,
+ * even if the person's configuration says remain-on-exit: the command
+ * that says so is put in cmd (true), and we remove it ourselves at exit.
  */
-static void
-tmux_session_found(void *arg, bool ok, const char *out, size_t len)
+bool
+tmux_session_found(const char *out, size_t len, struct buf *cmd)
 {
-	struct buf	 cmd = BUF_INIT;
-	char		*text, *line, *save, id[32];
-	long		 pid;
+	char	*text, *line, *save, id[32];
+	long	 pid;
+	bool	 found = false;
 
-	(void)arg;
-	if (!ok || ts.idle_pane != NULL)
-		return;
+	if (ts.idle_pane != NULL)
+		return (false);
 	text = xstrndup(out, len);
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
@@ -86,47 +88,44 @@ tmux_session_found(void *arg, bool ok, const char *out, size_t len)
 			continue;
 		id[0] = '%';
 		ts.idle_pane = xstrdup(id);
-		buf_printf(&cmd, "set-option -p -t %s remain-on-exit off", id);
-		tmux_command(buf_cstr(&cmd), NULL, NULL);
-		buf_free(&cmd);
+		buf_printf(cmd, "set-option -p -t %s remain-on-exit off", id);
+		found = true;
 		break;
 	}
 	free(text);
+	return (found);
 }
 
-/* Attached: ask for the session's panes, unless ours is known. */
-void
-tmux_session_find(void)
+/* Attached: the command that lists the session's panes (true), unless
+ * ours is known. */
+bool
+tmux_session_find(struct buf *cmd)
 {
-	struct buf	cmd = BUF_INIT, t = BUF_INIT;
+	struct buf	t = BUF_INIT;
 
 	if (ts.idle_pane != NULL)
-		return;
+		return (false);
 	buf_printf(&t, "=%s", cfg.session);
-	buf_adds(&cmd, "list-panes -s -t ");
-	tmux_quote(&cmd, buf_cstr(&t));
-	buf_adds(&cmd, " -F '#{pane_id} #{pane_pid}'");
-	tmux_command(buf_cstr(&cmd), tmux_session_found, NULL);
-	buf_free(&cmd);
+	buf_adds(cmd, "list-panes -s -t ");
+	tmux_quote(cmd, buf_cstr(&t));
+	buf_adds(cmd, " -F '#{pane_id} #{pane_pid}'");
 	buf_free(&t);
+	return (true);
 }
 
 /*
- * At exit: our idle window goes, if we made the session. If our
- * programs' panes are gone too and no one else's window is in it, the
- * session goes with it, and tmux exits if it was the last: we leave the
- * server as we found it.
+ * At exit: our idle window goes (the command in cmd, true), if we made
+ * the session. If our programs' panes are gone too and no one else's
+ * window is in it, the session goes with it, and tmux exits if it was
+ * the last: we leave the server as we found it.
  */
-void
-tmux_session_leave(void)
+bool
+tmux_session_leave(struct buf *cmd)
 {
-	struct buf	cmd = BUF_INIT;
-
 	if (ts.idle_pane == NULL)
-		return;
-	buf_printf(&cmd, "kill-pane -t %s", ts.idle_pane);
-	tmux_command(buf_cstr(&cmd), NULL, NULL);
-	buf_free(&cmd);
+		return (false);
+	buf_printf(cmd, "kill-pane -t %s", ts.idle_pane);
+	return (true);
 }
 
 /* The client went: the pane id may name another pane now. */

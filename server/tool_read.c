@@ -387,8 +387,8 @@ tool_read_answer_filter(struct tool_read_wait *w, struct toolres *res)
 	buf_add(&res->text, f->out.data, f->out.len);
 	filter_line_text(&res->text, f);
 	report_line(&res->text, &r);
-	if (!r.ended)
-		buf_printf(&res->text, " (waited at most %lld ms)",
+	if (!r.ended && !r.waiting)
+		buf_printf(&res->text, " (timeout %lld ms)",
 		    (long long)w->timeout_ms);
 }
 
@@ -523,8 +523,9 @@ tool_read_answer(struct tool_read_wait *w)
 		    (size_t)pg.lines, skipped, skipped == 1 ? "" : "s",
 		    w->cursor, skipped == 1 ? "it" : "them");
 	report_line(&res.text, &r);
-	if (w->pane == NULL && !r.ended)
-		buf_printf(&res.text, " (waited at most %lld ms)",
+	/* The wait it was given, unless the end or a prompt cut it short. */
+	if (w->pane == NULL && !r.ended && !r.waiting)
+		buf_printf(&res.text, " (timeout %lld ms)",
 		    (long long)w->timeout_ms);
 done:
 	tool_read_free(w);

@@ -364,6 +364,10 @@ tool_start_run_answer(struct tool_start_wait *w)
 		filter_line_text(&res.text, &f);
 		filter_free(&f);
 		pattern_free(pat);
+		if (omitted > 0)
+			buf_printf(&res.text, "[%zu characters of the lines "
+			    "scanned are not shown; read_program from cursor 0 "
+			    "has them]\n", omitted);
 	} else if (omitted > 0)
 		buf_printf(&res.text, "[%zu characters before this were left "
 		    "out; read_program from cursor 0 has them]\n", omitted);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "client.h"
@@ -33,7 +34,7 @@ static unsigned		seen_true[32], seen_false[32];
 static const char	*flags[] = {
 	"ended", "waitingForInput", "outputCut", "outputComplete", "matched",
 	"wasRunning", "exitStatus", "signal", "unfinishedLine",
-	"omittedChars", "droppedLines", NULL
+	"omittedChars", "droppedLines", "skippedLines", "matchedLines", NULL
 };
 
 static int
@@ -191,10 +192,23 @@ carries_obj(const struct json *sc, const char *text, bool list)
 		} else if (strcmp(key, "omittedChars") == 0) {
 			saw(key, json_int(v) > 0);
 			if (json_int(v) > 0)
-				says(text, true, "[%" PRId64 " characters before "
-				    "this were left out", json_int(v));
+				says(text, true, "[%" PRId64 " characters ",
+				    json_int(v));
 			else
-				says(text, false, "were left out");
+				says(text, false, "read_program from cursor 0 "
+				    "has them");
+		} else if (strcmp(key, "skippedLines") == 0) {
+			saw(key, json_int(v) > 0);
+			says(text, true, "; %" PRId64 " line", json_int(v));
+		} else if (strcmp(key, "matchedLines") == 0) {
+			saw(key, json_int(v) > 0);
+			says(text, true, "[%" PRId64 " of %" PRId64 " line",
+			    json_int(v), int_of(sc, "scannedLines"));
+		} else if (strcmp(key, "scannedLines") == 0) {
+			/* With matchedLines, "[M of S lines matched". */
+			says(text, true, " of %" PRId64 " line", json_int(v));
+		} else if (strcmp(key, "screen") == 0) {
+			says(text, true, "the screen now:\n%s", s);
 		} else if (strcmp(key, "sent") == 0) {
 			assert_true(json_bool(v));
 			says(text, true, "sent to ");
@@ -412,6 +426,67 @@ test_runs_and_capture(void **state)
 	json_doc_free(call("list_programs", "{}"));
 }
 
+/* tail and filter, on reads and runs; a full-screen program's screen. */
+static void
+test_tail_filter_screen(void **state)
+{
+	struct json_doc	*d;
+	char		*file, *jfile, *id, *pane;
+	int64_t		 cursor = 0;
+	FILE		*fp;
+	int		 i;
+
+	(void)state;
+	d = call("run_program", "{\"argv\":[\"seq\",\"1\",\"200\"],"
+	    "\"filter\":\"^1\\\\d$\",\"timeoutMs\":%d}", LONG_MS);
+	assert_int_equal(sc_int(d, "matchedLines"), 10);
+	json_doc_free(d);
+	json_doc_free(call("run_program", "{\"argv\":[\"seq\",\"1\","
+	    "\"200\"],\"tail\":3,\"timeoutMs\":%d}", LONG_MS));
+	d = call("start_program", "{\"argv\":[\"seq\",\"1\",\"300\"]}");
+	id = xstrdup(sc_str(d, "programId"));
+	json_doc_free(d);
+	json_doc_free(read_to(id, &cursor, "ended"));
+	d = call("read_program", "{\"programId\":\"%s\",\"tail\":5}", id);
+	assert_int_equal(sc_int(d, "skippedLines"), 295);
+	json_doc_free(d);
+	d = call("read_program", "{\"programId\":\"%s\",\"tail\":500}",
+	    id);
+	assert_int_equal(sc_int(d, "skippedLines"), 0);
+	json_doc_free(d);
+	json_doc_free(call("read_program", "{\"programId\":\"%s\","
+	    "\"filter\":\"5$\",\"context\":1}", id));
+	d = call("read_program", "{\"programId\":\"%s\",\"filter\":"
+	    "\"none\"}", id);
+	assert_int_equal(sc_int(d, "matchedLines"), 0);
+	json_doc_free(d);
+	json_doc_free(call("stop_program", "{\"programId\":\"%s\"}", id));
+	free(id);
+
+	xasprintf(&file, "%s/lines.txt", C.dir);
+	assert_non_null(fp = fopen(file, "w"));
+	for (i = 1; i <= 200; i++)
+		fprintf(fp, "line %03d\n", i);
+	assert_int_equal(fclose(fp), 0);
+	jfile = pmx_jstr(file);
+	d = call("start_program", "{\"argv\":[\"less\",%s]}", jfile);
+	id = xstrdup(sc_str(d, "programId"));
+	pane = xstrdup(sc_str(d, "paneId"));
+	json_doc_free(d);
+	cursor = 0;
+	json_doc_free(read_to(id, &cursor, "waitingForInput"));
+	d = call("send_keys", "{\"paneId\":\"%s\",\"keys\":\"100g\","
+	    "\"enter\":false,\"timeoutMs\":%d}", pane, LONG_MS);
+	assert_non_null(strstr(sc_str(d, "screen"), "line 100"));
+	json_doc_free(d);
+	json_doc_free(call("stop_program", "{\"programId\":\"%s\"}", id));
+	unlink(file);
+	free(file);
+	free(jfile);
+	free(id);
+	free(pane);
+}
+
 /* Each flag and nullable field was seen both ways. */
 static void
 test_every_way_seen(void **state)
@@ -434,6 +509,7 @@ main(void)
 		cmocka_unit_test(test_prompt_cycle),
 		cmocka_unit_test(test_until_and_unfinished),
 		cmocka_unit_test(test_runs_and_capture),
+		cmocka_unit_test(test_tail_filter_screen),
 		cmocka_unit_test(test_every_way_seen),
 	};
 
