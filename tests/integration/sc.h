@@ -35,6 +35,17 @@ sc_int(const struct json_doc *d, const char *key)
 	return (v && json_type(v) == JSON_NUMBER ? json_int(v) : -999);
 }
 
+/* A string field that must be there: the test fails without it. */
+static inline const char *
+sc_need_str(const struct json_doc *d, const char *key)
+{
+	const char	*s = sc_str(d, key);
+
+	if (s == NULL)
+		fail_msg("no string %s in the result: %s", key, pmx_text(d));
+	return (s);
+}
+
 static inline bool
 sc_bool(const struct json_doc *d, const char *key)
 {

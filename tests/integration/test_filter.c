@@ -50,17 +50,6 @@ call_ok(const char *tool, const char *args)
 	return (sc_call_ok(&C, tool, args));
 }
 
-/* A string field that must be there. */
-static const char *
-need_str(const struct json_doc *d, const char *key)
-{
-	const char	*s = sc_str(d, key);
-
-	if (s == NULL)
-		fail_msg("no string %s in the result: %s", key, pmx_text(d));
-	return (s);
-}
-
 /* read_program on id with these extra arguments. */
 static struct json_doc *
 rd(const char *id, int64_t cursor, int64_t timeout, const char *extra)
@@ -116,7 +105,7 @@ run_log(const char *extra, struct json_doc **out)
 	    LONG_MS, extra[0] ? "," : "", extra);
 	d = call_ok("run_program", args);
 	assert_true(sc_bool(d, "ended"));
-	id = xstrdup(need_str(d, "programId"));
+	id = xstrdup(sc_need_str(d, "programId"));
 	if (out != NULL)
 		*out = d;
 	else
@@ -153,10 +142,10 @@ test_read_tail(void **state)
 	d = call_ok("run_program", "{\"argv\":[\"seq\",\"1\",\"200000\"],"
 	    "\"maxLines\":1}");
 	assert_true(sc_bool(d, "ended"));
-	id = xstrdup(need_str(d, "programId"));
+	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
 	d = rd(id, 0, 0, "\"tail\":3");
-	assert_string_equal(need_str(d, "text"), "199998\n199999\n200000\n");
+	assert_string_equal(sc_need_str(d, "text"), "199998\n199999\n200000\n");
 	cursor = sc_int(d, "cursor");
 	assert_int_equal(cursor, 1288895);
 	assert_int_equal(sc_int(d, "skippedLines"), 199997);
@@ -165,12 +154,12 @@ test_read_tail(void **state)
 	    "before them skipped"));
 	json_doc_free(d);
 	d = rd(id, cursor, 0, "\"tail\":3");
-	assert_string_equal(need_str(d, "text"), "");
+	assert_string_equal(sc_need_str(d, "text"), "");
 	assert_true(sc_bool(d, "ended"));
 	json_doc_free(d);
 	/* maxLines smaller than tail wins; tail from a later cursor. */
 	d = rd(id, 1288895 - 14, 0, "\"tail\":5,\"maxLines\":2");
-	assert_string_equal(need_str(d, "text"), "199999\n200000\n");
+	assert_string_equal(sc_need_str(d, "text"), "199999\n200000\n");
 	assert_int_equal(sc_int(d, "skippedLines"), 0);
 	json_doc_free(d);
 	free(id);
@@ -195,7 +184,7 @@ test_read_tail_running(void **state)
 	assert_non_null(id);
 	free(pmx_read_until(&C, id, "\n50\n", LONG_MS));
 	d = rd(id, 0, LONG_MS, "\"tail\":2");
-	assert_string_equal(need_str(d, "text"), "49\n50\n");
+	assert_string_equal(sc_need_str(d, "text"), "49\n50\n");
 	assert_int_equal(sc_int(d, "skippedLines"), 48);
 	assert_false(sc_bool(d, "ended"));
 	cursor = sc_int(d, "cursor");
@@ -207,7 +196,7 @@ test_read_tail_running(void **state)
 	while (!waiting) {
 		d = rd(id, cursor, LONG_MS, "");
 		waiting = sc_bool(d, "waitingForInput");
-		assert_string_equal(need_str(d, "text"), "");
+		assert_string_equal(sc_need_str(d, "text"), "");
 		json_doc_free(d);
 		if (now_ms() - t0 > 3 * LONG_MS)
 			fail_msg("it never waited for input");
@@ -216,7 +205,7 @@ test_read_tail_running(void **state)
 	    pane);
 	json_doc_free(call_ok("send_keys", args));
 	d = rd(id, cursor, LONG_MS, "\"tail\":2");
-	assert_string_equal(need_str(d, "text"), "after\n");
+	assert_string_equal(sc_need_str(d, "text"), "after\n");
 	assert_int_equal(sc_int(d, "skippedLines"), 0);
 	json_doc_free(d);
 	stop(id);
@@ -250,7 +239,7 @@ test_read_filter(void **state)
 		buf_printf(&want, "%d:%s\n", log_errors[i], line);
 	}
 	buf_addc(&want, '\0');
-	assert_string_equal(need_str(d, "text"), want.data);
+	assert_string_equal(sc_need_str(d, "text"), want.data);
 	assert_int_equal(sc_int(d, "matchedLines"), 12);
 	assert_int_equal(sc_int(d, "scannedLines"), LOG_LINES);
 	assert_true(sc_bool(d, "ended"));
@@ -263,9 +252,9 @@ test_read_filter(void **state)
 	d = rd(id, 16 * 51, 0, "\"filter\":\"ERROR\",\"maxLines\":2");
 	assert_int_equal(sc_int(d, "matchedLines"), 2);
 	log_line(line, sizeof line, 17);
-	assert_non_null(strstr(need_str(d, "text"), "17:"));
-	assert_non_null(strstr(need_str(d, "text"), line));
-	assert_non_null(strstr(need_str(d, "text"), "999:"));
+	assert_non_null(strstr(sc_need_str(d, "text"), "17:"));
+	assert_non_null(strstr(sc_need_str(d, "text"), line));
+	assert_non_null(strstr(sc_need_str(d, "text"), "999:"));
 	assert_false(sc_bool(d, "ended"));
 	json_doc_free(d);
 	buf_free(&want);
@@ -285,16 +274,16 @@ test_read_filter_context(void **state)
 	    "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do case $i "
 	    "in 1|5|7|15) echo \\\"$i x\\\" ;; *) echo $i ;; esac; "
 	    "done\"]}");
-	id = xstrdup(need_str(d, "programId"));
+	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
 	d = rd(id, 0, 0, "\"filter\":\"x$\",\"context\":1");
-	assert_string_equal(need_str(d, "text"),
+	assert_string_equal(sc_need_str(d, "text"),
 	    "1:1 x\n2-2\n--\n4-4\n5:5 x\n6-6\n7:7 x\n8-8\n--\n14-14\n"
 	    "15:15 x\n16-16\n");
 	assert_int_equal(sc_int(d, "matchedLines"), 4);
 	json_doc_free(d);
 	d = rd(id, 0, 0, "\"filter\":\"x$\",\"context\":2");
-	assert_string_equal(need_str(d, "text"),
+	assert_string_equal(sc_need_str(d, "text"),
 	    "1:1 x\n2-2\n3-3\n4-4\n5:5 x\n6-6\n7:7 x\n8-8\n9-9\n--\n"
 	    "13-13\n14-14\n15:15 x\n16-16\n17-17\n");
 	json_doc_free(d);
@@ -318,7 +307,7 @@ test_read_filter_pages(void **state)
 	(void)state;
 	d = call_ok("run_program", "{\"argv\":[\"seq\",\"1\",\"100000\"],"
 	    "\"maxLines\":1}");
-	id = xstrdup(need_str(d, "programId"));
+	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
 	while (!ended) {
 		d = rd(id, cursor, 0, "\"filter\":\"7\"");
@@ -357,7 +346,7 @@ test_read_filter_running(void **state)
 	assert_non_null(id);
 	t0 = now_ms();
 	d = rd(id, 0, LONG_MS, "\"filter\":\"^FAIL\"");
-	assert_string_equal(need_str(d, "text"), "3:FAIL: three\n");
+	assert_string_equal(sc_need_str(d, "text"), "3:FAIL: three\n");
 	assert_int_equal(sc_int(d, "scannedLines"), 3);
 	if (now_ms() - t0 >= LONG_MS / 2)
 		fail_msg("the filter read waited out its timeout");
@@ -379,8 +368,8 @@ test_run_filter_tail(void **state)
 	assert_int_equal(sc_int(d, "matchedLines"), 12);
 	assert_int_equal(sc_int(d, "scannedLines"), LOG_LINES);
 	log_line(line, sizeof line, 12345);
-	assert_non_null(strstr(need_str(d, "text"), line));
-	assert_non_null(strstr(need_str(d, "text"), "\n12345:"));
+	assert_non_null(strstr(sc_need_str(d, "text"), line));
+	assert_non_null(strstr(sc_need_str(d, "text"), "\n12345:"));
 	assert_non_null(strstr(pmx_text(d), "[12 of 20000 lines matched"));
 	assert_true(sc_int(d, "omittedChars") > 1000000);
 	json_doc_free(d);
@@ -388,7 +377,7 @@ test_run_filter_tail(void **state)
 
 	d = call_ok("run_program", "{\"argv\":[\"seq\",\"1\",\"200000\"],"
 	    "\"tail\":2}");
-	assert_string_equal(need_str(d, "text"), "199999\n200000\n");
+	assert_string_equal(sc_need_str(d, "text"), "199999\n200000\n");
 	json_doc_free(d);
 
 	refused("run_program", "{\"argv\":[\"true\"],\"filter\":\"(\"}",

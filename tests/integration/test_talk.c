@@ -48,17 +48,6 @@ call_ok(const char *tool, const char *args)
 	return (sc_call_ok(&C, tool, args));
 }
 
-/* A string field that must be there. */
-static const char *
-need_str(const struct json_doc *d, const char *key)
-{
-	const char	*s = sc_str(d, key);
-
-	if (s == NULL)
-		fail_msg("no string %s in the result: %s", key, pmx_text(d));
-	return (s);
-}
-
 /* A boolean field that must be there. */
 static bool
 need_bool(const struct json_doc *d, const char *key)
@@ -116,7 +105,7 @@ read_until_waiting(const char *id, int64_t *cursor, struct buf *all)
 	for (;;) {
 		d = rd(id, *cursor, LONG_MS, "");
 		if (all != NULL)
-			buf_adds(all, need_str(d, "text"));
+			buf_adds(all, sc_need_str(d, "text"));
 		*cursor = sc_int(d, "cursor");
 		if (need_bool(d, "waitingForInput"))
 			return (d);
@@ -158,9 +147,9 @@ test_shell_read_prompt(void **state)
 	if (now_ms() - t0 >= WELL_BEFORE_MS)
 		fail_msg("the read waited %lld ms at a prompt",
 		    (long long)(now_ms() - t0));
-	assert_string_equal(need_str(d, "text"), "");
+	assert_string_equal(sc_need_str(d, "text"), "");
 	assert_int_equal(sc_int(d, "cursor"), 0);
-	assert_string_equal(need_str(d, "unfinishedLine"), "Name? ");
+	assert_string_equal(sc_need_str(d, "unfinishedLine"), "Name? ");
 	assert_true(need_bool(d, "waitingForInput"));
 	assert_false(sc_bool(d, "ended"));
 	assert_non_null(strstr(pmx_text(d),
@@ -185,9 +174,9 @@ test_shell_read_prompt(void **state)
 
 	d = send(pane, "\"bob\"", LONG_MS);
 	assert_true(sc_bool(d, "sent"));
-	assert_string_equal(need_str(d, "programId"), id);
-	assert_non_null(strstr(need_str(d, "text"), "Name? bob\n"));
-	assert_non_null(strstr(need_str(d, "text"), "hi bob\n"));
+	assert_string_equal(sc_need_str(d, "programId"), id);
+	assert_non_null(strstr(sc_need_str(d, "text"), "Name? bob\n"));
+	assert_non_null(strstr(sc_need_str(d, "text"), "hi bob\n"));
 	json_doc_free(d);
 	stop(id);
 	free(id);
@@ -210,7 +199,7 @@ test_python_repl(void **state)
 	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-q\"]}", &pane);
 	assert_non_null(id);
 	d = read_until_waiting(id, &cursor, NULL);
-	assert_string_equal(need_str(d, "unfinishedLine"), ">>> ");
+	assert_string_equal(sc_need_str(d, "unfinishedLine"), ">>> ");
 	json_doc_free(d);
 
 	t0 = now_ms();
@@ -218,16 +207,16 @@ test_python_repl(void **state)
 	if (now_ms() - t0 >= WELL_BEFORE_MS)
 		fail_msg("the exchange took %lld ms",
 		    (long long)(now_ms() - t0));
-	assert_string_equal(need_str(d, "text"), ">>> 6*7\n42\n");
-	assert_string_equal(need_str(d, "unfinishedLine"), ">>> ");
+	assert_string_equal(sc_need_str(d, "text"), ">>> 6*7\n42\n");
+	assert_string_equal(sc_need_str(d, "unfinishedLine"), ">>> ");
 	assert_true(need_bool(d, "waitingForInput"));
-	assert_string_equal(need_str(d, "outcome"), "running");
+	assert_string_equal(sc_need_str(d, "outcome"), "running");
 	cursor = sc_int(d, "cursor");
 	json_doc_free(d);
 
 	/* A second exchange, from the cursor the first left. */
 	d = send(pane, "\"print('a'); print('b')\"", LONG_MS);
-	assert_string_equal(need_str(d, "text"),
+	assert_string_equal(sc_need_str(d, "text"),
 	    ">>> print('a'); print('b')\na\nb\n");
 	assert_int_equal(sc_int(d, "cursor"), cursor + (int64_t)strlen(
 	    ">>> print('a'); print('b')\na\nb\n"));
@@ -250,12 +239,12 @@ test_password_prompt(void **state)
 	    "printf 'Password: '; read p; stty echo; echo got\"]}", &pane);
 	assert_non_null(id);
 	d = rd(id, 0, LONG_MS, "");
-	assert_string_equal(need_str(d, "unfinishedLine"), "Password: ");
+	assert_string_equal(sc_need_str(d, "unfinishedLine"), "Password: ");
 	assert_true(need_bool(d, "waitingForInput"));
 	json_doc_free(d);
 	d = send(pane, "\"s3cret\"", LONG_MS);
-	assert_non_null(strstr(need_str(d, "text"), "got\n"));
-	assert_null(strstr(need_str(d, "text"), "s3cret"));
+	assert_non_null(strstr(sc_need_str(d, "text"), "got\n"));
+	assert_null(strstr(sc_need_str(d, "text"), "s3cret"));
 	json_doc_free(d);
 	free(id);
 	free(pane);
@@ -281,22 +270,22 @@ test_run_installer_prompt(void **state)
 	if (now_ms() - t0 >= WELL_BEFORE_MS)
 		fail_msg("run_program waited %lld ms at a prompt",
 		    (long long)(now_ms() - t0));
-	assert_string_equal(need_str(d, "outcome"), "running");
+	assert_string_equal(sc_need_str(d, "outcome"), "running");
 	assert_false(sc_bool(d, "ended"));
 	assert_true(need_bool(d, "waitingForInput"));
-	assert_string_equal(need_str(d, "unfinishedLine"), "Proceed? [Y/n] ");
-	assert_string_equal(need_str(d, "text"), "Installing\n");
+	assert_string_equal(sc_need_str(d, "unfinishedLine"), "Proceed? [Y/n] ");
+	assert_string_equal(sc_need_str(d, "text"), "Installing\n");
 	assert_non_null(strstr(pmx_text(d),
 	    "waiting for input at \"Proceed? [Y/n] \""));
-	id = xstrdup(need_str(d, "programId"));
-	pane = xstrdup(need_str(d, "paneId"));
+	id = xstrdup(sc_need_str(d, "programId"));
+	pane = xstrdup(sc_need_str(d, "paneId"));
 	json_doc_free(d);
 
 	d = send(pane, "\"y\"", LONG_MS);
-	assert_non_null(strstr(need_str(d, "text"), "answer y\n"));
+	assert_non_null(strstr(sc_need_str(d, "text"), "answer y\n"));
 	json_doc_free(d);
 	d = rd(id, 0, LONG_MS, "");
-	assert_string_equal(need_str(d, "text"),
+	assert_string_equal(sc_need_str(d, "text"),
 	    "Installing\nProceed? [Y/n] y\nanswer y\n");
 	json_doc_free(d);
 	free(id);
@@ -371,7 +360,7 @@ test_run_prompt_latency(void **state)
 	assert_non_null(d);
 	assert_true(need_bool(d, "waitingForInput"));
 	run_ms = (C.read_real_ns - prompt_ns(file)) / 1000000;
-	id = xstrdup(need_str(d, "programId"));
+	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
 	stop(id);
 	free(id);
@@ -400,7 +389,7 @@ test_run_record_readable(void **state)
 	assert_true(sc_bool(d, "ended"));
 	assert_true(sc_int(d, "omittedChars") > 0);
 	assert_non_null(strstr(pmx_text(d), "read_program from cursor 0"));
-	id = xstrdup(need_str(d, "programId"));
+	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
 	all = pmx_read_all(&C, id, LONG_MS, &d);
 	assert_non_null(all);
@@ -436,7 +425,7 @@ test_keeps_waiting(void **state)
 	json_doc_free(d);
 	for (i = 0; i < 3; i++) {
 		d = rd(id, cursor, LONG_MS, "");
-		if (strstr(need_str(d, "text"), "tick") == NULL)
+		if (strstr(sc_need_str(d, "text"), "tick") == NULL)
 			fail_msg("read %d with cursor %lld came back without "
 			    "its next line: %s", i, (long long)cursor,
 			    pmx_text(d));
@@ -487,7 +476,7 @@ test_busy_partial_line(void **state)
 			usleep(20000);
 	}
 	d = rd(id, 0, LONG_MS, "");
-	assert_string_equal(need_str(d, "text"), "Compiling... done\n");
+	assert_string_equal(sc_need_str(d, "text"), "Compiling... done\n");
 	assert_false(need_bool(d, "waitingForInput"));
 	json_doc_free(d);
 	free(id);
@@ -512,12 +501,12 @@ test_server_not_waiting(void **state)
 	d = rd(id, 0, LONG_MS, "\"until\":\"^Serving HTTP on .* port "
 	    "[0-9]+\"");
 	assert_true(need_bool(d, "matched"));
-	assert_non_null(strstr(need_str(d, "text"), "Serving HTTP on"));
+	assert_non_null(strstr(sc_need_str(d, "text"), "Serving HTTP on"));
 	assert_false(need_bool(d, "waitingForInput"));
 	cursor = sc_int(d, "cursor");
 	json_doc_free(d);
 	d = rd(id, cursor, 1500, "");
-	assert_string_equal(need_str(d, "text"), "");
+	assert_string_equal(sc_need_str(d, "text"), "");
 	assert_false(need_bool(d, "waitingForInput"));
 	json_doc_free(d);
 	stop(id);
@@ -563,7 +552,7 @@ test_git_log_burst(void **state)
 	assert_non_null(id);
 	/* (The old server has no early return: this read runs out.) */
 	d = rd(id, 0, 3000, "");
-	assert_string_equal(need_str(d, "text"), "");
+	assert_string_equal(sc_need_str(d, "text"), "");
 	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"name\":\"read_program\","
 	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
@@ -575,15 +564,15 @@ test_git_log_burst(void **state)
 	d = pmx_wait(&C, rid, 40000);
 	assert_non_null(d);
 	assert_false(pmx_is_error(d));
-	assert_non_null(strstr(need_str(d, "text"), "commit 6 with"));
+	assert_non_null(strstr(sc_need_str(d, "text"), "commit 6 with"));
 	cursor = sc_int(d, "cursor");
 	json_doc_free(d);
 	/* Whatever later reads find is what the first one missed. */
 	for (reads = 1; reads < 100; reads++) {
 		d = rd(id, cursor, LONG_MS, "");
-		if (need_str(d, "text")[0] != '\0')
+		if (sc_need_str(d, "text")[0] != '\0')
 			fail_msg("the burst came in pieces: read %d has %s",
-			    reads + 1, need_str(d, "text"));
+			    reads + 1, sc_need_str(d, "text"));
 		cursor = sc_int(d, "cursor");
 		if (sc_bool(d, "ended")) {
 			json_doc_free(d);
@@ -614,7 +603,7 @@ test_seq_pages(void **state)
 	    "read go; exec seq 1 200000\"]}", &pane);
 	assert_non_null(id);
 	d = rd(id, 0, 3000, "");
-	assert_string_equal(need_str(d, "text"), "");
+	assert_string_equal(sc_need_str(d, "text"), "");
 	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"name\":\"read_program\","
 	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
@@ -627,7 +616,7 @@ test_seq_pages(void **state)
 	assert_non_null(d);
 	assert_false(pmx_is_error(d));
 	for (;;) {
-		chars += (int64_t)strlen(need_str(d, "text"));	/* ASCII */
+		chars += (int64_t)strlen(sc_need_str(d, "text"));	/* ASCII */
 		cursor = sc_int(d, "cursor");
 		ended = sc_bool(d, "ended");
 		json_doc_free(d);
@@ -666,7 +655,7 @@ test_until(void **state)
 	assert_non_null(id);
 	d = rd(id, 0, LONG_MS, "\"until\":\"^ready on port [0-9]+$\"");
 	assert_true(need_bool(d, "matched"));
-	text = need_str(d, "text");
+	text = sc_need_str(d, "text");
 	assert_non_null(strstr(text, "noise 5\n"));
 	if (strlen(text) < 19 || strcmp(text + strlen(text) - 19,
 	    "ready on port 8080\n") != 0)
@@ -677,12 +666,12 @@ test_until(void **state)
 	/* The line after it is still to read. */
 	d = rd(id, cursor, LONG_MS, "\"until\":\"^after$\"");
 	assert_true(need_bool(d, "matched"));
-	assert_string_equal(need_str(d, "text"), "after\n");
+	assert_string_equal(sc_need_str(d, "text"), "after\n");
 	cursor = sc_int(d, "cursor");
 	json_doc_free(d);
 	d = rd(id, cursor, 800, "\"until\":\"never\"");
 	assert_false(need_bool(d, "matched"));
-	assert_string_equal(need_str(d, "text"), "");
+	assert_string_equal(sc_need_str(d, "text"), "");
 	assert_int_equal(sc_int(d, "cursor"), cursor);
 	json_doc_free(d);
 
@@ -723,7 +712,7 @@ test_until_dialect(void **state)
 		if (!need_bool(d, "matched"))
 			fail_msg("until %s did not match: %s", pats[i],
 			    pmx_text(d));
-		assert_string_equal(need_str(d, "text"),
+		assert_string_equal(sc_need_str(d, "text"),
 		    "noise\nlistening on port 8123\n");
 		json_doc_free(d);
 	}
@@ -846,22 +835,22 @@ test_send_keys_screen(void **state)
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"100g\","
 	    "\"enter\":false,\"timeoutMs\":%d}", pane, LONG_MS);
 	d = call_ok("send_keys", args);
-	screen = need_str(d, "screen");
+	screen = sc_need_str(d, "screen");
 	if (strncmp(screen, "line 100\n", 9) != 0)
 		fail_msg("the screen does not start at line 100: %s", screen);
 	assert_non_null(strstr(screen, "line 110\n"));
 	assert_null(strstr(screen, "line 001"));
-	assert_string_equal(need_str(d, "text"), "");
+	assert_string_equal(sc_need_str(d, "text"), "");
 	assert_non_null(strstr(pmx_text(d), "line 100\nline 101\n"));
 	assert_true(strlen(pmx_text(d)) < 1500);
-	assert_string_equal(need_str(d, "programId"), id);
+	assert_string_equal(sc_need_str(d, "programId"), id);
 	json_doc_free(d);
 
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"G\","
 	    "\"enter\":false,\"timeoutMs\":%d}", pane, LONG_MS);
 	d = call_ok("send_keys", args);
-	assert_non_null(strstr(need_str(d, "screen"), "line 200"));
-	assert_null(strstr(need_str(d, "screen"), "line 100"));
+	assert_non_null(strstr(sc_need_str(d, "screen"), "line 200"));
+	assert_null(strstr(sc_need_str(d, "screen"), "line 100"));
 	json_doc_free(d);
 	stop(id);
 	free(id);
