@@ -224,6 +224,28 @@ pmx_kill_by_dir(const char *dir)
 }
 
 char *
+pmx_lines_file(struct pmx *c, const char *name, int n)
+{
+	char	*path;
+	FILE	*fp;
+	int	 i;
+
+	xasprintf(&path, "%s/%s", c->dir, name);
+	if ((fp = fopen(path, "w")) == NULL) {
+		free(path);
+		return (NULL);
+	}
+	for (i = 1; i <= n; i++)
+		fprintf(fp, "line %03d\n", i);
+	if (fclose(fp) != 0) {
+		unlink(path);
+		free(path);
+		return (NULL);
+	}
+	return (path);
+}
+
+char *
 pmx_read_file(const char *path, size_t *len)
 {
 	struct buf	b = BUF_INIT;

@@ -73,6 +73,9 @@ struct json_doc *pmx_read_line(struct pmx *, int ms);
 void	pmx_drain_err(struct pmx *);
 /* A whole file (allocated, NUL-terminated) and its length, or NULL. */
 char	*pmx_read_file(const char *, size_t *);
+/* Write n lines "line 001"... to c->dir/name; its path (free it), or
+ * NULL if it could not be written. */
+char	*pmx_lines_file(struct pmx *, const char *name, int n);
 /* Call a tool; args is JSON text. Returns the response; the result is
  * checked against the outputSchema unless isError. */
 struct json_doc *pmx_call(struct pmx *, const char *tool, const char *args,

@@ -817,15 +817,9 @@ test_send_keys_screen(void **state)
 	struct json_doc	*d;
 	char		*file, *jfile, args[600], *id, *pane;
 	const char	*screen;
-	FILE		*fp;
-	int		 i;
 
 	(void)state;
-	xasprintf(&file, "%s/lines.txt", C.dir);
-	assert_non_null(fp = fopen(file, "w"));
-	for (i = 1; i <= 200; i++)
-		fprintf(fp, "line %03d\n", i);
-	assert_int_equal(fclose(fp), 0);
+	assert_non_null(file = pmx_lines_file(&C, "lines.txt", 200));
 	jfile = pmx_jstr(file);
 	snprintf(args, sizeof args, "{\"argv\":[\"less\",%s]}", jfile);
 	id = pmx_start_program(&C, args, &pane);

@@ -433,8 +433,6 @@ test_tail_filter_screen(void **state)
 	struct json_doc	*d;
 	char		*file, *jfile, *id, *pane;
 	int64_t		 cursor = 0;
-	FILE		*fp;
-	int		 i;
 
 	(void)state;
 	d = call("run_program", "{\"argv\":[\"seq\",\"1\",\"200\"],"
@@ -463,11 +461,7 @@ test_tail_filter_screen(void **state)
 	json_doc_free(call("stop_program", "{\"programId\":\"%s\"}", id));
 	free(id);
 
-	xasprintf(&file, "%s/lines.txt", C.dir);
-	assert_non_null(fp = fopen(file, "w"));
-	for (i = 1; i <= 200; i++)
-		fprintf(fp, "line %03d\n", i);
-	assert_int_equal(fclose(fp), 0);
+	assert_non_null(file = pmx_lines_file(&C, "lines.txt", 200));
 	jfile = pmx_jstr(file);
 	d = call("start_program", "{\"argv\":[\"less\",%s]}", jfile);
 	id = xstrdup(sc_str(d, "programId"));
