@@ -1074,9 +1074,12 @@ test_check_full(void **state)
 	    "2>/dev/null; true", mnt);
 	assert_int_equal(system(cmd), 0);
 	for (round = 0; round < 2; round++) {
-		snprintf(cmd, sizeof cmd, "TMPDIR='%s' '%s' --check", mnt,
-		    getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
-		    "build/progmux");
+		/* A socket of ours, never tmux's default one (nor its
+		 * directory in /tmp). */
+		snprintf(cmd, sizeof cmd, "TMPDIR='%s' TMUX_TMPDIR='%s' "
+		    "PROGMUX_SOCKET_PATH='%s/none.sock' '%s' --check", mnt,
+		    c.dir, c.dir, getenv("PROGMUX_BIN") ?
+		    getenv("PROGMUX_BIN") : "build/progmux");
 		argv[0] = (char *)"sh";
 		argv[1] = (char *)"-c";
 		argv[2] = cmd;
