@@ -73,6 +73,7 @@ struct program {
 	int			 signal;	/* 0: none */
 	bool			 lost_end;
 	bool			 cut;
+	uint64_t		 dropped;	/* bytes the stripper left out */
 	char			*why;
 	uint64_t		 ended_seq;	/* order of ending */
 
@@ -567,6 +568,16 @@ program_reaper_errtext(void *owner, const char *b, size_t len)
 	textbuf_append(&p->errtext, b, len);
 }
 
+/* reaper_link.c: the stripper left out bytes that were no complete
+ * sequence (a string cut at a line break, say): their total so far. */
+static void
+program_reaper_dropped(void *owner, int64_t total)
+{
+	struct program	*p = owner;
+
+	p->dropped = (uint64_t)total;
+}
+
 /* reaper_link.c: the program runs: keys held for it go now. */
 static void
 program_reaper_launched(void *owner)
@@ -632,6 +643,7 @@ program_reaper_closed(void *owner)
 static const struct reaper_cb program_reaper_cb = {
 	.text = program_reaper_text,
 	.errtext = program_reaper_errtext,
+	.dropped = program_reaper_dropped,
 	.launched = program_reaper_launched,
 	.end = program_reaper_end,
 	.fail = program_reaper_fail,
@@ -978,6 +990,13 @@ bool
 program_cut(const struct program *p)
 {
 	return (p->cut);
+}
+
+/* Bytes of its output the stripper left out (no complete sequence). */
+uint64_t
+program_dropped(const struct program *p)
+{
+	return (p->dropped);
 }
 
 const char *

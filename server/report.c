@@ -48,7 +48,8 @@ report_complete(const struct program *p)
 	enum program_outcome	o = program_outcome_of(p);
 
 	return (program_ended(p) && !program_cut(p) && !program_text(p)->cut &&
-	    !program_lost_end(p) && (o == OUTCOME_COMPLETED ||
+	    !program_lost_end(p) && program_dropped(p) == 0 &&
+	    (o == OUTCOME_COMPLETED ||
 	    o == OUTCOME_NOT_STARTED));
 }
 
@@ -108,6 +109,10 @@ report_put(struct jw *w, const struct report *r)
 	jw_bool(w, program_lost_end(p));
 	jw_key(w, "outputComplete");
 	jw_bool(w, r->ended && report_complete(p));
+	if (program_dropped(p) > 0) {
+		jw_key(w, "droppedBytes");
+		jw_int(w, (int64_t)program_dropped(p));
+	}
 }
 
 /* How it ended, for the text: ", exit status 1", ", SIGKILL (why)". */
@@ -161,6 +166,9 @@ report_line(struct buf *b, const struct report *r)
 		    "%zu bytes)", cfg.output_max_bytes);
 	if (program_lost_end(p))
 		buf_adds(b, ", its last output lost");
+	if (program_dropped(p) > 0)
+		buf_printf(b, ", %llu bytes of escape sequences that never "
+		    "ended left out", (unsigned long long)program_dropped(p));
 	buf_printf(b, "; cursor %zu", r->cursor);
 	if (r->ended)
 		buf_adds(b, report_complete(p) ? ", all read, output complete" :

@@ -414,6 +414,7 @@ int64_t		 program_exit_status(const struct program *);
 int		 program_signal(const struct program *);
 bool		 program_lost_end(const struct program *);
 bool		 program_cut(const struct program *);
+uint64_t	 program_dropped(const struct program *);
 const char	*program_why(const struct program *);
 int64_t		 program_started_ms(const struct program *);
 int64_t		 program_started_real(const struct program *);
@@ -493,6 +494,7 @@ struct reaper_end {
 struct reaper_cb {
 	void	(*text)(void *, const char *, size_t);
 	void	(*errtext)(void *, const char *, size_t);
+	void	(*dropped)(void *, int64_t total); /* bytes left out */
 	void	(*launched)(void *);		/* the program runs */
 	void	(*end)(void *, const struct reaper_end *);
 	void	(*fail)(void *, const char *why); /* it cannot go on */
