@@ -163,7 +163,7 @@ bench-smoke: all $(BENCH_BIN)
 test:
 	sh scripts/deps.sh
 	$(MAKE) all unit
-	sh scripts/test.sh $(B)
+	SAN=$(SAN) sh scripts/test.sh $(B)
 
 # The longer loops (a few minutes): test_death's kills of the front at
 # random moments, DEATH_TRIALS of them in each mode (make test runs 5).

@@ -6,6 +6,12 @@
 # status non-zero. Set TESTS=pattern to run only matching programs;
 # SKIP_UNIT=1 leaves out the unit tests (scripts/test-tmux.sh runs only
 # the integration suites, once per tmux version).
+#
+# With SAN=1 (sanitizer builds) every process of ours, the ones tmux
+# starts included (the launcher, the pane's writer, the idle window),
+# writes what AddressSanitizer and LeakSanitizer find to a file under
+# BUILDDIR/sanlog instead of a standard error nobody reads; after each
+# test program any such file is a failure of that program.
 set -u
 B=${1:-build}
 cd "$(dirname "$0")/.."
@@ -16,12 +22,38 @@ log=$(mktemp /tmp/progmux-testlog.XXXXXX)
 PROGMUX_BIN=$(pwd)/$B/progmux
 export PROGMUX_BIN
 
+if [ "${SAN:-}" = 1 ]; then
+	sanlog=$(pwd)/$B/sanlog
+	mkdir -p "$sanlog"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$sanlog/asan:detect_leaks=1"
+	export ASAN_OPTIONS
+fi
+
+# What the sanitizers reported from any process during the last test.
+san_reports() {
+	[ "${SAN:-}" = 1 ] || return 0
+	found=0
+	for f in "$sanlog"/asan.*; do
+		[ -f "$f" ] || continue
+		found=1
+		echo "    sanitizer report from pid ${f##*.}:"
+		sed -n '1,30p' "$f" | sed 's/^/      /'
+		rm -f "$f"
+	done
+	return $found
+}
+
 run() {
 	name=$1; shift
 	case "$name" in *${TESTS:-}*) ;; *) return ;; esac
 	start=$(date +%s)
+	san_reports >/dev/null
 	"$@" >"$log" 2>&1
 	rc=$?
+	if ! san_reports >>"$log"; then
+		rc=1
+		echo "FAIL: a process reported to the sanitizers" >>"$log"
+	fi
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
 	p=${p:-0}; f=${f:-0}

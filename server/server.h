@@ -125,6 +125,7 @@ struct tool_entry {
 	void		(*wake)(struct req *);	/* time to look again */
 };
 #define TOOLS_PROGRESS_MS	1000	/* between progress notifications */
+#define TOOLS_REPLY_MAX		(4u * 1024 * 1024) /* bytes of any tool's reply */
 
 void	toolres_init(struct toolres *);
 void	toolres_free(struct toolres *);
@@ -211,6 +212,10 @@ void	report_put_exit(struct jw *, const struct program *);
 void	report_line(struct buf *, const struct report *);
 void	report_list_line(struct buf *, const struct report *, int64_t left_ms,
 	    const char *started);
+#define REPORT_ARGS_MAX	32	/* arguments a list shows (report_argv) */
+size_t	report_cut_len(const char *);
+size_t	report_argv(const struct program *, const char **arg,
+	    size_t *shown_len, size_t *chars, bool *cut);
 void	report_unknown(struct req *, const char *id);
 
 /* filter.c — the lines of a text that match, with context (filter) */
@@ -390,7 +395,8 @@ struct program	*program_first(void);
 struct program	*program_next(struct program *);
 size_t		 programs_alive(void);
 size_t		 programs_text_kept(void);
-void		 programs_make_room(void);
+int		 programs_admit(char **cause);
+void		 program_told_end(struct program *);
 void		 program_wait(struct program *, program_cb, void *);
 void		 program_unwait(struct program *, program_cb, void *);
 void		 program_stop(struct program *, int64_t grace_ms);

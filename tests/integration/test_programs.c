@@ -484,7 +484,8 @@ test_text_rules(void **state)
 
 /* Arbitrary bytes (random, invalid UTF-8, every control) come back as
  * valid JSON carrying valid UTF-8 with no control but TAB and LF; every
- * page of a long line is cut on a character boundary. */
+ * page of a long line is cut on a character boundary; bytes dropped
+ * (droppedBytes) make the output incomplete. */
 static void
 test_binary_output(void **state)
 {
@@ -502,7 +503,12 @@ test_binary_output(void **state)
 		if ((unsigned char)text[i] < 0x20 && text[i] != '\t' &&
 		    text[i] != '\n')
 			fail_msg("control byte 0x%02x at %zu", text[i], i);
-	assert_true(sc_bool(d, "outputComplete"));
+	/* Random bytes hold escape strings that a line break cuts short:
+	 * what they held is counted, and the output is then not complete. */
+	if (sc_int(d, "droppedBytes") > 0)
+		assert_false(sc_bool(d, "outputComplete"));
+	else
+		assert_true(sc_bool(d, "outputComplete"));
 	free(text);
 	json_doc_free(d);
 }
