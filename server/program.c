@@ -325,7 +325,8 @@ programs_admit(char **cause)
 		    (long long)cfg.max_programs);
 		return (-1);
 	}
-	if ((n = programs_unread(&ids)) >= (size_t)cfg.keep_ended) {
+	/* (With none kept, any one unread holds starts back.) */
+	if ((n = programs_unread(&ids)) > 0 && n >= (size_t)cfg.keep_ended) {
 		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: %zu "
 		    "ended programs not read to their end (PROGMUX_KEEP_ENDED)",
 		    n);
