@@ -496,8 +496,9 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
 /*
  * Does the pane fit the pane ceiling, counting what tmux keeps of it:
  * its width times its height and its history (the session's
- * history-limit, which tmux gives every new pane)? If not, the start
- * fails saying so.
+ * history-limit, which tmux gives every new pane; none if tmux did not
+ * say)? If not, the start fails saying so. The one check of the pane
+ * ceiling: a start's pane is made only past it.
  */
 static bool
 pane_fits(struct pane *pn, const char *history)
@@ -509,7 +510,7 @@ pane_fits(struct pane *pn, const char *history)
 	h = pn->spec.height > 0 ? pn->spec.height : 24;
 	lines = strtoll(history, &end, 10);
 	if (end == history || lines < 0)
-		return (true);		/* not told: the visible cells only */
+		lines = 0;		/* not told: the visible cells only */
 	if (w * (h + lines) <= cfg.pane_max_cells)
 		return (true);
 	xasprintf(&why, "pane too large: %lld columns x (%lld rows + %lld "

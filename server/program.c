@@ -34,6 +34,8 @@
  * programs_collect() once the loop is done dispatching, as callers up
  * the stack may still hold them.
  */
+#include <sys/queue.h>
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,10 +51,12 @@
 #include "xmalloc.h"
 
 struct program_waiter {
+	struct program		*p;
 	program_cb		 fn;	/* NULL once unwaited during a notify */
 	void			*arg;
-	struct program_waiter	*next;
+	TAILQ_ENTRY(program_waiter) entry;
 };
+TAILQ_HEAD(program_waiters, program_waiter);
 
 struct program {
 	char			*id;
@@ -82,7 +86,7 @@ struct program {
 	bool			 told_end;	/* a reply said it ended, with
 						   all its text: read */
 
-	struct program_waiter	*waiters;
+	struct program_waiters	 waiters;
 	int			 notifying;	/* depth of program_notify */
 	struct program		*next;
 	struct program		*next_piping;	/* in pt.piping, if PIPING */
@@ -224,7 +228,7 @@ programs_text_kept(void)
 static bool
 program_evictable(const struct program *p, int64_t now)
 {
-	if (!program_ended(p) || p->waiters != NULL)
+	if (!program_ended(p) || !TAILQ_EMPTY(&p->waiters))
 		return (false);
 	return (p->told_end || now - p->started_ms >= p->spec.lifetime_ms);
 }
@@ -377,6 +381,7 @@ program_new(void)
 	p->started_ms = now_ms();
 	p->started_real = realtime_ms();
 	p->waiting = waiting_new(program_waiting_tell, p);
+	TAILQ_INIT(&p->waiters);
 	textbuf_init(&p->text, (size_t)cfg.output_max_bytes);
 	textbuf_init(&p->errtext, (size_t)cfg.output_max_bytes);
 	for (pp = &pt.list; *pp != NULL; pp = &(*pp)->next)
@@ -396,56 +401,56 @@ program_spec_free(struct program_spec *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Register fn to be told p's changes, until program_unwait. */
-void
+/* Register fn to be told p's changes, until program_unwait of the
+ * waiter returned. */
+struct program_waiter *
 program_wait(struct program *p, program_cb fn, void *arg)
 {
 	struct program_waiter	*w;
 
 	w = xcalloc(1, sizeof *w);
+	w->p = p;
 	w->fn = fn;
 	w->arg = arg;
-	w->next = p->waiters;
-	p->waiters = w;
+	TAILQ_INSERT_HEAD(&p->waiters, w, entry);
+	return (w);
 }
 
-/* Stop telling fn (with arg) about p. */
+/* Stop telling a waiter (NULL: none): at once, whatever else waits. */
 void
-program_unwait(struct program *p, program_cb fn, void *arg)
+program_unwait(struct program_waiter *w)
 {
-	struct program_waiter	*w, **ww;
+	struct program	*p;
 
-	for (ww = &p->waiters; (w = *ww) != NULL; ww = &w->next) {
-		if (w->fn != fn || w->arg != arg)
-			continue;
-		if (p->notifying > 0)
-			w->fn = NULL;	/* unlinked after the notify */
-		else {
-			*ww = w->next;
-			free(w);
-		}
+	if (w == NULL)
+		return;
+	p = w->p;
+	if (p->notifying > 0) {
+		w->fn = NULL;	/* unlinked after the notify */
 		return;
 	}
+	TAILQ_REMOVE(&p->waiters, w, entry);
+	free(w);
 }
 
 /* Tell every waiter on p about ev. */
 static void
 program_notify(struct program *p, enum program_event ev)
 {
-	struct program_waiter	*w, **ww;
+	struct program_waiter	*w, *next;
 
 	p->notifying++;
-	for (w = p->waiters; w != NULL; w = w->next)
+	TAILQ_FOREACH(w, &p->waiters, entry)
 		if (w->fn != NULL)
 			w->fn(p, ev, w->arg);
 	if (--p->notifying > 0)
 		return;
-	for (ww = &p->waiters; (w = *ww) != NULL;) {
+	for (w = TAILQ_FIRST(&p->waiters); w != NULL; w = next) {
+		next = TAILQ_NEXT(w, entry);
 		if (w->fn == NULL) {
-			*ww = w->next;
+			TAILQ_REMOVE(&p->waiters, w, entry);
 			free(w);
-		} else
-			ww = &w->next;
+		}
 	}
 }
 
@@ -851,8 +856,8 @@ programs_collect(void)
 
 	while ((p = pt.dead) != NULL) {
 		pt.dead = p->next;
-		while ((w = p->waiters) != NULL) {
-			p->waiters = w->next;
+		while ((w = TAILQ_FIRST(&p->waiters)) != NULL) {
+			TAILQ_REMOVE(&p->waiters, w, entry);
 			free(w);
 		}
 		free(p->id);
@@ -936,7 +941,7 @@ program_text_ms(const struct program *p)
 void
 program_keys_sent(struct program *p)
 {
-	waiting_keys(p->waiting, p->waiters != NULL);
+	waiting_keys(p->waiting, !TAILQ_EMPTY(&p->waiters));
 }
 
 /* Does it wait for keyboard input, for an answer now (waiting.c)? */
@@ -967,7 +972,7 @@ program_waiting_tell(void *arg)
 {
 	struct program	*p = arg;
 
-	if (p->waiters != NULL && program_waiting_due(p, now_ms()))
+	if (!TAILQ_EMPTY(&p->waiters) && program_waiting_due(p, now_ms()))
 		program_notify(p, PROGRAM_WAITING);
 }
 

@@ -175,23 +175,29 @@ const char *tools_arg_str(const struct json *, const char *, size_t *len);
 const char *tools_arg_pane(const struct json *, const char *,
 	    char buf[TOOLS_PANE_ID_MAX]);
 
-/* tool_start.c, tool_read.c, tool_stop.c, tool_list.c, tool_pane.c */
+/* tool_start.c, tool_run.c, tool_read.c, tool_stop.c, tool_list.c,
+ * tool_pane.c */
 extern const struct tool_entry tool_start_entry;
-extern const struct tool_entry tool_start_run_entry;
+extern const struct tool_entry tool_run_entry;
 extern const struct tool_entry tool_read_entry;
 extern const struct tool_entry tool_stop_entry;
 extern const struct tool_entry tool_list_entry;
 extern const struct tool_entry tool_pane_capture_entry;
 extern const struct tool_entry tool_pane_send_entry;
 
-/* tool_read.c — send_keys' reply is read as a read is */
+/* tool_start.c — the start run_program makes too: made(req, program,
+ * arg) once the pane exists, or made(NULL, NULL, arg) once the start
+ * failed (the call answered) or was given up */
 struct program;
-void	tool_read_timeout(struct req *);
-void	tool_read_wake(struct req *);
-void	tool_read_cancel(struct req *);
-void	tool_read_reply(struct req *, struct program *, const char *pane,
-	    size_t typed_from, int64_t timeout_ms, int64_t deadline,
-	    bool screen);
+struct program_spec;
+typedef void	(*tool_start_cb)(struct req *, struct program *, void *);
+void	tool_start_program(struct req *, const struct json *args,
+	    struct program_spec *, tool_start_cb made, void *arg);
+void	tool_start_cancel(struct req *);
+
+/* tool_read.c — send_keys' reply is answered as a read is */
+struct watch;
+void	tool_read_answer(struct watch *, struct req *, void *);
 
 /* report.c — how the program tools report a program, in the structured
  * result and in the text alike */
@@ -218,35 +224,111 @@ size_t	report_argv(const struct program *, const char **arg,
 	    size_t *shown_len, size_t *chars, bool *cut);
 void	report_unknown(struct req *, const char *id);
 
-/* filter.c — the lines of a text that match, with context (filter) */
+/* select.c — what a reply shows of a program's text: the first page at a
+ * cursor, until's line and the lines before it, the last lines (tail),
+ * the lines a filter matches with context; one scan, sliced, shown in
+ * the structured result and the text alike */
 struct pattern;
-struct filter {
-	struct pattern	*pat;		/* not owned */
-	size_t		 context;	/* lines before and after a match */
-	size_t		 max_lines;	/* in the output */
-	size_t		 start;		/* where the scan began */
+/* Why a read returned (reason). */
+enum sel_reason {
+	SEL_R_TEXT,		/* new lines came, and their burst is over */
+	SEL_R_FULL,		/* a page of them */
+	SEL_R_MATCHED,		/* until's line came */
+	SEL_R_ENDED,		/* the program ended or was stopped */
+	SEL_R_INPUT,		/* it waits for input */
+	SEL_R_TIMEOUT,		/* the wait ran out */
+	SEL_R_SCAN,		/* scanning what was there ran out of time */
+	SEL_R_SCREEN		/* its alternate screen settled */
+};
+/* What a wait is for (watch.c): when the read may answer. */
+enum sel_wait {
+	SEL_WAIT_LINES,		/* new whole lines, their burst over */
+	SEL_WAIT_MATCH,		/* until's line */
+	SEL_WAIT_MATCHES,	/* filter: matching lines, their burst over */
+	SEL_WAIT_END,		/* the end, or a prompt (tail, a run) */
+	SEL_WAIT_SCREEN		/* the alternate screen to settle */
+};
+struct sel_hit {
+	size_t		 off;		/* the line's offset */
+	size_t		 line;		/* its number */
+	bool		 until;		/* until's line, not a filter's */
+};
+struct sel {
+	size_t		 start;		/* the cursor asked */
+	size_t		 max_lines;	/* lines a reply holds (SIZE_MAX) */
+	size_t		 tail;		/* the last lines or matches, or 0 */
+	size_t		 context;	/* filter's context lines */
+	struct pattern	*until;		/* owned, or NULL */
+	struct pattern	*filter;	/* owned, or NULL */
+	bool		 last;		/* show the range's end, not its start */
+	enum sel_wait	 wait;
+
 	size_t		 scan;		/* the next line to look at */
 	size_t		 line;		/* its number, from 1 */
-	size_t		 scanned;	/* lines looked at */
-	size_t		 matched;	/* lines that matched */
-	size_t		 shown_end;	/* after the last line shown */
-	size_t		 shown_raw;	/* characters of text shown */
-	size_t		 after;		/* context lines still to show */
-	struct buf	 out;		/* "12:text", "11-text", "--" lines */
-	size_t		 out_lines, out_chars;
-	bool		 full;		/* the next group did not fit */
+	size_t		 start_line;	/* the cursor's line number */
+	size_t		 scanned, matched;
+	size_t		 until_end;	/* after until's line, or 0 */
 	char		*failed;	/* a limit stopped a match: why */
+
+	struct buf	 out;		/* a filter's first page */
+	size_t		 out_lines, out_chars, shown_end, shown_raw, after;
+	bool		 full;		/* its next group did not fit */
+	struct sel_hit	*ring;		/* a filter's last hits (last) */
+	size_t		 ring_cap, ring_n, ring_next;
 };
-#define FILTER_DONE	0
-#define FILTER_MORE	1
-#define FILTER_FULL	2
-#define FILTER_FAILED	3
-void	filter_init(struct filter *, struct pattern *, size_t context,
-	    size_t max_lines, const struct textbuf *, size_t cursor);
-void	filter_free(struct filter *);
-int	filter_scan(struct filter *, const struct textbuf *, bool final,
+/* What a reply shows of it (sel_show). */
+struct sel_shown {
+	size_t		 cursor;	/* after what the reply covers */
+	size_t		 first;		/* where what is shown begins */
+	size_t		 skipped;	/* lines before it left out */
+	size_t		 lines;		/* lines shown */
+	size_t		 shown_raw;	/* characters of the text shown */
+	size_t		 hits;		/* a filter's matches shown (last) */
+};
+#define SEL_ARG_CURSOR	0x1	/* cursor, as read_program takes it */
+#define SEL_ARG_UNTIL	0x2	/* until */
+#define SEL_SCAN_DONE	0
+#define SEL_SCAN_MORE	1
+#define SEL_SCAN_MATCHED 2
+#define SEL_SCAN_FULL	3
+#define SEL_SCAN_FAILED	4
+#define SEL_SCAN_US	2000	/* matching per loop turn, at most */
+int	sel_parse(struct sel *, const struct json *args, unsigned what,
+	    char **cause);
+void	sel_begin(struct sel *, const struct textbuf *);
+void	sel_free(struct sel *);
+int	sel_scan(struct sel *, const struct textbuf *, bool final,
 	    int64_t budget_us);
-void	filter_line_text(struct buf *, const struct filter *);
+void	sel_show(struct sel *, const struct textbuf *, bool over,
+	    struct buf *out, struct sel_shown *);
+void	sel_put(struct jw *, const struct sel *, const struct sel_shown *);
+void	sel_note(struct buf *, const struct sel *, const struct sel_shown *);
+const char *sel_reason_name(enum sel_reason);
+void	sel_reason_text(struct buf *, enum sel_reason, int64_t timeout_ms);
+
+/* watch.c — a call waiting on a program until what it asked for is
+ * there: read_program, send_keys' reply, run_program's wait */
+struct watch;
+typedef void	(*watch_answer_cb)(struct watch *, struct req *, void *arg);
+struct watch	*watch_new(struct req *, struct program *, struct sel *,
+		     int64_t timeout_ms, int64_t deadline, watch_answer_cb,
+		     void *arg);
+void		 watch_reply_of(struct watch *, const char *pane,
+		     size_t typed_from, size_t typed_len, bool screen);
+void		 watch_start(struct watch *);
+void		 watch_timeout(struct req *);
+void		 watch_wake(struct req *);
+void		 watch_cancel(struct req *);
+void		 watch_progress(struct req *);
+void		*watch_arg(const struct watch *);
+struct program	*watch_program(const struct watch *);
+struct sel	*watch_sel(struct watch *);
+enum sel_reason	 watch_reason(const struct watch *);
+bool		 watch_input(const struct watch *);
+int64_t		 watch_timeout_ms(const struct watch *);
+const char	*watch_pane(const struct watch *);
+size_t		 watch_typed_from(const struct watch *);
+const char	*watch_screen(const struct watch *);
 
 /* loop.c — the one poll loop: descriptor callbacks and timers */
 #define LOOP_READ	0x1
@@ -397,8 +479,9 @@ size_t		 programs_alive(void);
 size_t		 programs_text_kept(void);
 int		 programs_admit(char **cause);
 void		 program_told_end(struct program *);
-void		 program_wait(struct program *, program_cb, void *);
-void		 program_unwait(struct program *, program_cb, void *);
+struct program_waiter;
+struct program_waiter *program_wait(struct program *, program_cb, void *);
+void		 program_unwait(struct program_waiter *);
 void		 program_stop(struct program *, int64_t grace_ms);
 void		 program_drop(struct program *);
 void		 programs_collect(void);

@@ -166,7 +166,7 @@ tool_pane_is_ours(const char *pane)
 /* A pending capture or send: the request and what it asked. */
 struct tool_pane_op {
 	struct req	*req;		/* NULL once cancelled */
-	struct program	*held;		/* keys held until it runs */
+	struct program_waiter *held;	/* keys held until it runs */
 	char		*pane;
 	int64_t		 max_lines;
 	char		*keys;		/* send_keys: what to type */
@@ -178,9 +178,9 @@ struct tool_pane_op {
 	void		(*then)(struct req *, const struct json *);
 	struct json_doc	*args;
 	int64_t		 wait_ms;	/* send_keys' timeoutMs */
-	int64_t		 deadline;	/* when that wait ends */
 	uint64_t	 prog;		/* the program whose pane it is, or 0 */
 	size_t		 typed_from;	/* where the line typed into began */
+	size_t		 typed_len;	/* the text's length then */
 	bool		 alt;		/* the pane showed its alternate
 					   screen when the keys went */
 };
@@ -226,7 +226,7 @@ tool_pane_op_free(struct tool_pane_op *op)
 static void
 tool_pane_release(struct tool_pane_op *op)
 {
-	program_unwait(op->held, tool_pane_event, op);
+	program_unwait(op->held);
 	op->held = NULL;
 	tools_set_deadline(op->req, DEADLINE_NONE);
 	tool_pane_send_issue(op);
@@ -251,7 +251,7 @@ tool_pane_cancel(struct req *req)
 	tools_set_state(req, NULL);
 	if (op->held != NULL) {
 		/* Held, not yet sent: no tmux callback will free it. */
-		program_unwait(op->held, tool_pane_event, op);
+		program_unwait(op->held);
 		tool_pane_op_free(op);
 	} else
 		op->req = NULL;
@@ -396,6 +396,8 @@ tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
 	struct program	*p = op->prog != 0 ? program_by_seq(op->prog) : NULL;
 	struct toolres	 res;
 	struct req	*req;
+	struct watch	*w;
+	struct sel	 sel;
 
 	(void)len;
 	if (op->req == NULL) {
@@ -414,9 +416,17 @@ tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
 		tools_set_state(req, NULL);
 		op->req = NULL;
 		tools_set_entry(req, &tool_pane_reply_entry);
-		tool_read_reply(req, p, op->pane, op->typed_from, op->wait_ms,
-		    op->deadline, op->alt);
+		/* The reply, from the line typed into, read as a read is. */
+		memset(&sel, 0, sizeof sel);
+		sel.start = op->typed_from;
+		sel.max_lines = SIZE_MAX;
+		sel.wait = SEL_WAIT_LINES;
+		w = watch_new(req, p, &sel, op->wait_ms, now_ms() +
+		    op->wait_ms, tool_read_answer, NULL);
+		watch_reply_of(w, op->pane, op->typed_from, op->typed_len,
+		    op->alt);
 		tool_pane_op_free(op);
+		watch_start(w);
 		return;
 	}
 	toolres_init(&res);
@@ -474,6 +484,7 @@ tool_pane_send_issue(struct tool_pane_op *op)
 	if ((p = program_by_pane(op->pane)) != NULL) {
 		op->prog = program_seq(p);
 		op->typed_from = textbuf_line_start(program_text(p));
+		op->typed_len = program_text(p)->len;
 		program_keys_sent(p);
 	}
 	/* A full-screen program's reply is its screen: is it on one? Asked
@@ -536,7 +547,6 @@ tool_pane_send(struct req *req, const struct json *args)
 	op->wait_ms = tools_arg_int(args, "timeoutMs", 0);
 	if (op->wait_ms > cfg.wait_max_ms)
 		op->wait_ms = cfg.wait_max_ms;
-	op->deadline = now_ms() + op->wait_ms;
 	tool_pane_park(req, op);
 	/*
 	 * A program of ours whose pane exists but which has not yet been
@@ -546,8 +556,7 @@ tool_pane_send(struct req *req, const struct json *args)
 	 */
 	if ((p = program_by_pane(pane)) != NULL && !program_launched(p) &&
 	    !program_ended(p)) {
-		op->held = p;
-		program_wait(p, tool_pane_event, op);
+		op->held = program_wait(p, tool_pane_event, op);
 		tools_set_deadline(req, now_ms() + TOOL_PANE_HOLD_MS);
 		return;
 	}
@@ -630,12 +639,13 @@ const struct tool_entry tool_pane_capture_entry = {
 };
 
 /* send_keys once its keys went and it waits for the reply: settled as
- * a read (tool_read.c). */
+ * a read (watch.c, tool_read.c). */
 static const struct tool_entry tool_pane_reply_entry = {
 	.name = "send_keys",
-	.cancel = tool_read_cancel,
-	.timeout = tool_read_timeout,
-	.wake = tool_read_wake
+	.cancel = watch_cancel,
+	.timeout = watch_timeout,
+	.wake = watch_wake,
+	.progress = watch_progress
 };
 
 const struct tool_entry tool_pane_send_entry = {

@@ -20,8 +20,9 @@
 
 /* A stop waiting for its program's end. */
 struct tool_stop_wait {
-	struct req	*req;
-	struct program	*p;
+	struct req		*req;
+	struct program		*p;
+	struct program_waiter	*waiter;
 };
 
 static void	tool_stop_event(struct program *, enum program_event, void *);
@@ -65,7 +66,7 @@ tool_stop_done(struct tool_stop_wait *w, bool was_running)
 	struct req	*req = w->req;
 	struct program	*p = w->p;
 
-	program_unwait(p, tool_stop_event, w);
+	program_unwait(w->waiter);
 	tools_set_state(req, NULL);
 	free(w);
 	tool_stop_answer(req, p, was_running);
@@ -106,7 +107,7 @@ tool_stop_run(struct req *req, const struct json *args)
 	w->p = p;
 	tools_set_state(req, w);
 	tools_set_deadline(req, now_ms() + grace + TOOL_STOP_SLACK_MS);
-	program_wait(p, tool_stop_event, w);
+	w->waiter = program_wait(p, tool_stop_event, w);
 	/* A stop under way: this one waits for it too. Reads waiting on
 	 * it answer now, with outcome stopped; a program still starting
 	 * is stopped once its pane is piped. */
@@ -133,7 +134,7 @@ tool_stop_cancel(struct req *req)
 
 	if (w == NULL)
 		return;
-	program_unwait(w->p, tool_stop_event, w);
+	program_unwait(w->waiter);
 	tools_set_state(req, NULL);
 	free(w);
 }

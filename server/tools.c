@@ -67,7 +67,7 @@ static struct tool {
 } tools[] = {
 	{ &tool_start_entry, SAFETY_MUTATING, NULL, NULL, NULL },
 	{ &tool_read_entry, SAFETY_READONLY, NULL, NULL, NULL },
-	{ &tool_start_run_entry, SAFETY_MUTATING, NULL, NULL, NULL },
+	{ &tool_run_entry, SAFETY_MUTATING, NULL, NULL, NULL },
 	{ &tool_stop_entry, SAFETY_DESTRUCTIVE, NULL, NULL, NULL },
 	{ &tool_pane_capture_entry, SAFETY_READONLY, NULL, NULL, NULL },
 	{ &tool_pane_send_entry, SAFETY_MUTATING, NULL, NULL, NULL },

@@ -356,7 +356,8 @@ test_read_filter_running(void **state)
 }
 
 /* run_program's filter and tail: its text is the matching lines (or the
- * last lines); bad combinations and patterns are errors naming them. */
+ * last lines, or the last matching lines); context without filter and
+ * bad patterns are errors naming them. */
 static void
 test_run_filter_tail(void **state)
 {
@@ -380,20 +381,27 @@ test_run_filter_tail(void **state)
 	assert_string_equal(sc_need_str(d, "text"), "199999\n200000\n");
 	json_doc_free(d);
 
+	/* filter with tail: the last matching lines, in one call. */
+	d = call_ok("run_program", "{\"argv\":[\"seq\",\"1\",\"200000\"],"
+	    "\"filter\":\"^1999[0-9]7$\",\"tail\":2}");
+	assert_string_equal(sc_need_str(d, "text"),
+	    "199987:199987\n199997:199997\n");
+	assert_int_equal(sc_int(d, "matchedLines"), 10);
+	json_doc_free(d);
+
+	/* What is still refused, and why. */
 	refused("run_program", "{\"argv\":[\"true\"],\"filter\":\"(\"}",
 	    "filter");
-	refused("run_program", "{\"argv\":[\"true\"],\"filter\":\"a\","
-	    "\"tail\":1}", "tail");
 	refused("run_program", "{\"argv\":[\"true\"],\"context\":1}",
-	    "context");
+	    "context goes with filter");
 	refused("read_program", "{\"programId\":\"p1\",\"filter\":\"(\"}",
 	    "filter");
-	refused("read_program", "{\"programId\":\"p1\",\"filter\":\"a\","
-	    "\"until\":\"b\"}", "until");
-	refused("read_program", "{\"programId\":\"p1\",\"tail\":1,"
-	    "\"filter\":\"b\"}", "tail");
+	refused("read_program", "{\"programId\":\"p1\",\"until\":\"(\"}",
+	    "until");
 	refused("read_program", "{\"programId\":\"p1\",\"context\":1}",
-	    "context");
+	    "context goes with filter");
+	refused("read_program", "{\"programId\":\"p1\",\"context\":1,"
+	    "\"tail\":2,\"until\":\"a\"}", "context goes with filter");
 }
 
 /* Has the program whose argv[2] holds needle ended (list_programs)? */
@@ -460,6 +468,40 @@ test_run_filter_bounded(void **state)
 	json_doc_free(d);
 }
 
+/*
+ * A filter whose every line costs many milliseconds over more lines than
+ * WATCH_SCAN_MS (5 s) of scanning allow: the read returns scanLimit with
+ * the cursor after what it scanned (so a read from there goes on), and
+ * says so; other calls were answered meanwhile (the scan is sliced).
+ */
+static void
+test_read_scan_limit(void **state)
+{
+	struct json_doc	*d;
+	char		*id, args[200];
+	int64_t		 cursor;
+
+	(void)state;
+	d = call_ok("run_program", "{\"argv\":[\"python3\",\"-c\",\"import "
+	    "sys\\nfor i in range(2000): sys.stdout.write('a' * 600 + "
+	    "'\\\\n')\"],\"keep\":true,\"maxLines\":1}");
+	id = xstrdup(sc_need_str(d, "programId"));
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"filter\":"
+	    "\"\\\\w+\\\\d\",\"timeoutMs\":0}", id);
+	d = call_ok("read_program", args);
+	assert_string_equal(sc_need_str(d, "reason"), "scanLimit");
+	assert_false(sc_bool(d, "ended"));
+	cursor = sc_int(d, "cursor");
+	assert_true(cursor > 0 && cursor < 2000 * 601);
+	assert_int_equal(cursor % 601, 0);	/* after whole lines */
+	assert_int_equal(sc_int(d, "scannedLines"), cursor / 601);
+	assert_non_null(strstr(pmx_text(d), "ran out of time"));
+	json_doc_free(d);
+	stop(id);
+	free(id);
+}
+
 int
 main(void)
 {
@@ -472,6 +514,7 @@ main(void)
 		cmocka_unit_test(test_read_filter_running),
 		cmocka_unit_test(test_run_filter_tail),
 		cmocka_unit_test(test_run_filter_bounded),
+		cmocka_unit_test(test_read_scan_limit),
 	};
 
 	if (getenv("PMX_TEST_FILTER") != NULL)

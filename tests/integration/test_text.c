@@ -54,6 +54,40 @@ group_teardown(void **state)
 	return (pmx_close(&C));
 }
 
+/* The reasons a call can give, and the words the text says each in. */
+static const char *reasons[][2] = {
+	{ "text", "new lines came" }, { "pageFull", "a page is full" },
+	{ "matched", "until matched" }, { "ended", "the end" },
+	{ "waitingForInput", "it waits for input" },
+	{ "timeout", "its " }, { "scanLimit", "scanning the text" },
+	{ "screen", "the screen settled" }, { NULL, NULL }
+};
+static unsigned		seen_reason[16];
+
+/* The words for reason r. */
+static const char *
+reason_words(const char *r)
+{
+	int	i;
+
+	for (i = 0; reasons[i][0] != NULL; i++)
+		if (strcmp(reasons[i][0], r) == 0)
+			return (reasons[i][1]);
+	fail_msg("reason %s: not one the schemas list", r);
+	return (NULL);
+}
+
+/* Count a reason seen. */
+static void
+saw_reason(const char *r)
+{
+	int	i;
+
+	for (i = 0; reasons[i][0] != NULL; i++)
+		if (strcmp(reasons[i][0], r) == 0)
+			seen_reason[i]++;
+}
+
 /* Count how a flag was seen. */
 static void
 saw(const char *key, bool set)
@@ -180,10 +214,21 @@ carries_obj(const struct json *sc, const char *text, bool list)
 			says(text, true, json_bool(v) ? "[until matched the last "
 			    "line]" : "[until matched no line yet]");
 		} else if (strcmp(key, "effectiveTimeoutMs") == 0) {
-			/* Said when the wait was not cut short by the end or
-			 * a prompt. */
-			if (!ended && !waiting)
-				says(text, true, " %" PRId64 " ms", json_int(v));
+			/* Said as the wait, whatever ended it. */
+			says(text, true, "its %" PRId64 " ms wait", json_int(v));
+		} else if (strcmp(key, "reason") == 0) {
+			saw_reason(s);
+			says(text, true, "(returned: %s", reason_words(s));
+		} else if (strcmp(key, "droppedBytes") == 0) {
+			says(text, true, ", %" PRId64 " bytes of escape "
+			    "sequences that never ended left out", json_int(v));
+		} else if (list && strcmp(key, "argvCut") == 0) {
+			says(text, true, " [argv shown cut: %" PRId64 " "
+			    "arguments, %" PRId64 " characters]",
+			    int_of(sc, "argvCount"), int_of(sc, "argvChars"));
+		} else if (list && (strcmp(key, "argvCount") == 0 ||
+		    strcmp(key, "argvChars") == 0)) {
+			assert_non_null(json_get(sc, "argvCut"));
 		} else if (strcmp(key, "effectiveLifetimeMs") == 0) {
 			if (!ended || id == NULL ||
 			    json_get(sc, "cursor") == NULL)
@@ -199,7 +244,11 @@ carries_obj(const struct json *sc, const char *text, bool list)
 				    "has them");
 		} else if (strcmp(key, "skippedLines") == 0) {
 			saw(key, json_int(v) > 0);
-			says(text, true, "; %" PRId64 " line", json_int(v));
+			if (json_int(v) > 0)
+				says(text, true, "; %" PRId64 " line",
+				    json_int(v));
+			else
+				says(text, false, "skipped");
 		} else if (strcmp(key, "matchedLines") == 0) {
 			saw(key, json_int(v) > 0);
 			says(text, true, "[%" PRId64 " of %" PRId64 " line",
@@ -481,6 +530,47 @@ test_tail_filter_screen(void **state)
 	free(pane);
 }
 
+/*
+ * Why a read returned, each way but scanLimit: a page full (maxLines),
+ * new lines, until's line, the end, input, the timeout, a screen; the
+ * structured reason and the text agree (carries) and each is the one
+ * the call's situation gives.
+ */
+static void
+test_reasons(void **state)
+{
+	struct json_doc	*d;
+	char		*id;
+
+	(void)state;
+	d = call("start_program", "{\"argv\":[\"sh\",\"-c\",\"printf "
+	    "'a\\\\nb\\\\nc\\\\n'; read x; echo $x; exec sleep 30\"]}");
+	id = xstrdup(sc_str(d, "programId"));
+	json_doc_free(d);
+	d = call("read_program", "{\"programId\":\"%s\",\"maxLines\":1,"
+	    "\"timeoutMs\":%d}", id, LONG_MS);
+	assert_string_equal(sc_str(d, "reason"), "pageFull");
+	json_doc_free(d);
+	d = call("read_program", "{\"programId\":\"%s\",\"until\":\"^b\","
+	    "\"timeoutMs\":%d}", id, LONG_MS);
+	assert_string_equal(sc_str(d, "reason"), "matched");
+	json_doc_free(d);
+	d = call("read_program", "{\"programId\":\"%s\",\"cursor\":6,"
+	    "\"timeoutMs\":%d}", id, LONG_MS);
+	assert_string_equal(sc_str(d, "reason"), "waitingForInput");
+	json_doc_free(d);
+	d = call("read_program", "{\"programId\":\"%s\",\"cursor\":6,"
+	    "\"timeoutMs\":300}", id);
+	assert_string_equal(sc_str(d, "reason"), "timeout");
+	json_doc_free(d);
+	json_doc_free(call("stop_program", "{\"programId\":\"%s\"}", id));
+	free(id);
+	d = call("run_program", "{\"argv\":[\"true\"],\"timeoutMs\":%d}",
+	    LONG_MS);
+	assert_string_equal(sc_str(d, "reason"), "ended");
+	json_doc_free(d);
+}
+
 /* Each flag and nullable field was seen both ways. */
 static void
 test_every_way_seen(void **state)
@@ -494,6 +584,14 @@ test_every_way_seen(void **state)
 		if (seen_true[i] == 0 || seen_false[i] == 0)
 			fail_msg("%s was not seen both ways", flags[i]);
 	}
+	/* Every reason a call gives, but scanLimit (test_filter.c's). */
+	for (i = 0; reasons[i][0] != NULL; i++) {
+		print_message("reason %s: %u\n", reasons[i][0],
+		    seen_reason[i]);
+		if (seen_reason[i] == 0 && strcmp(reasons[i][0],
+		    "scanLimit") != 0)
+			fail_msg("reason %s was not seen", reasons[i][0]);
+	}
 }
 
 int
@@ -504,6 +602,7 @@ main(void)
 		cmocka_unit_test(test_until_and_unfinished),
 		cmocka_unit_test(test_runs_and_capture),
 		cmocka_unit_test(test_tail_filter_screen),
+		cmocka_unit_test(test_reasons),
 		cmocka_unit_test(test_every_way_seen),
 	};
 

@@ -1,0 +1,581 @@
+/*
+ * watch.c — a call waiting on a program until what it asked for is there:
+ * a read_program, send_keys' reply (timeoutMs) and run_program's wait for
+ * the end.
+ *
+ * A watch holds the call's selection (select.c) and registers itself on
+ * the program (program_wait). Each time the program tells it something,
+ * or one of the call's timers comes due, it looks (watch_eval): it scans
+ * what is new a slice at a time (SEL_SCAN_US per loop turn, so that no
+ * pattern holds up other calls, going on past the timeout until
+ * WATCH_SCAN_MS if what was already there is not yet scanned), and
+ * answers when the selection's kind of wait is met, the program is over
+ * (ended or being stopped), it waits for input in an episode no call has
+ * reported, or the timeout passes. The reason it answers is kept for the
+ * reply. New lines are gathered into one answer while they come in a
+ * burst: until the page is full, the program has been quiet
+ * WATCH_QUIET_MS, or WATCH_BURST_MS since the first.
+ *
+ * send_keys' reply starts at the line the keys were typed into: text up
+ * to its end is the echo, not yet a reply. On a pane showing its
+ * alternate screen (a full-screen program) the reply is the screen once
+ * it is quiet for WATCH_SCREEN_MS, as capture-pane renders it; a pane
+ * that switches to its alternate screen while the reply waits (asked of
+ * tmux before a reply of text is given) gets the same. Keys that end the
+ * program get its end, never an error: a screen that cannot be captured
+ * because the pane went waits (WATCH_END_MS at most) for the end to be
+ * told.
+ *
+ * The tool renders the answer (its callback) and the watch is freed after.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+#define WATCH_QUIET_MS	15	/* a burst is over after this quiet */
+#define WATCH_BURST_MS	200	/* and at most this after it began */
+#define WATCH_SCREEN_MS	50	/* a full screen is settled after this quiet */
+#define WATCH_SCAN_MS	5000	/* scanning what is there, past the timeout */
+#define WATCH_END_MS	2000	/* the pane went: its end is told by then */
+#define WATCH_LAST_CHARS 80	/* of the last line, in a progress note */
+
+enum watch_tmux {
+	WATCH_TMUX_NONE,
+	WATCH_TMUX_ALT,		/* is the pane on its alternate screen? */
+	WATCH_TMUX_CAPTURE	/* capture-pane */
+};
+
+struct watch {
+	struct req		*req;	/* NULL: cancelled while tmux answers */
+	struct program		*p;
+	uint64_t		 seq;	/* p's, to find it after tmux answers */
+	struct program_waiter	*waiter;
+	struct sel		 sel;
+	int64_t			 timeout_ms;	/* effective */
+	int64_t			 deadline;
+	int64_t			 scan_stop;	/* scanning goes on until */
+	int64_t			 burst_ms;	/* the first text came, or 0 */
+	int64_t			 started;	/* when the call began waiting */
+	enum sel_reason		 reason;
+	bool			 input;		/* answered for an episode */
+	watch_answer_cb		 answer;
+	void			*arg;
+
+	char			*pane;		/* send_keys' reply: its pane */
+	size_t			 typed_from;	/* the line typed into */
+	size_t			 typed_len;	/* the text's length then */
+	bool			 screen;	/* reply with the screen */
+	bool			 alt_asked;
+	enum watch_tmux		 tmux;		/* a tmux command in flight */
+	char			*screen_text;	/* the screen captured */
+	char			*lost;		/* why the capture failed */
+};
+
+static void	watch_event(struct program *, enum program_event, void *);
+static void	watch_look(struct watch *);
+
+/* Is the program over for a reply: stopping or ended? */
+static bool
+watch_over(const struct program *p)
+{
+	return (program_ended(p) || program_state(p) == PROGRAM_STOPPING);
+}
+
+/*
+ * A watch for req on p with the selection sel (taken), timeout_ms (the
+ * effective timeout, as the reply says it) ending at deadline. answer
+ * renders the reply when it is due. The request's state is the watch
+ * from now on; watch_start begins it.
+ */
+struct watch *
+watch_new(struct req *req, struct program *p, struct sel *sel,
+    int64_t timeout_ms, int64_t deadline, watch_answer_cb answer, void *arg)
+{
+	struct watch	*w;
+
+	w = xcalloc(1, sizeof *w);
+	w->req = req;
+	w->p = p;
+	w->seq = program_seq(p);
+	w->sel = *sel;
+	memset(sel, 0, sizeof *sel);
+	w->timeout_ms = timeout_ms;
+	w->deadline = deadline;
+	w->scan_stop = w->deadline + WATCH_SCAN_MS;
+	w->answer = answer;
+	w->arg = arg;
+	w->started = now_ms();
+	tools_set_state(req, w);
+	return (w);
+}
+
+/* send_keys' reply: from the line typed into (the text typed_len long
+ * when the keys went), on pane; the screen if it shows its alternate
+ * screen. */
+void
+watch_reply_of(struct watch *w, const char *pane, size_t typed_from,
+    size_t typed_len, bool screen)
+{
+	w->pane = xstrdup(pane);
+	w->typed_from = typed_from;
+	w->typed_len = typed_len;
+	w->screen = screen;
+	w->alt_asked = screen;
+	if (screen)
+		w->sel.wait = SEL_WAIT_SCREEN;
+}
+
+/* Free a watch: it holds its selection, its pane and what tmux gave. */
+static void
+watch_free(struct watch *w)
+{
+	program_unwait(w->waiter);
+	sel_free(&w->sel);
+	free(w->pane);
+	free(w->screen_text);
+	free(w->lost);
+	free(w);
+}
+
+/* The tool renders the answer, and the watch goes. */
+static void
+watch_done(struct watch *w)
+{
+	struct req	*req = w->req;
+
+	program_unwait(w->waiter);
+	w->waiter = NULL;
+	tools_set_state(req, NULL);
+	w->answer(w, req, w->arg);
+	watch_free(w);
+}
+
+/* The burst of text a read has: over (the program quiet, or the burst
+ * long enough)? If not, *next is when to look again. */
+static bool
+watch_burst(struct watch *w, int64_t now, int64_t *next)
+{
+	int64_t	at, text_ms = program_text_ms(w->p);
+	int64_t	quiet = w->screen ? WATCH_SCREEN_MS : WATCH_QUIET_MS;
+
+	if (w->burst_ms == 0)
+		w->burst_ms = now;
+	if (now - text_ms >= quiet || now - w->burst_ms >= WATCH_BURST_MS)
+		return (true);
+	at = text_ms + quiet;
+	if (w->burst_ms + WATCH_BURST_MS < at)
+		at = w->burst_ms + WATCH_BURST_MS;
+	if (at < *next)
+		*next = at;
+	return (false);
+}
+
+/* Where a reply of text may end at the earliest: send_keys' echo of the
+ * line typed into is not a reply; a read's any whole line is. */
+static size_t
+watch_floor(const struct watch *w, const struct textbuf *t)
+{
+	const char	*lf;
+
+	if (w->pane == NULL)
+		return (w->sel.start);
+	lf = w->typed_from < t->len ? memchr(t->data + w->typed_from, '\n',
+	    t->len - w->typed_from) : NULL;
+	return (lf != NULL ? (size_t)(lf - t->data) + 1 : SIZE_MAX);
+}
+
+/* New whole lines past the floor? Full: a page of them. */
+static bool
+watch_lines(struct watch *w, const struct textbuf *t, bool *full)
+{
+	struct page	pg, next;
+
+	if (textbuf_page(t, w->sel.start, w->sel.max_lines, TEXTBUF_PAGE_CHARS,
+	    false, &pg, NULL) == -1 || pg.end == pg.start ||
+	    pg.end <= watch_floor(w, t))
+		return (false);
+	*full = pg.lines >= w->sel.max_lines || (textbuf_page(t, pg.end, 1,
+	    TEXTBUF_PAGE_CHARS, false, &next, NULL) == 0 &&
+	    next.end > next.start);
+	return (true);
+}
+
+/*
+ * May the call answer now? If so w->reason says why; if not, *next is
+ * when to look again (the deadline, or sooner).
+ */
+static bool
+watch_eval(struct watch *w, int64_t now, int64_t *next)
+{
+	const struct textbuf	*t = program_text(w->p);
+	struct sel		*s = &w->sel;
+	bool			 over = watch_over(w->p), full;
+
+	*next = w->deadline;
+	if (s->until != NULL || s->filter != NULL) {
+		switch (sel_scan(s, t, over, SEL_SCAN_US)) {
+		case SEL_SCAN_FAILED:
+			w->reason = SEL_R_SCAN;
+			return (true);
+		case SEL_SCAN_MATCHED:
+			w->reason = SEL_R_MATCHED;
+			return (true);
+		case SEL_SCAN_FULL:
+			if (s->wait == SEL_WAIT_END)
+				break;	/* a run shows the first page */
+			w->reason = SEL_R_FULL;
+			return (true);
+		case SEL_SCAN_MORE:
+			/* What is there is scanned, past the timeout too. */
+			if ((over || now >= w->deadline) &&
+			    now >= w->scan_stop) {
+				w->reason = SEL_R_SCAN;
+				return (true);
+			}
+			*next = now;	/* the rest on the next turn */
+			return (false);
+		}
+	}
+	if (over) {
+		w->reason = SEL_R_ENDED;
+		return (true);
+	}
+	if (now >= w->deadline) {
+		/* What came is the answer still (timeoutMs 0: at once). */
+		if (s->wait == SEL_WAIT_LINES && watch_lines(w, t, &full))
+			w->reason = full ? SEL_R_FULL : SEL_R_TEXT;
+		else if (s->wait == SEL_WAIT_MATCHES && s->out_lines > 0)
+			w->reason = SEL_R_TEXT;
+		else
+			w->reason = SEL_R_TIMEOUT;
+		return (true);
+	}
+	switch (s->wait) {
+	case SEL_WAIT_LINES:
+		if (watch_lines(w, t, &full) &&
+		    (full || watch_burst(w, now, next))) {
+			w->reason = full ? SEL_R_FULL : SEL_R_TEXT;
+			return (true);
+		}
+		break;
+	case SEL_WAIT_MATCHES:
+		if (s->out_lines > 0 && watch_burst(w, now, next)) {
+			w->reason = SEL_R_TEXT;
+			return (true);
+		}
+		break;
+	case SEL_WAIT_SCREEN:
+		/* Its redraw since the keys, once quiet. */
+		if (t->len > w->typed_len && watch_burst(w, now, next)) {
+			w->reason = SEL_R_SCREEN;
+			return (true);
+		}
+		break;
+	case SEL_WAIT_MATCH:
+	case SEL_WAIT_END:
+		break;
+	}
+	if (program_waiting_due(w->p, now)) {
+		w->reason = SEL_R_INPUT;
+		w->input = true;
+		return (true);
+	}
+	return (false);
+}
+
+/* tmux answered a command of the watch's: the watch, or NULL if the call
+ * was cancelled or the program dropped meanwhile (it is answered). */
+static struct watch *
+watch_tmux_back(struct watch *w)
+{
+	w->tmux = WATCH_TMUX_NONE;
+	if (w->req == NULL) {
+		watch_free(w);
+		return (NULL);
+	}
+	if ((w->p = program_by_seq(w->seq)) == NULL) {
+		tools_set_state(w->req, NULL);
+		tools_error(w->req, "send_keys: the keys went to %s, but its "
+		    "program was removed meanwhile", w->pane);
+		watch_free(w);
+		return (NULL);
+	}
+	return (w);
+}
+
+/* capture-pane answered: the screen for the reply; or, if the pane is
+ * gone (the keys ended the program), its end, once told. */
+static void
+watch_captured(void *arg, bool ok, const char *out, size_t len)
+{
+	struct watch	*w = watch_tmux_back(arg);
+
+	if (w == NULL)
+		return;
+	if (!ok) {
+		if (watch_over(w->p)) {
+			watch_done(w);	/* its end, not a screen */
+			return;
+		}
+		free(w->lost);
+		w->lost = xstrdup(out);
+		w->sel.wait = SEL_WAIT_END;	/* now only its end will do */
+		w->deadline = now_ms() + WATCH_END_MS;
+		w->waiter = program_wait(w->p, watch_event, w);
+		watch_look(w);
+		return;
+	}
+	/* Trailing empty lines are the unused bottom of the screen. */
+	while (len > 0 && out[len - 1] == '\n')
+		len--;
+	w->screen_text = xstrndup(out, len);
+	watch_done(w);
+}
+
+/* display-message answered: a reply of text, unless the pane shows its
+ * alternate screen now (the program switched while the reply waited):
+ * then the settled screen. */
+static void
+watch_alt(void *arg, bool ok, const char *out, size_t len)
+{
+	struct watch	*w = watch_tmux_back(arg);
+
+	if (w == NULL)
+		return;
+	if (ok && len > 0 && out[0] == '1' && !watch_over(w->p)) {
+		w->screen = true;
+		w->sel.wait = SEL_WAIT_SCREEN;
+		w->burst_ms = 0;
+		w->waiter = program_wait(w->p, watch_event, w);
+		watch_look(w);
+		return;
+	}
+	watch_done(w);
+}
+
+/* Ask tmux something about the reply's pane; the call waits for it with
+ * no timer of its own. */
+static void
+watch_tmux(struct watch *w, enum watch_tmux what)
+{
+	struct buf	b = BUF_INIT;
+
+	program_unwait(w->waiter);
+	w->waiter = NULL;
+	tools_set_deadline(w->req, DEADLINE_NONE);
+	tools_set_wake(w->req, DEADLINE_NONE);
+	w->tmux = what;
+	if (what == WATCH_TMUX_CAPTURE)
+		buf_printf(&b, "capture-pane -p -t %s", w->pane);
+	else {
+		buf_printf(&b, "display-message -p -t %s ", w->pane);
+		tmux_quote(&b, "#{alternate_on}");
+	}
+	tmux_command(buf_cstr(&b), what == WATCH_TMUX_CAPTURE ?
+	    watch_captured : watch_alt, w);
+	buf_free(&b);
+}
+
+/* The call may answer: send_keys' reply first makes sure of the screen
+ * (asked once, captured once); then the tool renders it. */
+static void
+watch_answer(struct watch *w)
+{
+	if (w->pane != NULL && !watch_over(w->p) && w->lost == NULL) {
+		if (!w->alt_asked) {
+			w->alt_asked = true;
+			watch_tmux(w, WATCH_TMUX_ALT);
+			return;
+		}
+		if (w->screen && w->screen_text == NULL) {
+			watch_tmux(w, WATCH_TMUX_CAPTURE);
+			return;
+		}
+	}
+	if (w->lost != NULL && !watch_over(w->p)) {
+		tools_set_state(w->req, NULL);
+		tools_error(w->req, "send_keys: the keys went to %s, but its "
+		    "screen could not be captured: %s", w->pane, w->lost);
+		watch_free(w);
+		return;
+	}
+	watch_done(w);
+}
+
+/* Look again: answer, or wait until the next thing to look at. */
+static void
+watch_look(struct watch *w)
+{
+	int64_t	next, limit = w->deadline;
+
+	if (watch_eval(w, now_ms(), &next)) {
+		watch_answer(w);
+		return;
+	}
+	/* A scan of what is there goes on past the timeout. */
+	if (w->sel.scan < program_text(w->p)->len && w->scan_stop > limit)
+		limit = w->scan_stop;
+	tools_set_wake(w->req, next < limit ? next : DEADLINE_NONE);
+	tools_set_deadline(w->req, limit);
+}
+
+/* What the program tells a waiting call. */
+static void
+watch_event(struct program *p, enum program_event ev, void *arg)
+{
+	struct watch	*w = arg;
+
+	(void)p;
+	if (ev == PROGRAM_DROP) {
+		w->reason = SEL_R_ENDED;
+		program_unwait(w->waiter);
+		w->waiter = NULL;
+		tools_set_state(w->req, NULL);
+		w->answer(w, w->req, w->arg);
+		watch_free(w);
+		return;
+	}
+	watch_look(w);
+}
+
+/* Begin: answer at once when timeoutMs is 0 and there is nothing to
+ * scan, or the program is over; else wait on the program. */
+void
+watch_start(struct watch *w)
+{
+	if (w->sel.until != NULL || w->sel.filter != NULL)
+		sel_begin(&w->sel, program_text(w->p));
+	else
+		w->sel.scan = w->sel.start;
+	w->waiter = program_wait(w->p, watch_event, w);
+	tools_progress_start(w->req);
+	watch_look(w);
+}
+
+/* The call's timeout passed: look once more (it answers). */
+void
+watch_timeout(struct req *req)
+{
+	if (tools_state(req) != NULL)
+		watch_look(tools_state(req));
+}
+
+/* Time to look again. */
+void
+watch_wake(struct req *req)
+{
+	if (tools_state(req) != NULL)
+		watch_look(tools_state(req));
+}
+
+/* The client gave up: the watch goes (after tmux answers, if it asked). */
+void
+watch_cancel(struct req *req)
+{
+	struct watch	*w = tools_state(req);
+
+	if (w == NULL)
+		return;
+	tools_set_state(req, NULL);
+	if (w->tmux != WATCH_TMUX_NONE) {
+		w->req = NULL;		/* freed when tmux answers */
+		return;
+	}
+	watch_free(w);
+}
+
+/* A progress note while the call waits: how long, and the last line. */
+void
+watch_progress(struct req *req)
+{
+	struct watch		*w = tools_state(req);
+	const struct textbuf	*t;
+	struct buf		 b = BUF_INIT;
+	size_t			 s, e;
+	int64_t			 waited;
+
+	if (w == NULL || w->tmux != WATCH_TMUX_NONE)
+		return;
+	t = program_text(w->p);
+	waited = now_ms() - w->started;
+	buf_printf(&b, "%s waited on for %lld s; %zu bytes of output",
+	    program_id(w->p), (long long)(waited / 1000), t->len);
+	/* The last line, or the line being written. */
+	textbuf_unfinished(t, 0, WATCH_LAST_CHARS, &s, &e);
+	if (e == s && t->len > 0) {
+		e = t->len - 1;
+		s = e > 0 && memrchr(t->data, '\n', e) != NULL ?
+		    (size_t)((const char *)memrchr(t->data, '\n', e) - t->data)
+		    + 1 : 0;
+		if (utf8_count(t->data + s, e - s) > WATCH_LAST_CHARS)
+			s = e - WATCH_LAST_CHARS;
+		s = utf8_char_start(t->data, s);
+	}
+	if (e > s)
+		buf_printf(&b, "; last: %.*s", (int)(e - s), t->data + s);
+	tools_progress_send(req, (double)waited, (double)w->timeout_ms,
+	    buf_cstr(&b));
+	buf_free(&b);
+}
+
+/* For the tool's answer. */
+void *
+watch_arg(const struct watch *w)
+{
+	return (w->arg);
+}
+
+struct program *
+watch_program(const struct watch *w)
+{
+	return (w->p);
+}
+
+struct sel *
+watch_sel(struct watch *w)
+{
+	return (&w->sel);
+}
+
+enum sel_reason
+watch_reason(const struct watch *w)
+{
+	return (w->reason);
+}
+
+/* Did it answer for an episode of waiting for input? */
+bool
+watch_input(const struct watch *w)
+{
+	return (w->input);
+}
+
+int64_t
+watch_timeout_ms(const struct watch *w)
+{
+	return (w->timeout_ms);
+}
+
+/* send_keys' reply: its pane, the line typed into, the screen (NULL:
+ * a reply of text). */
+const char *
+watch_pane(const struct watch *w)
+{
+	return (w->pane);
+}
+
+size_t
+watch_typed_from(const struct watch *w)
+{
+	return (w->typed_from);
+}
+
+const char *
+watch_screen(const struct watch *w)
+{
+	return (w->screen_text);
+}
