@@ -2,24 +2,8 @@
  * tool_list.c — list_programs: every program the server holds, and for
  * each whether it waits for input now (a look in /proc) and at what line.
  */
-#include <stdio.h>
-#include <time.h>
-
 #include "server.h"
 #include "timeutil.h"
-
-/* When it started, as ISO 8601 in UTC. */
-static void
-tool_list_iso_time(char *buf, size_t size, int64_t ms)
-{
-	struct tm	tm;
-	time_t		t = (time_t)(ms / 1000);
-
-	gmtime_r(&t, &tm);
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-}
 
 /* list_programs. */
 static void
@@ -55,7 +39,7 @@ tool_list_run(struct req *req, const struct json *args)
 		report_put_brief(&res.w, &r);
 		jw_key(&res.w, "textChars");
 		jw_int(&res.w, (int64_t)program_text(p)->chars);
-		tool_list_iso_time(started, sizeof started,
+		realtime_iso(started, sizeof started,
 		    program_started_real(p));
 		jw_key(&res.w, "startedAt");
 		jw_str(&res.w, started);

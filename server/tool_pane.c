@@ -619,7 +619,8 @@ static const struct tool_entry tool_pane_reply_entry = {
 	.name = "send_keys",
 	.cancel = tool_read_cancel,
 	.timeout = tool_read_timeout,
-	.wake = tool_read_wake
+	.wake = tool_read_wake,
+	.program = tool_read_program
 };
 
 const struct tool_entry tool_pane_send_entry = {

@@ -800,11 +800,21 @@ tool_read_cancel(struct req *req)
 	tool_read_free(w);
 }
 
+/* The program a read (or send_keys' reply) waits on, for its task. */
+struct program *
+tool_read_program(struct req *req)
+{
+	struct tool_read_wait	*w = tools_state(req);
+
+	return (w != NULL ? w->p : NULL);
+}
+
 const struct tool_entry tool_read_entry = {
 	.name = "read_program",
 	.run = tool_read_run,
 	.cancel = tool_read_cancel,
 	.timeout = tool_read_timeout,
-	.wake = tool_read_wake
+	.wake = tool_read_wake,
+	.program = tool_read_program
 };
 

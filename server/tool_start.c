@@ -693,6 +693,15 @@ tool_start_cancel(struct req *req)
 		program_drop(p);
 }
 
+/* The program a start or run waits on, for its task's status. */
+static struct program *
+tool_start_program(struct req *req)
+{
+	struct tool_start_wait	*w = tools_state(req);
+
+	return (w != NULL ? w->p : NULL);
+}
+
 const struct tool_entry tool_start_entry = {
 	.name = "start_program",
 	.run = tool_start_run_start,
@@ -712,5 +721,6 @@ const struct tool_entry tool_start_run_entry = {
 	.cancel = tool_start_cancel,
 	.timeout = tool_start_timeout,
 	.progress = tool_start_progress,
-	.wake = tool_start_wake
+	.wake = tool_start_wake,
+	.program = tool_start_program
 };
