@@ -1291,13 +1291,16 @@ static void
 mcp_listen_strings(const struct json *a, char ***v, size_t *n, struct jw *w)
 {
 	const struct json	*s;
+	const char		*str;
 	size_t			 i, len;
 
 	jw_arr_begin(w);
 	for (i = 0; i < json_len(a); i++) {
 		s = json_at(a, i);
-		if (json_type(s) != JSON_STRING ||
-		    memchr(json_str(s, &len), '\0', len) != NULL)
+		if (json_type(s) != JSON_STRING)
+			continue;
+		str = json_str(s, &len);
+		if (memchr(str, '\0', len) != NULL)
 			continue;
 		*v = xreallocarray(*v, *n + 1, sizeof **v);
 		(*v)[(*n)++] = xstrdup(json_str(s, NULL));
