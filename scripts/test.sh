@@ -45,6 +45,7 @@ for t in "$B"/tests/test_* "$B"/itests/test_*; do
 done
 if [ -f scripts/e2e.sh ] && [ "${SKIP_E2E:-0}" != 1 ]; then
 	run e2e sh scripts/e2e.sh "$B"
+	run eras sh scripts/e2e.sh "$B" eras
 fi
 if [ -f scripts/newcomer.sh ] && [ "${SKIP_NEWCOMER:-0}" != 1 ]; then
 	run newcomer sh scripts/newcomer.sh "$B"

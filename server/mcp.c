@@ -125,6 +125,7 @@ static struct {
 	struct loop_timer *poll;	/* the next look at resources, tasks */
 	LIST_HEAD(, mcp_listen) listens;
 	LIST_HEAD(, mcp_req) result_waits;	/* tasks/result waiting */
+	bool		 resources_used; /* a 2025 client asked for them */
 	struct mcp_req	*watch;		/* answered while a call is made? */
 	bool		 watch_answered;
 } mcp;
@@ -836,12 +837,13 @@ mcp_tools_list(struct mcp_req *req, const struct json *params)
 	buf_free(&b);
 }
 
-/* Is anyone to be told of resources and tasks: a 2025 client (its
- * list_changed, its subscriptions), or a listen stream? */
+/* Is anyone to be told of resources and tasks: a 2025 client that has
+ * used resources (its list_changed, its subscriptions; one that never
+ * did is sent nothing it did not send before), or a listen stream? */
 static bool
 mcp_watching(void)
 {
-	return ((mcp.initialized && tools_resources_offered()) ||
+	return ((mcp.initialized && mcp.resources_used) ||
 	    !LIST_EMPTY(&mcp.listens));
 }
 
@@ -897,7 +899,7 @@ mcp_list_changed(void)
 {
 	struct mcp_listen	*l;
 
-	if (mcp.initialized)
+	if (mcp.initialized && mcp.resources_used)
 		mcp_notify("notifications/resources/list_changed", "", NULL);
 	LIST_FOREACH(l, &mcp.listens, entry)
 		if (l->resources)
@@ -1205,6 +1207,10 @@ mcp_resources_method(struct mcp_req *req, const char *m,
 
 	if (strncmp(m, "resources/", 10) != 0 || !tools_resources_offered())
 		return (false);
+	if (!req->modern && !mcp.resources_used) {
+		mcp.resources_used = true;
+		mcp_poll_kick();
+	}
 	list = strcmp(m, "resources/list") == 0;
 	tpl = strcmp(m, "resources/templates/list") == 0;
 	if (list || tpl) {
