@@ -4,13 +4,16 @@
 // POST /mcp carries one JSON-RPC message. The bridge is the transport and
 // nothing more: it decides no MCP answer itself.
 //
-//   - initialize starts a progmux of its own for that session (the 2025
+//   - initialize (without a 2026 _meta) starts a progmux of its own for
+//     that session (the 2025
 //     era), named by the Mcp-Session-Id header from then on; DELETE ends
 //     it.
 //   - Any other request without a session goes to the one shared progmux
 //     (the 2026-07-28 era, stateless). As the HTTP binding asks, the
 //     MCP-Protocol-Version header must be there and agree with the
-//     request's _meta (else 400 and -32020, HeaderMismatch), and an error
+//     request's _meta, and Mcp-Method and Mcp-Name, when sent, with its
+//     method and the name, uri or taskId it names (else 400 and -32020,
+//     HeaderMismatch), and an error
 //     reply is sent with its HTTP status: 404 for -32601, 400 for -32602
 //     and -32020..-32022.
 //   - Ids are renumbered on the way in (requests from many HTTP clients
@@ -149,7 +152,8 @@ const server = createServer((req, res) => {
     try { m = JSON.parse(body); } catch { return reject(res, 400, null, -32700, 'parse error'); }
     let c;
     let isModern = false;
-    if (m && m.method === 'initialize') {
+    const modernMeta = m && m.params && m.params._meta && m.params._meta[META_VERSION] !== undefined;
+    if (m && m.method === 'initialize' && !modernMeta && session === undefined) {
       c = child();
       const sid = randomUUID();
       sessions.set(sid, c);
@@ -166,6 +170,15 @@ const server = createServer((req, res) => {
           (meta && typeof meta[META_VERSION] === 'string' && meta[META_VERSION] !== hv))) {
         return reject(res, 400, m.id, -32020, hv === undefined ? 'header mismatch: MCP-Protocol-Version is missing' :
           'header mismatch: MCP-Protocol-Version differs from _meta\'s protocol version');
+      }
+      // Mcp-Method and Mcp-Name, when sent, name what the body does.
+      const hm = req.headers['mcp-method'];
+      const hn = req.headers['mcp-name'];
+      const p = (m && m.params) || {};
+      const name = p.name ?? p.uri ?? p.taskId;
+      if (m && m.id !== undefined && ((hm !== undefined && hm !== m.method) ||
+          (hn !== undefined && name !== undefined && hn !== String(name)))) {
+        return reject(res, 400, m.id, -32020, 'header mismatch: Mcp-Method or Mcp-Name differs from the body');
       }
     }
     if (!m || m.id === undefined) {
