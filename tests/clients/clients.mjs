@@ -462,7 +462,93 @@ async function gemini(model) {
   check('gemini (sent to the model): read_program with wait_for_previous returned "started"',
     sent.read_program && !sent.read_program.error && /\bstarted\n/.test(txt('read_program')),
     JSON.stringify(sent.read_program));
+  await geminiAt(env, g, home, work);
 }
+
+// Gemini CLI's @ names an MCP resource as @server:uri and reads it with
+// resources/read before the model is asked. The resource must be listed
+// when the prompt is typed, so this is an interactive session (gemini
+// runs in a pane of a private tmux server, tmux -S in the run
+// directory): a first turn starts a program, progmux tells Gemini CLI the
+// list changed, and the person's next prompt mentions the program's
+// output; what Gemini CLI shows and what the model is sent are checked.
+async function geminiAt(env, g, home, work) {
+  const debugLog = path.join(home, 'progmux-debug.log');
+  const settingsFile = path.join(home, '.gemini', 'settings.json');
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  const entry = settings.mcpServers.progmux;
+  settings.mcpServers.progmux = { ...entry, command: '/bin/sh',
+    args: ['-c', 'exec "$0" 2>>"$1"', entry.command, debugLog],
+    env: { ...entry.env, PROGMUX_DEBUG: '1' } };
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  const sock = path.join(run, 'gemini-tmux.sock');
+  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  const tmux = (...a) => sh(['tmux', '-S', sock, ...a], { env, cwd: work });
+  const screen = async () => (await tmux('capture-pane', '-p', '-J')).stdout;
+  const wait = async (pred, ms) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      if (await pred()) return true;
+      if (Date.now() > end) return false;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  const type = async (text) => {
+    await tmux('send-keys', '-l', text);
+    await new Promise((r) => setTimeout(r, 500));
+    await tmux('send-keys', 'Enter');
+  };
+  const before = modelLog().length;
+  const up = await tmux('-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '50',
+    '-c', work, 'env', '-i', ...envArgs, g);
+  check('gemini (interactive): starts in a pane of a private tmux server', up.code === 0, up.stderr);
+  const ready = await wait(async () => /Type your message/.test(await screen()) &&
+    debugLines(debugLog).some((l) => /request \S+: resources\/list /.test(l)), 60000);
+  check('gemini (interactive): shows its prompt; progmux connected and its resources listed',
+    ready, (await screen()).slice(-800));
+  await type(PROMPT);
+  const started = await wait(async () => modelLog().slice(before).some((r) =>
+    r.api === 'gemini' && r.step === 3), 60000);
+  // The start made a program: progmux said the list changed, and Gemini
+  // CLI listed the resources again.
+  const relisted = await wait(async () => debugLines(debugLog).filter((l) =>
+    /request \S+: resources\/list /.test(l)).length >= 2, 10000);
+  check('gemini (interactive): the first turn started a program and Gemini CLI listed the resources again',
+    started && relisted, (await screen()).slice(-800));
+  const id = (debugLines(debugLog).map((l) => /"programId\\":\\"(p\d+)\\"/.exec(l) ||
+    /programId (p\d+)/.exec(l)).filter(Boolean).pop() || [])[1] ||
+    modelLog().slice(before).map((r) => /programId[^p]*(p\d+)/.exec(JSON.stringify(r.body)))
+      .filter(Boolean).map((m) => m[1]).pop();
+  const uri = `progmux://programs/${id}/output`;
+  const mark = modelLog().length;
+  await type(`What did @progmux:${uri} print?`);
+  const sent = () => modelLog().slice(mark).find((r) => r.api === 'gemini' &&
+    JSON.stringify(r.body.contents || []).includes('[' + id + ': completed'));
+  const got = await wait(async () => sent() !== undefined, 60000);
+  await wait(async () => /Successfully read resource/.test(await screen()), 5000);
+  const shown = await screen();
+  // It leaves as a person leaves it: /quit (it ignores the hang-up a
+  // killed tmux server gives), then the server goes.
+  const pid = Number((await tmux('display-message', '-p', '#{pane_pid}')).stdout.trim());
+  await type('/quit');
+  const quit = await wait(async () => { try { process.kill(pid, 0); return false; } catch (e) { return true; } }, 15000);
+  check('gemini (interactive): /quit ends it', quit, (await screen()).slice(-300));
+  await tmux('kill-server');
+  const read = debugLines(debugLog).find((l) => / in: /.test(l) &&
+    /"method":"resources\/read"/.test(l) && l.includes(uri));
+  check(`gemini (interactive): @progmux:${uri} made Gemini CLI call resources/read on progmux`,
+    read !== undefined, debugLines(debugLog).filter((l) => / request /.test(l)).slice(-5).join(' | '));
+  if (read) note(`gemini sent (progmux's debug log): ${read.replace(/^.* in: /, '')}`);
+  const shownRead = shown.split('\n').filter((l) => /resources\/read|Successfully read resource/.test(l));
+  for (const l of shownRead) note(`gemini showed: ${l.trim()}`);
+  check('gemini (interactive): it shows the resource read',
+    shownRead.some((l) => l.includes(`Successfully read resource ${uri}`)), shown.slice(-800));
+  const body = sent() ? JSON.stringify(sent().body.contents) : '';
+  check('gemini (interactive): the model was sent the output\'s text, "started", "done" and the cursor to read on from',
+    got && body.includes('started\\ndone\\n') && body.includes(`[${id}: completed, exit status 0; cursor 13`),
+    body.slice(-600) || shown.slice(-600));
+}
+
 
 // ---- Codex -------------------------------------------------------------------
 
