@@ -11,9 +11,33 @@
  * file speaks JSON-RPC only: framing, methods, ids, batches,
  * notifications, backpressure.
  *
- * Lifecycle: until initialize has been answered, a request other than
- * initialize or ping is an error (-32002) that says to send initialize
- * first; notifications are never answered.
+ * Two eras, told apart per request. A request carrying a protocol
+ * version in params._meta (io.modelcontextprotocol/protocolVersion), or
+ * server/discover, is of the 2026-07-28 era: served on its own from its
+ * _meta (version, client capabilities, log level; -32602 if the first
+ * two are missing, -32022 with the versions we speak for another), its
+ * result opened with resultType and our serverInfo, cacheable ones with
+ * ttlMs and cacheScope (mcp_result_text); ping, logging/setLevel,
+ * initialize and resources/subscribe are not of it (-32601), and
+ * notifications/message goes only to a request that set a log level.
+ * Any other request is of the 2025 era: until initialize has been
+ * answered, a request other than initialize or ping is an error (-32002)
+ * that says to send initialize first, and then the negotiated version
+ * holds (batches only for 2025-03-26, the experimental tasks only for
+ * 2025-11-25). Notifications are never answered.
+ *
+ * Tasks (task.c): a modern call of a tool that may wait long
+ * (tools_task_ok), from a client whose capabilities name the tasks
+ * extension, that is still waiting after MCP_TASK_WAIT_MS is answered
+ * with a task; a 2025-11-25 call asking for one gets it at once. Either
+ * way the call goes on unchanged and its answer, the text it would have
+ * sent (mcp_answer), is what the task keeps.
+ *
+ * Resources (resource.c, through tools.c) and change notifications: a
+ * look every MCP_POLL_MS while anyone listens (a 2025 client once it has
+ * used resources, or a subscriptions/listen stream) finds what changed;
+ * list_changed and updated go to whoever asked, each listen stream's
+ * tagged with its subscriptionId.
  *
  * Backpressure: while the replies queued for stdout (their buffer's
  * footprint, drained head included) reach MCP_OUT_MAX, no new request is
