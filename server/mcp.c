@@ -87,6 +87,8 @@
 #define MCP_POLL_MS		1000	/* a look at the resources */
 #define MCP_TTL_FIXED		3600000	/* ttlMs of what never changes */
 #define MCP_LOGGED		2000	/* bytes of a message in the debug log */
+#define MCP_SUBS_MAX		1024	/* resources/subscribe URIs kept */
+#define MCP_LISTENS_MAX		64	/* subscriptions/listen streams open */
 
 static const char *mcp_versions[] = {
 	"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
@@ -148,6 +150,7 @@ static struct {
 	size_t		  nsubs;
 	struct loop_timer *poll;	/* the next look at resources, tasks */
 	LIST_HEAD(, mcp_listen) listens;
+	size_t		 nlistens;
 	LIST_HEAD(, mcp_req) result_waits;	/* tasks/result waiting */
 	bool		 resources_used; /* a 2025 client asked for them */
 	struct mcp_req	*watch;		/* answered while a call is made? */
@@ -1284,6 +1287,13 @@ mcp_resources_method(struct mcp_req *req, const char *m,
 	for (i = 0; i < mcp.nsubs && strcmp(mcp.subs[i], u) != 0; i++)
 		;
 	if (strcmp(m, "resources/subscribe") == 0 && i == mcp.nsubs &&
+	    mcp.nsubs >= MCP_SUBS_MAX) {
+		mcp_req_error(req, -32602, "too many subscriptions (1024 "
+		    "resources): unsubscribe from some first");
+		mcp_req_done(req);
+		return (true);
+	}
+	if (strcmp(m, "resources/subscribe") == 0 && i == mcp.nsubs &&
 	    memchr(u, '\0', len) == NULL) {
 		mcp.subs = xreallocarray(mcp.subs, mcp.nsubs + 1,
 		    sizeof *mcp.subs);
@@ -1305,6 +1315,7 @@ mcp_listen_free(struct mcp_listen *l)
 	size_t	i;
 
 	LIST_REMOVE(l, entry);
+	mcp.nlistens--;
 	for (i = 0; i < l->nuris; i++)
 		free(l->uris[i]);
 	free(l->uris);
@@ -1370,9 +1381,16 @@ mcp_listen(struct mcp_req *req, const struct json *params, bool task_ext)
 		mcp_req_done(req);
 		return;
 	}
+	if (mcp.nlistens >= MCP_LISTENS_MAX) {
+		mcp_req_error(req, -32602, "too many subscriptions/listen "
+		    "streams open (64): cancel one first");
+		mcp_req_done(req);
+		return;
+	}
 	l = xcalloc(1, sizeof *l);
 	l->req = req;
 	req->listen = l;
+	mcp.nlistens++;
 	LIST_INSERT_HEAD(&mcp.listens, l, entry);
 	jw_init(&w, &b);
 	jw_obj_begin(&w);
