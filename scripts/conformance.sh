@@ -6,7 +6,8 @@
 # 0.2.0-alpha.12 and 0.1.16, and a Node 22 binary from the npm registry:
 # the suite needs Node 22) into build/conformance when they are missing
 # or not the pinned versions, with the npm cache under build/
-# (PROGMUX_NPM_CACHE). A failed install is tried again twice.
+# (PROGMUX_NPM_CACHE); a failed install is tried again twice
+# (scripts/npm-install.sh).
 set -eu
 B=${1:-build}
 cd "$(dirname "$0")/.."
@@ -27,18 +28,7 @@ if ! cmp -s tests/conformance/package.json "$DIR/package.json" ||
     [ ! -d "$DIR/node_modules/conformance-0.2" ] ||
     [ ! -d "$DIR/node_modules/conformance-0.1" ]; then
 	cp tests/conformance/package.json "$DIR/package.json"
-	try=1
-	until (cd "$DIR" && npm install --no-audit --no-fund --no-save \
-	    --loglevel=error --cache "$CACHE" >&2); do
-		if [ "$try" -ge 3 ]; then
-			echo "conformance.sh: npm install failed $try times" >&2
-			echo "0 passed, 1 failed"
-			exit 1
-		fi
-		try=$((try + 1))
-		echo "# npm install failed; try $try of 3 in 10 s" >&2
-		sleep 10
-	done
+	sh scripts/npm-install.sh "$DIR" "$CACHE" || exit 1
 fi
 PROGMUX_BIN="$(pwd)/$B/progmux" CONFORMANCE_DIR="$(pwd)/$DIR" \
     exec node tests/conformance/run.mjs

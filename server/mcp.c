@@ -520,6 +520,7 @@ mcp_req_error_data(struct mcp_req *req, int code, const char *msg,
 }
 
 static void	mcp_task_ended(struct task *);
+static void	mcp_missing_tasks(struct mcp_req *, const char *);
 
 /*
  * A tool's answer to req: sent, and req freed. A call that became a task
@@ -1373,12 +1374,7 @@ mcp_listen(struct mcp_req *req, const struct json *params, bool task_ext)
 		return;
 	}
 	if (json_get(f, "taskIds") != NULL && !task_ext) {
-		mcp_req_error_data(req, MCP_MISSING_CAPABILITY, "missing "
-		    "required client capability: task notifications need the "
-		    MCP_TASKS_EXT " extension in clientCapabilities",
-		    "{\"requiredCapabilities\":{\"extensions\":{\""
-		    MCP_TASKS_EXT "\":{}}}}");
-		mcp_req_done(req);
+		mcp_missing_tasks(req, "task notifications");
 		return;
 	}
 	if (mcp.nlistens >= MCP_LISTENS_MAX) {
@@ -1422,6 +1418,32 @@ mcp_listen(struct mcp_req *req, const struct json *params, bool task_ext)
 	mcp_poll_kick();
 }
 
+/* key: the 2026-07-28 versions spoken, an array. */
+static void
+mcp_put_versions(struct jw *w, const char *key)
+{
+	jw_key(w, key);
+	jw_arr_begin(w);
+	jw_str(w, MCP_MODERN);
+	jw_arr_end(w);
+}
+
+/* Answer (and free) req: the tasks extension was not in its
+ * capabilities, and what it asked for needs it. */
+static void
+mcp_missing_tasks(struct mcp_req *req, const char *what)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_printf(&b, "missing required client capability: %s need the "
+	    MCP_TASKS_EXT " extension in clientCapabilities", what);
+	mcp_req_error_data(req, MCP_MISSING_CAPABILITY, buf_cstr(&b),
+	    "{\"requiredCapabilities\":{\"extensions\":{\"" MCP_TASKS_EXT
+	    "\":{}}}}");
+	buf_free(&b);
+	mcp_req_done(req);
+}
+
 /* server/discover: the versions, capabilities and identity (in _meta)
  * of the server, which do not change while it runs. */
 static void
@@ -1434,10 +1456,7 @@ mcp_discover(struct mcp_req *req)
 	req->public = true;
 	jw_init(&w, &b);
 	jw_obj_begin(&w);
-	jw_key(&w, "supportedVersions");
-	jw_arr_begin(&w);
-	jw_str(&w, MCP_MODERN);
-	jw_arr_end(&w);
+	mcp_put_versions(&w, "supportedVersions");
 	jw_key(&w, "capabilities");
 	mcp_capabilities(&w, true, false);
 	jw_key(&w, "instructions");
@@ -1475,10 +1494,7 @@ mcp_modern_meta(struct mcp_req *req, const struct json *params)
 	if (strcmp(json_str(v, NULL), MCP_MODERN) != 0) {
 		jw_init(&w, &d);
 		jw_obj_begin(&w);
-		jw_key(&w, "supported");
-		jw_arr_begin(&w);
-		jw_str(&w, MCP_MODERN);
-		jw_arr_end(&w);
+		mcp_put_versions(&w, "supported");
 		jw_key(&w, "requested");
 		jw_value(&w, v);
 		jw_obj_end(&w);
@@ -1540,14 +1556,9 @@ mcp_modern(struct mcp_req *req, const char *m, size_t mlen,
 		mcp_tools_call(req, params);
 	} else if (strcmp(m, "subscriptions/listen") == 0)
 		mcp_listen(req, params, req->task_ext);
-	else if (strncmp(m, "tasks/", 6) == 0 && !req->task_ext) {
-		mcp_req_error_data(req, MCP_MISSING_CAPABILITY, "missing "
-		    "required client capability: tasks/ methods need the "
-		    MCP_TASKS_EXT " extension in clientCapabilities",
-		    "{\"requiredCapabilities\":{\"extensions\":{\""
-		    MCP_TASKS_EXT "\":{}}}}");
-		mcp_req_done(req);
-	} else if (!mcp_tasks_method(req, m, params) &&
+	else if (strncmp(m, "tasks/", 6) == 0 && !req->task_ext)
+		mcp_missing_tasks(req, "the tasks/ methods");
+	else if (!mcp_tasks_method(req, m, params) &&
 	    !mcp_resources_method(req, m, params)) {
 		buf_adds(&b, "method not found: ");
 		mcp_quote_name(&b, m, mlen);

@@ -301,6 +301,36 @@ function checkModern(who, log, came, discover) {
     log.filter((l) => / request /.test(l)).slice(0, 6).join(' | '));
 }
 
+// A client typed into as a person would: in a pane of a private tmux
+// server (tmux -S sock, in the run directory; never the default server)
+// running argv with env. run: a tmux command on that server; screen:
+// what the pane shows; type: text then Enter; waitFor: pred true within
+// ms (polled every 250 ms), or false.
+function paneClient(sock, env, cwd) {
+  const tmux = (...a) => sh(['tmux', '-S', sock, ...a], { env, cwd });
+  return {
+    run: tmux,
+    start: (argv) => tmux('-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '50',
+      '-c', cwd, 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv),
+    screen: async () => (await tmux('capture-pane', '-p', '-J')).stdout,
+    type: async (text) => {
+      await tmux('send-keys', '-l', text);
+      await new Promise((r) => setTimeout(r, 500));
+      await tmux('send-keys', 'Enter');
+    },
+  };
+}
+
+// Whether pred() (async) holds within ms, looking every 250 ms.
+async function waitFor(pred, ms) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await pred()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 // Claude Code runs an MCP call as a task of the 2026-07-28 tasks
 // extension only in an interactive session (its -p mode never does), so
 // this turn is typed into claude running in a pane of a private tmux
@@ -323,34 +353,22 @@ async function claudeTasks(env, c, home, work) {
     a.endsWith('progmux-debug.log') ? debugLog : a);
   writeFileSync(cfgFile, JSON.stringify(cfg));
   const before = modelLog().length;
-  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-  const tmux = (...a) => sh(['tmux', '-S', sock, ...a], { env, cwd: work });
-  const up = await tmux('-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '50',
-    '-c', work, 'env', '-i', ...envArgs, c, '--allowedTools', 'mcp__progmux');
+  const pc = paneClient(sock, env, work);
+  const { screen } = pc;
+  const up = await pc.start([c, '--allowedTools', 'mcp__progmux']);
   check('claude (interactive): starts in a pane of a private tmux server', up.code === 0, up.stderr);
-  const screen = async () => (await tmux('capture-pane', '-p')).stdout;
-  const wait = async (pred, ms) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      if (await pred()) return true;
-      if (Date.now() > end) return false;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  };
   // Typed once the prompt shows and progmux's tools are listed.
-  const ready = await wait(async () => /❯/.test(await screen()) &&
+  const ready = await waitFor(async () => /❯/.test(await screen()) &&
     debugLines(debugLog).some((l) => /request \S+: tools\/list /.test(l)), 30000);
   check('claude (interactive): shows its prompt, progmux connected', ready, await screen());
   await new Promise((r) => setTimeout(r, 1000));
-  await tmux('send-keys', '-l', `${PROMPT.replace(/\.$/, '')}, then a slow one.`);
-  await new Promise((r) => setTimeout(r, 300));
-  await tmux('send-keys', 'Enter');
+  await pc.type(`${PROMPT.replace(/\.$/, '')}, then a slow one.`);
   // The model is told the slow run's result once its task completes.
   const told = () => modelLog().slice(before).find((r) =>
     r.api === 'anthropic' && JSON.stringify(r.body.messages || []).includes('slow\\\\nslept'));
-  const got = await wait(async () => told() !== undefined, 90000);
+  const got = await waitFor(async () => told() !== undefined, 90000);
   const shown = await screen();
-  await tmux('kill-server');
+  await pc.run('kill-server');
   const r = told();
   const msg = r ? JSON.stringify(r.body.messages) : '';
   check('claude (interactive): the 20-second run_program\'s result reached the model: "slow", "slept", exit status 0',
@@ -481,26 +499,11 @@ async function geminiAt(env, g, home, work) {
     args: ['-c', 'exec "$0" 2>>"$1"', entry.command, debugLog],
     env: { ...entry.env, PROGMUX_DEBUG: '1' } };
   writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-  const sock = path.join(run, 'gemini-tmux.sock');
-  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-  const tmux = (...a) => sh(['tmux', '-S', sock, ...a], { env, cwd: work });
-  const screen = async () => (await tmux('capture-pane', '-p', '-J')).stdout;
-  const wait = async (pred, ms) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      if (await pred()) return true;
-      if (Date.now() > end) return false;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  };
-  const type = async (text) => {
-    await tmux('send-keys', '-l', text);
-    await new Promise((r) => setTimeout(r, 500));
-    await tmux('send-keys', 'Enter');
-  };
+  const pc = paneClient(path.join(run, 'gemini-tmux.sock'), env, work);
+  const { screen, type } = pc;
+  const wait = waitFor;
   const before = modelLog().length;
-  const up = await tmux('-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '50',
-    '-c', work, 'env', '-i', ...envArgs, g);
+  const up = await pc.start([g]);
   check('gemini (interactive): starts in a pane of a private tmux server', up.code === 0, up.stderr);
   const ready = await wait(async () => /Type your message/.test(await screen()) &&
     debugLines(debugLog).some((l) => /request \S+: resources\/list /.test(l)), 60000);
@@ -529,11 +532,11 @@ async function geminiAt(env, g, home, work) {
   const shown = await screen();
   // It leaves as a person leaves it: /quit (it ignores the hang-up a
   // killed tmux server gives), then the server goes.
-  const pid = Number((await tmux('display-message', '-p', '#{pane_pid}')).stdout.trim());
+  const pid = Number((await pc.run('display-message', '-p', '#{pane_pid}')).stdout.trim());
   await type('/quit');
   const quit = await wait(async () => { try { process.kill(pid, 0); return false; } catch (e) { return true; } }, 15000);
   check('gemini (interactive): /quit ends it', quit, (await screen()).slice(-300));
-  await tmux('kill-server');
+  await pc.run('kill-server');
   const read = debugLines(debugLog).find((l) => / in: /.test(l) &&
     /"method":"resources\/read"/.test(l) && l.includes(uri));
   check(`gemini (interactive): @progmux:${uri} made Gemini CLI call resources/read on progmux`,

@@ -33,40 +33,13 @@ import { fileURLToPath } from 'node:url';
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
+import { check, step, summary, tally } from './tap.mjs';
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
 const overall = Number(process.env.E2E_TIMEOUT_MS || 90000);
 const tmuxBin = process.env.PROGMUX_TEST_TMUX || 'tmux';
 const TASKS = 'io.modelcontextprotocol/tasks';
-
-let passed = 0;
-let failed = 0;
-let n = 0;
-
-// Record one check as a TAP line.
-function check(name, ok, why) {
-  n++;
-  if (ok) {
-    passed++;
-    console.log(`ok ${n} - ${name}`);
-  } else {
-    failed++;
-    console.log(`not ok ${n} - ${name}${why ? ' # ' + String(why).slice(0, 500) : ''}`);
-  }
-  return ok;
-}
-
-// Run one named step; an exception fails it. A string returned is why
-// it failed.
-async function step(name, fn) {
-  try {
-    const r = await fn();
-    if (r === undefined || r === true) return check(name, true);
-    return check(name, false, r);
-  } catch (e) {
-    return check(name, false, e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : e);
-  }
-}
 
 // A result schema that takes any result as it is (for the task methods
 // and task-augmented calls, which the client has no schema for).
@@ -352,17 +325,13 @@ function finish(dir, sock, errs) {
     // Already gone.
   }
   rmSync(dir, { recursive: true, force: true });
-  if (failed > 0) {
+  if (tally.failed > 0) {
     for (const o of errs) {
       console.log(`# progmux (${o.session}) stderr:`);
       for (const line of o.stderr.split('\n').slice(-20)) console.log('#   ' + line);
     }
   }
-  console.log(`1..${n}`);
-  console.log(`[  PASSED  ] ${passed} test(s).`);
-  if (failed > 0) console.log(`[  FAILED  ] ${failed} test(s), listed above.`);
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exitCode = failed > 0 ? 1 : 0;
+  summary();
 }
 
 main();
