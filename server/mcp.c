@@ -1014,6 +1014,25 @@ mcp_poll_due(void *arg)
 		loop_timer_set(mcp.poll, now_ms() + MCP_POLL_MS);
 }
 
+/* Is params.cursor a cursor (not absent or null)? Then req is answered
+ * (and freed): what is listed comes in one page, so none is valid. */
+static bool
+mcp_cursor_refused(struct mcp_req *req, const struct json *params,
+    const char *what)
+{
+	struct buf	b = BUF_INIT;
+
+	if (params == NULL || json_get(params, "cursor") == NULL ||
+	    json_type(json_get(params, "cursor")) == JSON_NULL)
+		return (false);
+	buf_printf(&b, "unknown cursor: %s come in one page, so no cursor is "
+	    "valid", what);
+	mcp_req_error(req, -32602, buf_cstr(&b));
+	buf_free(&b);
+	mcp_req_done(req);
+	return (true);
+}
+
 /* The answer to a 2025 tasks/result: the task's result with its id in
  * _meta, or an error if it has none; req is freed. */
 static void
@@ -1168,13 +1187,8 @@ mcp_tasks_method(struct mcp_req *req, const char *m,
 	struct jw		 w;
 
 	if (strcmp(m, "tasks/list") == 0 && !req->modern) {
-		if (params != NULL && json_get(params, "cursor") != NULL &&
-		    json_type(json_get(params, "cursor")) != JSON_NULL) {
-			mcp_req_error(req, -32602, "unknown cursor: tasks/list "
-			    "returns every task in one page");
-			mcp_req_done(req);
+		if (mcp_cursor_refused(req, params, "all the tasks"))
 			return (true);
-		}
 		jw_init(&w, &b);
 		jw_obj_begin(&w);
 		jw_key(&w, "tasks");
@@ -1242,13 +1256,8 @@ mcp_resources_method(struct mcp_req *req, const char *m,
 	list = strcmp(m, "resources/list") == 0;
 	tpl = strcmp(m, "resources/templates/list") == 0;
 	if (list || tpl) {
-		if (params != NULL && json_get(params, "cursor") != NULL &&
-		    json_type(json_get(params, "cursor")) != JSON_NULL) {
-			mcp_req_error(req, -32602, "unknown cursor: every "
-			    "resource comes in one page");
-			mcp_req_done(req);
+		if (mcp_cursor_refused(req, params, "all the resources"))
 			return (true);
-		}
 		req->ttl = list ? 0 : MCP_TTL_FIXED;
 		req->public = tpl;
 		jw_init(&w, &b);

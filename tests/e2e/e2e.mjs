@@ -28,7 +28,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
-import { check, step, summary, tally } from './tap.mjs';
+import { check, progmuxEnv, step, summary, tally } from './tap.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
@@ -61,15 +61,7 @@ async function main() {
     return;
   }
 
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(TMUX|TMUX_PANE|PROGMUX_SOCKET_NAME|LIBTMUX_SOCKET_NAME|LIBTMUX_SOCKET_PATH)$/.test(k)) continue;
-    if (v !== undefined) env[k] = v;
-  }
-  env.PROGMUX_SOCKET_PATH = sock;
-  env.PROGMUX_TMUX_BIN = tmuxBin;
-  env.TMPDIR = dir;
-  env.TMUX_TMPDIR = dir;   // its attach lock goes with the directory
+  const env = progmuxEnv(sock, dir, tmuxBin);
   const transport = new StdioClientTransport({ command: bin, args: [], env, stderr: 'pipe' });
   if (transport.stderr) transport.stderr.on('data', (d) => { stderr += d.toString(); });
   client = new Client({ name: 'progmux-e2e', version: '1.0.0' });

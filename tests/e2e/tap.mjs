@@ -1,5 +1,6 @@
-// tap.mjs — the checks of the end-to-end tests (e2e.mjs, eras.mjs) as TAP
-// lines, and the summary scripts/test.sh adds up.
+// tap.mjs — what the end-to-end tests (e2e.mjs, eras.mjs) share: their
+// checks as TAP lines, the summary scripts/test.sh adds up, and the
+// environment of the progmux they drive.
 
 export const tally = { passed: 0, failed: 0, n: 0 };
 
@@ -36,4 +37,17 @@ export function summary() {
   if (tally.failed > 0) console.log(`[  FAILED  ] ${tally.failed} test(s), listed above.`);
   console.log(`${tally.passed} passed, ${tally.failed} failed`);
   process.exitCode = tally.failed > 0 ? 1 : 0;
+}
+
+// The environment a progmux under test gets: this process's, less
+// anything naming another tmux server, plus the private server's socket
+// (sock) and tmux binary, and TMPDIR and TMUX_TMPDIR in dir (its attach
+// lock goes with the directory).
+export function progmuxEnv(sock, dir, tmuxBin) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(TMUX|TMUX_PANE|PROGMUX_SOCKET_NAME|LIBTMUX_SOCKET_NAME|LIBTMUX_SOCKET_PATH)$/.test(k)) continue;
+    if (v !== undefined) env[k] = v;
+  }
+  return { ...env, PROGMUX_SOCKET_PATH: sock, PROGMUX_TMUX_BIN: tmuxBin, TMPDIR: dir, TMUX_TMPDIR: dir };
 }
