@@ -539,6 +539,10 @@ async function geminiAt(env, g, home, work) {
   await pc.run('kill-server');
   const read = debugLines(debugLog).find((l) => / in: /.test(l) &&
     /"method":"resources\/read"/.test(l) && l.includes(uri));
+  const taken = debugLines(debugLog).filter((l) => / request /.test(l));
+  check('gemini (interactive): progmux\'s debug log: it spoke the 2025 era (initialize; no 2026-07-28 request)',
+    taken.some((l) => /request \S+: initialize \(before initialize\)/.test(l)) &&
+    !taken.some((l) => /\(2026-07-28\)/.test(l)), taken.slice(0, 3).join(' | '));
   check(`gemini (interactive): @progmux:${uri} made Gemini CLI call resources/read on progmux`,
     read !== undefined, debugLines(debugLog).filter((l) => / request /.test(l)).slice(-5).join(' | '));
   if (read) note(`gemini sent (progmux's debug log): ${read.replace(/^.* in: /, '')}`);
