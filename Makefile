@@ -5,6 +5,7 @@
 #   make test-long  the longer loops: the front killed at 100 random moments per mode
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
 #   make test-clients  progmux through the pinned real agent clients (npm)
+#   make test-conformance  the official MCP conformance suite, both eras
 #   make deb        build/progmux_VERSION-1_ARCH.deb (dpkg-deb), lintian-checked
 #   make deb-test   that package installed with apt-get, the SDK e2e run
 #                   against /usr/bin/progmux, then purged (needs root)
@@ -193,6 +194,11 @@ endif
 test-clients: all
 	sh scripts/test-clients.sh $(B)
 
+# The official MCP conformance suite (pinned in tests/conformance, npm),
+# its 2026-07-28 and its 2025 scenarios, through a stdio-to-HTTP bridge.
+test-conformance: all
+	sh scripts/conformance.sh $(B)
+
 # The Debian package: the binaries built again in build/deb-bin with
 # Debian's hardening flags (dpkg-buildflags, hardening=+all), then
 # packaged by scripts/deb.sh; lintian runs when it is installed.
@@ -227,7 +233,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: deb deb-test all unit test test-long test-tmux test-clients test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: deb deb-test all unit test test-long test-tmux test-clients test-conformance test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper

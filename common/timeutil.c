@@ -2,6 +2,7 @@
  * timeutil.c — clocks and poll timeouts (see timeutil.h).
  */
 #include <limits.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "timeutil.h"
@@ -57,4 +58,17 @@ poll_timeout(int64_t deadline)
 	if (left > INT_MAX)
 		return (INT_MAX);
 	return ((int)left);
+}
+
+/* Wall-clock ms as ISO 8601 in UTC, "2026-12-04T10:30:00.123Z". */
+void
+realtime_iso(char *buf, size_t size, int64_t ms)
+{
+	struct tm	tm;
+	time_t		t = (time_t)(ms / 1000);
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }

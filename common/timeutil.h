@@ -4,6 +4,7 @@
 #ifndef PROGMUX_TIMEUTIL_H
 #define PROGMUX_TIMEUTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define DEADLINE_NONE	INT64_MAX
@@ -12,6 +13,7 @@ int64_t	now_ms(void);		/* CLOCK_MONOTONIC */
 int64_t	now_us(void);
 int64_t	cpu_us(void);		/* CLOCK_PROCESS_CPUTIME_ID: work, for limits */
 int64_t	realtime_ms(void);	/* CLOCK_REALTIME, for reports only */
+void	realtime_iso(char *, size_t, int64_t ms);	/* ISO 8601, UTC */
 /* poll(2) timeout until deadline (-1 for none, 0 if already past). */
 int	poll_timeout(int64_t deadline);
 

@@ -1,5 +1,7 @@
 #!/bin/sh
-# e2e.sh [BUILDDIR] — the end-to-end test with the official MCP SDK client.
+# e2e.sh [BUILDDIR [NAME]] — an end-to-end test with the official MCP SDK
+# clients: tests/e2e/NAME.mjs, e2e (the SDK 1.x client, the 2025 era) by
+# default, or eras (the 2.x client in both eras).
 #
 # Installs tests/e2e's npm packages (pinned in tests/e2e/package.json) into
 # tests/e2e/node_modules, which git ignores, when they are missing or not
@@ -10,6 +12,7 @@
 # the tmux PROGMUX_TEST_TMUX names (default: tmux on PATH).
 set -eu
 B=${1:-build}
+NAME=${2:-e2e}
 cd "$(dirname "$0")/.."
 E2E=tests/e2e
 CACHE=${PROGMUX_NPM_CACHE:-$(pwd)/build/npm-cache}
@@ -26,13 +29,20 @@ if [ ! -x "$BIN" ]; then
 	exit 1
 fi
 
-# The version package.json pins, and the one installed (if any).
-want=$(node -p "require('./$E2E/package.json').dependencies['@modelcontextprotocol/sdk']")
-have=$(node -p "try { require('./$E2E/node_modules/@modelcontextprotocol/sdk/package.json').version } catch (e) { '' }")
-if [ "$want" != "$have" ]; then
-	echo "# installing @modelcontextprotocol/sdk@$want into $E2E/node_modules" >&2
+# The packages not installed at the version package.json pins.
+stale=$(node -e '
+const want = require("./" + process.argv[1] + "/package.json").dependencies;
+for (const [name, v] of Object.entries(want)) {
+	let have = "";
+	try {
+		have = require("./" + process.argv[1] + "/node_modules/" + name + "/package.json").version;
+	} catch (e) { /* not installed */ }
+	if (have !== v) console.log(name + "@" + v);
+}' "$E2E")
+if [ -n "$stale" ]; then
+	echo "# installing" $stale "into $E2E/node_modules" >&2
 	mkdir -p "$CACHE"
 	(cd "$E2E" && npm install --no-audit --no-fund --loglevel=error \
 	    --cache "$CACHE" >&2)
 fi
-PROGMUX_BIN="$BIN" exec node "$E2E/e2e.mjs"
+PROGMUX_BIN="$BIN" exec node "$E2E/$NAME.mjs"

@@ -53,22 +53,11 @@ if [ -n "$(stale)" ] || ! cmp -s tests/clients/package.json "$DIR/package.json";
 	rm -rf "$IHOME"
 	mkdir -p "$IHOME/tmp"
 	trap 'rm -rf "$IHOME"' EXIT
-	try=1
-	until (cd "$DIR" && NPM_CONFIG_USERCONFIG=${NPM_CONFIG_USERCONFIG:-$HOME/.npmrc} \
+	NPM_CONFIG_USERCONFIG=${NPM_CONFIG_USERCONFIG:-$HOME/.npmrc} \
 	    HOME="$IHOME" TMPDIR="$IHOME/tmp" XDG_CONFIG_HOME="$IHOME/.config" \
 	    XDG_CACHE_HOME="$IHOME/.cache" XDG_DATA_HOME="$IHOME/.local/share" \
 	    XDG_STATE_HOME="$IHOME/.local/state" \
-	    npm install --no-audit --no-fund --no-save \
-	    --loglevel=error --cache "$CACHE" >&2); do
-		if [ "$try" -ge 3 ]; then
-			echo "test-clients.sh: npm install failed $try times" >&2
-			echo "0 passed, 1 failed"
-			exit 1
-		fi
-		try=$((try + 1))
-		echo "# npm install failed; try $try of 3 in 10 s" >&2
-		sleep 10
-	done
+	    sh scripts/npm-install.sh "$DIR" "$CACHE" || exit 1
 	rm -rf "$IHOME"
 	trap - EXIT
 	if [ -n "$(stale)" ]; then

@@ -31,7 +31,8 @@ trap 'rm -rf "$work"' EXIT INT TERM
 list() {
 	[ "${SKIP_NEWCOMER:-0}" != 1 ] && [ -f scripts/newcomer.sh ] &&
 	    echo newcomer
-	[ "${SKIP_E2E:-0}" != 1 ] && [ -f scripts/e2e.sh ] && echo e2e
+	[ "${SKIP_E2E:-0}" != 1 ] && [ -f scripts/e2e.sh ] && echo e2e &&
+	    echo eras
 	for t in "$B"/itests/test_* "$B"/tests/test_*; do
 		[ -x "$t" ] || continue
 		case $t in "$B"/tests/*) [ "${SKIP_UNIT:-0}" = 1 ] && continue ;;
@@ -45,6 +46,7 @@ run_one() {
 	case $1 in
 	newcomer) sh scripts/newcomer.sh "$B" ;;
 	e2e) sh scripts/e2e.sh "$B" ;;
+	eras) sh scripts/e2e.sh "$B" eras ;;
 	*) if [ -x "$B/itests/$1" ]; then "$B/itests/$1"; else "$B/tests/$1"; fi ;;
 	esac
 }

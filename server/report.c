@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "server.h"
+#include "timeutil.h"
 
 #define REPORT_UNF_CHARS	2000	/* unfinishedLine's last characters */
 #define REPORT_ARG_CHARS	200	/* characters of each it shows */
+#define REPORT_TASK_CHARS	200	/* bytes of a task's last line */
 
 /* Text at offset off; "" while nothing has been kept yet. */
 const char *
@@ -270,4 +272,39 @@ report_unknown(struct req *req, const char *id)
 	    "lifetime) and dropped after %lld later programs ended; "
 	    "list_programs shows the ones there are", id,
 	    (long long)cfg.keep_ended);
+}
+
+/*
+ * How p stands for a task waiting on it, in one line: "p3 running for
+ * 12 s, 5678 bytes of text; last line "Compiling x.c"; cursor 5660".
+ * *cursor is after its last whole line, where read_program goes on from.
+ */
+void
+report_task(struct buf *b, struct program *p, int64_t *cursor)
+{
+	const struct textbuf	*t = program_text(p);
+	size_t			 end = t->len, start, n;
+
+	buf_printf(b, "%s %s for %lld s, %zu bytes of text", program_id(p),
+	    program_outcome(p), (long long)((now_ms() -
+	    program_started_ms(p)) / 1000), t->len);
+	report_end(b, p);
+	if (end > 0 && t->data[end - 1] == '\n')
+		end--;
+	for (start = end; start > 0 && t->data[start - 1] != '\n'; start--)
+		;
+	n = end - start;
+	if (n > REPORT_TASK_CHARS) {
+		start = end - REPORT_TASK_CHARS;
+		while (start < end && utf8_is_cont(t->data[start]))
+			start++;	/* a character's first byte */
+		n = end - start;
+	}
+	if (n > 0) {
+		buf_adds(b, "; last line \"");
+		buf_add(b, t->data + start, n);
+		buf_addc(b, '"');
+	}
+	*cursor = (int64_t)textbuf_line_start(t);
+	buf_printf(b, "; cursor %lld", (long long)*cursor);
 }

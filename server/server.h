@@ -99,6 +99,29 @@ bool	mcp_output_pending(void);
 int	mcp_flush(int fd);
 const char *mcp_protocol_version(void);	/* the fuzz harness resets it */
 
+/* task.c — tool calls whose result is fetched later (tasks) */
+struct task;
+enum task_status {
+	TASK_WORKING,
+	TASK_COMPLETED,
+	TASK_FAILED,
+	TASK_CANCELLED
+};
+struct task	*task_new(struct mcp_req *, struct req *, bool modern,
+		     int64_t ttl_ms);
+struct task	*task_find(const char *id, bool modern);
+struct task	*task_next(struct task *, bool modern);
+const char	*task_id(const struct task *);
+enum task_status task_status(const struct task *);
+const char	*task_result(const struct task *, size_t *len);
+struct req	*task_call(const struct task *);
+void		 task_set_call(struct task *, struct req *);
+void		 task_put(struct jw *, const struct task *, bool detail);
+bool		 task_changed(struct task *);
+void		 task_complete(struct task *, const char *result, size_t len);
+struct mcp_req	*task_cancel(struct task *);
+bool		 tasks_working(void);
+
 /* tools.c — the tool table, argument checks, tool results, and the
  * tool calls waiting to be answered */
 struct toolres {
@@ -123,6 +146,7 @@ struct tool_entry {
 	const char	 *other_fields;	/* fields a sibling tool takes */
 	const char	 *other_hint;
 	void		(*wake)(struct req *);	/* time to look again */
+	struct program	*(*program)(struct req *); /* the one it waits on */
 };
 #define TOOLS_PROGRESS_MS	1000	/* between progress notifications */
 #define TOOLS_REPLY_MAX		(4u * 1024 * 1024) /* bytes of any tool's reply */
@@ -134,7 +158,8 @@ void	toolres_error(struct toolres *, const char *, ...)
 int	tools_init(char **cause);
 const char *tools_name(size_t);		/* each in turn; NULL at the end */
 bool	tools_offered(size_t);		/* in the tier and allow-list */
-void	tools_list(struct jw *);
+void	tools_list(struct jw *, bool tasks);
+bool	tools_task_ok(const char *name);	/* may become a task */
 /*
  * How the protocol answers a call: mcp.c gives these at its set-up, so
  * the tool layer calls no JSON-RPC itself. bind: the call a later
@@ -147,6 +172,8 @@ struct tools_rpc {
 	bool	(*wants_progress)(const struct mcp_req *);
 	void	(*progress)(struct mcp_req *, double progress, double total,
 		    const char *message);
+	void	(*not_found)(struct mcp_req *, const char *uri,
+		    const char *why);	/* a resource is not there */
 };
 void	tools_set_rpc(const struct tools_rpc *);
 /* From mcp.c: 0 and the call answers (now or later); -1 if no such
@@ -155,6 +182,21 @@ int	tools_call(struct mcp_req *, const char *name,
 	    const struct json *args);
 void	tools_cancel(struct req *);
 size_t	tools_waiting(void);		/* calls not yet answered */
+/* A waiting call, for its task: how it stands (false: no program yet),
+ * and which tool it called. */
+bool	tools_status(struct req *, struct buf *, int64_t *cursor);
+const char *tools_call_name(const struct req *);
+/* Programs as resources (resource.c), for the protocol. */
+bool	tools_resources_offered(void);
+void	tools_resources_list(struct jw *);
+void	tools_resource_templates(struct jw *);
+int	tools_resource_read(struct mcp_req *, const char *uri, size_t len);
+bool	tools_resources_poll(void (*list_changed)(void),
+	    void (*updated)(const char *uri));
+/* For resource.c: answer a resources/read, or say it is not there. */
+void	tools_resource_answer(struct mcp_req *, struct buf *result);
+void	tools_resource_fail(struct mcp_req *, const char *uri,
+	    const char *why);
 /* For the tool files: answer a call (and forget it), keep state, set
  * its timers (DEADLINE_NONE clears one), send progress. */
 void	tools_reply(struct req *, struct toolres *);
@@ -194,6 +236,7 @@ typedef void	(*tool_start_cb)(struct req *, struct program *, void *);
 void	tool_start_program(struct req *, const struct json *args,
 	    struct program_spec *, tool_start_cb made, void *arg);
 void	tool_start_cancel(struct req *);
+struct program *tool_start_waits_on(struct req *);
 
 /* tool_read.c — send_keys' reply is answered as a read is */
 struct watch;
@@ -223,6 +266,15 @@ size_t	report_cut_len(const char *);
 size_t	report_argv(const struct program *, const char **arg,
 	    size_t *shown_len, size_t *chars, bool *cut);
 void	report_unknown(struct req *, const char *id);
+void	report_task(struct buf *, struct program *, int64_t *cursor);
+
+/* resource.c — programs as resources: each one's output and screen */
+void	resource_list(struct jw *, bool screens);
+void	resource_templates(struct jw *, bool screens);
+int	resource_read(struct mcp_req *, const char *uri, size_t len,
+	    bool screens);
+bool	resource_poll(void (*list_changed)(void),
+	    void (*updated)(const char *uri));
 
 /* select.c — what a reply shows of a program's text: the first page at a
  * cursor, until's line and the lines before it, the last lines (tail),
@@ -320,6 +372,7 @@ void		 watch_timeout(struct req *);
 void		 watch_wake(struct req *);
 void		 watch_cancel(struct req *);
 void		 watch_progress(struct req *);
+struct program	*watch_req_program(struct req *);
 void		*watch_arg(const struct watch *);
 struct program	*watch_program(const struct watch *);
 struct sel	*watch_sel(struct watch *);

@@ -5,26 +5,10 @@
  * bounded, so the reply stays small however many programs there are and
  * however long their argv.
  */
-#include <stdio.h>
-#include <time.h>
-
 #include "server.h"
 #include "timeutil.h"
 
 #define TOOL_LIST_MAX_BYTES	(256u * 1024)	/* a list's reply, about */
-
-/* When it started, as ISO 8601 in UTC. */
-static void
-tool_list_iso_time(char *buf, size_t size, int64_t ms)
-{
-	struct tm	tm;
-	time_t		t = (time_t)(ms / 1000);
-
-	gmtime_r(&t, &tm);
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-}
 
 /* One program's entry, in the structured list and as a line of text. */
 static void
@@ -61,7 +45,7 @@ tool_list_one(struct toolres *res, struct program *p, int64_t now)
 	report_put_brief(&res->w, &r);
 	jw_key(&res->w, "textChars");
 	jw_int(&res->w, (int64_t)program_text(p)->chars);
-	tool_list_iso_time(started, sizeof started, program_started_real(p));
+	realtime_iso(started, sizeof started, program_started_real(p));
 	jw_key(&res->w, "startedAt");
 	jw_str(&res->w, started);
 	left = program_started_ms(p) + spec->lifetime_ms - now;

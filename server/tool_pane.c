@@ -14,10 +14,11 @@
  * tool_pane_op; keys for a program of ours not yet running wait as a
  * waiter on that program (program_wait). With timeoutMs on a program's
  * pane, once tmux took the keys the request waits for the program's
- * reply as a read does (tool_read_reply), from the start of the line the
- * keys were typed into; on a pane showing its alternate screen (tmux's
- * #{alternate_on}, asked just before the keys), the reply is the screen
- * once it settled, as capture_pane renders it.
+ * reply as a read does (watch.c, tool_read_answer), from the start of
+ * the line the keys were typed into; on a pane showing its alternate
+ * screen (tmux's #{alternate_on}, asked just before the keys, and again
+ * before a reply of text), the reply is the screen once it settled, as
+ * capture_pane renders it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -645,7 +646,8 @@ static const struct tool_entry tool_pane_reply_entry = {
 	.cancel = watch_cancel,
 	.timeout = watch_timeout,
 	.wake = watch_wake,
-	.progress = watch_progress
+	.progress = watch_progress,
+	.program = watch_req_program
 };
 
 const struct tool_entry tool_pane_send_entry = {

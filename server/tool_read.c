@@ -163,5 +163,6 @@ const struct tool_entry tool_read_entry = {
 	.cancel = watch_cancel,
 	.timeout = watch_timeout,
 	.wake = watch_wake,
-	.progress = watch_progress
+	.progress = watch_progress,
+	.program = watch_req_program
 };

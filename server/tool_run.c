@@ -242,7 +242,8 @@ tool_run_cancel(struct req *req)
 const struct tool_entry tool_run_entry = {
 	.name = "run_program",
 	.run = tool_run_run,
-	.cancel = tool_start_cancel
+	.cancel = tool_start_cancel,
+	.program = tool_start_waits_on
 };
 
 /* Once the pane exists: the run waits as a read does. */
@@ -251,5 +252,6 @@ static const struct tool_entry tool_run_wait_entry = {
 	.cancel = tool_run_cancel,
 	.timeout = watch_timeout,
 	.wake = watch_wake,
-	.progress = watch_progress
+	.progress = watch_progress,
+	.program = watch_req_program
 };

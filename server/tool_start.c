@@ -312,10 +312,21 @@ tool_start_cancel(struct req *req)
 	program_drop(p);
 }
 
+/* The program a start or run waits on for its pane, for its task's
+ * status. */
+struct program *
+tool_start_waits_on(struct req *req)
+{
+	struct tool_start_wait	*w = tools_state(req);
+
+	return (w != NULL ? w->p : NULL);
+}
+
 const struct tool_entry tool_start_entry = {
 	.name = "start_program",
 	.run = tool_start_run,
 	.cancel = tool_start_cancel,
+	.program = tool_start_waits_on,
 	.other_fields = ",input,keep,inheritShell,separateStderr,timeoutMs,"
 	    "maxLines,tail,filter,context,",
 	.other_hint = "start_program takes no %s: use run_program for input, "

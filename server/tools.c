@@ -57,21 +57,22 @@ struct req {
 static size_t	tools_calls;	/* not yet answered or cancelled */
 
 /* Each tool's entry and tier, with its schema once tools_init has paired
- * them. */
+ * them; task: a call of it may wait long, so it may become a task. */
 static struct tool {
 	const struct tool_entry	*entry;
 	int			 tier;		/* the most held back offering it */
+	bool			 task;
 	struct json_doc		*doc;
 	const struct json	*def;
 	const struct json	*input;
 } tools[] = {
-	{ &tool_start_entry, SAFETY_MUTATING, NULL, NULL, NULL },
-	{ &tool_read_entry, SAFETY_READONLY, NULL, NULL, NULL },
-	{ &tool_run_entry, SAFETY_MUTATING, NULL, NULL, NULL },
-	{ &tool_stop_entry, SAFETY_DESTRUCTIVE, NULL, NULL, NULL },
-	{ &tool_pane_capture_entry, SAFETY_READONLY, NULL, NULL, NULL },
-	{ &tool_pane_send_entry, SAFETY_MUTATING, NULL, NULL, NULL },
-	{ &tool_list_entry, SAFETY_READONLY, NULL, NULL, NULL },
+	{ &tool_start_entry, SAFETY_MUTATING, false, NULL, NULL, NULL },
+	{ &tool_read_entry, SAFETY_READONLY, true, NULL, NULL, NULL },
+	{ &tool_run_entry, SAFETY_MUTATING, true, NULL, NULL, NULL },
+	{ &tool_stop_entry, SAFETY_DESTRUCTIVE, false, NULL, NULL, NULL },
+	{ &tool_pane_capture_entry, SAFETY_READONLY, false, NULL, NULL, NULL },
+	{ &tool_pane_send_entry, SAFETY_MUTATING, true, NULL, NULL, NULL },
+	{ &tool_list_entry, SAFETY_READONLY, false, NULL, NULL, NULL },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
 
@@ -304,15 +305,65 @@ tools_init(char **cause)
 	return (0);
 }
 
-/* Every tool's definition, for tools/list. */
+/*
+ * Every tool's definition, for tools/list, in the table's fixed order.
+ * With tasks (2025-11-25's experimental tasks), a tool whose call may
+ * wait long says a task is optional for it (never required: clients
+ * that do not know tasks refuse such a tool).
+ */
 void
-tools_list(struct jw *w)
+tools_list(struct jw *w, bool tasks)
+{
+	const struct json	*def;
+	const char		*key;
+	size_t			 t, i, klen;
+
+	for (t = 0; t < NTOOLS; t++) {
+		if ((def = tools[t].def) == NULL || !tools_offered(t))
+			continue;
+		if (!tasks || !tools[t].task) {
+			jw_value(w, def);
+			continue;
+		}
+		jw_obj_begin(w);
+		for (i = 0; i < json_len(def); i++) {
+			key = json_key_at(def, i, &klen);
+			if (klen == 9 && memcmp(key, "execution", 9) == 0)
+				continue;
+			jw_keyn(w, key, klen);
+			jw_value(w, json_at(def, i));
+		}
+		jw_key(w, "execution");
+		jw_obj_begin(w);
+		jw_key(w, "taskSupport");
+		jw_str(w, "optional");
+		jw_obj_end(w);
+		jw_obj_end(w);
+	}
+}
+
+/* May a call of the named tool become a task (its waits may be long)? */
+bool
+tools_task_ok(const char *name)
 {
 	size_t	t;
 
 	for (t = 0; t < NTOOLS; t++)
-		if (tools[t].def != NULL && tools_offered(t))
-			jw_value(w, tools[t].def);
+		if (strcmp(tools[t].entry->name, name) == 0)
+			return (tools[t].task && tools_offered(t));
+	return (false);
+}
+
+/* Is the named tool offered? */
+static bool
+tools_offered_name(const char *name)
+{
+	size_t	t;
+
+	for (t = 0; t < NTOOLS; t++)
+		if (strcmp(tools[t].entry->name, name) == 0)
+			return (tools_offered(t));
+	return (false);
 }
 
 /* A client's field name, quoted and cut short, on one line. */
@@ -545,6 +596,85 @@ tools_cancel(struct req *req)
 	if (req->tool->cancel != NULL)
 		req->tool->cancel(req);
 	tools_free(req);
+}
+
+/*
+ * How a waiting call stands, for its task: the program it waits on (its
+ * tool's program hook), what it printed last and the cursor after its
+ * last whole line, into b. False if the call has no program yet.
+ */
+bool
+tools_status(struct req *req, struct buf *b, int64_t *cursor)
+{
+	struct program	*p;
+
+	if (req->tool->program == NULL || (p = req->tool->program(req)) ==
+	    NULL)
+		return (false);
+	report_task(b, p, cursor);
+	return (true);
+}
+
+/* The name of the tool req called. */
+const char *
+tools_call_name(const struct req *req)
+{
+	return (req->tool->name);
+}
+
+/*
+ * Programs as resources (resource.c), for the protocol: offered with
+ * read_program (their output) and capture_pane (their screens), as the
+ * tools that read the same.
+ */
+bool
+tools_resources_offered(void)
+{
+	return (tools_offered_name("read_program"));
+}
+
+/* Every resource there is now. */
+void
+tools_resources_list(struct jw *w)
+{
+	resource_list(w, tools_offered_name("capture_pane"));
+}
+
+/* The resource templates. */
+void
+tools_resource_templates(struct jw *w)
+{
+	resource_templates(w, tools_offered_name("capture_pane"));
+}
+
+/* resources/read: answered now or later; -1 if no such resource. */
+int
+tools_resource_read(struct mcp_req *rpc, const char *uri, size_t len)
+{
+	return (resource_read(rpc, uri, len, tools_offered_name(
+	    "capture_pane")));
+}
+
+/* A look at what changed among the resources (resource_poll). */
+bool
+tools_resources_poll(void (*list_changed)(void),
+    void (*updated)(const char *))
+{
+	return (resource_poll(list_changed, updated));
+}
+
+/* Answer a resources/read with its result (a JSON object). */
+void
+tools_resource_answer(struct mcp_req *rpc, struct buf *result)
+{
+	tools_rpc->answer(rpc, result->data, result->len);
+}
+
+/* Answer a resources/read: the resource is not there (any more). */
+void
+tools_resource_fail(struct mcp_req *rpc, const char *uri, const char *why)
+{
+	tools_rpc->not_found(rpc, uri, why);
 }
 
 /* How many calls are not yet answered (nor cancelled). */

@@ -7,8 +7,8 @@
  * the program (program_wait). Each time the program tells it something,
  * or one of the call's timers comes due, it looks (watch_eval): it scans
  * what is new a slice at a time (SEL_SCAN_US per loop turn, so that no
- * pattern holds up other calls, going on past the timeout until
- * WATCH_SCAN_MS if what was already there is not yet scanned), and
+ * pattern holds up other calls; once the answer is due, at the end or
+ * the timeout, for WATCH_SCAN_MS more at most), and
  * answers when the selection's kind of wait is met, the program is over
  * (ended or being stopped), it waits for input in an episode no call has
  * reported, or the timeout passes. The reason it answers is kept for the
@@ -57,7 +57,8 @@ struct watch {
 	struct sel		 sel;
 	int64_t			 timeout_ms;	/* effective */
 	int64_t			 deadline;
-	int64_t			 scan_stop;	/* scanning goes on until */
+	int64_t			 scan_stop;	/* scanning goes on until, once
+						   the answer is due (or 0) */
 	int64_t			 burst_ms;	/* the first text came, or 0 */
 	int64_t			 started;	/* when the call began waiting */
 	enum sel_reason		 reason;
@@ -105,7 +106,6 @@ watch_new(struct req *req, struct program *p, struct sel *sel,
 	memset(sel, 0, sizeof *sel);
 	w->timeout_ms = timeout_ms;
 	w->deadline = deadline;
-	w->scan_stop = w->deadline + WATCH_SCAN_MS;
 	w->answer = answer;
 	w->arg = arg;
 	w->started = now_ms();
@@ -230,9 +230,11 @@ watch_eval(struct watch *w, int64_t now, int64_t *next)
 			w->reason = SEL_R_FULL;
 			return (true);
 		case SEL_SCAN_MORE:
-			/* What is there is scanned, past the timeout too. */
-			if ((over || now >= w->deadline) &&
-			    now >= w->scan_stop) {
+			/* What is there is scanned, for WATCH_SCAN_MS at most
+			 * once the answer is due (the end, the timeout). */
+			if ((over || now >= w->deadline) && w->scan_stop == 0)
+				w->scan_stop = now + WATCH_SCAN_MS;
+			if (w->scan_stop != 0 && now >= w->scan_stop) {
 				w->reason = SEL_R_SCAN;
 				return (true);
 			}
@@ -417,7 +419,7 @@ watch_look(struct watch *w)
 		return;
 	}
 	/* A scan of what is there goes on past the timeout. */
-	if (w->sel.scan < program_text(w->p)->len && w->scan_stop > limit)
+	if (w->scan_stop > limit)
 		limit = w->scan_stop;
 	tools_set_wake(w->req, next < limit ? next : DEADLINE_NONE);
 	tools_set_deadline(w->req, limit);
@@ -520,6 +522,15 @@ watch_progress(struct req *req)
 	tools_progress_send(req, (double)waited, (double)w->timeout_ms,
 	    buf_cstr(&b));
 	buf_free(&b);
+}
+
+/* The program a call's watch waits on (NULL: none), for its task. */
+struct program *
+watch_req_program(struct req *req)
+{
+	struct watch	*w = tools_state(req);
+
+	return (w != NULL ? w->p : NULL);
 }
 
 /* For the tool's answer. */

@@ -218,8 +218,12 @@ async function claude(model) {
     CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL: '1',
   });
   const c = path.join(binDir, 'claude');
+  // progmux's debug log (PROGMUX_DEBUG) goes to a file of ours: it
+  // names the era of each request it takes and each message as it came.
+  const debugLog = path.join(home, 'progmux-debug.log');
   const add = await sh([c, 'mcp', 'add', '-s', 'user', 'progmux', '-e',
-    'PROGMUX_ROBUST=1', '--', bin], { env, cwd: work });
+    'PROGMUX_ROBUST=1', '-e', 'PROGMUX_DEBUG=1', '--', '/bin/sh', '-c',
+    'exec "$0" 2>>"$1"', bin, debugLog], { env, cwd: work });
   check('claude: claude mcp add -s user progmux', add.code === 0, add.stderr + add.stdout);
   const list = await sh([c, 'mcp', 'list'], { env, cwd: work });
   note(`claude mcp list: ${healthLine(list.stdout)}`);
@@ -270,6 +274,121 @@ async function claude(model) {
     last ? `step ${last.step}` : 'no scripted request');
   checkStructured('claude (sent to the model)', sent.run_program,
     sent.start_program, sent.read_program);
+  const log = debugLines(debugLog);
+  const came = log.filter((l) => / in: /.test(l)).map((l) => l.replace(/^.* in: /, ''));
+  const discover = came.find((l) => /"method":"server\/discover"/.test(l));
+  note(`claude sent (progmux's debug log): ${discover}`);
+  checkModern('claude', log, came, discover);
+  await claudeTasks(env, c, home, work);
+}
+
+// progmux's debug log, as lines ([] if it wrote none).
+function debugLines(file) {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
+}
+
+// What progmux's debug log says of the era Claude Code spoke: it sent
+// server/discover first (no initialize) and its requests were taken in
+// the 2026-07-28 era.
+function checkModern(who, log, came, discover) {
+  check(`${who}: progmux's debug log: server/discover came first, in the 2026-07-28 era`,
+    came.length > 0 && came[0] === discover && log.some((l) =>
+      /request \S+: server\/discover \(2026-07-28\)/.test(l)), came.slice(0, 2).join(' | '));
+  check(`${who}: progmux's debug log: no initialize; tools/list and tools/call were 2026-07-28 requests`,
+    !came.some((l) => /"method":"initialize"/.test(l)) &&
+    log.some((l) => /request \S+: tools\/list \(2026-07-28\)/.test(l)) &&
+    log.some((l) => /request \S+: tools\/call \(2026-07-28\)/.test(l)),
+    log.filter((l) => / request /.test(l)).slice(0, 6).join(' | '));
+}
+
+// A client typed into as a person would: in a pane of a private tmux
+// server (tmux -S sock, in the run directory; never the default server)
+// running argv with env. run: a tmux command on that server; screen:
+// what the pane shows; type: text then Enter; waitFor: pred true within
+// ms (polled every 250 ms), or false.
+function paneClient(sock, env, cwd) {
+  const tmux = (...a) => sh(['tmux', '-S', sock, ...a], { env, cwd });
+  return {
+    run: tmux,
+    start: (argv) => tmux('-f', '/dev/null', 'new-session', '-d', '-x', '160', '-y', '50',
+      '-c', cwd, 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv),
+    screen: async () => (await tmux('capture-pane', '-p', '-J')).stdout,
+    type: async (text) => {
+      await tmux('send-keys', '-l', text);
+      await new Promise((r) => setTimeout(r, 500));
+      await tmux('send-keys', 'Enter');
+    },
+  };
+}
+
+// Whether pred() (async) holds within ms, looking every 250 ms.
+async function waitFor(pred, ms) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await pred()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+// Claude Code runs an MCP call as a task of the 2026-07-28 tasks
+// extension only in an interactive session (its -p mode never does), so
+// this turn is typed into claude running in a pane of a private tmux
+// server (tmux -S in the run directory, never the default one), its
+// first-run questions answered in ~/.claude.json as a person's first
+// start would. The prompt asks for the slow step too: run_program of a
+// 20-second program, which Claude Code sends with the tasks extension in
+// its capabilities; progmux makes it a task, Claude Code polls tasks/get
+// and, once the task completes, tells the model its result.
+async function claudeTasks(env, c, home, work) {
+  const debugLog = path.join(home, 'progmux-tasks-debug.log');
+  const sock = path.join(run, 'claude-tmux.sock');
+  const cfgFile = path.join(home, '.claude.json');
+  const cfg = JSON.parse(readFileSync(cfgFile, 'utf8'));
+  Object.assign(cfg, { hasCompletedOnboarding: true, theme: 'dark',
+    customApiKeyResponses: { approved: [env.ANTHROPIC_API_KEY], rejected: [] } });
+  cfg.projects = { ...cfg.projects, [work]: { ...(cfg.projects || {})[work],
+    hasTrustDialogAccepted: true } };
+  cfg.mcpServers.progmux.args = cfg.mcpServers.progmux.args.map((a) =>
+    a.endsWith('progmux-debug.log') ? debugLog : a);
+  writeFileSync(cfgFile, JSON.stringify(cfg));
+  const before = modelLog().length;
+  const pc = paneClient(sock, env, work);
+  const { screen } = pc;
+  const up = await pc.start([c, '--allowedTools', 'mcp__progmux']);
+  check('claude (interactive): starts in a pane of a private tmux server', up.code === 0, up.stderr);
+  // Typed once the prompt shows and progmux's tools are listed.
+  const ready = await waitFor(async () => /❯/.test(await screen()) &&
+    debugLines(debugLog).some((l) => /request \S+: tools\/list /.test(l)), 30000);
+  check('claude (interactive): shows its prompt, progmux connected', ready, await screen());
+  await new Promise((r) => setTimeout(r, 1000));
+  await pc.type(`${PROMPT.replace(/\.$/, '')}, then a slow one.`);
+  // The model is told the slow run's result once its task completes.
+  const told = () => modelLog().slice(before).find((r) =>
+    r.api === 'anthropic' && JSON.stringify(r.body.messages || []).includes('slow\\\\nslept'));
+  const got = await waitFor(async () => told() !== undefined, 90000);
+  const shown = await screen();
+  await pc.run('kill-server');
+  const r = told();
+  const msg = r ? JSON.stringify(r.body.messages) : '';
+  check('claude (interactive): the 20-second run_program\'s result reached the model: "slow", "slept", exit status 0',
+    got && msg.includes('\\"text\\":\\"slow\\\\nslept\\\\n\\"') && msg.includes('\\"exitStatus\\":0'),
+    shown.slice(-600));
+  check('claude (interactive): it came as the completion of an MCP task',
+    /MCP task [0-9a-f]{32} \(progmux\/run_program\) completed/.test(msg), shown.slice(-600));
+  const log = debugLines(debugLog);
+  if (process.env.CLAUDE_DEBUG_COPY) writeFileSync(process.env.CLAUDE_DEBUG_COPY, log.join('\n'));
+  const came = log.filter((l) => / in: /.test(l)).map((l) => l.replace(/^.* in: /, ''));
+  checkModern('claude (interactive)', log, came,
+    came.find((l) => /"method":"server\/discover"/.test(l)));
+  const made = log.map((l) => / task ([0-9a-f]{32}) for a modern call/.exec(l)).find(Boolean);
+  const call = made && came.find((l) => /"method":"tools\/call"/.test(l) && l.includes('sleep 20'));
+  const polled = made && came.find((l) => /"method":"tasks\/get"/.test(l) && l.includes(made[1]));
+  if (polled) note(`claude sent (progmux's debug log): ${polled}`);
+  check('claude (interactive): progmux\'s debug log: the slow run_program declared the tasks extension, became a task, tasks/get polled it, it completed',
+    made && call && call.includes('"io.modelcontextprotocol/tasks"') && polled &&
+    log.some((l) => l.includes(`task ${made[1]} completed`)),
+    log.filter((l) => / task /.test(l)).join(' | ') || 'no task');
 }
 
 // ---- Gemini CLI --------------------------------------------------------------
@@ -361,7 +480,82 @@ async function gemini(model) {
   check('gemini (sent to the model): read_program with wait_for_previous returned "started"',
     sent.read_program && !sent.read_program.error && /\bstarted\n/.test(txt('read_program')),
     JSON.stringify(sent.read_program));
+  await geminiAt(env, g, home, work);
 }
+
+// Gemini CLI's @ names an MCP resource as @server:uri and reads it with
+// resources/read before the model is asked. The resource must be listed
+// when the prompt is typed, so this is an interactive session (gemini
+// runs in a pane of a private tmux server, tmux -S in the run
+// directory): a first turn starts a program, progmux tells Gemini CLI the
+// list changed, and the person's next prompt mentions the program's
+// output; what Gemini CLI shows and what the model is sent are checked.
+async function geminiAt(env, g, home, work) {
+  const debugLog = path.join(home, 'progmux-debug.log');
+  const settingsFile = path.join(home, '.gemini', 'settings.json');
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  const entry = settings.mcpServers.progmux;
+  settings.mcpServers.progmux = { ...entry, command: '/bin/sh',
+    args: ['-c', 'exec "$0" 2>>"$1"', entry.command, debugLog],
+    env: { ...entry.env, PROGMUX_DEBUG: '1' } };
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  const pc = paneClient(path.join(run, 'gemini-tmux.sock'), env, work);
+  const { screen, type } = pc;
+  const wait = waitFor;
+  const before = modelLog().length;
+  const up = await pc.start([g]);
+  check('gemini (interactive): starts in a pane of a private tmux server', up.code === 0, up.stderr);
+  const ready = await wait(async () => /Type your message/.test(await screen()) &&
+    debugLines(debugLog).some((l) => /request \S+: resources\/list /.test(l)), 60000);
+  check('gemini (interactive): shows its prompt; progmux connected and its resources listed',
+    ready, (await screen()).slice(-800));
+  await type(PROMPT);
+  const started = await wait(async () => modelLog().slice(before).some((r) =>
+    r.api === 'gemini' && r.step === 3), 60000);
+  // The start made a program: progmux said the list changed, and Gemini
+  // CLI listed the resources again.
+  const relisted = await wait(async () => debugLines(debugLog).filter((l) =>
+    /request \S+: resources\/list /.test(l)).length >= 2, 10000);
+  check('gemini (interactive): the first turn started a program and Gemini CLI listed the resources again',
+    started && relisted, (await screen()).slice(-800));
+  const id = (debugLines(debugLog).map((l) => /"programId\\":\\"(p\d+)\\"/.exec(l) ||
+    /programId (p\d+)/.exec(l)).filter(Boolean).pop() || [])[1] ||
+    modelLog().slice(before).map((r) => /programId[^p]*(p\d+)/.exec(JSON.stringify(r.body)))
+      .filter(Boolean).map((m) => m[1]).pop();
+  const uri = `progmux://programs/${id}/output`;
+  const mark = modelLog().length;
+  await type(`What did @progmux:${uri} print?`);
+  const sent = () => modelLog().slice(mark).find((r) => r.api === 'gemini' &&
+    JSON.stringify(r.body.contents || []).includes('[' + id + ': completed'));
+  const got = await wait(async () => sent() !== undefined, 60000);
+  await wait(async () => /Successfully read resource/.test(await screen()), 5000);
+  const shown = await screen();
+  // It leaves as a person leaves it: /quit (it ignores the hang-up a
+  // killed tmux server gives), then the server goes.
+  const pid = Number((await pc.run('display-message', '-p', '#{pane_pid}')).stdout.trim());
+  await type('/quit');
+  const quit = await wait(async () => { try { process.kill(pid, 0); return false; } catch (e) { return true; } }, 15000);
+  check('gemini (interactive): /quit ends it', quit, (await screen()).slice(-300));
+  await pc.run('kill-server');
+  const read = debugLines(debugLog).find((l) => / in: /.test(l) &&
+    /"method":"resources\/read"/.test(l) && l.includes(uri));
+  const taken = debugLines(debugLog).filter((l) => / request /.test(l));
+  check('gemini (interactive): progmux\'s debug log: it spoke the 2025 era (initialize; no 2026-07-28 request)',
+    taken.some((l) => /request \S+: initialize \(before initialize\)/.test(l)) &&
+    !taken.some((l) => /\(2026-07-28\)/.test(l)), taken.slice(0, 3).join(' | '));
+  check(`gemini (interactive): @progmux:${uri} made Gemini CLI call resources/read on progmux`,
+    read !== undefined, debugLines(debugLog).filter((l) => / request /.test(l)).slice(-5).join(' | '));
+  if (read) note(`gemini sent (progmux's debug log): ${read.replace(/^.* in: /, '')}`);
+  const shownRead = shown.split('\n').filter((l) => /resources\/read|Successfully read resource/.test(l));
+  for (const l of shownRead) note(`gemini showed: ${l.trim()}`);
+  check('gemini (interactive): it shows the resource read',
+    shownRead.some((l) => l.includes(`Successfully read resource ${uri}`)), shown.slice(-800));
+  const body = sent() ? JSON.stringify(sent().body.contents) : '';
+  check('gemini (interactive): the model was sent the output\'s text, "started", "done" and the cursor to read on from',
+    got && body.includes('started\\ndone\\n') && body.includes(`[${id}: completed, exit status 0; cursor 13`),
+    body.slice(-600) || shown.slice(-600));
+}
+
 
 // ---- Codex -------------------------------------------------------------------
 

@@ -16,7 +16,11 @@
 //   1 result:  call start_program {argv: ["sh", "-c", "echo started; ..."]}
 //   2 results: call read_program {programId: <from the start result>,
 //              timeoutMs: 5000} (Gemini: with wait_for_previous: true)
-//   3 results: answer the text "finished".
+//   3 results: answer the text "finished"; but when the prompt asks for
+//              "then a slow one" (Claude Code's interactive turn), call
+//              run_program {argv: SLOW_ARGV}, a 20-second program, first:
+//              Claude Code makes that call a task of the 2026-07-28 tasks
+//              extension and tells the model its result when it is done.
 // Chat Completions requests follow another script, a prompt answered:
 //   0 results: call start_program {argv: PROMPT_ARGV} (prints "name? "
 //              and reads a line)
@@ -38,6 +42,8 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 const [logFile, portFile] = process.argv.slice(2);
 const TOOLS = ['run_program', 'start_program', 'read_program'];
 const START_ARGV = ['sh', '-c', 'echo started; sleep 0.2; echo done'];
+const SLOW_ARGV = ['sh', '-c', 'echo slow; sleep 20; echo slept'];
+const SLOW_MARK = 'then a slow one';	/* in the prompt: the slow step */
 const PROMPT_TOOLS = ['start_program', 'read_program', 'send_keys'];
 const PROMPT_ARGV = ['sh', '-c', 'printf "name? "; read n; echo "hello $n"'];
 
@@ -80,8 +86,9 @@ function scriptedPrompt(results) {
   }
 }
 
-// What the script says to do after `results` progmux tool results.
-function scripted(results, lastResult, gemini) {
+// What the script says to do after `results` progmux tool results; slow
+// (Claude Code) adds a run of a 20-second program, which becomes a task.
+function scripted(results, lastResult, gemini, slow) {
   switch (results.length) {
   case 0:
     return { tool: 'run_program', args: { argv: ['echo', 'hi'] } };
@@ -93,6 +100,10 @@ function scripted(results, lastResult, gemini) {
     if (gemini) args.wait_for_previous = true;
     return { tool: 'read_program', args };
   }
+  case 3:
+    if (slow)
+      return { tool: 'run_program', args: { argv: SLOW_ARGV } };
+    return { text: 'finished' };
   default:
     return { text: 'finished' };
   }
@@ -151,7 +162,8 @@ function anthropic(body, res, rec) {
   const known = [...new Set(names.concat(listed))];
   let act;
   if (toolName(names, 'run_program') || (searched && toolName(known, 'run_program'))) {
-    act = scripted(results, results.length ? results[results.length - 1].content : null, false);
+    act = scripted(results, results.length ? results[results.length - 1].content : null, false,
+      text.includes(SLOW_MARK));
     rec.step = results.length;
   } else if (names.includes('ToolSearch') && toolName(known, 'run_program')) {
     act = { tool: 'ToolSearch', args: { query: 'select:' +

@@ -28,38 +28,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
+import { check, progmuxEnv, step, summary, tally } from './tap.mjs';
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
 const overall = Number(process.env.E2E_TIMEOUT_MS || 60000);
 const tmuxBin = process.env.PROGMUX_TEST_TMUX || 'tmux';
-
-let passed = 0;
-let failed = 0;
-let n = 0;
-
-// Record one check as a TAP line.
-function check(name, ok, why) {
-  n++;
-  if (ok) {
-    passed++;
-    console.log(`ok ${n} - ${name}`);
-  } else {
-    failed++;
-    console.log(`not ok ${n} - ${name}${why ? ' # ' + String(why).slice(0, 500) : ''}`);
-  }
-  return ok;
-}
-
-// Run one named step; an exception fails it.
-async function step(name, fn) {
-  try {
-    const r = await fn();
-    if (r === undefined || r === true) return check(name, true);
-    return check(name, false, r);
-  } catch (e) {
-    return check(name, false, e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : e);
-  }
-}
 
 // Run tmux on our private socket only.
 function tmux(sock, ...args) {
@@ -87,15 +61,7 @@ async function main() {
     return;
   }
 
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(TMUX|TMUX_PANE|PROGMUX_SOCKET_NAME|LIBTMUX_SOCKET_NAME|LIBTMUX_SOCKET_PATH)$/.test(k)) continue;
-    if (v !== undefined) env[k] = v;
-  }
-  env.PROGMUX_SOCKET_PATH = sock;
-  env.PROGMUX_TMUX_BIN = tmuxBin;
-  env.TMPDIR = dir;
-  env.TMUX_TMPDIR = dir;   // its attach lock goes with the directory
+  const env = progmuxEnv(sock, dir, tmuxBin);
   const transport = new StdioClientTransport({ command: bin, args: [], env, stderr: 'pipe' });
   if (transport.stderr) transport.stderr.on('data', (d) => { stderr += d.toString(); });
   client = new Client({ name: 'progmux-e2e', version: '1.0.0' });
@@ -391,16 +357,11 @@ async function finish(dir, sock, client, stderr) {
     // Already gone.
   }
   rmSync(dir, { recursive: true, force: true });
-  if (failed > 0 && stderr) {
+  if (tally.failed > 0 && stderr) {
     console.log('# progmux stderr:');
     for (const line of stderr.split('\n').slice(-40)) console.log('#   ' + line);
   }
-  console.log(`1..${n}`);
-  // scripts/test.sh adds up cmocka-style summary lines.
-  console.log(`[  PASSED  ] ${passed} test(s).`);
-  if (failed > 0) console.log(`[  FAILED  ] ${failed} test(s), listed above.`);
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exitCode = failed > 0 ? 1 : 0;
+  summary();
 }
 
 main().catch(async (e) => {
