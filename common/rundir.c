@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "compat.h"
 #include "osdep.h"
 #include "rundir.h"
 #include "timeutil.h"
@@ -98,8 +99,8 @@ rundir_listening(int dfd, const char *name, int64_t wait_ms)
 	if (osdep_fd_path(dfd, name, sa.sun_path, sizeof sa.sun_path) == -1)
 		return (true);
 	for (;;) {
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
-		    SOCK_NONBLOCK, 0);
+		fd = compat_socket(AF_UNIX, SOCK_STREAM, 0, O_CLOEXEC |
+		    O_NONBLOCK);
 		if (fd == -1)
 			return (true);
 		ret = connect(fd, (struct sockaddr *)&sa, sizeof sa);

@@ -51,6 +51,7 @@
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 
+#include "compat.h"
 #include "cspawn.h"
 #include "fdutil.h"
 #include "frame.h"
@@ -164,7 +165,7 @@ launch_start(char **argv, const char *dir, bool has_input,
 	enum spawn_stage	 stage;
 	int			 ip[2] = { -1, -1 }, efd = -1, err;
 
-	if (has_input && pipe2(ip, O_CLOEXEC) == -1)
+	if (has_input && compat_pipe2(ip, O_CLOEXEC) == -1)
 		ip[0] = ip[1] = -1;
 	/* The reaper holds the FIFO's read end: this open does not wait. */
 	if (err_name != NULL && l.dfd != -1 && (efd = rundir_open_fifo(l.dfd,

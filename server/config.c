@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "fdutil.h"
 #include "log.h"
 #include "osdep.h"
@@ -278,7 +279,7 @@ config_rundir(char **cause)
 	 * that number.
 	 */
 	if ((fd = rundir_lock_at(dfd)) == -1 || (fd != PROTO_LOCK_FD &&
-	    dup3(fd, PROTO_LOCK_FD, O_CLOEXEC) == -1)) {
+	    compat_dup3(fd, PROTO_LOCK_FD, O_CLOEXEC) == -1)) {
 		xasprintf(cause, "cannot make the lock file in runtime "
 		    "directory %s: %s", path, fd_strerror(errno));
 		if (fd != -1)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "pattern.h"
 #include "server.h"
 #include "timeutil.h"
@@ -160,8 +161,8 @@ filter_before(struct filter *f, const struct textbuf *t, size_t off,
 
 	for (k = 0; k < f->context && off > lo; k++) {
 		/* off - 1 is the LF ending the line before. */
-		lf = off - 1 > lo ? memrchr(t->data + lo, '\n', off - 1 - lo) :
-		    NULL;
+		lf = off - 1 > lo ? compat_memrchr(t->data + lo, '\n',
+		    off - 1 - lo) : NULL;
 		off = lf != NULL ? (size_t)(lf - t->data) + 1 : lo;
 		(*n)--;
 	}

@@ -25,6 +25,7 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 
+#include "compat.h"
 #include "fdutil.h"
 #include "log.h"
 #include "osdep.h"
@@ -62,7 +63,7 @@ main_check_rundir(void)
 	size_t			 off;
 	int			 fd, err = 0;
 
-	if (mkfifoat(cfg.rundir_fd, "check.fifo", 0600) == -1)
+	if (compat_mkfifoat(cfg.rundir_fd, "check.fifo", 0600) == -1)
 		err = errno;
 	unlinkat(cfg.rundir_fd, "check.fifo", 0);
 	fd = openat(cfg.rundir_fd, "check.conf", O_WRONLY | O_CREAT | O_EXCL |

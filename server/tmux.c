@@ -52,6 +52,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 
+#include "compat.h"
 #include "cspawn.h"
 #include "fdutil.h"
 #include "frame.h"
@@ -469,17 +470,17 @@ tmux_spawn(char **cause)
 	size_t			 n = 0, i;
 	pid_t			 parent = getpid(), pid;
 
-	if (pipe2(in, O_CLOEXEC) == -1) {
+	if (compat_pipe2(in, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", fd_strerror(errno));
 		return (-1);
 	}
-	if (pipe2(out, O_CLOEXEC) == -1) {
+	if (compat_pipe2(out, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", fd_strerror(errno));
 		close(in[0]);
 		close(in[1]);
 		return (-1);
 	}
-	if (pipe2(ep, O_CLOEXEC) == -1)
+	if (compat_pipe2(ep, O_CLOEXEC) == -1)
 		ep[0] = ep[1] = -1;	/* its stderr is then nobody's */
 	for (tv = tmux_client_argv(), i = 0; tv[i] != NULL; i++)
 		argv[n++] = tv[i];

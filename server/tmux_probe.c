@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "compat.h"
 #include "cspawn.h"
 #include "fdutil.h"
 #include "frame.h"
@@ -101,7 +102,7 @@ tmux_probe_spawn(char **cause)
 	int			 fds[2], err;
 	pid_t			 pid;
 
-	if (pipe2(fds, O_CLOEXEC) == -1) {
+	if (compat_pipe2(fds, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", fd_strerror(errno));
 		return (-1);
 	}

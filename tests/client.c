@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "client.h"
+#include "compat.h"
 #include "rand.h"
 #include "jschema.h"
 #include "timeutil.h"
@@ -567,8 +568,9 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 	for (e = env; e != NULL && *e != NULL; e++)
 		if (strncmp(*e, "PROGMUX_TMUX_BIN=", 17) == 0)
 			own_bin = true;
-	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1 ||
-	    pipe2(err, O_CLOEXEC) == -1)
+	if (compat_pipe2(in, O_CLOEXEC) == -1 ||
+	    compat_pipe2(out, O_CLOEXEC) == -1 ||
+	    compat_pipe2(err, O_CLOEXEC) == -1)
 		return (-1);
 	snprintf(sockenv, sizeof sockenv, "PROGMUX_SOCKET_PATH=%s", c->sock);
 	if ((c->pid = fork()) == 0) {
