@@ -172,32 +172,30 @@ compat_sigabbrev(int sig)
 	return (NULL);
 }
 
+#ifdef COMPAT_NO_MKFIFOAT
+struct compat_fifo {
+	const char	*name;
+	mode_t		 mode;
+};
+
+/* mkfifo, in the directory fd_in_dir entered. */
+static int
+compat_mkfifo_here(void *arg)
+{
+	struct compat_fifo	*f = arg;
+
+	return (mkfifo(f->name, f->mode));
+}
+#endif
+
 int
 compat_mkfifoat(int dfd, const char *name, mode_t mode)
 {
 #ifndef COMPAT_NO_MKFIFOAT
 	return (mkfifoat(dfd, name, mode));
 #else
-	int	cwd, ret, err;
+	struct compat_fifo	f = { name, mode };
 
-	/* Through the directory itself, never its path: in it, then back. */
-	if ((cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return (-1);
-	if (fchdir(dfd) == -1) {
-		err = errno;
-		close(cwd);
-		errno = err;
-		return (-1);
-	}
-	ret = mkfifo(name, mode);
-	err = errno;
-	if (fchdir(cwd) == -1 && ret == 0) {
-		err = errno;
-		unlink(name);	/* (still in dfd) */
-		ret = -1;
-	}
-	close(cwd);
-	errno = err;
-	return (ret);
+	return (fd_in_dir(dfd, compat_mkfifo_here, &f));
 #endif
 }

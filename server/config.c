@@ -385,14 +385,14 @@ config_tmux_conf(char **cause)
 	return (path);
 }
 
-/* progmux-reaper lives beside progmux. */
+/* progmux-reaper lives beside progmux (started as argv0). */
 static int
-config_reaper(char **cause)
+config_reaper(const char *argv0, char **cause)
 {
 	char	 self[PATH_MAX];
 	char	*slash;
 
-	if (osdep_self_exe(self, sizeof self) == -1) {
+	if (osdep_self_exe(argv0, self, sizeof self) == -1) {
 		xasprintf(cause, "cannot find my own path: %s",
 		    strerror(errno));
 		return (-1);
@@ -503,7 +503,7 @@ config_load(int argc, char **argv, char **cause)
 		free(cfg.socket_name);
 		cfg.socket_name = NULL;
 	}
-	if (config_reaper(cause) == -1 || config_rundir(cause) == -1)
+	if (config_reaper(argc > 0 ? argv[0] : NULL, cause) == -1 || config_rundir(cause) == -1)
 		return (-1);
 	if (cfg.robust) {
 		/* A private server in the runtime directory, never the

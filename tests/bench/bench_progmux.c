@@ -843,6 +843,7 @@ cold_once(struct pmx *h, double *ms, bool *has_run)
 	int		 in[2], out[2], null, st;
 	int64_t		 t0, id, deadline;
 	char		 sockenv[400];
+	const char	*bin;
 	pid_t		 pid;
 
 	memset(&c, 0, sizeof c);
@@ -865,8 +866,9 @@ cold_once(struct pmx *h, double *ms, bool *has_run)
 		putenv(sockenv);
 		setenv("TMPDIR", h->dir, 1);
 		setenv("TMUX_TMPDIR", h->dir, 1);	/* its attach lock */
-		execl(getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
-		    "build/progmux", "progmux", (char *)NULL);
+		bin = getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
+		    "build/progmux";
+		execl(bin, bin, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);

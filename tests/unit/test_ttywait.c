@@ -1,6 +1,6 @@
 /*
  * test_ttywait.c — waiting for the keyboard, seen from /proc
- * (common/osdep-linux.c: ttywait_check).
+ * (server/ttywait-linux.c: ttywait_check).
  *
  * Each case builds what a pane is: a pseudo-terminal whose session leader
  * (the "launcher") hands the terminal's foreground to a child in its own
@@ -43,7 +43,7 @@
 #include <sys/wait.h>
 
 #include "timeutil.h"
-#include "osdep.h"
+#include "ttywait.h"
 
 enum tw_mode {
 	TW_READ, TW_SELECT, TW_POLL, TW_EPOLL, TW_DEVTTY,
