@@ -3,6 +3,8 @@
 #   make            build build/progmux and build/progmux-reaper
 #   make test       install what is missing, build, run every test
 #   make test-long  the longer loops: the front killed at 100 random moments per mode
+#   make macos-gate both binaries and the tests cross-compiled and linked
+#                   for arm64 and x86_64 macOS 13 (zig cc; scripts/macos-gate.sh)
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
 #   make test-clients  progmux through the pinned real agent clients (npm)
 #   make deb        build/progmux_VERSION-1_ARCH.deb (dpkg-deb), lintian-checked
@@ -192,6 +194,11 @@ test:
 	$(MAKE) all unit
 	sh scripts/test.sh $(B)
 
+# Does it build for macOS? Cross-compiled and linked, not run (a Mac runs
+# it: .github/workflows/macos.yml).
+macos-gate:
+	sh scripts/macos-gate.sh
+
 # The longer loops (a few minutes): test_death's kills of the front at
 # random moments, DEATH_TRIALS of them in each mode (make test runs 5).
 DEATH_TRIALS ?= 100
@@ -254,7 +261,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: deb deb-test all unit test test-long test-tmux test-clients test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: macos-gate deb deb-test all unit test test-long test-tmux test-clients test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper

@@ -14,9 +14,10 @@
 #define PMX_NO_SUBREAPER "no subreaper on this port: there is no guard " \
 	"in the pane, and what left the program's session (setsid, a " \
 	"daemon's double fork) is found by no walk once its parent is gone"
-#define PMX_NO_PARENT_DEATH "no parent-death signal on this port: a " \
-	"tmux control client still attaching when progmux is killed is not " \
-	"ended by the end of its stdin"
+#define PMX_NO_PARENT_DEATH "no parent-death signal on this port: what " \
+	"progmux started learns of its death by the end of a descriptor, and " \
+	"a tmux control client still attaching when progmux is SIGKILLed " \
+	"can stay attached"
 #define PMX_NO_TTYWAIT "the input-wait check cannot tell on this port " \
 	"(ttywait-none.c): waitingForInput goes by an unfinished line " \
 	"unchanged for 0.5 s, so a silent read() never reads as waiting"

@@ -531,6 +531,7 @@ test_leave_user_sessions(void **state)
 	int			 round;
 
 	(void)state;
+	PMX_NEED_PARENT_DEATH();
 	assert_int_equal(pmx_open(&c, NULL), 0);
 	/* This progmux made its own session; end it before theirs exists. */
 	close(c.to);
