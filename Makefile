@@ -73,7 +73,8 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 CPPFLAGS += -DPROGMUX_VERSION='"$(VERSION)"'
 
 COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
-	common/osdep-$(OSDEP).c
+	common/osdep-$(OSDEP).c \
+	$(if $(filter linux,$(OSDEP)),,common/osdep-shared.c)
 SERVER_SRC = $(filter-out server/ttywait-%.c,$(wildcard server/*.c)) \
 	server/ttywait-$(TTYWAIT).c
 REAPER_SRC = $(wildcard reaper/*.c)

@@ -10,10 +10,11 @@
  *   command line	sysctl(KERN_PROCARGS2): argc, the executable's
  *			path, then the words
  *   own executable	proc_pidpath
- *   connect		in the checked directory (fchdir), by its name:
- *			XNU has no connectat, and a path from F_GETPATH
- *			could be swapped and overflow sun_path (104 bytes)
- *   signals		a self-pipe (selfpipe.c), with the sender from
+ *   connect		in the checked directory (fchdir), by its name
+ *			(osdep-shared.c): XNU has no connectat, and a path
+ *			from F_GETPATH could be swapped and overflow
+ *			sun_path (104 bytes)
+ *   signals		a self-pipe (osdep-shared.c), with the sender from
  *			SA_SIGINFO; kqueue's EVFILT_SIGNAL has none
  *   close_range	the descriptors PROC_PIDLISTFDS lists, closed or
  *			marked one by one
@@ -21,7 +22,7 @@
  *			readable once it has exited, and it stays so since
  *			nobody collects the event; ESRCH if it is gone
  *
- * No subreaper and no parent-death signal: ENOSYS. The input-wait check
+ * No subreaper and no parent-death signal: ENOSYS (osdep-shared.c). The input-wait check
  * cannot tell (server/ttywait-none.c).
  */
 #include <errno.h>
@@ -40,7 +41,6 @@
 #include "fdutil.h"
 #include "osdep.h"
 #include "osdep-port.h"
-#include "selfpipe.h"
 
 #define OSDEP_FDS_MAX	1024	/* descriptors close_range looks at */
 
@@ -246,24 +246,6 @@ osdep_self_exe(const char *argv0, char *buf, size_t size)
 	return (0);
 }
 
-int
-osdep_connect_at(int sock, int dfd, const char *name)
-{
-	return (fd_connect_in(sock, dfd, name));
-}
-
-int
-osdep_signals(const sigset_t *set)
-{
-	return (selfpipe_open(set));
-}
-
-int
-osdep_signal_next(int fd, int *signo, pid_t *from)
-{
-	return (selfpipe_next(fd, signo, from));
-}
-
 /* The descriptors we have, from the kernel: no malloc (a forked child
  * calls this before it execs), so a table past OSDEP_FDS_MAX makes the
  * caller loop. */
@@ -307,20 +289,4 @@ osdep_pidfd(pid_t pid)
 		return (-1);
 	}
 	return (kq);
-}
-
-int
-osdep_subreaper(void)
-{
-	errno = ENOSYS;
-	return (-1);
-}
-
-int
-osdep_parent_death(int sig, pid_t parent)
-{
-	(void)sig;
-	(void)parent;
-	errno = ENOSYS;
-	return (-1);
 }

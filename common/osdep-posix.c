@@ -12,12 +12,13 @@
  *			as two: no OSDEP_CMDLINE_WORDS)
  *   own executable	argv[0], through PATH if it has no slash
  *   connect		in the checked directory (fchdir), by its name
- *   signals		a self-pipe (selfpipe.c), with the sender
+ *   signals		a self-pipe, with the sender (both osdep-shared.c)
  *   exit descriptor	pidfd_open where the kernel has it, standing in for
  *			what every port has its own of (macOS: a kqueue)
  *			and POSIX has none of; else ENOSYS
  *
- * No subreaper, no parent-death signal, no close_range: ENOSYS. The
+ * No subreaper, no parent-death signal (osdep-shared.c), no
+ * close_range: ENOSYS. The
  * input-wait check cannot tell (server/ttywait-none.c).
  *
  * Each ps is a fork and exec (a few ms): fine for the tests, not for a
@@ -41,10 +42,8 @@
 
 #include "buf.h"
 #include "compat.h"
-#include "fdutil.h"
 #include "osdep.h"
 #include "osdep-port.h"
-#include "selfpipe.h"
 
 #define OSDEP_PS_MAX	(4 * 1024 * 1024)	/* bytes of ps output read */
 
@@ -328,24 +327,6 @@ osdep_self_exe(const char *argv0, char *buf, size_t size)
 }
 
 int
-osdep_connect_at(int sock, int dfd, const char *name)
-{
-	return (fd_connect_in(sock, dfd, name));
-}
-
-int
-osdep_signals(const sigset_t *set)
-{
-	return (selfpipe_open(set));
-}
-
-int
-osdep_signal_next(int fd, int *signo, pid_t *from)
-{
-	return (selfpipe_next(fd, signo, from));
-}
-
-int
 osdep_close_range(int lowfd, int highfd, int cloexec)
 {
 	(void)lowfd;
@@ -365,20 +346,4 @@ osdep_pidfd(pid_t pid)
 	errno = ENOSYS;
 	return (-1);
 #endif
-}
-
-int
-osdep_subreaper(void)
-{
-	errno = ENOSYS;
-	return (-1);
-}
-
-int
-osdep_parent_death(int sig, pid_t parent)
-{
-	(void)sig;
-	(void)parent;
-	errno = ENOSYS;
-	return (-1);
 }

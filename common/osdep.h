@@ -9,10 +9,11 @@
  *
  * A system may lack a facility outright (a subreaper, a parent-death
  * signal): its function then fails with ENOSYS, osdep_features() says
- * so, and the callers do without it, quietly. The shared parts of the
- * ports are procwalk.c (the walks of a process table) and selfpipe.c
- * (signals through a pipe). The input-wait check, which only the front
- * uses, is server/ttywait-*.c.
+ * so, and the callers do without it, quietly. What the ports share is
+ * osdep.c (the walks of a process table, the parent watch) and, for
+ * those without Linux's facilities, osdep-shared.c (signals through a
+ * self-pipe, a connect in the directory). The input-wait check, which
+ * only the front uses, is server/ttywait-*.c.
  *
  * Library code: returns -1 with errno, never prints or exits.
  */

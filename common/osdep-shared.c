@@ -1,8 +1,13 @@
 /*
- * selfpipe.c — signals through a pipe (selfpipe.h).
+ * osdep-shared.c — what the ports without Linux's facilities share
+ * (osdep-darwin.c, osdep-posix.c; the build adds it to them): signals
+ * through a self-pipe, a connect in the checked directory, and no
+ * subreaper or parent-death signal (ENOSYS).
  *
- * The handler only writes one record (the signal and who sent it, from
- * SA_SIGINFO) into the pipe, keeping errno: a write of less than
+ * Signals, as skalibs' selfpipe does it where there is no signalfd: a
+ * handler catches each signal of the set and writes its number and
+ * sender into a pipe, and the loop reads them. The handler only writes
+ * one record (the signal and who sent it, from SA_SIGINFO), keeping errno: a write of less than
  * PIPE_BUF is whole or not at all, and a full pipe (thousands of records
  * not yet read) loses the record, as a signal already pending would be
  * lost anyway. The pipe is this process's: a child that inherited it
@@ -16,7 +21,8 @@
 #include <unistd.h>
 
 #include "compat.h"
-#include "selfpipe.h"
+#include "fdutil.h"
+#include "osdep.h"
 
 struct selfpipe_rec {
 	int	signo;
@@ -42,8 +48,10 @@ selfpipe_catch(int signo, siginfo_t *si, void *uctx)
 	errno = saved;
 }
 
+/* Catch the signals in set (unblocking them) into this process's pipe:
+ * its read end; called again, it adds to the set, the same pipe. */
 int
-selfpipe_open(const sigset_t *set)
+osdep_signals(const sigset_t *set)
 {
 	struct sigaction	sa;
 	sigset_t		mask;
@@ -78,7 +86,7 @@ selfpipe_open(const sigset_t *set)
 }
 
 int
-selfpipe_next(int fd, int *signo, pid_t *from)
+osdep_signal_next(int fd, int *signo, pid_t *from)
 {
 	struct selfpipe_rec	rec;
 	ssize_t			n;
@@ -92,4 +100,26 @@ selfpipe_next(int fd, int *signo, pid_t *from)
 	if (from != NULL)
 		*from = rec.from;
 	return (1);
+}
+
+int
+osdep_connect_at(int sock, int dfd, const char *name)
+{
+	return (fd_connect_in(sock, dfd, name));
+}
+
+int
+osdep_subreaper(void)
+{
+	errno = ENOSYS;
+	return (-1);
+}
+
+int
+osdep_parent_death(int sig, pid_t parent)
+{
+	(void)sig;
+	(void)parent;
+	errno = ENOSYS;
+	return (-1);
 }
