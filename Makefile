@@ -193,7 +193,7 @@ bench-smoke: all $(BENCH_BIN)
 test:
 	sh scripts/deps.sh
 	$(MAKE) all unit
-	sh scripts/test.sh $(B)
+	SAN=$(SAN) sh scripts/test.sh $(B)
 
 # Does it build for macOS? Cross-compiled and linked, not run (a Mac runs
 # it: .github/workflows/macos.yml).

@@ -81,7 +81,9 @@
 
 /* reaper -> front */
 #define MSG_HELLO	"hello"	/* v pid */
-#define MSG_TEXT	"text"	/* b: clean text */
+#define MSG_TEXT	"text"	/* b: clean text; dropped: the bytes the
+				   strippers left out so far (strip.h),
+				   when that total grew */
 #define MSG_ERRTEXT	"errtext" /* b: clean text of standard error */
 #define MSG_LAUNCHED	"launched" /* the program runs and has the terminal */
 #define MSG_END		"end"	/* how status signal lost_end cut why */

@@ -24,6 +24,16 @@ now_us(void)
 	return ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
 }
 
+/* CPU time this process has used: work done, whatever else runs. */
+int64_t
+cpu_us(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+}
+
 int64_t
 realtime_ms(void)
 {

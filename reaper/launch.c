@@ -651,6 +651,7 @@ launch_main(const char *dir, const char *id, const char *ctl)
 	 * all but 0, 1, 2 before exec: cspawn.c.) */
 	if ((l.dfd = rundir_open_checked(dir, id, &cause)) == -1) {
 		dprintf(STDERR_FILENO, "progmux: %s\n", cause);
+		free(cause);
 		return (1);
 	}
 	if ((l.ctl = rundir_open_fifo(l.dfd, ctl, O_RDONLY | O_NONBLOCK)) ==

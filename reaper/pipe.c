@@ -194,6 +194,7 @@ pipe_parse_backlog(const char *s, size_t *out)
 	return (0);
 }
 
+/* The writer: what it holds is freed on every way out. */
 int
 pipe_main(const char *dir, const char *id, const char *name,
     const char *backlog)
@@ -203,17 +204,23 @@ pipe_main(const char *dir, const char *id, const char *name,
 	uint64_t	 lost = 0;
 	uint8_t		 seq = 0;
 	char		*cause = NULL;
-	int		 dfd, out;
+	int		 dfd, out, rc = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe_parse_backlog(backlog, &pipe_backlog) == -1)
 		return (pipe_fail(backlog, "not a byte count"));
-	if ((dfd = rundir_open_checked(dir, id, &cause)) == -1)
-		return (pipe_fail(dir, cause));
+	if ((dfd = rundir_open_checked(dir, id, &cause)) == -1) {
+		rc = pipe_fail(dir, cause);
+		free(cause);
+		return (rc);
+	}
 	out = rundir_open_fifo(dfd, name, O_WRONLY | O_NONBLOCK);
-	if (out == -1)
-		return (pipe_fail(name, errno == ENXIO ? "nobody reads it" :
-		    strerror(errno)));
+	if (out == -1) {
+		rc = pipe_fail(name, errno == ENXIO ? "nobody reads it" :
+		    strerror(errno));
+		close(dfd);
+		return (rc);
+	}
 	unlinkat(dfd, name, 0);		/* both ends open: no name needed */
 	close(dfd);
 	record_put(&q, &seq, PIPE_HELLO, NULL, 0);	/* the gate may open */
@@ -224,15 +231,20 @@ pipe_main(const char *dir, const char *id, const char *name,
 		if (poll(pfd, 2, -1) == -1) {
 			if (errno == EINTR)
 				continue;
-			return (pipe_fail("poll", strerror(errno)));
+			rc = pipe_fail("poll", strerror(errno));
+			goto done;
 		}
 		if ((pfd[1].revents & (POLLERR | POLLHUP)) != 0)
-			return (0);	/* the reaper is gone */
+			goto done;	/* the reaper is gone */
 		if (pfd[1].revents != 0 && fd_flush(out, &q) == -1)
-			return (0);
+			goto done;
 		if (pfd[0].revents != 0 && pipe_read(&q, &seq, &lost) == -1)
 			break;
 	}
 	pipe_put_lost(&q, &seq, &lost);
-	return (pipe_linger(out, &q));
+	rc = pipe_linger(out, &q);
+done:
+	buf_free(&q);
+	close(out);
+	return (rc);
 }

@@ -142,6 +142,7 @@ static struct {
 	struct strip	 strip;
 	struct buf	 pending;	/* text not yet framed (reaper_flush_text) */
 	int64_t		 text_sent;
+	uint64_t	 dropped_sent;	/* the strippers' dropped, as told */
 	bool		 cut;
 } r;
 
@@ -150,12 +151,17 @@ static char	strip_buf[STRIP_MAX_OUT(REAPER_STRIP_CHUNK)];
 
 static enum fsm_event reaper_act_quit(enum fsm_event);
 
-/* Frame the pending text for the front, PROTO_TEXT_CHUNK at most each. */
+/*
+ * Frame the pending text for the front, PROTO_TEXT_CHUNK at most each;
+ * then, if the bytes the strippers dropped (sequences never ended, see
+ * strip.h) have grown, their new total in a frame of its own.
+ */
 static void
 reaper_flush_text(void)
 {
 	struct msg_out	m;
 	size_t		off, n;
+	uint64_t	dropped = r.strip.dropped + r.errstrip.dropped;
 
 	for (off = 0; off < r.pending.len; off += n) {
 		n = r.pending.len - off;
@@ -166,6 +172,13 @@ reaper_flush_text(void)
 		msg_end(&m, &r.sock_out);
 	}
 	buf_reset(&r.pending);
+	if (dropped != r.dropped_sent) {
+		msg_begin(&m, MSG_TEXT, 2);
+		msg_bin(&m, "b", "", 0);
+		msg_int(&m, "dropped", (int64_t)dropped);
+		msg_end(&m, &r.sock_out);
+		r.dropped_sent = dropped;
+	}
 }
 
 /*
@@ -336,6 +349,7 @@ reaper_report(const char *how, int64_t status, int64_t sig, bool lost_end,
 	reaper_flush_text();	/* all text goes before the end */
 	reaper_read_err(true);	/* and all of standard error's */
 	reaper_close_err();
+	reaper_flush_text();	/* and what standard error's dropped */
 
 	msg_begin(&m, MSG_END, 6);
 	msg_str(&m, "how", how);

@@ -16,17 +16,22 @@
  *   U+FFFD. A sequence cut short by a byte that cannot continue it becomes
  *   U+FFFD, then that byte is read afresh. A sequence still open at
  *   strip_finish() becomes U+FFFD.
- * - 8-bit C1 controls: in a UTF-8 stream they are the code points
- *   U+0080..U+009F, encoded C2 80..C2 9F, and are controls in every state:
- *   U+009B CSI, U+009D OSC, U+0090 DCS, U+0098 SOS, U+009E PM and U+009F APC
- *   start a sequence, U+009C ST ends one, and the others are removed (and
- *   abort an open sequence, as the DEC parser's "anywhere" rule says). A raw
- *   byte 0x80..0x9F where a character should start is invalid UTF-8 and
- *   becomes U+FFFD, like any other stray continuation byte.
- * - Strings: OSC, APC and tmux's ESC k (window name) end at BEL or ST; DCS,
- *   SOS and PM end at ST only (ESC \ or U+009C). CAN and SUB abort any
- *   sequence; ESC inside one starts a new one (which is how ESC \ ends a
- *   string). Inside a string every other control is part of it.
+ * - U+0080..U+009F, the C1 controls as UTF-8 code points (C2 80..C2 9F),
+ *   are text, as tmux 3.5a and later show them: they start no sequence
+ *   and end none (tmux 3.3a shows nothing for them, and no version takes
+ *   them as controls). Inside a sequence they are like any other
+ *   non-ASCII code point. Double-encoded text and binary output produce
+ *   them from ordinary characters, so reading U+009D as OSC would swallow
+ *   everything after it. A raw byte 0x80..0x9F where a character should
+ *   start is invalid UTF-8 and becomes U+FFFD, like any other stray
+ *   continuation byte.
+ * - Strings, as tmux's parser ends them: OSC ends at BEL or ST; DCS, SOS,
+ *   PM, APC and tmux's ESC k (window name) at ST only (ESC \). CAN and
+ *   SUB abort any sequence; ESC inside one starts a new one (which is how
+ *   ESC \ ends a string). Inside a string every other control is part of
+ *   it, but for LF: a string never swallows a line break. At an LF the
+ *   string is abandoned (its bytes counted as dropped) and the LF is a
+ *   line break, so an unterminated string costs at most its own line.
  * - Inside ESC and CSI sequences, C0 controls act as in ground, as a
  *   terminal executes them there: TAB and LF are kept, CR counts, the rest
  *   are removed, and the sequence goes on.
@@ -42,10 +47,11 @@
  *   "\r\033[2K" redraws of progress bars, bash's "\r\n\033[?2004l\r" and
  *   less's opening "\r" add no empty lines. "a\n\r\n" still reads
  *   "a\n\n": an LF is always a line break.
- * - A sequence still open after STRIP_SEQ_MAX bytes is abandoned and the
- *   next byte is ground again. A CSI or ESC sequence needs no smaller
- *   bound: any letter ends it, so it can swallow only digits, punctuation
- *   and spaces.
+ * - A sequence still open after STRIP_SEQ_MAX bytes (controls executed
+ *   inside it not counted) is abandoned, its bytes counted as dropped, and
+ *   the next byte is ground again; so is one still open at
+ *   strip_finish(). Bytes dropped are the only input, besides complete
+ *   sequences and controls, that gives no text: the reaper reports them.
  * - DEL and VT/FF/NUL/BS/BEL and the other C0 controls are removed.
  *
  * Ground text is copied eight bytes at a time while every byte is printable
@@ -61,8 +67,8 @@
 #define STRIP_ESC	1	/* after ESC */
 #define STRIP_ESC_INT	2	/* ESC and intermediates (ESC ( B) */
 #define STRIP_CSI	3	/* CSI parameters and intermediates */
-#define STRIP_STR_BEL	4	/* OSC, APC, ESC k: ends at BEL or ST */
-#define STRIP_STR_ST	5	/* DCS, SOS, PM: ends at ST */
+#define STRIP_STR_BEL	4	/* OSC: ends at BEL or ST */
+#define STRIP_STR_ST	5	/* DCS, SOS, PM, APC, ESC k: ends at ST */
 
 #define STRIP_ONES	0x0101010101010101ULL
 #define STRIP_HIGHS	0x8080808080808080ULL
@@ -133,27 +139,12 @@ strip_c0_string(struct strip *sp, uint32_t c)
 	}
 }
 
-/* A C1 control (U+0080..U+009F): the same in every state. */
-static void
-strip_c1(struct strip *sp, uint32_t c, uint32_t n)
+/* A sequence is abandoned: its bytes are dropped, and ground resumes. */
+static inline void
+strip_abandon(struct strip *sp)
 {
-	switch (c) {
-	case 0x9b:
-		strip_enter(sp, STRIP_CSI, n);
-		break;
-	case 0x9d:
-	case 0x9f:
-		strip_enter(sp, STRIP_STR_BEL, n);
-		break;
-	case 0x90:
-	case 0x98:
-	case 0x9e:
-		strip_enter(sp, STRIP_STR_ST, n);
-		break;
-	default:
-		sp->state = STRIP_GROUND;
-		break;
-	}
+	sp->dropped += sp->seqlen;
+	sp->state = STRIP_GROUND;
 }
 
 /* The byte after ESC (not a control): what kind of sequence this is. */
@@ -169,13 +160,13 @@ strip_esc(struct strip *sp, uint32_t c)
 		sp->state = STRIP_CSI;
 		break;
 	case ']':
-	case '_':
-	case 'k':
 		sp->state = STRIP_STR_BEL;
 		break;
 	case 'P':
 	case 'X':
 	case '^':
+	case '_':
+	case 'k':
 		sp->state = STRIP_STR_ST;
 		break;
 	default:
@@ -200,29 +191,32 @@ strip_cp(struct strip *sp, uint32_t c, uint32_t n, char *o)
 		}
 		if (c == 0x7f)
 			return (o);
-		if (c < 0xa0) {
-			strip_c1(sp, c, n);
-			return (o);
-		}
 		o = strip_flush_cr(sp, o);
 		return (o + utf8_encode(c, o));
 	}
 
-	sp->seqlen += n;
-	if (c >= 0x80 && c < 0xa0)
-		strip_c1(sp, c, n);
-	else if (sp->state >= STRIP_STR_BEL) {
+	if (sp->state >= STRIP_STR_BEL) {
+		if (c == '\n') {
+			/* Never past a line break: the LF is one. */
+			strip_abandon(sp);
+			return (strip_c0(sp, c, o));
+		}
+		sp->seqlen += n;
 		if (c < 0x20)
 			strip_c0_string(sp, c);
 	} else if (c < 0x20)
-		o = strip_c0(sp, c, o);
-	else if (sp->state == STRIP_ESC)
-		strip_esc(sp, c);
-	else if (c <= 0x7e && c >= (sp->state == STRIP_CSI ? 0x40U : 0x30U))
-		sp->state = STRIP_GROUND;
+		o = strip_c0(sp, c, o);	/* executed: not the sequence's */
+	else {
+		sp->seqlen += n;
+		if (sp->state == STRIP_ESC)
+			strip_esc(sp, c);
+		else if (c <= 0x7e &&
+		    c >= (sp->state == STRIP_CSI ? 0x40U : 0x30U))
+			sp->state = STRIP_GROUND;
+	}
 
 	if (sp->state != STRIP_GROUND && sp->seqlen >= STRIP_SEQ_MAX)
-		sp->state = STRIP_GROUND;
+		strip_abandon(sp);
 	return (o);
 }
 
@@ -265,7 +259,7 @@ strip_run(const uint8_t *p, const uint8_t *end, char *o)
 	return (q - p);
 }
 
-/* A parser at the start of a stream. */
+/* A parser at the start of a stream, nothing dropped. */
 void
 strip_init(struct strip *sp)
 {
@@ -301,16 +295,22 @@ strip_feed(struct strip *sp, const void *in, size_t len, char *out)
 	return (o - out);
 }
 
-/* The end: a held partial character and a held CR run come out. */
+/* The end: a held partial character and a held CR run come out, and a
+ * sequence still open is dropped; the count of dropped bytes stays. */
 size_t
 strip_finish(struct strip *sp, char *out)
 {
-	char	*o = out;
+	char		*o = out;
+	uint64_t	 dropped;
 
 	if (sp->u8.len != 0)
 		o = strip_cp(sp, UTF8_REPLACEMENT, sp->u8.len, o);
+	if (sp->state != STRIP_GROUND)
+		strip_abandon(sp);
 	if (sp->pending_cr && !sp->bol)
 		*o++ = '\n';
+	dropped = sp->dropped;
 	strip_init(sp);
+	sp->dropped = dropped;
 	return (o - out);
 }

@@ -2,9 +2,9 @@
  * strip.h — turn a terminal's byte stream into clean text, as it arrives.
  *
  * A streaming state machine in the manner of the DEC/ECMA-48 parser
- * (ground, escape, CSI, OSC, DCS/SOS/PM/APC strings; 7-bit and 8-bit C1
- * forms) that removes every escape and control sequence and every C0
- * control except TAB and LF. Line breaks: a run of CRs followed by LF is one
+ * (ground, escape, CSI, OSC, DCS/SOS/PM/APC strings), following tmux's
+ * own (input.c), that removes every escape sequence and every C0 control
+ * except TAB and LF. Line breaks: a run of CRs followed by LF is one
  * LF (a pane turns a program's CR LF into CR CR LF); a run of CRs not
  * followed by LF is one LF too (each state of a progress bar is a line),
  * except at the start of a line, where a CR moves nothing and gives nothing.
@@ -12,10 +12,11 @@
  * become a line break at strip_finish(). Valid UTF-8 passes through; an
  * invalid or truncated sequence becomes U+FFFD; a sequence split across
  * chunks is joined. However the input is split into chunks, the text is
- * the same. No allocation: the state is this fixed-size struct, and a
- * sequence that never ends (an endless OSC string, a CSI with a million
- * parameters) is swallowed in constant memory until it ends or a bounded
- * length cuts it off, after which text resumes.
+ * the same. No allocation: the state is this fixed-size struct. A string
+ * (OSC, DCS, ...) never swallows a line break, and no sequence runs past
+ * STRIP_SEQ_MAX bytes: what such a sequence held is left out and counted
+ * (dropped), and text resumes, so a lone or misread introducer costs at
+ * most the rest of its line.
  */
 #ifndef PROGMUX_STRIP_H
 #define PROGMUX_STRIP_H
@@ -31,12 +32,12 @@
 /*
  * A sequence (escape, CSI, OSC, DCS, SOS, PM, APC, ESC k) still open after
  * this many bytes, its introducer included, is abandoned: the parser goes
- * back to ground and the next byte is text again. Large enough that no real
- * sequence (an OSC 52 clipboard, a sixel image) nor a pathological one that
- * ends after megabytes leaks its payload as text; small enough that a string
- * that never ends does not swallow a program's output forever.
+ * back to ground, the bytes it held count as dropped, and the next byte is
+ * text again. Above what real sequences take (hyperlinks, titles, a kitty
+ * graphics chunk of 4096, a modest OSC 52 clipboard), small enough that a
+ * lone introducer on a long line costs little of it.
  */
-#define STRIP_SEQ_MAX		(16U * 1024 * 1024)
+#define STRIP_SEQ_MAX		(64U * 1024)
 
 struct strip {
 	/* Opaque to callers: the parser's state. */
@@ -45,14 +46,19 @@ struct strip {
 	uint8_t		bol;		/* no text since the last line break */
 	struct utf8_dec	u8;		/* a character split across chunks */
 	uint32_t	seqlen;		/* bytes into the current sequence */
+	/* Readable: input bytes left out that were no complete sequence (a
+	 * string cut at a line break, a sequence past STRIP_SEQ_MAX or open
+	 * at strip_finish). Kept across strip_finish(). */
+	uint64_t	dropped;
 };
 
 void	strip_init(struct strip *);
 /* Feed len bytes; writes text to out (room for STRIP_MAX_OUT(len) bytes
  * needed) and returns the number of bytes written. */
 size_t	strip_feed(struct strip *, const void *in, size_t len, char *out);
-/* The stream ended: flush held CRs and a truncated UTF-8 sequence. Writes at
- * most 16 bytes to out; returns the count. */
+/* The stream ended: flush held CRs and a truncated UTF-8 sequence, and
+ * count a sequence still open as dropped. Writes at most 16 bytes to out;
+ * returns the count. */
 size_t	strip_finish(struct strip *, char *out);
 
 #endif

@@ -8,62 +8,144 @@
 # program, test and reason. Set TESTS=pattern to run only matching programs;
 # SKIP_UNIT=1 leaves out the unit tests (scripts/test-tmux.sh runs only
 # the integration suites, once per tmux version).
+#
+# TEST_JOBS programs run at once (default 2): each test starts its own
+# progmux on a tmux server of its own and waits on real events, so two
+# side by side only share the machine. A line is printed as each ends;
+# what failed is shown at the end. TEST_JOBS=1 runs them one by one.
+#
+# With SAN=1 (sanitizer builds) every process of ours, the ones tmux
+# starts included (the launcher, the pane's writer, the idle window),
+# writes what AddressSanitizer and LeakSanitizer find to a file under a
+# directory of the job that runs the test, instead of a standard error
+# nobody reads; after each test program any such file is a failure of
+# that program.
 set -u
 B=${1:-build}
 cd "$(dirname "$0")/.."
+JOBS=${TEST_JOBS:-2}
+PROGMUX_BIN=$(pwd)/$B/progmux
+export PROGMUX_BIN
+work=$(mktemp -d /tmp/progmux-tests.XXXXXX)
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# The programs, longest first so that the jobs end together.
+list() {
+	[ "${SKIP_NEWCOMER:-0}" != 1 ] && [ -f scripts/newcomer.sh ] &&
+	    echo newcomer
+	[ "${SKIP_E2E:-0}" != 1 ] && [ -f scripts/e2e.sh ] && echo e2e
+	for t in "$B"/itests/test_* "$B"/tests/test_*; do
+		[ -x "$t" ] || continue
+		case $t in "$B"/tests/*) [ "${SKIP_UNIT:-0}" = 1 ] && continue ;;
+		esac
+		basename "$t"
+	done
+}
+
+# Run one program by name.
+run_one() {
+	case $1 in
+	newcomer) sh scripts/newcomer.sh "$B" ;;
+	e2e) sh scripts/e2e.sh "$B" ;;
+	*) if [ -x "$B/itests/$1" ]; then "$B/itests/$1"; else "$B/tests/$1"; fi ;;
+	esac
+}
+
+# What the sanitizers reported from any process of job k since the last
+# look (nothing without SAN=1); false if anything.
+san_reports() {
+	[ "${SAN:-}" = 1 ] || return 0
+	found=0
+	for f in "$work/san.$1"/asan.*; do
+		[ -f "$f" ] || continue
+		found=1
+		echo "    sanitizer report from pid ${f##*.}:"
+		sed -n '1,30p' "$f" | sed 's/^/      /'
+		rm -f "$f"
+	done
+	return $found
+}
+
+# The next program's name from the shared queue, or nothing at the end.
+next_test() {
+	until mkdir "$work/lock" 2>/dev/null; do sleep 0.05; done
+	n=$(cat "$work/next")
+	echo $((n + 1)) >"$work/next"
+	rmdir "$work/lock"
+	sed -n "${n}p" "$work/queue"
+}
+
+# Job k: take programs off the queue until it is empty.
+job() {
+	k=$1
+	if [ "${SAN:-}" = 1 ]; then
+		mkdir -p "$work/san.$k"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$work/san.$k/asan:detect_leaks=1"
+		export ASAN_OPTIONS
+	fi
+	while name=$(next_test) && [ -n "$name" ]; do
+		log=$work/$name.log
+		start=$(date +%s)
+		run_one "$name" >"$log" 2>&1 </dev/null
+		rc=$?
+		if ! san_reports "$k" >>"$log"; then
+			rc=1
+			echo "FAIL: a process reported to the sanitizers" >>"$log"
+		fi
+		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+		s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+		p=${p:-0}; f=${f:-0}; s=${s:-0}
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+		echo "$p $f $s" >"$work/$name.res"
+		# Each skip: the test that ran, and the reason it gave.
+		awk -v prog="$name" '/^\[ RUN      \] /{ t = $4 }
+		    /^skipped: /{ sub(/^skipped: /, "");
+		    print "    " prog "." t ": " $0 }' "$log" >"$work/$name.skips"
+		echo "$name: $p passed, $f failed$([ "$s" -gt 0 ] &&
+		    echo ", $s skipped") ($(( $(date +%s) - start ))s)"
+	done
+}
+
+list | while read -r name; do
+	case "$name" in *${TESTS:-}*) echo "$name" ;; esac
+done >"$work/queue"
+echo 1 >"$work/next"
+k=0
+while [ "$k" -lt "$JOBS" ]; do
+	job "$k" &
+	k=$((k + 1))
+done
+wait
+
 passed=0
 failed=0
 skipped=0
 failed_names=""
-log=$(mktemp /tmp/progmux-testlog.XXXXXX)
-skips=$(mktemp /tmp/progmux-skips.XXXXXX)
-PROGMUX_BIN=$(pwd)/$B/progmux
-export PROGMUX_BIN
-
-run() {
-	name=$1; shift
-	case "$name" in *${TESTS:-}*) ;; *) return ;; esac
-	start=$(date +%s)
-	"$@" >"$log" 2>&1
-	rc=$?
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-	p=${p:-0}; f=${f:-0}; s=${s:-0}
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-	echo "$name: $p passed, $f failed$([ "$s" -gt 0 ] && echo ", $s skipped") ($(( $(date +%s) - start ))s)"
-	# Each skip: the test that ran, and the reason it gave.
-	awk -v prog="$name" '/^\[ RUN      \] /{ t = $4 }
-	    /^skipped: /{ sub(/^skipped: /, ""); print "    " prog "." t ": " $0 }' \
-	    "$log" >>"$skips"
-	if [ "$rc" -ne 0 ] || [ "$f" -ne 0 ]; then
-		failed_names="$failed_names $name"
-		# What failed first (a sanitizer's report can be long), then the end.
-		grep -n -B2 -A3 -E '^\[  ERROR   \]|^\[  FAILED  \] [a-z]|^ERROR|^not ok|^FAIL' "$log" |
-		    head -60 | sed 's/^/    /'
-		echo "    ..."
-		sed 's/^/    /' "$log" | tail -40
+while read -r name; do
+	if [ ! -f "$work/$name.res" ]; then
+		failed=$((failed + 1)); failed_names="$failed_names $name"
+		continue
 	fi
-}
-
-for t in "$B"/tests/test_* "$B"/itests/test_*; do
-	[ -x "$t" ] || continue
-	case $t in "$B"/tests/*) [ "${SKIP_UNIT:-0}" = 1 ] && continue ;; esac
-	run "$(basename "$t")" "$t"
-done
-if [ -f scripts/e2e.sh ] && [ "${SKIP_E2E:-0}" != 1 ]; then
-	run e2e sh scripts/e2e.sh "$B"
+	read -r p f s <"$work/$name.res"
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	[ "$f" -eq 0 ] && continue
+	failed_names="$failed_names $name"
+	log=$work/$name.log
+	echo "== $name failed:"
+	# What failed first (a sanitizer's report can be long), then the end.
+	grep -n -B2 -A3 -E '^\[  ERROR   \]|^\[  FAILED  \] [a-z]|^ERROR|^not ok|^FAIL' "$log" |
+	    head -60 | sed 's/^/    /'
+	echo "    ..."
+	sed 's/^/    /' "$log" | tail -40
+done <"$work/queue"
+while read -r name; do
+	cat "$work/$name.skips" 2>/dev/null
+done <"$work/queue" >"$work/skips"
+if [ -s "$work/skips" ]; then
+	echo "skipped on this port ($(wc -l <"$work/skips")):"
+	cat "$work/skips"
 fi
-if [ -f scripts/newcomer.sh ] && [ "${SKIP_NEWCOMER:-0}" != 1 ]; then
-	run newcomer sh scripts/newcomer.sh "$B"
-fi
-rm -f "$log"
-if [ -s "$skips" ]; then
-	echo "skipped on this port ($(wc -l <"$skips")):"
-	cat "$skips"
-fi
-rm -f "$skips"
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -69,7 +69,8 @@ static const struct setting settings[] = {
 	  "268435456", "text kept for all programs together; a start past "
 	  "it is refused" },
 	{ "keep-ended", "PROGMUX_KEEP_ENDED", NULL, 'i', &cfg.keep_ended, 0,
-	  100000, "32", "ended programs kept readable" },
+	  100000, "32", "ended programs kept readable; one unread is never "
+	  "dropped: this many unread refuse a start" },
 	{ "max-programs", "PROGMUX_MAX_PROGRAMS", NULL, 'i',
 	  &cfg.max_programs, 1, 100000, "64", "programs alive at once" },
 	{ "lifetime-max-ms", "PROGMUX_LIFETIME_MAX_MS", NULL, 'i',

@@ -26,8 +26,11 @@
  * waiting.c's. Whatever waits on a program (a read, a run, a stop, held
  * keys) registers a callback with program_wait() and is told each
  * change, so a change costs only its own waiters. Ended programs stay
- * readable until stop_program, or until keep_ended later programs have
- * closed; then they are evicted. Dropped programs are freed by
+ * readable until stop_program; past keep_ended closed ones, the oldest
+ * that may go is evicted: one a reply has told its end (read to the
+ * end), that nothing waits on, or whose lifetime is over. One still
+ * unread is never evicted: past keep_ended of those, starts are refused
+ * (programs_admit). Dropped programs are freed by
  * programs_collect() once the loop is done dispatching, as callers up
  * the stack may still hold them.
  */
@@ -74,8 +77,11 @@ struct program {
 	int			 signal;	/* 0: none */
 	bool			 lost_end;
 	bool			 cut;
+	uint64_t		 dropped;	/* bytes the stripper left out */
 	char			*why;
 	uint64_t		 ended_seq;	/* order of ending */
+	bool			 told_end;	/* a reply said it ended, with
+						   all its text: read */
 
 	struct program_waiter	*waiters;
 	int			 notifying;	/* depth of program_notify */
@@ -211,40 +217,56 @@ programs_text_kept(void)
 	return (n);
 }
 
-/* The oldest ended program (CLOSED only, if closed_only). */
+/*
+ * May p go to make room? Ended, with nothing waiting on it, and read to
+ * its end (a reply told its end) or past its lifetime. An ended program
+ * not yet read is kept.
+ */
+static bool
+program_evictable(const struct program *p, int64_t now)
+{
+	if (!program_ended(p) || p->waiters != NULL)
+		return (false);
+	return (p->told_end || now - p->started_ms >= p->spec.lifetime_ms);
+}
+
+/* The oldest evictable program (CLOSED only, if closed_only); *closed
+ * counts the CLOSED ones. */
 static struct program *
-program_oldest_ended(bool closed_only, size_t *count)
+program_oldest_evictable(bool closed_only, size_t *closed)
 {
 	struct program	*p, *oldest = NULL;
+	int64_t		 now = now_ms();
 
-	*count = 0;
+	*closed = 0;
 	for (p = pt.list; p != NULL; p = p->next) {
-		if (closed_only ? p->state != PROGRAM_CLOSED :
-		    !program_ended(p))
+		if (p->state == PROGRAM_CLOSED)
+			(*closed)++;
+		if ((closed_only && p->state != PROGRAM_CLOSED) ||
+		    !program_evictable(p, now))
 			continue;
-		(*count)++;
 		if (oldest == NULL || p->ended_seq < oldest->ended_seq)
 			oldest = p;
 	}
 	return (oldest);
 }
 
-/* Past the total text ceiling, drop ended programs, oldest first. */
-void
+/* Past the total text ceiling, drop evictable programs, oldest first. */
+static void
 programs_make_room(void)
 {
 	struct program	*oldest;
 	size_t		 n;
 
 	while (programs_text_kept() >= (size_t)cfg.total_output_max_bytes) {
-		if ((oldest = program_oldest_ended(false, &n)) == NULL)
+		if ((oldest = program_oldest_evictable(false, &n)) == NULL)
 			return;
 		log_debug("%s evicted for room", oldest->id);
 		program_drop(oldest);
 	}
 }
 
-/* Evict the oldest closed programs past the keep_ended ceiling. */
+/* Past keep_ended closed programs, evict the oldest that may go. */
 static void
 programs_evict(void)
 {
@@ -252,12 +274,94 @@ programs_evict(void)
 	size_t		 n;
 
 	for (;;) {
-		oldest = program_oldest_ended(true, &n);
+		oldest = program_oldest_evictable(true, &n);
 		if (n <= (size_t)cfg.keep_ended || oldest == NULL)
 			return;
 		log_debug("%s evicted", oldest->id);
 		program_drop(oldest);
 	}
+}
+
+/* Ended programs kept that may not go (unread, or waited on), and the
+ * ids of the first few in b. */
+static size_t
+programs_unread(struct buf *b)
+{
+	struct program	*p;
+	int64_t		 now = now_ms();
+	size_t		 n = 0;
+
+	for (p = pt.list; p != NULL; p = p->next) {
+		if (!program_ended(p) || program_evictable(p, now))
+			continue;
+		if (n < 8)
+			buf_printf(b, "%s%s", n > 0 ? ", " : "", p->id);
+		else if (n == 8)
+			buf_adds(b, ", ...");
+		n++;
+	}
+	return (n);
+}
+
+/*
+ * May a program start? The admission ceilings, each with its message
+ * in *cause: programs alive (PROGMUX_MAX_PROGRAMS), ended programs kept
+ * unread (PROGMUX_KEEP_ENDED), text kept in all
+ * (PROGMUX_TOTAL_OUTPUT_MAX_BYTES, after evicting what may go). 0 if
+ * it may.
+ */
+int
+programs_admit(char **cause)
+{
+	struct buf	ids = BUF_INIT;
+	size_t		n;
+
+	if (programs_alive() >= (size_t)cfg.max_programs) {
+		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: "
+		    "%lld programs are running (PROGMUX_MAX_PROGRAMS)",
+		    (long long)cfg.max_programs);
+		xasprintf(cause, "ceiling reached: %lld programs are running "
+		    "(PROGMUX_MAX_PROGRAMS or --max-programs raises it); stop "
+		    "one with stop_program or wait for one to end",
+		    (long long)cfg.max_programs);
+		return (-1);
+	}
+	/* (With none kept, any one unread holds starts back.) */
+	if ((n = programs_unread(&ids)) > 0 && n >= (size_t)cfg.keep_ended) {
+		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: %zu "
+		    "ended programs not read to their end (PROGMUX_KEEP_ENDED)",
+		    n);
+		xasprintf(cause, "ceiling reached: %zu ended programs hold "
+		    "output not yet read to its end (%s), and at most %lld are "
+		    "kept (PROGMUX_KEEP_ENDED or --keep-ended raises it); read "
+		    "each to its end with read_program (tail: 1 does it in one "
+		    "call) or forget it with stop_program, then start again",
+		    n, buf_cstr(&ids), (long long)cfg.keep_ended);
+		buf_free(&ids);
+		return (-1);
+	}
+	buf_free(&ids);
+	programs_make_room();
+	if (programs_text_kept() >= (size_t)cfg.total_output_max_bytes) {
+		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: %zu "
+		    "bytes of text kept (PROGMUX_TOTAL_OUTPUT_MAX_BYTES)",
+		    programs_text_kept());
+		xasprintf(cause, "ceiling reached: programs hold %zu bytes of "
+		    "text, the most kept in all "
+		    "(PROGMUX_TOTAL_OUTPUT_MAX_BYTES or "
+		    "--total-output-max-bytes raises it); read ended programs "
+		    "to their end or stop programs whose output you have read "
+		    "with stop_program", programs_text_kept());
+		return (-1);
+	}
+	return (0);
+}
+
+/* A reply told the client p's end, with all its text: p is read. */
+void
+program_told_end(struct program *p)
+{
+	p->told_end = true;
 }
 
 /* A new program, STARTING, at the end of the table. */
@@ -568,6 +672,16 @@ program_reaper_errtext(void *owner, const char *b, size_t len)
 	textbuf_append(&p->errtext, b, len);
 }
 
+/* reaper_link.c: the stripper left out bytes that were no complete
+ * sequence (a string cut at a line break, say): their total so far. */
+static void
+program_reaper_dropped(void *owner, int64_t total)
+{
+	struct program	*p = owner;
+
+	p->dropped = (uint64_t)total;
+}
+
 /* reaper_link.c: the program runs: keys held for it go now. */
 static void
 program_reaper_launched(void *owner)
@@ -633,6 +747,7 @@ program_reaper_closed(void *owner)
 static const struct reaper_cb program_reaper_cb = {
 	.text = program_reaper_text,
 	.errtext = program_reaper_errtext,
+	.dropped = program_reaper_dropped,
 	.launched = program_reaper_launched,
 	.end = program_reaper_end,
 	.fail = program_reaper_fail,
@@ -979,6 +1094,13 @@ bool
 program_cut(const struct program *p)
 {
 	return (p->cut);
+}
+
+/* Bytes of its output the stripper left out (no complete sequence). */
+uint64_t
+program_dropped(const struct program *p)
+{
+	return (p->dropped);
 }
 
 const char *

@@ -389,6 +389,8 @@ reaper_link_on_frame(struct reaper_link *l, struct msg *m)
 	if (msg_is(m, MSG_TEXT)) {
 		if ((b = msg_get_bytes(m, "b", &len)) != NULL && len > 0)
 			l->cb->text(l->owner, b, len);
+		if (msg_get_int(m, "dropped", &v) && v > 0)
+			l->cb->dropped(l->owner, v);
 	} else if (msg_is(m, MSG_ERRTEXT)) {
 		if ((b = msg_get_bytes(m, "b", &len)) != NULL && len > 0)
 			l->cb->errtext(l->owner, b, len);

@@ -11,6 +11,7 @@
 #include "server.h"
 
 #define REPORT_UNF_CHARS	2000	/* unfinishedLine's last characters */
+#define REPORT_ARG_CHARS	200	/* characters of each it shows */
 
 /* Text at offset off; "" while nothing has been kept yet. */
 const char *
@@ -48,7 +49,8 @@ report_complete(const struct program *p)
 	enum program_outcome	o = program_outcome_of(p);
 
 	return (program_ended(p) && !program_cut(p) && !program_text(p)->cut &&
-	    !program_lost_end(p) && (o == OUTCOME_COMPLETED ||
+	    !program_lost_end(p) && program_dropped(p) == 0 &&
+	    (o == OUTCOME_COMPLETED ||
 	    o == OUTCOME_NOT_STARTED));
 }
 
@@ -92,11 +94,15 @@ report_put_brief(struct jw *w, const struct report *r)
 }
 
 /* The status fields every reply with a program's text carries (read,
- * run, send_keys with timeoutMs). */
+ * run, send_keys with timeoutMs). A reply that says ended has given
+ * the client the program's end: from now on it may be evicted. */
 void
 report_put(struct jw *w, const struct report *r)
 {
-	const struct program	*p = r->p;
+	struct program	*p = r->p;
+
+	if (r->ended)
+		program_told_end(p);
 
 	report_put_brief(w, r);
 	jw_key(w, "cursor");
@@ -108,6 +114,10 @@ report_put(struct jw *w, const struct report *r)
 	jw_bool(w, program_lost_end(p));
 	jw_key(w, "outputComplete");
 	jw_bool(w, r->ended && report_complete(p));
+	if (program_dropped(p) > 0) {
+		jw_key(w, "droppedBytes");
+		jw_int(w, (int64_t)program_dropped(p));
+	}
 }
 
 /* How it ended, for the text: ", exit status 1", ", SIGKILL (why)". */
@@ -161,6 +171,9 @@ report_line(struct buf *b, const struct report *r)
 		    "%lld bytes)", (long long)cfg.output_max_bytes);
 	if (program_lost_end(p))
 		buf_adds(b, ", its last output lost");
+	if (program_dropped(p) > 0)
+		buf_printf(b, ", %llu bytes of escape sequences that never "
+		    "ended left out", (unsigned long long)program_dropped(p));
 	buf_printf(b, "; cursor %zu", r->cursor);
 	if (r->ended)
 		buf_adds(b, report_complete(p) ? ", all read, output complete" :
@@ -170,25 +183,75 @@ report_line(struct buf *b, const struct report *r)
 	buf_addc(b, ']');
 }
 
+/* Bytes of client text s a reply echoes: its first REPORT_ARG_CHARS
+ * characters. */
+size_t
+report_cut_len(const char *s)
+{
+	size_t	len, k = 0;
+
+	for (len = 0; s[len] != '\0'; len++)
+		if (((unsigned char)s[len] & 0xc0) != 0x80 &&
+		    k++ == REPORT_ARG_CHARS)
+			break;
+	return (len);
+}
+
+/*
+ * How much of argv a list shows (with inheritShell, what was asked
+ * for, not the wrapper): at most REPORT_ARGS_MAX arguments, each cut to
+ * REPORT_ARG_CHARS characters, so a list stays small whatever argv was
+ * given. Argument i (from 0) is arg[i] of the shown ones; shown_len[i]
+ * its bytes shown. Returns the count shown; *chars counts the
+ * characters of all the arguments asked for, and *cut says whether any
+ * was left out or cut.
+ */
+size_t
+report_argv(const struct program *p, const char **arg, size_t *shown_len,
+    size_t *chars, bool *cut)
+{
+	const struct program_spec	*spec = program_spec(p);
+	const char			*a;
+	size_t				 i, n = 0, len;
+
+	*chars = 0;
+	*cut = spec->argc - spec->shown > REPORT_ARGS_MAX;
+	for (i = spec->shown; i < spec->argc; i++) {
+		a = spec->argv[i];
+		len = strlen(a);
+		*chars += utf8_count(a, len);
+		if (n == REPORT_ARGS_MAX)
+			continue;
+		if ((shown_len[n] = report_cut_len(a)) < len)
+			*cut = true;
+		arg[n++] = a;
+	}
+	return (n);
+}
+
 /* A list entry's line: "p1 %1 running: sh -c 'read x', waiting ...". */
 void
 report_list_line(struct buf *b, const struct report *r, int64_t left_ms,
     const char *started)
 {
 	const struct program		*p = r->p;
-	const struct program_spec	*spec = program_spec(p);
 	const char			*pane = program_pane_id(p);
-	size_t				 i;
+	const char			*arg[REPORT_ARGS_MAX];
+	size_t				 len[REPORT_ARGS_MAX], i, n, chars;
+	bool				 cut;
 
 	buf_printf(b, "%s %s %s", program_id(p), pane != NULL ? pane : "-",
 	    program_outcome(p));
 	report_end(b, p);
 	buf_adds(b, ":");
-	/* With inheritShell, what was asked for, not the wrapper. */
-	for (i = spec->shown; i < spec->argc; i++) {
+	n = report_argv(p, arg, len, &chars, &cut);
+	for (i = 0; i < n; i++) {
 		buf_addc(b, ' ');
-		buf_adds(b, spec->argv[i]);
+		buf_add(b, arg[i], len[i]);
 	}
+	if (cut)
+		buf_printf(b, " [argv shown cut: %zu arguments, %zu characters]",
+		    program_spec(p)->argc - program_spec(p)->shown, chars);
 	buf_printf(b, " — started %s, %zu characters", started,
 	    program_text(p)->chars);
 	if (!program_ended(p))
@@ -203,7 +266,8 @@ void
 report_unknown(struct req *req, const char *id)
 {
 	tools_error(req, "unknown programId \"%s\": it was never started "
-	    "here, was stopped, or was dropped after %lld later programs "
-	    "ended; list_programs shows the ones there are", id,
+	    "here, was stopped, or was read to its end (or outlived its "
+	    "lifetime) and dropped after %lld later programs ended; "
+	    "list_programs shows the ones there are", id,
 	    (long long)cfg.keep_ended);
 }

@@ -125,6 +125,7 @@ struct tool_entry {
 	void		(*wake)(struct req *);	/* time to look again */
 };
 #define TOOLS_PROGRESS_MS	1000	/* between progress notifications */
+#define TOOLS_REPLY_MAX		(4u * 1024 * 1024) /* bytes of any tool's reply */
 
 void	toolres_init(struct toolres *);
 void	toolres_free(struct toolres *);
@@ -211,6 +212,10 @@ void	report_put_exit(struct jw *, const struct program *);
 void	report_line(struct buf *, const struct report *);
 void	report_list_line(struct buf *, const struct report *, int64_t left_ms,
 	    const char *started);
+#define REPORT_ARGS_MAX	32	/* arguments a list shows (report_argv) */
+size_t	report_cut_len(const char *);
+size_t	report_argv(const struct program *, const char **arg,
+	    size_t *shown_len, size_t *chars, bool *cut);
 void	report_unknown(struct req *, const char *id);
 
 /* filter.c — the lines of a text that match, with context (filter) */
@@ -391,7 +396,8 @@ struct program	*program_first(void);
 struct program	*program_next(struct program *);
 size_t		 programs_alive(void);
 size_t		 programs_text_kept(void);
-void		 programs_make_room(void);
+int		 programs_admit(char **cause);
+void		 program_told_end(struct program *);
 void		 program_wait(struct program *, program_cb, void *);
 void		 program_unwait(struct program *, program_cb, void *);
 void		 program_stop(struct program *, int64_t grace_ms);
@@ -415,6 +421,7 @@ int64_t		 program_exit_status(const struct program *);
 int		 program_signal(const struct program *);
 bool		 program_lost_end(const struct program *);
 bool		 program_cut(const struct program *);
+uint64_t	 program_dropped(const struct program *);
 const char	*program_why(const struct program *);
 int64_t		 program_started_ms(const struct program *);
 int64_t		 program_started_real(const struct program *);
@@ -494,6 +501,7 @@ struct reaper_end {
 struct reaper_cb {
 	void	(*text)(void *, const char *, size_t);
 	void	(*errtext)(void *, const char *, size_t);
+	void	(*dropped)(void *, int64_t total); /* bytes left out */
 	void	(*launched)(void *);		/* the program runs */
 	void	(*end)(void *, const struct reaper_end *);
 	void	(*fail)(void *, const char *why); /* it cannot go on */

@@ -33,6 +33,7 @@
 
 /* send_keys to a program not yet started waits this long at most. */
 #define TOOL_PANE_HOLD_MS	5000
+#define TOOL_PANE_CAPTURE_CHARS	100000	/* characters a capture returns */
 #define TOOL_PANE_ANCESTRY_MAX	128	/* generations walked up in /proc */
 
 /*
@@ -291,6 +292,7 @@ tool_pane_captured(void *arg, bool ok, const char *out, size_t len)
 	struct toolres	 res;
 	const char	*start, *p;
 	size_t		 total = 0, dropped = 0, i;
+	bool		 cut = false;
 
 	if (op->req == NULL) {
 		tool_pane_op_free(op);
@@ -315,6 +317,19 @@ tool_pane_captured(void *arg, bool ok, const char *out, size_t len)
 			p = memchr(p, '\n', (size_t)(out + len - p)) + 1;
 		start = p;
 	}
+	/* At most the last TOOL_PANE_CAPTURE_CHARS characters, whole lines
+	 * (a long history, a huge pane). */
+	for (i = 0, p = out + len; p > start && i < TOOL_PANE_CAPTURE_CHARS;
+	    i += ((unsigned char)*--p & 0xc0) != 0x80)
+		;
+	if (p > start) {
+		cut = true;
+		while (start < p) {
+			start = memchr(start, '\n', (size_t)(out + len - start));
+			start = start != NULL ? start + 1 : out + len;
+			dropped++;
+		}
+	}
 	toolres_init(&res);
 	jw_obj_begin(&res.w);
 	jw_key(&res.w, "paneId");
@@ -329,8 +344,9 @@ tool_pane_captured(void *arg, bool ok, const char *out, size_t len)
 	buf_add(&res.text, start, (size_t)(out + len - start));
 	buf_printf(&res.text, "\n[%s: %zu lines", op->pane, total - dropped);
 	if (dropped > 0)
-		buf_printf(&res.text, ", the first %zu of %zu left out by "
-		    "maxLines", dropped, total);
+		buf_printf(&res.text, ", the first %zu of %zu left out by %s",
+		    dropped, total, cut ? "the bound of 100,000 characters a "
+		    "capture returns" : "maxLines");
 	buf_addc(&res.text, ']');
 	tool_pane_reply(op, &res);
 	toolres_free(&res);

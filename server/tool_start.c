@@ -2,9 +2,11 @@
  * tool_start.c — start_program and run_program.
  *
  * Both check their arguments into a program_spec and start a program
- * (program.c). start_program answers once the pane exists; run_program
- * then goes on waiting for the end (or its timeout) and answers with the
- * output. While it waits, a request's state is a struct tool_start_wait,
+ * (program.c). start_program answers once the pane exists, has its
+ * pane's writer (pipe-pane) and its reaper, so that a start that cannot
+ * get what it needs (descriptors, tmux's or ours) is an error, never a
+ * program that then reads gone; run_program waits for the end (or its
+ * timeout) and answers with the output. While it waits, a request's state is a struct tool_start_wait,
  * a waiter on its program (program_wait). A run also answers early, the
  * program kept, when the program waits for keyboard input it was not
  * given (program_waiting_due, and the program's PROGRAM_WAITING); the
@@ -206,9 +208,10 @@ tool_start_reply(struct tool_start_wait *w)
 	jw_key(&res.w, "effectiveLifetimeMs");
 	jw_int(&res.w, program_spec(p)->lifetime_ms);
 	jw_obj_end(&res.w);
-	buf_printf(&res.text, "started %s in pane %s (programId %s, lifetime "
-	    "%lld ms); read it with read_program", program_spec(p)->argv[0],
-	    program_pane_id(p), program_id(p),
+	buf_printf(&res.text, "started %.*s in pane %s (programId %s, "
+	    "lifetime %lld ms); read it with read_program",
+	    (int)report_cut_len(program_spec(p)->argv[0]),
+	    program_spec(p)->argv[0], program_pane_id(p), program_id(p),
 	    (long long)program_spec(p)->lifetime_ms);
 	tools_reply(req, &res);
 	toolres_free(&res);
@@ -303,6 +306,7 @@ tool_start_run_answer(struct tool_start_wait *w)
 		 * in (pipe-pane failed, say). A failed start, not a run. */
 		tools_error(req, "the program could not be started: %s",
 		    program_why(p));
+		program_drop(p);	/* nobody knows its id */
 		if (pat != NULL) {
 			filter_free(&f);
 			pattern_free(pat);
@@ -421,17 +425,26 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 		return;		/* its answer is being scanned */
 	switch (ev) {
 	case PROGRAM_PANE:
-		if (!w->run) {
-			tool_start_reply(w);
-			break;
-		}
+		if (!w->run)
+			break;		/* a start answers once piped */
 		/* run_program goes on to wait for the end (or answers at
 		 * once if its wait already ran out). */
 		w->pane = true;
 		tools_set_wake(req, now_ms());	/* look on the next turn */
 		break;
 	case PROGRAM_STATE:
-		if (w->pane && program_ended(p))
+		if (!w->run && program_ended(p) && !program_launched(p) &&
+		    program_outcome_of(p) == OUTCOME_GONE) {
+			/* Its pane could not be piped or its reaper not
+			 * started (descriptors used up, say): no start. */
+			tool_start_done(w);
+			tools_error(req, "the program could not be started: %s",
+			    program_why(p) != NULL ? program_why(p) :
+			    "it was lost before it ran");
+			program_drop(p);	/* nobody knows its id */
+		} else if (!w->run && program_state(p) >= PROGRAM_GATED)
+			tool_start_reply(w);
+		else if (w->pane && program_ended(p))
 			tool_start_run_answer(w);
 		break;
 	case PROGRAM_LAUNCHED:
@@ -527,27 +540,9 @@ tool_start_common(struct req *req, const struct json *args, bool run)
 		    (long long)(cw * ch), (long long)cfg.pane_max_cells);
 		goto fail;
 	}
-	if (programs_alive() >= (size_t)cfg.max_programs) {
-		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: "
-		    "%lld programs are running (PROGMUX_MAX_PROGRAMS)",
-		    (long long)cfg.max_programs);
-		toolres_error(&res, "ceiling reached: %lld programs are "
-		    "running (PROGMUX_MAX_PROGRAMS or --max-programs raises "
-		    "it); stop one with stop_program or wait for one to end",
-		    (long long)cfg.max_programs);
-		goto fail;
-	}
-	programs_make_room();
-	if (programs_text_kept() >= (size_t)cfg.total_output_max_bytes) {
-		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: %zu "
-		    "bytes of text kept (PROGMUX_TOTAL_OUTPUT_MAX_BYTES)",
-		    programs_text_kept());
-		toolres_error(&res, "ceiling reached: programs hold %zu bytes "
-		    "of text, the most kept in all "
-		    "(PROGMUX_TOTAL_OUTPUT_MAX_BYTES or "
-		    "--total-output-max-bytes raises it); stop programs whose "
-		    "output you have read with stop_program",
-		    programs_text_kept());
+	if (programs_admit(&cause) == -1) {
+		toolres_error(&res, "%s", cause);
+		free(cause);
 		goto fail;
 	}
 	if (!tmux_alive() && tmux_start(&cause) == -1) {

@@ -2,10 +2,12 @@
  * tool_stop.c — stop_program: end a program and forget it.
  *
  * An ended program is forgotten at once. Otherwise the program is asked
- * to stop (program_stop: STOPPING, which answers waiting reads) and the
- * request waits, as a struct tool_stop_wait on the program, for the end;
- * program.c drops a program that ends from STOPPING. Past grace plus
- * TOOL_STOP_SLACK_MS the stop answers anyway and drops it.
+ * to stop (program_stop: STOPPING, which answers waiting reads; a
+ * program not yet given to its reaper ends at once) and the request
+ * waits, as a struct tool_stop_wait on the program, for the end. Past
+ * grace plus TOOL_STOP_SLACK_MS the stop answers anyway. Whichever way
+ * the stop answers, the program is dropped with the answer: its record,
+ * its FIFOs' names and its pane go, and no later call finds it.
  */
 #include <stdlib.h>
 
@@ -55,7 +57,8 @@ tool_stop_answer(struct req *req, struct program *p, bool was_running)
 	toolres_free(&res);
 }
 
-/* Let go of the program; answer. */
+/* Let go of the program; answer, and forget it (if it is not being
+ * dropped already). */
 static void
 tool_stop_done(struct tool_stop_wait *w, bool was_running)
 {
@@ -66,6 +69,7 @@ tool_stop_done(struct tool_stop_wait *w, bool was_running)
 	tools_set_state(req, NULL);
 	free(w);
 	tool_stop_answer(req, p, was_running);
+	program_drop(p);
 }
 
 /* What the program tells a waiting stop. */
@@ -110,18 +114,15 @@ tool_stop_run(struct req *req, const struct json *args)
 		program_stop(p, grace);
 }
 
-/* The reaper did not report in time: forget the program anyway. */
+/* The reaper did not report in time: forget the program anyway (its
+ * reaper is told to quit, and ends what runs). */
 static void
 tool_stop_timeout(struct req *req)
 {
 	struct tool_stop_wait	*w = tools_state(req);
-	struct program		*p;
 
-	if (w == NULL)
-		return;
-	p = w->p;
-	tool_stop_done(w, true);
-	program_drop(p);
+	if (w != NULL)
+		tool_stop_done(w, true);
 }
 
 /* The client gave up on the stop (the program still goes). */

@@ -457,14 +457,13 @@ tools_call(struct mcp_req *rpc, const char *name, const struct json *args)
 	return (0);
 }
 
-/* Answer req with res and forget req. */
-void
-tools_reply(struct req *req, struct toolres *res)
+/* A result as JSON into b: the text block, structuredContent, isError. */
+static void
+tools_result_json(struct buf *b, const struct toolres *res)
 {
-	struct buf	 b = BUF_INIT;
-	struct jw	 w;
+	struct jw	w;
 
-	jw_init(&w, &b);
+	jw_init(&w, b);
 	jw_obj_begin(&w);
 	jw_key(&w, "content");
 	jw_arr_begin(&w);
@@ -472,13 +471,6 @@ tools_reply(struct req *req, struct toolres *res)
 	jw_key(&w, "type");
 	jw_str(&w, "text");
 	jw_key(&w, "text");
-	if (req->ignored != NULL) {
-		/* Said last, on a line of its own, so a typo shows. */
-		if (res->text.len > 0 &&
-		    res->text.data[res->text.len - 1] != '\n')
-			buf_addc(&res->text, '\n');
-		buf_adds(&res->text, req->ignored);
-	}
 	jw_strn(&w, res->text.data ? res->text.data : "", res->text.len);
 	jw_obj_end(&w);
 	jw_arr_end(&w);
@@ -489,6 +481,38 @@ tools_reply(struct req *req, struct toolres *res)
 	jw_key(&w, "isError");
 	jw_bool(&w, res->is_error);
 	jw_obj_end(&w);
+}
+
+/*
+ * Answer req with res and forget req. No reply is larger than
+ * TOOLS_REPLY_MAX: each tool bounds what it returns well below it, and
+ * one that would pass it anyway is answered with an error instead.
+ */
+void
+tools_reply(struct req *req, struct toolres *res)
+{
+	struct buf	 b = BUF_INIT;
+	struct toolres	 big;
+
+	if (req->ignored != NULL) {
+		/* Said last, on a line of its own, so a typo shows. */
+		if (res->text.len > 0 &&
+		    res->text.data[res->text.len - 1] != '\n')
+			buf_addc(&res->text, '\n');
+		buf_adds(&res->text, req->ignored);
+	}
+	tools_result_json(&b, res);
+	if (b.len > TOOLS_REPLY_MAX) {
+		log_warn("%s: a reply of %zu bytes refused", req->tool->name,
+		    b.len);
+		toolres_init(&big);
+		toolres_error(&big, "%s: the reply would be %zu bytes, more "
+		    "than the %u any reply may be; ask for less (maxLines, "
+		    "tail, filter)", req->tool->name, b.len, TOOLS_REPLY_MAX);
+		buf_reset(&b);
+		tools_result_json(&b, &big);
+		toolres_free(&big);
+	}
 	tools_rpc->answer(req->rpc, b.data, b.len);
 	buf_free(&b);
 	tools_free(req);

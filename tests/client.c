@@ -782,6 +782,7 @@ pmx_read_line(struct pmx *c, int ms)
 		if ((nl = memchr(c->rbuf.data ? c->rbuf.data : "", '\n',
 		    c->rbuf.len)) != NULL) {
 			len = (size_t)(nl - c->rbuf.data);
+			c->line_len = len;
 			d = json_parse(c->rbuf.data, len, &cause);
 			if (d == NULL) {
 				fprintf(stderr, "progmux wrote a line that is "

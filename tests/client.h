@@ -34,6 +34,7 @@ struct pmx {
 	struct buf	 rbuf;
 	int64_t		 read_us;	/* when stdout was last read (now_us) */
 	int64_t		 read_real_ns;	/* the same, CLOCK_REALTIME in ns */
+	size_t		 line_len;	/* bytes of the last line read */
 	struct buf	 errlog;
 	int64_t		 next_id;
 	struct held	*held;		/* replies read but not yet claimed */

@@ -31,8 +31,9 @@
 static uint64_t	test_rng = 88172645463325252ULL;
 #define test_rand()	test_xorshift(&test_rng)
 
-/* Strip in chunks chosen by mode; returns the text (caller frees buf). */
-static void
+/* Strip in chunks chosen by mode; returns the text (caller frees buf)
+ * and the bytes dropped. */
+static uint64_t
 test_strip_mode(const void *in, size_t len, int mode, struct buf *b)
 {
 	struct strip	 sp;
@@ -68,9 +69,10 @@ test_strip_mode(const void *in, size_t len, int mode, struct buf *b)
 	got = strip_finish(&sp, b->data + b->len);
 	assert_true(got <= 16);
 	b->len += got;
+	return (sp.dropped);
 }
 
-/* Is text valid UTF-8 with no control but TAB and LF (and no C1)? */
+/* Is text valid UTF-8 with no C0 control but TAB and LF, and no DEL? */
 static int
 test_clean(const char *s, size_t len)
 {
@@ -104,7 +106,7 @@ test_clean(const char *s, size_t len)
 				return (0);
 			cp = (cp << 6) | (p[i + k] & 0x3f);
 		}
-		if ((n == 1 && cp < 0xa0) || (n == 2 && cp < 0x800) ||
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
 		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
 		    (cp >= 0xd800 && cp <= 0xdfff))
 			return (0);
@@ -130,17 +132,23 @@ test_dump(const char *what, const void *v, size_t len)
 	fprintf(stderr, "%s\"\n", i < len ? "..." : "");
 }
 
-/* Strip in every mode; each must give exactly want. */
+/* Strip in every mode; each must give exactly want, and drop exactly
+ * dropped bytes. */
 static void
-test_expect(const void *in, size_t len, const void *want, size_t wlen)
+test_expect_dropped(const void *in, size_t len, const void *want, size_t wlen,
+    uint64_t dropped)
 {
 	struct buf	b;
+	uint64_t	d;
 	int		mode;
 
 	for (mode = 0; mode < TEST_MODES; mode++) {
-		test_strip_mode(in, len, mode, &b);
-		if (b.len != wlen || memcmp(b.data, want, wlen) != 0) {
-			fprintf(stderr, "mode %d\n", mode);
+		d = test_strip_mode(in, len, mode, &b);
+		if (b.len != wlen || memcmp(b.data, want, wlen) != 0 ||
+		    d != dropped) {
+			fprintf(stderr, "mode %d, dropped %llu (want %llu)\n",
+			    mode, (unsigned long long)d,
+			    (unsigned long long)dropped);
 			test_dump("input", in, len);
 			test_dump("want", want, wlen);
 			test_dump("got", b.data, b.len);
@@ -151,7 +159,16 @@ test_expect(const void *in, size_t len, const void *want, size_t wlen)
 	}
 }
 
+/* Strip in every mode; each must give exactly want, dropping nothing. */
+static void
+test_expect(const void *in, size_t len, const void *want, size_t wlen)
+{
+	test_expect_dropped(in, len, want, wlen, 0);
+}
+
 #define T(in, want) test_expect(in, sizeof in - 1, want, sizeof want - 1)
+#define D(in, want, dropped) test_expect_dropped(in, sizeof in - 1, want, \
+	sizeof want - 1, dropped)
 
 /* Plain text, TAB and LF pass through. */
 static void
@@ -193,7 +210,7 @@ test_fast_path(void **state)
 	};
 	static const char *const want[] = {
 		"", "", "", "\n", "\t", "\n", "", "\xc3\xa9", "\xef\xbf\xbd",
-		"\xef\xbf\xbd", "", " ", "~",
+		"\xef\xbf\xbd", "\xc2\x9b" "m", " ", "~",
 	};
 	char	in[64], out[64];
 	size_t	i, k, n, m;
@@ -234,7 +251,7 @@ test_csi(void **state)
 	T("\x1b[1$1mx", "x");		/* param after intermediate: ignored */
 	T("\x1b[\x7f" "1mx", "x");	/* DEL inside is ignored */
 	T("\x1b[1\xc3\xa9mx", "x");	/* non-ASCII inside is ignored */
-	T("a\x1b[", "a");		/* open at the end: nothing */
+	D("a\x1b[", "a", 2);		/* open at the end: dropped */
 	T("\x1b[@x\x1b[~y", "xy");	/* first and last final bytes */
 }
 
@@ -276,10 +293,10 @@ test_esc(void **state)
 	T("\x1b\xc3\xa9" "Ax", "x");			/* non-ASCII ignored */
 	T("\x1b(\x1b[1mx", "x");
 	T("\x1b(\x18x", "x");
-	T("x\x1b", "x");
+	D("x\x1b", "x", 1);
 }
 
-/* OSC strings end at BEL or ST. */
+/* OSC strings end at BEL or ST, and never swallow a line break. */
 static void
 test_osc(void **state)
 {
@@ -294,15 +311,19 @@ test_osc(void **state)
 	T("\x1b]7;file://host/tmp\x1b\\x", "x");
 	T("\x1b]133;A\x07$ ls\n", "$ ls\n");
 	T("\x1b]4;1;rgb:ff/00/00\x1b\\x", "x");
-	T("\x1b]0;a\nb\rc\td\x07x", "x");	/* controls are swallowed */
+	T("\x1b]0;a\rb\tc\x01d\x07x", "x");	/* controls are swallowed */
+	/* An LF ends a string: what it held is dropped, the LF is kept. */
+	D("\x1b]0;a\nb\rc\td\x07x", "\nb\nc\tdx", 5);
+	D("ab\x1b]0;title\r\ncd\n", "ab\ncd\n", 10);
 	T("\x1b]0;ab\x18x", "x");		/* CAN aborts */
 	T("\x1b]0;ab\x1ax", "x");		/* SUB aborts */
 	T("\x1b]0;ab\x1b[1mx", "x");	/* ESC ends it, a CSI follows */
 	T("\x1b]0;ab\x1b" "Ax", "x");	/* ESC A: another sequence */
-	T("\x1b]0;ab\xc2\x9cx", "x");	/* 8-bit ST */
-	T("\x1b]0;ab\x9cx", "");	/* raw 0x9c is not ST: still open */
+	D("\x1b]0;ab\xc2\x9cx", "", 9);	/* U+009C is no ST: open */
+	D("\x1b]0;ab\x9cx", "", 8);	/* nor is a raw 0x9c */
 	T("\x1b]0;ab\x9c\x07x", "x");
-	T("a\x1b]0;never ends", "a");
+	T("\x1b]0;ab\xc2\x9c\x07x", "x");
+	D("a\x1b]0;never ends", "a", 14);	/* open at the end */
 }
 
 /* DCS, SOS, PM, APC strings, and tmux's ESC k. */
@@ -319,39 +340,45 @@ test_strings(void **state)
 	T("\x1b^pm\x07" "x\x1b\\y", "y");	/* nor a PM */
 	T("\x1b_apc\x1b\\x", "x");				/* APC */
 	T("\x1b_Ga=T,f=100;AAAA\x1b\\x", "x");	/* kitty graphics */
-	T("\x1b_apc\x07x", "x");	/* APC ends at BEL, as in tmux */
+	/* APC and ESC k end at ST only, as in tmux. */
+	T("\x1b_apc\x07x\x1b\\y", "y");
 	T("\x1bkname\x1b\\x", "x");		/* tmux/screen window name */
-	T("\x1bkname\x07x", "x");
+	T("\x1bkname\x07x\x1b\\y", "y");
 	T("\x1bPab\x18x", "x");
-	T("\x1bPab\xc2\x9cx", "x");
-	T("\x1b_a\nb\x1b\\x", "x");
+	D("\x1bPab\xc2\x9cx", "", 7);	/* U+009C is no ST */
+	/* No string swallows a line break. */
+	D("\x1b_a\nb\x1b\\x", "\nbx", 3);
+	D("\x1bPq#0;2\n#1!6~-\x1b\\x", "\n#1!6~-x", 7);
+	D("\x1bXab\ncd", "\ncd", 4);
+	D("\x1b^ab\ncd", "\ncd", 4);
+	D("\x1bkab\ncd", "\ncd", 4);
 }
 
-/* 8-bit C1 controls, as UTF-8 code points U+0080..U+009F. */
+/* U+0080..U+009F (C1 controls as UTF-8) are text, as tmux shows them:
+ * they start and end no sequence, and nothing after them is lost. */
 static void
 test_c1(void **state)
 {
 	(void)state;
-	T("\xc2\x9b" "31mred\xc2\x9b" "0m", "red");		/* CSI */
-	T("\xc2\x9d" "0;title\x07x", "x");			/* OSC, BEL */
-	T("\xc2\x9d" "0;title\xc2\x9cx", "x");			/* OSC, ST */
-	T("\xc2\x9d" "0;title\x1b\\x", "x");
-	T("\xc2\x90" "1$r\xc2\x9cx", "x");			/* DCS */
-	T("\xc2\x98" "sos\xc2\x9cx", "x");			/* SOS */
-	T("\xc2\x9e" "pm\xc2\x9cx", "x");			/* PM */
-	T("\xc2\x9f" "apc\xc2\x9cx", "x");			/* APC */
-	T("\xc2\x9f" "apc\x07x", "x");
-	T("a\xc2\x80" "b\xc2\x85" "c\xc2\x8d" "d\xc2\x9a" "e", "abcde");
-	T("\xc2\x9c" "x", "x");					/* lone ST */
-	T("\x1b[1\xc2\x9b" "2mx", "x");		/* C1 CSI restarts a CSI */
-	T("\x1b[1\xc2\x85" "2mx", "2mx");	/* other C1 aborts */
-	T("\x1b]0;a\xc2\x9b" "1mx", "x");	/* CSI inside an OSC */
-	T("\x1b\xc2\x9b" "1mx", "x");
+	/* The double-encoded text that once swallowed all that followed. */
+	T("caf\xc3\xa9 \xc2\x9d next\n1\n2\n",
+	    "caf\xc3\xa9 \xc2\x9d next\n1\n2\n");
+	T("\xc2\x9b" "31mred", "\xc2\x9b" "31mred");
+	T("\xc2\x9d" "0;title\x07x", "\xc2\x9d" "0;titlex");
+	T("\xc2\x90" "1$r\xc2\x9cx", "\xc2\x90" "1$r\xc2\x9cx");
+	T("\xc2\x98\xc2\x9e\xc2\x9f\xc2\x9c", "\xc2\x98\xc2\x9e\xc2\x9f\xc2\x9c");
+	T("a\xc2\x80" "b\xc2\x85" "c\xc2\x8d" "d\xc2\x9a" "e",
+	    "a\xc2\x80" "b\xc2\x85" "c\xc2\x8d" "d\xc2\x9a" "e");
+	/* Inside a sequence, one is like any other non-ASCII character. */
+	T("\x1b[1\xc2\x9b" "2mx", "x");		/* ignored inside a CSI */
+	T("\x1b[1\xc2\x85" "2mx", "x");
+	T("\x1b]0;a\xc2\x9b" "1m\x07x", "x");	/* part of an OSC */
+	T("\x1b\xc2\x9b" "1mx", "mx");		/* ignored after ESC */
 	/* Raw bytes 0x80..0x9f are invalid UTF-8, not controls. */
 	T("\x9b" "31mx", "\xef\xbf\xbd" "31mx");
 	T("a\x9d" "b\x90" "c\x9c", "a\xef\xbf\xbd" "b\xef\xbf\xbd"
 	    "c\xef\xbf\xbd");
-	T("\xc2\xa0" "x\xc2\xa9", "\xc2\xa0" "x\xc2\xa9");	/* not C1 */
+	T("\xc2\xa0" "x\xc2\xa9", "\xc2\xa0" "x\xc2\xa9");
 }
 
 /* The CR line rules. */
@@ -387,12 +414,12 @@ test_cr(void **state)
 	T("a\r\x1b[K\x1b[1m\r\x1b]0;t\x07\nb", "a\nb");
 	T("a\r\x07\x08\x00\nb", "a\nb");	/* removed controls neither */
 	T("a\r\x1b[2K\x1b[1Gb", "a\nb");
-	T("a\r\x1b]0;x", "a\n");		/* held through an open OSC */
-	T("a\r\xc2\x9b" "K\n", "a\n");
+	D("a\r\x1b]0;x", "a\n", 5);		/* held through an open OSC */
+	T("a\r\xc2\x9b" "K\n", "a\n\xc2\x9b" "K\n");	/* C1 is text */
 	T("a\r\xff", "a\n\xef\xbf\xbd");	/* U+FFFD is text */
 	T("a\r\xe2\x82", "a\n\xef\xbf\xbd");	/* truncated at the end */
 	T("a\r\xe2\x82\xac", "a\n\xe2\x82\xac");
-	T("a\r\x1b[1\n", "a\n");		/* LF inside CSI decides */
+	D("a\r\x1b[1\n", "a\n", 3);	/* LF inside CSI decides */
 }
 
 /* Valid UTF-8 passes through. */
@@ -405,7 +432,7 @@ test_utf8_valid(void **state)
 	    "\xe2\x82\xac \xe4\xb8\xad\xe6\x96\x87");			/* 3 */
 	T("\xf0\x9f\x98\x80\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd",
 	    "\xf0\x9f\x98\x80\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd");	/* 4 */
-	T("\xc2\x80", "");				/* U+0080 is C1 */
+	T("\xc2\x80", "\xc2\x80");			/* U+0080 is text */
 	T("\xc2\xa0\xdf\xbf", "\xc2\xa0\xdf\xbf");	/* U+00A0, U+07FF */
 	T("\xe0\xa0\x80\xef\xbf\xbf", "\xe0\xa0\x80\xef\xbf\xbf");
 	T("\xed\x9f\xbf\xee\x80\x80", "\xed\x9f\xbf\xee\x80\x80");
@@ -548,11 +575,11 @@ test_max_out(void **state)
 	assert_memory_equal(out, "\n" R, 4);
 }
 
-/* A 10 MB OSC that ends, then text: only the text. */
+/* The longest OSC allowed that ends, then text: only the text. */
 static void
 test_long_osc(void **state)
 {
-	size_t		 len = 10 * 1000 * 1000, i;
+	size_t		 len = STRIP_SEQ_MAX - 1, i;
 	char		*in;
 
 	(void)state;
@@ -563,22 +590,24 @@ test_long_osc(void **state)
 	memcpy(in + len, "\x07ok\n", 4);
 	test_expect(in, len + 4, "ok\n", 3);
 
-	/* The same with random bytes inside (no BEL, ESC, CAN, SUB, C1). */
+	/* The same with random bytes inside (no BEL, ESC, CAN, SUB, LF). */
 	for (i = 4; i < len; i++) {
 		in[i] = test_rand() & 0xff;
 		if (in[i] == 0x07 || in[i] == 0x1b || in[i] == 0x18 ||
-		    in[i] == 0x1a || in[i] == (char)0xc2)
+		    in[i] == 0x1a || in[i] == '\n')
 			in[i] = 'x';
 	}
+	/* (A character still open at the BEL is part of the string.) */
+	memcpy(in + len - 4, "abcd", 4);
 	test_expect(in, len + 4, "ok\n", 3);
 	free(in);
 }
 
-/* A CSI with a million parameters, then text. */
+/* A CSI with as many parameters as the bound allows, then text. */
 static void
 test_long_csi(void **state)
 {
-	size_t		 n = 1000 * 1000, len = 2 + 2 * n, i;
+	size_t		 n = (STRIP_SEQ_MAX - 4) / 2, len = 2 + 2 * n, i;
 	char		*in;
 
 	(void)state;
@@ -593,12 +622,13 @@ test_long_csi(void **state)
 	free(in);
 }
 
-/* A sequence that never ends is cut off after STRIP_SEQ_MAX bytes. */
+/* A sequence that never ends is cut off after STRIP_SEQ_MAX bytes, and
+ * what it held is counted as dropped. */
 static void
 test_cutoff(void **state)
 {
-	size_t		 max = STRIP_SEQ_MAX, i;
-	char		*in;
+	size_t		 max = STRIP_SEQ_MAX, i, n;
+	char		*in, *want;
 
 	(void)state;
 	in = xmalloc(max + 16);
@@ -607,18 +637,18 @@ test_cutoff(void **state)
 	memcpy(in, "\x1b]0;", 4);
 	memset(in + 4, 'a', max - 4);
 	memcpy(in + max, "ok\n", 3);
-	test_expect(in, max + 3, "ok\n", 3);
+	test_expect_dropped(in, max + 3, "ok\n", 3, max);
 
 	/* One byte less: the 'o' is the last byte swallowed. */
 	memcpy(in, "\x1b]0;", 4);
 	memset(in + 4, 'a', max - 5);
 	memcpy(in + max - 1, "ok\n", 3);
-	test_expect(in, max + 2, "k\n", 2);
+	test_expect_dropped(in, max + 2, "k\n", 2, max);
 
 	/* One byte more: an 'a' comes out. */
 	memset(in + 4, 'a', max - 3);
 	memcpy(in + max + 1, "ok\n", 3);
-	test_expect(in, max + 4, "aok\n", 4);
+	test_expect_dropped(in, max + 4, "aok\n", 4, max);
 
 	/* Ended by BEL as the last byte allowed: a normal end. */
 	memset(in + 4, 'a', max - 5);
@@ -629,17 +659,29 @@ test_cutoff(void **state)
 	memcpy(in, "\x1bPq", 3);
 	memset(in + 3, '~', max - 3);
 	memcpy(in + max, "\xc3\xa9\n", 3);
-	test_expect(in, max + 3, "\xc3\xa9\n", 3);
+	test_expect_dropped(in, max + 3, "\xc3\xa9\n", 3, max);
 	memcpy(in + max - 1, "\xc3\xa9ok", 4);
-	test_expect(in, max + 3, "ok", 2);
+	test_expect_dropped(in, max + 3, "ok", 2, max + 1);
 
-	/* A CSI: digits swallowed, then text. */
+	/* A CSI: digits swallowed up to the bound, then text. */
 	in[0] = 0x1b;
 	in[1] = '[';
 	for (i = 2; i < max; i++)
 		in[i] = '0' + i % 10;
 	memcpy(in + max, "ok\n", 3);
-	test_expect(in, max + 3, "ok\n", 3);
+	test_expect_dropped(in, max + 3, "ok\n", 3, max);
+
+	/* Controls executed inside a CSI do not count toward the bound. */
+	want = xmalloc(max);
+	for (i = 2, n = 0; i < max; i++) {
+		in[i] = i % 2 ? '\n' : '1';
+		if (in[i] == '\n')
+			want[n++] = '\n';
+	}
+	memcpy(in + max, "mok", 3);
+	memcpy(want + n, "ok", 2);
+	test_expect(in, max + 3, want, n + 2);
+	free(want);
 	free(in);
 }
 
@@ -710,13 +752,16 @@ test_ref_decode(const uint8_t *p, size_t len, uint32_t *cp, size_t *nb)
 	return (n);
 }
 
-/* Parse and apply line rules; the text goes to b. */
-static void
+/* Parse and apply line rules; the text goes to b; returns the bytes
+ * dropped (strings cut at an LF, sequences past the bound or open at the
+ * end). */
+static uint64_t
 test_ref(const uint8_t *p, size_t len, struct buf *b)
 {
 	enum { G, E, EI, C, SB, SS }	st = G;
 	uint32_t		       *cp, c;
-	size_t			       *nb, n, i;
+	size_t			       *nb, n, i, seq = 0;
+	uint64_t			dropped = 0;
 	int				cr = 0, bol = 1, text, lf;
 	char				u[4];
 
@@ -727,20 +772,17 @@ test_ref(const uint8_t *p, size_t len, struct buf *b)
 	for (i = 0; i < n; i++) {
 		c = cp[i];
 		text = lf = 0;
-		if (c >= 0x80 && c <= 0x9f) {
-			if (c == 0x9b)
-				st = C;
-			else if (c == 0x9d || c == 0x9f)
-				st = SB;
-			else if (c == 0x90 || c == 0x98 || c == 0x9e)
-				st = SS;
-			else
-				st = G;
-		} else if (c == 0x1b)
+		if (c == 0x1b) {
 			st = E;
-		else if (c == 0x18 || c == 0x1a)
+			seq = 1;
+		} else if (c == 0x18 || c == 0x1a)
 			st = G;
-		else if (st == SB || st == SS) {
+		else if ((st == SB || st == SS) && c == '\n') {
+			dropped += seq;		/* never past a line break */
+			st = G;
+			lf = 1;
+		} else if (st == SB || st == SS) {
+			seq += nb[i];
 			if (c == 0x07 && st == SB)
 				st = G;
 		} else if (c == '\r')
@@ -749,27 +791,36 @@ test_ref(const uint8_t *p, size_t len, struct buf *b)
 			lf = 1;
 		else if (c == '\t')
 			text = 1;
-		else if (c < 0x20 || c == 0x7f)
+		else if (c < 0x20)
 			;
-		else if (st == G)
-			text = 1;
-		else if (st == E) {
+		else if (st == G) {
+			if (c != 0x7f)
+				text = 1;
+		} else if (st == E) {
+			seq += nb[i];
 			if (c == '[')
 				st = C;
-			else if (c == ']' || c == '_' || c == 'k')
+			else if (c == ']')
 				st = SB;
-			else if (c == 'P' || c == 'X' || c == '^')
+			else if (c == 'P' || c == 'X' || c == '^' ||
+			    c == '_' || c == 'k')
 				st = SS;
 			else if (c >= 0x20 && c <= 0x2f)
 				st = EI;
 			else if (c >= 0x30 && c <= 0x7e)
 				st = G;
 		} else if (st == EI) {
+			seq += nb[i];
 			if (c >= 0x30 && c <= 0x7e)
 				st = G;
 		} else if (st == C) {
+			seq += nb[i];
 			if (c >= 0x40 && c <= 0x7e)
 				st = G;
+		}
+		if (st != G && seq >= STRIP_SEQ_MAX) {
+			dropped += seq;
+			st = G;
 		}
 		if (lf) {
 			buf_addc(b, '\n');
@@ -802,8 +853,11 @@ test_ref(const uint8_t *p, size_t len, struct buf *b)
 	}
 	if (cr && !bol)
 		buf_addc(b, '\n');
+	if (st != G)
+		dropped += seq;
 	free(cp);
 	free(nb);
+	return (dropped);
 }
 
 /* Append a random token to b: text, UTF-8, a sequence, CRs, noise. */
@@ -871,6 +925,7 @@ static void
 test_property(void **state)
 {
 	struct buf	in, ref, got;
+	uint64_t	dropped;
 	int		iter, mode, tokens, i;
 
 	(void)state;
@@ -879,11 +934,11 @@ test_property(void **state)
 		tokens = 1 + test_rand() % 40;
 		for (i = 0; i < tokens; i++)
 			test_token(&in);
-		test_ref((const uint8_t *)in.data, in.len, &ref);
+		dropped = test_ref((const uint8_t *)in.data, in.len, &ref);
 		assert_true(test_clean(ref.data, ref.len));
 		for (mode = 0; mode < TEST_MODES; mode++) {
-			test_strip_mode(in.data, in.len, mode, &got);
-			if (got.len != ref.len || (ref.len != 0 &&
+			if (test_strip_mode(in.data, in.len, mode, &got) !=
+			    dropped || got.len != ref.len || (ref.len != 0 &&
 			    memcmp(got.data, ref.data, ref.len) != 0)) {
 				fprintf(stderr, "iter %d mode %d\n", iter,
 				    mode);
@@ -906,6 +961,7 @@ test_property_bytes(void **state)
 {
 	uint8_t		in[512];
 	struct buf	ref, got;
+	uint64_t	dropped;
 	size_t		len, i;
 	int		iter, mode;
 
@@ -919,9 +975,10 @@ test_property_bytes(void **state)
 				in[i] = "\x1b\r\n\x07\xc2\x9c[]P\\"
 				    [test_rand() % 10];
 		}
-		test_ref(in, len, &ref);
+		dropped = test_ref(in, len, &ref);
 		for (mode = 0; mode < TEST_MODES; mode++) {
-			test_strip_mode(in, len, mode, &got);
+			assert_int_equal(test_strip_mode(in, len, mode, &got),
+			    dropped);
 			assert_int_equal(got.len, ref.len);
 			if (ref.len != 0)
 				assert_memory_equal(got.data, ref.data,
