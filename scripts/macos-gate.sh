@@ -92,19 +92,17 @@ if [ ! -d "$SRC/pcre2-10.42" ]; then
 	done
 fi
 
-# One library for one target: sources compiled with zig cc, archived.
+# One library for one target: its sources compiled by one zig cc (each
+# start of zig costs), archived. Paths are absolute.
 lib() {	# lib TARGET OUT.a CFLAGS... -- SOURCES...
 	t=$1; out=$2; shift 2
 	flags=""
 	while [ "$1" != "--" ]; do flags="$flags $1"; shift; done
 	shift
 	[ -f "$out" ] && return 0
-	mkdir -p "$out.d"
-	for f in "$@"; do
-		# shellcheck disable=SC2086
-		"$ZIG" cc -target "$t" -O2 -w $flags -c "$f" \
-		    -o "$out.d/$(basename "$f" .c).o"
-	done
+	rm -rf "$out.d" && mkdir -p "$out.d"
+	# shellcheck disable=SC2086
+	(cd "$out.d" && "$ZIG" cc -target "$t" -O2 -w $flags -c "$@")
 	"$ZIG" ar rcs "$out" "$out.d"/*.o
 	rm -rf "$out.d"
 }
@@ -190,7 +188,8 @@ for t in $TARGETS; do
 	build_libs "$t" "$L"
 	cp /usr/include/jsmn.h "$L/include/"	# (libjsmn-dev: a header)
 	# The project's own build: OSDEP=darwin, every flag as on a Mac.
-	if make -s OSDEP=darwin B="$B" CC="$ZIG cc -target $t" AR="$ZIG ar" \
+	if make -s -j"$(nproc)" OSDEP=darwin B="$B" CC="$ZIG cc -target $t" \
+	    AR="$ZIG ar" \
 	    PKG_CFLAGS="-I$L/include" PKG_LIBS="$L/libmsgpackc.a" \
 	    PCRE_LIBS="$L/libpcre2-8.a" CMOCKA_LIBS="$L/libcmocka.a" \
 	    all unit >"$W/make-$arch.log" 2>&1; then

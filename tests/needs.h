@@ -20,7 +20,8 @@
 	"can stay attached"
 #define PMX_NO_TTYWAIT "the input-wait check cannot tell on this port " \
 	"(ttywait-none.c): waitingForInput goes by an unfinished line " \
-	"unchanged for 0.5 s, so a silent read() never reads as waiting"
+	"unchanged for 0.5 s, so a silent read() never reads as waiting, " \
+	"and output stalled in mid-line on a loaded machine does"
 
 /* Skip the calling test unless have, saying why. */
 #define PMX_NEED(have, why) do {					\

@@ -655,6 +655,7 @@ test_rundir_gone_no_program(void **state)
 	bool		 gone;
 
 	(void)state;
+	PMX_NEED_SUBREAPER();
 	for (robust = 0; robust < 2; robust++)
 		for (keeper = 0; keeper < 2; keeper++) {
 			open_mode(&c, robust, NULL);

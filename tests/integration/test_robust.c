@@ -389,6 +389,7 @@ test_slow_client(void **state)
 	int		 i;
 
 	(void)state;
+	PMX_NEED_TTYWAIT();
 	open_mode(&c, false, NULL);
 	/* Each reply carries ~100 KB; 60 of them overflow any pipe. */
 	for (i = 0; i < 60; i++)

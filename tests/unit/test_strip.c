@@ -210,7 +210,7 @@ test_fast_path(void **state)
 	};
 	static const char *const want[] = {
 		"", "", "", "\n", "\t", "\n", "", "\xc3\xa9", "\xef\xbf\xbd",
-		"\xef\xbf\xbd", "\xc2\x9b" "m", " ", "~",
+		"\xef\xbf\xbd", "\xc2\x9bm", " ", "~",
 	};
 	char	in[64], out[64];
 	size_t	i, k, n, m;
