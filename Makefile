@@ -3,6 +3,8 @@
 #   make            build build/progmux and build/progmux-reaper
 #   make test       install what is missing, build, run every test
 #   make test-long  the longer loops: the front killed at 100 random moments per mode
+#   make macos-gate both binaries and the tests cross-compiled and linked
+#                   for arm64 and x86_64 macOS 13 (zig cc; scripts/macos-gate.sh)
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
 #   make test-clients  progmux through the pinned real agent clients (npm)
 #   make test-conformance  the official MCP conformance suite, both eras
@@ -12,35 +14,57 @@
 #   make run        install what is missing, build, start the server on stdio
 #   make SAN=1 ...  the same with AddressSanitizer and UndefinedBehaviorSanitizer
 #
-# Every common/*.c (what both binaries use) goes into build/libcommon.a;
-# every server/*.c and reaper/*.c into its binary. The pure parts the
-# tests, fuzzers and benchmarks also use go into two archives as well:
-# build/libfront.a (JSON, schemas, text pages) and build/libreaper.a
-# (stripper, markers, FIFO records, the state table). Every
+#   make OSDEP=posix test   the same suite on the POSIX-only port (build/posix)
+#
+# Every common/*.c (what both binaries use) goes into build/libcommon.a,
+# of the ports (common/osdep-*.c) only the one OSDEP names; every
+# server/*.c and reaper/*.c into its binary, of the input-wait checks
+# (server/ttywait-*.c) only the port's. The pure parts the tests,
+# fuzzers and benchmarks also use go into two archives as well:
+# build/libfront.a (JSON, schemas, text pages, and the input-wait check
+# for its test) and build/libreaper.a (stripper, markers, FIFO records,
+# the state table). Every
 # tests/unit/test_*.c becomes its own cmocka test binary linked with the
 # three (test_server_*.c also with the server's objects, all but
 # server/main.c; test_server_tmux with server/tmux_parse.c alone), so
 # unit tests reach any module.
 
 CC      ?= cc
-PKGS     = msgpack cmocka libpcre2-8
+# The port (common/osdep-$(OSDEP).c, see common/osdep.h): linux, darwin,
+# or posix (POSIX and ps(1) alone, with the compat.h fallbacks: how the
+# code above the port runs without Linux's facilities, tested here).
+HOST_OSDEP := $(if $(filter Darwin,$(shell uname -s)),darwin,linux)
+OSDEP   ?= $(HOST_OSDEP)
+ifeq ($(filter linux darwin posix,$(OSDEP)),)
+$(error OSDEP=$(OSDEP): say linux, darwin or posix)
+endif
+# The input-wait check (server/ttywait-*.c): /proc on Linux, none elsewhere.
+TTYWAIT  = $(if $(filter linux,$(OSDEP)),linux,none)
+# msgpack-c names itself msgpack-c from version 6 on (Homebrew's).
+MSGPACK_PC := $(shell pkg-config --exists msgpack-c 2>/dev/null && echo msgpack-c || echo msgpack)
+PKGS     = $(MSGPACK_PC) cmocka libpcre2-8
 CSTD     = -std=gnu11
 WARN     = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 OPT     ?= -O2 -g
 CPPFLAGS = -Icommon -D_GNU_SOURCE -DJSMN_STRICT -DJSMN_PARENT_LINKS
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs msgpack 2>/dev/null || echo -lmsgpackc)
+ifeq ($(OSDEP),posix)
+CPPFLAGS += -DCOMPAT_FALLBACK
+endif
+PKG_CFLAGS := $(foreach p,$(PKGS),$(shell pkg-config --cflags $(p) 2>/dev/null))
+PKG_LIBS   := $(shell pkg-config --libs $(MSGPACK_PC) 2>/dev/null || echo -lmsgpackc)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # PCRE2, the front's regular expressions (server/pattern.c): the front,
 # the tests and fuzzers linking it; not the reaper.
 PCRE_LIBS := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
 
+# Another port than the system's builds apart: build/posix, build/san-posix.
+BSUFFIX  = $(if $(filter $(HOST_OSDEP),$(OSDEP)),,$(if $(filter 1,$(SAN)),-,/)$(OSDEP))
 ifeq ($(SAN),1)
 OPT     = -O1 -g -fno-omit-frame-pointer
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined
-B       ?= build/san
+B       ?= build/san$(BSUFFIX)
 else
-B       ?= build
+B       ?= build$(BSUFFIX)
 endif
 
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SANFLAGS) $(PKG_CFLAGS)
@@ -49,15 +73,20 @@ LDFLAGS += $(SANFLAGS)
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 CPPFLAGS += -DPROGMUX_VERSION='"$(VERSION)"'
 
-COMMON_SRC = $(wildcard common/*.c)
-SERVER_SRC = $(wildcard server/*.c)
+COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
+	common/osdep-$(OSDEP).c \
+	$(if $(filter linux,$(OSDEP)),,common/osdep-shared.c)
+SERVER_SRC = $(filter-out server/ttywait-%.c,$(wildcard server/*.c)) \
+	server/ttywait-$(TTYWAIT).c
 REAPER_SRC = $(wildcard reaper/*.c)
-UNIT_SRC   = $(wildcard tests/unit/test_*.c)
+# test_ttywait builds its panes with Linux's epoll: not for macOS.
+UNIT_SRC   = $(filter-out $(if $(filter darwin,$(OSDEP)),tests/unit/test_ttywait.c),\
+	$(wildcard tests/unit/test_*.c))
 SCHEMAS    = $(sort $(wildcard schemas/*.json))
 
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
 FRONT_PURE_SRC = server/json.c server/jschema.c server/pattern.c \
-	server/textbuf.c
+	server/textbuf.c server/ttywait-$(TTYWAIT).c
 REAPER_PURE_SRC = reaper/strip.c reaper/marker.c reaper/record.c reaper/fsm.c
 PURE_SRC   = $(FRONT_PURE_SRC) $(REAPER_PURE_SRC)
 LIBS_TEST  = $(B)/libfront.a $(B)/libreaper.a $(B)/libcommon.a
@@ -76,24 +105,25 @@ all: $(B)/progmux $(B)/progmux-reaper
 
 $(B)/libcommon.a: $(COMMON_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/libfront.a: $(FRONT_PURE_SRC:%.c=$(B)/obj/%.o)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/libreaper.a: $(REAPER_PURE_SRC:%.c=$(B)/obj/%.o)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/progmux: $(SERVER_OBJ) $(B)/libcommon.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(PCRE_LIBS)
 
 # The reaper is linked statically (outside sanitizer builds): one runs per
 # program, and a static binary maps far less of libc (about 0.7 MiB
-# resident instead of 1.6).
-ifeq ($(SAN),1)
+# resident instead of 1.6). macOS links nothing statically.
 REAPER_STATIC =
-else
+ifneq ($(SAN),1)
+ifneq ($(OSDEP),darwin)
 REAPER_STATIC = -static
+endif
 endif
 $(B)/progmux-reaper: $(REAPER_OBJ) $(B)/libcommon.a
 	$(CC) $(LDFLAGS) $(REAPER_STATIC) -o $@ $^ $(PKG_LIBS)
@@ -166,6 +196,11 @@ test:
 	$(MAKE) all unit
 	SAN=$(SAN) sh scripts/test.sh $(B)
 
+# Does it build for macOS? Cross-compiled and linked, not run (a Mac runs
+# it: .github/workflows/macos.yml).
+macos-gate:
+	sh scripts/macos-gate.sh
+
 # The longer loops (a few minutes): test_death's kills of the front at
 # random moments, DEATH_TRIALS of them in each mode (make test runs 5).
 DEATH_TRIALS ?= 100
@@ -233,7 +268,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: deb deb-test all unit test test-long test-tmux test-clients test-conformance test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: macos-gate deb deb-test all unit test test-long test-tmux test-clients test-conformance test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "fdutil.h"
 #include "cspawn.h"
 
@@ -83,7 +84,7 @@ cspawn_start(const struct spawn *sp, enum spawn_stage *stage, int *err)
 		*err = EINVAL;
 		return (-1);
 	}
-	if (pipe2(ep, O_CLOEXEC) == -1) {
+	if (compat_pipe2(ep, O_CLOEXEC) == -1) {
 		*err = errno;
 		return (-1);
 	}

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "fdutil.h"
 #include "osdep.h"
@@ -124,6 +126,60 @@ fd_closefrom(int lowfd, int keep)
 	for (fd = lowfd, max = fd_max(); fd < max; fd++)
 		if (fd != keep)
 			close(fd);
+}
+
+int
+fd_in_dir(int dfd, int (*fn)(void *), void *arg)
+{
+	int	cwd, ret, err;
+
+	if ((cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return (-1);
+	if (fchdir(dfd) == -1) {
+		err = errno;
+		close(cwd);
+		errno = err;
+		return (-1);
+	}
+	ret = fn(arg);
+	err = errno;
+	if (fchdir(cwd) == -1) {
+		err = errno;
+		ret = -1;
+	}
+	close(cwd);
+	errno = err;
+	return (ret);
+}
+
+struct fd_conn {
+	int		 sock;
+	const char	*name;
+};
+
+/* connect(2) by a name in the working directory (fd_in_dir's). */
+static int
+fd_connect_here(void *arg)
+{
+	struct fd_conn		*c = arg;
+	struct sockaddr_un	 sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	if (strlen(c->name) >= sizeof sa.sun_path) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	memcpy(sa.sun_path, c->name, strlen(c->name) + 1);
+	return (connect(c->sock, (struct sockaddr *)&sa, sizeof sa));
+}
+
+int
+fd_connect_in(int sock, int dfd, const char *name)
+{
+	struct fd_conn	c = { sock, name };
+
+	return (fd_in_dir(dfd, fd_connect_here, &c));
 }
 
 /*

@@ -25,6 +25,16 @@ void	fd_cloexec_from(int lowfd);
 /* fd, moved to a number at least min if it is below (close-on-exec);
  * -1 stays -1. */
 int	fd_above(int fd, int min);
+/*
+ * Call fn(arg) with dfd as the working directory, then go back: a call on
+ * a name in dfd, reached through dfd itself, where the system has no *at
+ * form of it (connect, mkfifo before macOS 13). For a process with one
+ * thread. fn's result, with its errno; -1 if the directory could not be
+ * entered or left.
+ */
+int	fd_in_dir(int dfd, int (*fn)(void *), void *arg);
+/* connect(2) sock to the Unix socket name in dfd, through fd_in_dir. */
+int	fd_connect_in(int sock, int dfd, const char *name);
 /* strerror, but EMFILE and ENFILE name the limit and how to raise it. */
 const char *fd_strerror(int err);
 

@@ -1,10 +1,19 @@
 /*
  * osdep.h — what progmux needs of the operating system beyond POSIX, in
- * one place (as tmux's osdep-*.c). osdep-linux.c is the one port today;
- * a port to another system implements each function below (macOS: a
- * kqueue EVFILT_PROC descriptor for a pidfd, libproc's proc_listchildpids
- * for the /proc walk; it has no subreaper or parent-death signal, so
- * there the keeper would poll).
+ * one place (as tmux's osdep-*.c). Each port is one file, chosen by the
+ * build (make OSDEP=...):
+ *
+ *   osdep-linux.c	/proc, pidfd_open, prctl, signalfd, close_range
+ *   osdep-darwin.c	libproc, sysctl, kqueue, a self-pipe
+ *   osdep-posix.c	POSIX and ps(1) alone, and an exit descriptor
+ *
+ * A system may lack a facility outright (a subreaper, a parent-death
+ * signal): its function then fails with ENOSYS, osdep_features() says
+ * so, and the callers do without it, quietly. What the ports share is
+ * osdep.c (the walks of a process table, the parent watch) and, for
+ * those without Linux's facilities, osdep-shared.c (signals through a
+ * self-pipe, a connect in the directory). The input-wait check, which
+ * only the front uses, is server/ttywait-*.c.
  *
  * Library code: returns -1 with errno, never prints or exits.
  */
@@ -17,9 +26,23 @@
 #include <signal.h>
 #include <stddef.h>
 
+/* What the system offers beyond POSIX (osdep_features). */
+#define OSDEP_SUBREAPER		0x01	/* osdep_subreaper */
+#define OSDEP_PARENT_DEATH	0x02	/* osdep_parent_death */
+#define OSDEP_CLOSE_RANGE	0x04	/* osdep_close_range in one call */
+#define OSDEP_CMDLINE_WORDS	0x08	/* osdep_cmdline keeps each word whole
+					   (else split at spaces) */
+#define OSDEP_SIGNAL_SENDER	0x10	/* osdep_signal_next names the sender */
+
+/* The OSDEP_* bits of this port. */
+int	osdep_features(void);
+/* The port's name: "linux", "darwin", "posix". */
+const char *osdep_name(void);
+
 /* What progmux reads of another process: its state letter, parent,
  * process group, session, controlling terminal (a device number, 0 for
- * none) and that terminal's foreground group. */
+ * none or not known) and that terminal's foreground group (0 if not
+ * known). */
 struct osdep_proc {
 	char	state;		/* 'R', 'S', 'Z' ... */
 	pid_t	ppid;
@@ -36,18 +59,22 @@ int	osdep_children(pid_t pid, pid_t *out, int max);
 /* pid's command line, its words NUL-separated, into buf (at most size
  * bytes); its length, or -1. */
 ssize_t	osdep_cmdline(pid_t pid, char *buf, size_t size);
-/* The path of our own executable into buf; -1 if it cannot be had. */
-int	osdep_self_exe(char *buf, size_t size);
-/* A path that names the file descriptor fd of ours refers to (for a
- * name in a directory, dfd and name: a path by which another call can
- * reach that entry without the directory's own path). -1 if too long. */
-int	osdep_fd_path(int fd, const char *name, char *buf, size_t size);
+/* The path of our own executable into buf (argv0: how we were started,
+ * for a system that can only search for it); -1 if it cannot be had. */
+int	osdep_self_exe(const char *argv0, char *buf, size_t size);
+/* Connect the Unix socket sock to the socket name in the directory dfd,
+ * reached through dfd itself, never through a path that could have been
+ * swapped meanwhile; connect(2)'s result. */
+int	osdep_connect_at(int sock, int dfd, const char *name);
 
 /*
- * Signals as a readable descriptor: the signals in set are blocked and
- * arrive on the descriptor returned (close-on-exec, non-blocking), or -1
- * with errno. osdep_signal_next gives the next one waiting (its number,
- * and the pid that sent it, 0 if none), 1; or 0 once none waits.
+ * Signals as a readable descriptor: the signals in set arrive on the
+ * descriptor returned (close-on-exec, non-blocking), or -1 with errno.
+ * The caller blocks them first or not: the port blocks them (signalfd)
+ * or catches them (a self-pipe) as it needs; a child's exec (cspawn.c)
+ * resets both. osdep_signal_next gives the next one waiting (its
+ * number, and the pid that sent it where OSDEP_SIGNAL_SENDER, else 0),
+ * 1; or 0 once none waits.
  */
 int	osdep_signals(const sigset_t *set);
 int	osdep_signal_next(int fd, int *signo, pid_t *from);
@@ -56,14 +83,21 @@ int	osdep_signal_next(int fd, int *signo, pid_t *from);
  * highfd; -1 if the system cannot do it in one call (the caller loops). */
 int	osdep_close_range(int lowfd, int highfd, int cloexec);
 
-/* A descriptor that becomes readable when pid exits (close-on-exec), or
- * -1 with errno (ESRCH: it has exited already). */
+/*
+ * A descriptor that becomes readable when pid exits, and stays so
+ * (close-on-exec; not inherited by a child), or -1 with errno (ESRCH:
+ * it has exited already).
+ */
 int	osdep_pidfd(pid_t pid);
+/* The same for our parent, the pid that forked us; ESRCH if it is gone
+ * already. The caller's loop polls it: the parent's death, told. */
+int	osdep_parent_watch(pid_t parent);
 /* Make the caller a subreaper: orphans among its descendants become its
- * children instead of init's. */
+ * children instead of init's. ENOSYS where there is no such thing. */
 int	osdep_subreaper(void);
 /* Be sent sig when the parent dies; -1 with ESRCH if parent (the pid
- * that forked us) is gone already. */
+ * that forked us) is gone already, ENOSYS where there is no such
+ * signal (an exec'd child then ends on EOF of a descriptor we hold). */
 int	osdep_parent_death(int sig, pid_t parent);
 /*
  * Send sig to every descendant of root (not root itself), found by
@@ -75,34 +109,5 @@ int	osdep_signal_descendants(pid_t root, int sig);
 /* The same for every process whose group is pgrp or whose session is sid
  * (either may be 0: none), apart from us: what a gone launcher left. */
 int	osdep_signal_group_session(pid_t pgrp, pid_t sid, int sig);
-
-/*
- * Is a terminal's foreground process group waiting for the keyboard? A
- * process waits for keyboard input when it is blocked in a read of its
- * terminal, or in a poll, select or epoll wait whose set holds its
- * terminal for input. Where the system cannot be asked far enough to
- * tell (another user's process, an unknown wait, more threads, processes
- * or descriptors than a check's budget lets it look at) the answer is
- * TTYWAIT_UNKNOWN and the caller decides by other means. On Linux this
- * is read from /proc (the second half of osdep-linux.c).
- */
-/* What one check looks at, at most, whatever the pane holds. */
-#define TTYWAIT_BUDGET		128	/* /proc files opened or looked up */
-#define TTYWAIT_THREADS		32	/* threads of a process beside the main */
-
-enum ttywait {
-	TTYWAIT_NO,		/* busy, sleeping, or waiting on something else */
-	TTYWAIT_YES,		/* blocked reading the terminal */
-	TTYWAIT_UNKNOWN		/* asleep in a wait /proc did not show us */
-};
-
-/*
- * Look at the foreground process group of the terminal that pid (a process
- * in the pane: the launcher) has as its controlling terminal, among pid and
- * its descendants.
- */
-enum ttywait	ttywait_check(pid_t pid);
-/* The /proc files the last check used (at most TTYWAIT_BUDGET). */
-unsigned	ttywait_cost(void);
 
 #endif

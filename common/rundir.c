@@ -25,8 +25,8 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 
+#include "compat.h"
 #include "osdep.h"
 #include "rundir.h"
 #include "timeutil.h"
@@ -89,20 +89,15 @@ rundir_conf_name(const char *name)
 static bool
 rundir_listening(int dfd, const char *name, int64_t wait_ms)
 {
-	struct sockaddr_un	sa;
-	int64_t			deadline = now_ms() + wait_ms;
-	int			fd, ret, error;
+	int64_t	deadline = now_ms() + wait_ms;
+	int	fd, ret, error;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sun_family = AF_UNIX;
-	if (osdep_fd_path(dfd, name, sa.sun_path, sizeof sa.sun_path) == -1)
-		return (true);
 	for (;;) {
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
-		    SOCK_NONBLOCK, 0);
+		fd = compat_socket(AF_UNIX, SOCK_STREAM, 0, O_CLOEXEC |
+		    O_NONBLOCK);
 		if (fd == -1)
 			return (true);
-		ret = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+		ret = osdep_connect_at(fd, dfd, name);
 		error = errno;
 		close(fd);
 		if (ret == -1 && (error == ECONNREFUSED || error == ENOENT))

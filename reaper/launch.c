@@ -30,7 +30,11 @@
  *    program's group. Stopping is the reaper's: it signals the group;
  *  - cleanup: when the program has ended, every descendant still there
  *    gets SIGTERM, then SIGKILL; once none is left the end marker
- *    (marker.h) with the wait status goes to the terminal;
+ *    (marker.h) with the wait status goes to the terminal. On a system
+ *    without subreapers (osdep.h) there is no guard, and what the
+ *    program left is not reparented to us: every process of its group
+ *    or of the pane's session is ended with it instead (found by walking
+ *    the process table), which leaves only what left the session;
  *  - hold: it waits for "exit" from the reaper (the end has been read),
  *    then exits and the pane closes;
  *  - hangup: EOF on CTL (the reaper is gone) or SIGHUP (the pane is, or
@@ -51,6 +55,7 @@
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 
+#include "compat.h"
 #include "cspawn.h"
 #include "fdutil.h"
 #include "frame.h"
@@ -88,6 +93,7 @@ static struct {
 	int		 dfd;		/* the runtime directory, till the spec */
 	int		 sigfd;
 	pid_t		 child;
+	bool		 subreaper;	/* orphans below come to us */
 	int		 status;
 	bool		 child_done;
 	bool		 noexec;
@@ -98,13 +104,16 @@ static struct {
 	size_t		 input_len, input_off;
 } l;
 
-/* Signal the program's group and every descendant of ours. */
+/* Signal the program's group and every descendant of ours; without a
+ * subreaper, every process of its group and of our session too. */
 static void
 launch_signal_tree(int sig)
 {
 	if (l.child > 0)
 		kill(-l.child, sig);
 	osdep_signal_descendants(getpid(), sig);
+	if (!l.subreaper)
+		osdep_signal_group_session(l.child, getsid(0), sig);
 }
 
 /* The program's side of the fork, before exec: the terminal, the
@@ -164,7 +173,7 @@ launch_start(char **argv, const char *dir, bool has_input,
 	enum spawn_stage	 stage;
 	int			 ip[2] = { -1, -1 }, efd = -1, err;
 
-	if (has_input && pipe2(ip, O_CLOEXEC) == -1)
+	if (has_input && compat_pipe2(ip, O_CLOEXEC) == -1)
 		ip[0] = ip[1] = -1;
 	/* The reaper holds the FIFO's read end: this open does not wait. */
 	if (err_name != NULL && l.dfd != -1 && (efd = rundir_open_fifo(l.dfd,
@@ -242,7 +251,8 @@ launch_reap(void)
 	}
 }
 
-/* Is any child (the program, or a descendant reparented to us) left? */
+/* Is any child (the program, or a descendant reparented to us) left?
+ * Without a subreaper, any process of its group or our session? */
 static bool
 launch_has_children(void)
 {
@@ -250,7 +260,10 @@ launch_has_children(void)
 
 	launch_reap();
 	memset(&si, 0, sizeof si);
-	return (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0);
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0)
+		return (true);
+	return (!l.subreaper &&
+	    osdep_signal_group_session(l.child, getsid(0), 0) > 0);
 }
 
 /* Write a marker to the terminal, behind all output so far. */
@@ -653,7 +666,7 @@ launch_main(const char *dir, const char *id, const char *ctl)
 		    "events: %s\n", strerror(errno));
 		return (1);
 	}
-	osdep_subreaper();
+	l.subreaper = osdep_subreaper() == 0;
 	/* A reaper that never comes (it died, or the front did, before it
 	 * opened its end) does not leave us in the pane for ever. */
 	launch_settimeout(LAUNCH_SPEC_WAIT_MS);

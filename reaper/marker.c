@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
+#include "compat.h"
 #include "marker.h"
 
 static const char *const marker_kinds[] = {
@@ -27,11 +27,8 @@ marker_nonce(char out[MARKER_NONCE_LEN + 1])
 	unsigned char	rnd[MARKER_NONCE_LEN / 2];
 	size_t		i;
 
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
-		if (errno == 0)
-			errno = EIO;
+	if (getentropy(rnd, sizeof rnd) == -1)
 		return (-1);
-	}
 	for (i = 0; i < sizeof rnd; i++)
 		snprintf(out + 2 * i, 3, "%02x", rnd[i]);
 	return (0);

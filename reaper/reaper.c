@@ -53,6 +53,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "compat.h"
 #include "fdutil.h"
 #include "frame.h"
 #include "fsm.h"
@@ -475,7 +476,7 @@ reaper_killpane_start(void)
 
 	if (r.pane == NULL || r.tmux == NULL)
 		return (E_CHILD);
-	if (pipe2(fds, O_CLOEXEC) == -1) {
+	if (compat_pipe2(fds, O_CLOEXEC) == -1) {
 		log_warn("%s: pipe: %s", r.id, strerror(errno));
 		return (E_CHILD);
 	}
@@ -707,7 +708,7 @@ reaper_act_start(enum fsm_event ev)
 	r.expires = now_ms() + lifetime;
 	reaper_settimeout_at(r.expires);
 	if (marker_nonce(r.nonce) == -1)
-		return (reaper_fail("getrandom failed"));
+		return (reaper_fail("getentropy failed"));
 	marker_scan_init(&r.scan, r.nonce);
 	return (reaper_open_fifos(m));
 }

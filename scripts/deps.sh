@@ -1,6 +1,10 @@
 #!/bin/sh
-# deps.sh — install what building and testing progmux needs, if missing.
+# deps.sh [PACKAGE...] — install what building and testing progmux needs,
+# if missing, and the Debian packages named too (a step's own tools).
 # Debian 12 (bookworm) packages; run as root, or with sudo available.
+# Elsewhere (macOS: Homebrew, see .github/workflows/macos.yml) it does
+# nothing. procps gives ps(1), which the POSIX-only port (make
+# OSDEP=posix) reads its processes with.
 # Node.js and npm are used only by the end-to-end test with the official
 # MCP SDK client; the server itself needs none of it. openssh-server gives
 # the tests an sshd they run on 127.0.0.1 with a configuration of their
@@ -8,10 +12,12 @@
 # kept from starting, so no sshd of the machine's is left running.
 set -eu
 
+command -v dpkg-query >/dev/null 2>&1 || exit 0
 need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 for pkg in build-essential pkg-config libmsgpack-dev libjsmn-dev \
-    libcmocka-dev libpcre2-dev tmux clang nodejs npm openssh-server; do
+    libcmocka-dev libpcre2-dev tmux clang nodejs npm openssh-server procps \
+    "$@"; do
 	# A node and npm from elsewhere (nvm, /usr/local) will do.
 	case $pkg in
 	nodejs) command -v node >/dev/null 2>&1 && continue ;;

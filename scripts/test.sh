@@ -2,8 +2,10 @@
 # test.sh BUILDDIR — run every test: unit, integration, end to end.
 #
 # Each cmocka program runs on its own; its counts are added up and the
-# run ends with one "N passed, M failed" line. Any failure makes the exit
-# status non-zero. Set TESTS=pattern to run only matching programs;
+# run ends with one "N passed, M failed, K skipped" line. Any failure
+# makes the exit status non-zero. A test skips only when the port lacks
+# what it needs (tests/needs.h): each skip is listed at the end, by
+# program, test and reason. Set TESTS=pattern to run only matching programs;
 # SKIP_UNIT=1 leaves out the unit tests (scripts/test-tmux.sh runs only
 # the integration suites, once per tmux version).
 #
@@ -94,10 +96,16 @@ job() {
 		fi
 		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
 		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-		p=${p:-0}; f=${f:-0}
+		s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+		p=${p:-0}; f=${f:-0}; s=${s:-0}
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-		echo "$p $f" >"$work/$name.res"
-		echo "$name: $p passed, $f failed ($(( $(date +%s) - start ))s)"
+		echo "$p $f $s" >"$work/$name.res"
+		# Each skip: the test that ran, and the reason it gave.
+		awk -v prog="$name" '/^\[ RUN      \] /{ t = $4 }
+		    /^skipped: /{ sub(/^skipped: /, "");
+		    print "    " prog "." t ": " $0 }' "$log" >"$work/$name.skips"
+		echo "$name: $p passed, $f failed$([ "$s" -gt 0 ] &&
+		    echo ", $s skipped") ($(( $(date +%s) - start ))s)"
 	done
 }
 
@@ -114,14 +122,15 @@ wait
 
 passed=0
 failed=0
+skipped=0
 failed_names=""
 while read -r name; do
 	if [ ! -f "$work/$name.res" ]; then
 		failed=$((failed + 1)); failed_names="$failed_names $name"
 		continue
 	fi
-	read -r p f <"$work/$name.res"
-	passed=$((passed + p)); failed=$((failed + f))
+	read -r p f s <"$work/$name.res"
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	[ "$f" -eq 0 ] && continue
 	failed_names="$failed_names $name"
 	log=$work/$name.log
@@ -132,6 +141,13 @@ while read -r name; do
 	echo "    ..."
 	sed 's/^/    /' "$log" | tail -40
 done <"$work/queue"
+while read -r name; do
+	cat "$work/$name.skips" 2>/dev/null
+done <"$work/queue" >"$work/skips"
+if [ -s "$work/skips" ]; then
+	echo "skipped on this port ($(wc -l <"$work/skips")):"
+	cat "$work/skips"
+fi
 [ -n "$failed_names" ] && echo "failed:$failed_names"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

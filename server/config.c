@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "fdutil.h"
 #include "log.h"
 #include "osdep.h"
@@ -279,7 +280,7 @@ config_rundir(char **cause)
 	 * that number.
 	 */
 	if ((fd = rundir_lock_at(dfd)) == -1 || (fd != PROTO_LOCK_FD &&
-	    dup3(fd, PROTO_LOCK_FD, O_CLOEXEC) == -1)) {
+	    compat_dup3(fd, PROTO_LOCK_FD, O_CLOEXEC) == -1)) {
 		xasprintf(cause, "cannot make the lock file in runtime "
 		    "directory %s: %s", path, fd_strerror(errno));
 		if (fd != -1)
@@ -385,14 +386,14 @@ config_tmux_conf(char **cause)
 	return (path);
 }
 
-/* progmux-reaper lives beside progmux. */
+/* progmux-reaper lives beside progmux (started as argv0). */
 static int
-config_reaper(char **cause)
+config_reaper(const char *argv0, char **cause)
 {
 	char	 self[PATH_MAX];
 	char	*slash;
 
-	if (osdep_self_exe(self, sizeof self) == -1) {
+	if (osdep_self_exe(argv0, self, sizeof self) == -1) {
 		xasprintf(cause, "cannot find my own path: %s",
 		    strerror(errno));
 		return (-1);
@@ -503,7 +504,7 @@ config_load(int argc, char **argv, char **cause)
 		free(cfg.socket_name);
 		cfg.socket_name = NULL;
 	}
-	if (config_reaper(cause) == -1 || config_rundir(cause) == -1)
+	if (config_reaper(argc > 0 ? argv[0] : NULL, cause) == -1 || config_rundir(cause) == -1)
 		return (-1);
 	if (cfg.robust) {
 		/* A private server in the runtime directory, never the

@@ -29,6 +29,7 @@
 #define JSMN_STATIC
 #include <jsmn.h>
 
+#include "compat.h"
 #include "json.h"
 #include "xmalloc.h"
 

@@ -5,15 +5,20 @@
  * At start-up progmux forks. The child is the front and does all the
  * work; the parent, the keeper, only waits for it. It passes on the
  * signals the client sends it (SIGTERM, SIGINT, SIGHUP), and if it dies
- * itself, the front is sent SIGTERM (a parent-death signal) and exits in
- * order. When the front has exited, however it died, the keeper:
+ * itself, the front is told (its loop polls a watch of the keeper, and
+ * where the system has one a parent-death signal sends it SIGTERM) and
+ * exits in order. When the front has exited, however it died, the
+ * keeper:
  *
  *  - in robust mode, ends everything that is still below it. It is a
  *    subreaper, and so is the front: the private tmux server (which
  *    daemonizes) is the front's child, every process a program leaves,
  *    in whatever session or group, is reparented within the front's
  *    tree, and when the front goes all of them are reparented to the
- *    keeper. It SIGKILLs them until none is left;
+ *    keeper. It SIGKILLs them until none is left. On a system without
+ *    subreapers (osdep.h) the private server is not below it: the keeper
+ *    ends it with `tmux kill-server` on its socket instead, and each
+ *    program's reaper and launcher end what the program left;
  *  - removes the runtime directory if nobody of the instance holds it
  *    any more (rundir.h; reapers still at work remove it themselves);
  *
@@ -40,6 +45,9 @@
 #define KEEPER_SWEEP_MS		3000	/* ending what is left, at most */
 #define KEEPER_RECHECK_MS	20
 #define KEEPER_RUNDIR_WAIT_MS	1000	/* for a tmux server to let go */
+#define KEEPER_KILL_SERVER_MS	2000	/* `tmux kill-server`, at most */
+
+static bool	keeper_subreaper;	/* robust mode: we are one */
 
 /* In robust mode: SIGKILL everything below us until nothing is left
  * (bounded: a process that cannot be killed is not waited for). */
@@ -101,6 +109,8 @@ keeper_run(pid_t front)
 			if (signo != SIGCHLD)
 				kill(front, signo);
 	}
+	if (cfg.robust && !keeper_subreaper)
+		(void)tmux_run_wait("kill-server", KEEPER_KILL_SERVER_MS);
 	if (cfg.robust)
 		keeper_sweep();
 	if (cfg.rundir != NULL)
@@ -109,33 +119,42 @@ keeper_run(pid_t front)
 }
 
 /*
- * Fork the front from the keeper. Returns in the front; the keeper never
- * returns. Without a fork (it failed), the one process goes on as the
- * front, unkept.
+ * Fork the front from the keeper. Returns in the front, with a descriptor
+ * that becomes readable when the keeper dies (for the front's loop), or
+ * -1 if the system has none; the keeper never returns. Without a fork
+ * (it failed), the one process goes on as the front, unkept.
  */
-void
+int
 keeper_start(void)
 {
 	sigset_t	all, old;
 	pid_t		keeper = getpid(), front;
+	int		watch;
 
-	if (cfg.robust && osdep_subreaper() == -1)
-		log_warn("cannot be a subreaper: %s", strerror(errno));
+	if (cfg.robust) {
+		if (osdep_subreaper() == 0)
+			keeper_subreaper = true;
+		else if (errno != ENOSYS)	/* none here: nothing to say */
+			log_warn("cannot be a subreaper: %s", strerror(errno));
+	}
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	if ((front = fork()) == -1) {
 		log_warn("cannot fork the front (%s): going on without a "
 		    "keeper", strerror(errno));
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		return;
+		return (-1);
 	}
 	if (front != 0)
 		keeper_run(front);
 	/* The front: dies in order if the keeper dies, and does not start
 	 * if it died already (the client is gone). */
-	if (osdep_parent_death(SIGTERM, keeper) == -1)
+	if ((watch = osdep_parent_watch(keeper)) == -1 && errno == ESRCH)
+		_exit(1);
+	if (osdep_parent_death(SIGTERM, keeper) == -1 && errno != ENOSYS)
 		_exit(1);
 	if (cfg.robust)
 		osdep_subreaper();
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	return (watch);
 }

@@ -4,7 +4,8 @@
  * Every module registers its own descriptors and deadlines with loop.c:
  * stdin (JSON-RPC requests, read only while the replies queued are under
  * mcp.c's ceiling) and stdout (only while replies are queued) here, the
- * signalfd (SIGCHLD, SIGTERM, SIGINT, SIGHUP) here, the tmux control
+ * signals' descriptor (SIGCHLD, SIGTERM, SIGINT, SIGHUP) and the watch of
+ * the keeper (readable once it has died) here, the tmux control
  * client in tmux.c, each reaper's socket in reaper_link.c. main_run turns
  * the loop; between turns it frees what was dropped and flushes stdout.
  *
@@ -15,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 
+#include "compat.h"
 #include "fdutil.h"
 #include "log.h"
 #include "osdep.h"
@@ -62,7 +65,7 @@ main_check_rundir(void)
 	size_t			 off;
 	int			 fd, err = 0;
 
-	if (mkfifoat(cfg.rundir_fd, "check.fifo", 0600) == -1)
+	if (compat_mkfifoat(cfg.rundir_fd, "check.fifo", 0600) == -1)
 		err = errno;
 	unlinkat(cfg.rundir_fd, "check.fifo", 0);
 	fd = openat(cfg.rundir_fd, "check.conf", O_WRONLY | O_CREAT | O_EXCL |
@@ -150,6 +153,8 @@ main_check(void)
  * Raise the soft descriptor limit to the hard one: each program costs us
  * a socket and tmux a terminal and a pipe. tmux, started by us,
  * inherits the raised limit; tmux.c refuses to start it under a tiny one.
+ * A system that takes no more than OPEN_MAX (macOS, whose hard limit is
+ * unlimited: setrlimit(2)) gets that.
  */
 static void
 main_nofile(void)
@@ -159,9 +164,17 @@ main_nofile(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= rl.rlim_max)
 		return;
 	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
-		log_warn("cannot raise the descriptor limit to %llu: %s",
-		    (unsigned long long)rl.rlim_max, strerror(errno));
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		return;
+#ifdef OPEN_MAX
+	if (errno == EINVAL && rl.rlim_max > OPEN_MAX) {
+		rl.rlim_cur = OPEN_MAX;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+			return;
+	}
+#endif
+	log_warn("cannot raise the descriptor limit to %llu: %s",
+	    (unsigned long long)rl.rlim_cur, strerror(errno));
 }
 
 static void	main_on_signal(int, int, void *);
@@ -217,6 +230,20 @@ main_on_signal(int fd, int fired, void *arg)
 			log_debug("signal %d: exiting", signo);
 			mn.quit = true;
 		}
+	}
+}
+
+/* The keeper has died (its watch is readable): exit, as on SIGTERM. */
+static void
+main_on_keeper(int fd, int fired, void *arg)
+{
+	(void)fired;
+	(void)arg;
+	loop_fd_del(fd);
+	close(fd);
+	if (!mn.quit) {
+		log_debug("the keeper has gone: exiting");
+		mn.quit = true;
 	}
 }
 
@@ -357,7 +384,7 @@ int
 main(int argc, char **argv)
 {
 	char	*cause = NULL, *version = NULL;
-	int	 ret;
+	int	 ret, keeper;
 
 	log_init("progmux");
 	/*
@@ -382,9 +409,11 @@ main(int argc, char **argv)
 	}
 	if (cfg.check)
 		return (main_check());
-	keeper_start();		/* from here on, the front (keeper.c) */
+	keeper = keeper_start();	/* from here on, the front (keeper.c) */
 	main_nofile();
 	main_signals();
+	if (keeper != -1)
+		loop_fd_add(keeper, LOOP_READ, main_on_keeper, NULL);
 	mcp_init();
 	programs_init();
 	/* The version is known before the loop runs (the start line says

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "compat.h"
 #include "fdutil.h"
 #include "log.h"
 #include "proto.h"
@@ -106,7 +107,7 @@ pane_mkfifo(struct pane *pn, int i, char **cause)
 	xasprintf(&pn->name[i], "%s.%s", pn->spec.program_id,
 	    pane_fifo_suffix[i]);
 	unlinkat(cfg.rundir_fd, pn->name[i], 0);
-	if (mkfifoat(cfg.rundir_fd, pn->name[i], 0600) == -1 ||
+	if (compat_mkfifoat(cfg.rundir_fd, pn->name[i], 0600) == -1 ||
 	    (pn->fd[i] = rundir_open_fifo(cfg.rundir_fd, pn->name[i], flags[i] |
 	    O_NONBLOCK)) == -1) {
 		xasprintf(cause, "cannot make FIFO %s/%s: %s", pn->dir,

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "compat.h"
 #include "frame.h"
 #include "log.h"
 #include "proto.h"
@@ -992,7 +993,7 @@ program_signal_name(int sig)
 
 	if (sig <= 0)
 		return (NULL);
-	if ((abbrev = sigabbrev_np(sig)) != NULL) {
+	if ((abbrev = compat_sigabbrev(sig)) != NULL) {
 		snprintf(buf, sizeof buf, "SIG%s", abbrev);
 		return (buf);
 	}

@@ -36,6 +36,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include "compat.h"
 #include "fdutil.h"
 #include "frame.h"
 #include "log.h"
@@ -164,7 +165,7 @@ reaper_link_spawn(const struct reaper_start *st, int fds[3],
 	int				 sv[2], err, i;
 	pid_t				 pid;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
+	if (compat_socketpair(AF_UNIX, SOCK_STREAM, 0, sv, O_CLOEXEC) == -1) {
 		xasprintf(cause, "socketpair: %s", fd_strerror(errno));
 		for (i = 0; i < 3; i++)
 			if (fds[i] != -1)

@@ -170,7 +170,7 @@ report_line(struct buf *b, const struct report *r)
 	report_waiting(b, r);
 	if (report_cut(p))
 		buf_printf(b, ", output cut (more than PROGMUX_OUTPUT_MAX_BYTES, "
-		    "%zu bytes)", cfg.output_max_bytes);
+		    "%lld bytes)", (long long)cfg.output_max_bytes);
 	if (program_lost_end(p))
 		buf_adds(b, ", its last output lost");
 	if (program_dropped(p) > 0)

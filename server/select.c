@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "pattern.h"
 #include "server.h"
 #include "timeutil.h"
@@ -275,8 +276,8 @@ sel_back(const struct textbuf *t, size_t off, size_t k, size_t lo, size_t *n)
 
 	for (; k > 0 && off > lo; k--) {
 		/* off - 1 is the LF ending the line before. */
-		lf = off - 1 > lo ? memrchr(t->data + lo, '\n', off - 1 - lo) :
-		    NULL;
+		lf = off - 1 > lo ? compat_memrchr(t->data + lo, '\n',
+		    off - 1 - lo) : NULL;
 		off = lf != NULL ? (size_t)(lf - t->data) + 1 : lo;
 		(*n)--;
 	}

@@ -83,7 +83,7 @@ int	config_rundir_check(char **cause);
 const char *config_tmux_conf(char **cause);	/* robust mode's tmux.conf */
 
 /* keeper.c — the front's parent, there when the front is not */
-void	keeper_start(void);
+int	keeper_start(void);	/* in the front: a watch of the keeper, or -1 */
 
 /* mcp.c — JSON-RPC 2.0 on stdio: framing, methods, ids, batches,
  * notifications, backpressure */
@@ -456,6 +456,7 @@ void	tmux_probe_kill(void);
 bool	tmux_probe_reaped(pid_t, int status);
 int	tmux_probe(char **version, char **cause);	/* waits: not in the loop */
 int	tmux_server_running(void);	/* waits: for --check only */
+bool	tmux_run_wait(const char *command, int64_t wait_ms); /* waits */
 
 /* tmux_lock.c — the attach lock, taken while a client attaches */
 bool	tmux_lock_take(void (*cb)(void));	/* true: cb once it is over */

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "textbuf.h"
 #include "xmalloc.h"
 
@@ -267,7 +268,7 @@ textbuf_line_start(const struct textbuf *tb)
 
 	if (tb->len == 0)
 		return (0);
-	lf = memrchr(tb->data, '\n', tb->len);
+	lf = compat_memrchr(tb->data, '\n', tb->len);
 	return (lf != NULL ? (size_t)(lf - tb->data) + 1 : 0);
 }
 
@@ -282,7 +283,8 @@ textbuf_unfinished(const struct textbuf *tb, size_t from, size_t max_chars,
 
 	e = textbuf_whole(tb);
 	s = from < e ? from : e;
-	if (e > s && (lf = memrchr(tb->data + s, '\n', e - s)) != NULL)
+	if (e > s &&
+	    (lf = compat_memrchr(tb->data + s, '\n', e - s)) != NULL)
 		s = (size_t)(lf - tb->data) + 1;
 	/* Keep the last max_chars characters. */
 	for (n = 0, *end = e; e > s; e--) {

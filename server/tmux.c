@@ -52,6 +52,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 
+#include "compat.h"
 #include "cspawn.h"
 #include "fdutil.h"
 #include "frame.h"
@@ -448,16 +449,28 @@ fail:
 static int
 tmux_spawn_hook(void *arg)
 {
-	return (osdep_parent_death(SIGTERM, *(pid_t *)arg));
+	pid_t	parent = *(pid_t *)arg;
+
+	if (osdep_parent_death(SIGTERM, parent) == 0)
+		return (0);
+	if (errno != ENOSYS)
+		return (-1);
+	if (getppid() != parent) {	/* (no such signal here) */
+		errno = ESRCH;
+		return (-1);
+	}
+	return (0);
 }
 
 /*
  * Spawn the control client (the one spawn sequence: its exec failing is
  * known at once), attaching to our session (tmux_session_argv). The
- * client dies with us: PR_SET_PDEATHSIG sends it SIGTERM however we die
- * (tmux then drops it and its session), and if we died before the prctl
- * took, it does not start at all. It is a session leader with no
- * terminal: its stdin is the protocol.
+ * client dies with us: a parent-death signal (PR_SET_PDEATHSIG) sends it
+ * SIGTERM however we die (tmux then drops it and its session), and if
+ * we died before the prctl took, it does not start at all. Where the
+ * system has no such signal, the end of its stdin ends it: we alone hold
+ * the pipe's other end. It is a session leader with no terminal: its
+ * stdin is the protocol.
  */
 static int
 tmux_spawn(char **cause)
@@ -469,17 +482,17 @@ tmux_spawn(char **cause)
 	size_t			 n = 0, i;
 	pid_t			 parent = getpid(), pid;
 
-	if (pipe2(in, O_CLOEXEC) == -1) {
+	if (compat_pipe2(in, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", fd_strerror(errno));
 		return (-1);
 	}
-	if (pipe2(out, O_CLOEXEC) == -1) {
+	if (compat_pipe2(out, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", fd_strerror(errno));
 		close(in[0]);
 		close(in[1]);
 		return (-1);
 	}
-	if (pipe2(ep, O_CLOEXEC) == -1)
+	if (compat_pipe2(ep, O_CLOEXEC) == -1)
 		ep[0] = ep[1] = -1;	/* its stderr is then nobody's */
 	for (tv = tmux_client_argv(), i = 0; tv[i] != NULL; i++)
 		argv[n++] = tv[i];

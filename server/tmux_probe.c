@@ -9,11 +9,13 @@
  * client asks again, in the loop (tmux_probe_start): the output is a
  * descriptor, the process is reaped through SIGCHLD (tmux_probe_reaped,
  * from tmux_reaped), a timer bounds it at TMUX_VERSION_MS, and the
- * caller is told once how it went. tmux_server_running, for --check
- * only, waits for `tmux list-sessions`.
+ * caller is told once how it went. tmux_run_wait, outside the loop,
+ * runs one command and waits for it: `tmux list-sessions` for --check,
+ * the keeper's `tmux kill-server`.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "compat.h"
 #include "cspawn.h"
 #include "fdutil.h"
 #include "frame.h"
@@ -31,6 +34,7 @@
 
 #define TMUX_VERSION_MS		5000	/* `tmux -V` answers by then */
 #define TMUX_VERSION_MAX	256	/* bytes of its output kept */
+#define TMUX_RUN_RECHECK_MS	10	/* tmux_run_wait: has it exited? */
 
 static struct {
 	pid_t		   pid;		/* `tmux -V`, until reaped */
@@ -101,7 +105,7 @@ tmux_probe_spawn(char **cause)
 	int			 fds[2], err;
 	pid_t			 pid;
 
-	if (pipe2(fds, O_CLOEXEC) == -1) {
+	if (compat_pipe2(fds, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", fd_strerror(errno));
 		return (-1);
 	}
@@ -313,21 +317,25 @@ tmux_probe(char **version, char **cause)
 	return (0);
 }
 
-/* For --check: 1 if a server answers on our socket, 0 if none does. The
- * one place that waits for a tmux command. */
-int
-tmux_server_running(void)
+/*
+ * Run one tmux command on our socket and wait for it, up to wait_ms (then
+ * it is killed): true if it ran and exited 0. Outside the loop only: for
+ * --check, and for the keeper.
+ */
+bool
+tmux_run_wait(const char *command, int64_t wait_ms)
 {
 	struct spawn		 sp;
 	enum spawn_stage	 stage;
 	char			*argv[8], **tv = tmux_client_argv();
 	size_t			 n = 0, i;
 	int			 st, err;
-	pid_t			 pid;
+	int64_t			 deadline = now_ms() + wait_ms;
+	pid_t			 pid, got;
 
 	for (i = 0; tv[i] != NULL; i++)
 		argv[n++] = tv[i];
-	argv[n++] = (char *)"list-sessions";
+	argv[n++] = (char *)command;
 	argv[n] = NULL;
 	memset(&sp, 0, sizeof sp);
 	sp.argv = argv;
@@ -335,9 +343,24 @@ tmux_server_running(void)
 	sp.fds[0] = sp.fds[1] = sp.fds[2] = SPAWN_NULL;
 	sp.nfds = 3;
 	if ((pid = cspawn_start(&sp, &stage, &err)) == -1)
-		return (0);
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return (0);
+		return (false);
+	while ((got = waitpid(pid, &st, WNOHANG)) != pid) {
+		if (got == -1 && errno != EINTR)
+			return (false);
+		if (now_ms() >= deadline) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+				;
+			return (false);
+		}
+		poll(NULL, 0, TMUX_RUN_RECHECK_MS);
+	}
 	return (stage == SPAWN_OK && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* For --check: 1 if a server answers on our socket, 0 if none does. */
+int
+tmux_server_running(void)
+{
+	return (tmux_run_wait("list-sessions", TMUX_VERSION_MS));
 }

@@ -1,7 +1,7 @@
 /*
  * waiting.c — does a program wait for keyboard input?
  *
- * A look asks the system (osdep's ttywait) whether the pane's foreground
+ * A look asks the system (ttywait.h) whether the pane's foreground
  * group is blocked reading its terminal; where it cannot tell, an
  * unfinished line left unchanged for WAITING_UNKNOWN_MS counts. Text the
  * program wrote just before it blocked may still be on its way through
@@ -35,7 +35,7 @@
 
 #include "server.h"
 #include "timeutil.h"
-#include "osdep.h"
+#include "ttywait.h"
 #include "xmalloc.h"
 
 #define WAITING_LOOK_REUSE_MS	10	/* a look this recent answers again */

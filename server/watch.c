@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -497,6 +498,7 @@ watch_progress(struct req *req)
 	struct watch		*w = tools_state(req);
 	const struct textbuf	*t;
 	struct buf		 b = BUF_INIT;
+	const char		*lf;
 	size_t			 s, e;
 	int64_t			 waited;
 
@@ -510,12 +512,10 @@ watch_progress(struct req *req)
 	textbuf_unfinished(t, 0, WATCH_LAST_CHARS, &s, &e);
 	if (e == s && t->len > 0) {
 		e = t->len - 1;
-		s = e > 0 && memrchr(t->data, '\n', e) != NULL ?
-		    (size_t)((const char *)memrchr(t->data, '\n', e) - t->data)
-		    + 1 : 0;
+		lf = compat_memrchr(t->data, '\n', e);
+		s = lf != NULL ? (size_t)(lf - t->data) + 1 : 0;
 		if (utf8_count(t->data + s, e - s) > WATCH_LAST_CHARS)
-			s = e - WATCH_LAST_CHARS;
-		s = utf8_char_start(t->data, s);
+			s = utf8_char_start(t->data, e - WATCH_LAST_CHARS);
 	}
 	if (e > s)
 		buf_printf(&b, "; last: %.*s", (int)(e - s), t->data + s);

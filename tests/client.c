@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "client.h"
+#include "compat.h"
 #include "rand.h"
 #include "jschema.h"
 #include "timeutil.h"
@@ -560,15 +561,16 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 	int		 in[2], out[2], err[2];
 	char		 sockenv[400];
 	struct json_doc	*d;
-	const char	*const *e;
+	const char	*const *e, *bin;
 	bool		 own_bin = false;
 	int64_t		 id;
 
 	for (e = env; e != NULL && *e != NULL; e++)
 		if (strncmp(*e, "PROGMUX_TMUX_BIN=", 17) == 0)
 			own_bin = true;
-	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1 ||
-	    pipe2(err, O_CLOEXEC) == -1)
+	if (compat_pipe2(in, O_CLOEXEC) == -1 ||
+	    compat_pipe2(out, O_CLOEXEC) == -1 ||
+	    compat_pipe2(err, O_CLOEXEC) == -1)
 		return (-1);
 	snprintf(sockenv, sizeof sockenv, "PROGMUX_SOCKET_PATH=%s", c->sock);
 	if ((c->pid = fork()) == 0) {
@@ -591,9 +593,11 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 		setenv("PROGMUX_TMUX_BIN", pmx_tmux_bin(), 1);
 		for (; env != NULL && *env != NULL; env++)
 			putenv((char *)*env);
-		/* PROGMUX_BIN picks a build (make test SAN=1 sets it). */
-		execl(getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
-		    "build/progmux", "progmux", (char *)NULL);
+		/* PROGMUX_BIN picks a build (make test SAN=1 sets it); it
+		 * is argv[0] too, as an MCP client runs its command. */
+		bin = getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
+		    "build/progmux";
+		execl(bin, bin, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);

@@ -46,6 +46,7 @@
 
 #include "buf.h"
 #include "client.h"
+#include "compat.h"
 #include "json.h"
 #include "timeutil.h"
 #include "utf8.h"
@@ -584,7 +585,8 @@ ctl_open(struct ctl *t, const char *sock, const char *session)
 
 	memset(t, 0, sizeof *t);
 	t->pid = -1;
-	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1)
+	if (compat_pipe2(in, O_CLOEXEC) == -1 ||
+	    compat_pipe2(out, O_CLOEXEC) == -1)
 		return (-1);
 	if ((t->pid = fork()) == 0) {
 		null = open("/dev/null", O_WRONLY);
@@ -841,11 +843,13 @@ cold_once(struct pmx *h, double *ms, bool *has_run)
 	int		 in[2], out[2], null, st;
 	int64_t		 t0, id, deadline;
 	char		 sockenv[400];
+	const char	*bin;
 	pid_t		 pid;
 
 	memset(&c, 0, sizeof c);
 	c.err = -1;
-	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1)
+	if (compat_pipe2(in, O_CLOEXEC) == -1 ||
+	    compat_pipe2(out, O_CLOEXEC) == -1)
 		return (-1);
 	snprintf(sockenv, sizeof sockenv, "PROGMUX_SOCKET_PATH=%s", h->sock);
 	t0 = now_us();
@@ -862,8 +866,9 @@ cold_once(struct pmx *h, double *ms, bool *has_run)
 		putenv(sockenv);
 		setenv("TMPDIR", h->dir, 1);
 		setenv("TMUX_TMPDIR", h->dir, 1);	/* its attach lock */
-		execl(getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
-		    "build/progmux", "progmux", (char *)NULL);
+		bin = getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
+		    "build/progmux";
+		execl(bin, bin, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -1188,7 +1193,7 @@ waiter_start(const char *sock, const char *chan)
 	int	fds[2], null;
 	pid_t	pid;
 
-	if (pipe2(fds, O_CLOEXEC) == -1)
+	if (compat_pipe2(fds, O_CLOEXEC) == -1)
 		return (-1);
 	if ((pid = fork()) == 0) {
 		null = open("/dev/null", O_RDWR);

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "needs.h"
 #include "sc.h"
 #include "xmalloc.h"
 
@@ -321,6 +322,7 @@ static void
 test_kill_desktop(void **state)
 {
 	(void)state;
+	PMX_NEED_PARENT_DEATH();
 	kill_trials(false);
 }
 
@@ -328,6 +330,7 @@ static void
 test_kill_robust(void **state)
 {
 	(void)state;
+	PMX_NEED_PARENT_DEATH();
 	kill_trials(true);
 }
 
@@ -500,6 +503,7 @@ test_leave_fresh_socket(void **state)
 	int			 round;
 
 	(void)state;
+	PMX_NEED_PARENT_DEATH();
 	for (round = 0; round < 2; round++) {
 		assert_int_equal(pmx_open_no_tmux(&c, NULL), 0);
 		leftovers_init(&l, &c, false);
@@ -527,6 +531,7 @@ test_leave_user_sessions(void **state)
 	int			 round;
 
 	(void)state;
+	PMX_NEED_PARENT_DEATH();
 	assert_int_equal(pmx_open(&c, NULL), 0);
 	/* This progmux made its own session; end it before theirs exists. */
 	close(c.to);

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "needs.h"
 #include "sc.h"
 #include "xmalloc.h"
 
@@ -554,6 +555,7 @@ test_setsid_escape(void **state)
 	int	robust, how;
 
 	(void)state;
+	PMX_NEED_SUBREAPER();
 	for (robust = 0; robust < 2; robust++)
 		for (how = END_LAUNCHER; how <= END_STOP; how++)
 			escape_one(robust, (enum escape_end)how);
@@ -632,6 +634,7 @@ static void
 test_robust_tmux_escape(void **state)
 {
 	(void)state;
+	PMX_NEED_SUBREAPER();
 	robust_tmux_escape(FE_EOF);
 	robust_tmux_escape(FE_KILL_FRONT);
 	robust_tmux_escape(FE_KILL_KEEPER);
@@ -652,6 +655,7 @@ test_rundir_gone_no_program(void **state)
 	bool		 gone;
 
 	(void)state;
+	PMX_NEED_SUBREAPER();
 	for (robust = 0; robust < 2; robust++)
 		for (keeper = 0; keeper < 2; keeper++) {
 			open_mode(&c, robust, NULL);
@@ -844,6 +848,7 @@ static void
 test_front_stopped(void **state)
 {
 	(void)state;
+	PMX_NEED_TTYWAIT();
 	reader_stopped(false, 64L << 20);
 }
 
@@ -851,6 +856,7 @@ static void
 test_reaper_stopped(void **state)
 {
 	(void)state;
+	PMX_NEED_TTYWAIT();
 	reader_stopped(true, 64L << 20);
 }
 
@@ -858,6 +864,7 @@ static void
 test_reaper_stopped_ceiling(void **state)
 {
 	(void)state;
+	PMX_NEED_TTYWAIT();
 	reader_stopped(true, 4L << 20);
 }
 

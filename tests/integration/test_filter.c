@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "needs.h"
 #include "sc.h"
 #include "xmalloc.h"
 
@@ -179,6 +180,7 @@ test_read_tail_running(void **state)
 	bool		 waiting;
 
 	(void)state;
+	PMX_NEED_TTYWAIT();
 	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"seq 1 50; stty "
 	    "-echo; read go; echo after; exec sleep 30\"]}", &pane);
 	assert_non_null(id);

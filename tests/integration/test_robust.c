@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "needs.h"
 #include "sc.h"
 #include "xmalloc.h"
 
@@ -337,6 +338,7 @@ test_process_tree(void **state)
 	char		 needle[64], args[400], *id;
 
 	(void)state;
+	PMX_NEED_SUBREAPER();
 	open_mode(&c, false, NULL);
 	snprintf(needle, sizeof needle, "sleep 4%06d", (int)getpid() % 1000000);
 	/* Background grandchild; the program itself ends at once. */
@@ -387,6 +389,7 @@ test_slow_client(void **state)
 	int		 i;
 
 	(void)state;
+	PMX_NEED_TTYWAIT();
 	open_mode(&c, false, NULL);
 	/* Each reply carries ~100 KB; 60 of them overflow any pipe. */
 	for (i = 0; i < 60; i++)
@@ -461,6 +464,7 @@ test_no_leaks(void **state)
 	int64_t		 t0;
 
 	(void)state;
+	PMX_NEED_SUBREAPER();
 	open_mode(&c, true, NULL);
 	d = pmx_call(&c, "run_program", "{\"argv\":[\"true\"]}", 20000);
 	assert_non_null(d);

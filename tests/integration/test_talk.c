@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "needs.h"
 #include "sc.h"
 #include "xmalloc.h"
 
@@ -196,6 +197,7 @@ test_python_repl(void **state)
 	int64_t		 cursor = 0, t0;
 
 	(void)state;
+	PMX_NEED_TTYWAIT();
 	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-q\"]}", &pane);
 	assert_non_null(id);
 	d = read_until_waiting(id, &cursor, NULL);
@@ -416,6 +418,7 @@ test_keeps_waiting(void **state)
 	int		 i;
 
 	(void)state;
+	PMX_NEED_TTYWAIT();
 	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-c\",\"import "
 	    "select, sys\\nprint('watching', flush=True)\\nfor i in "
 	    "range(200):\\n    r, _, _ = select.select([sys.stdin], [], [], "
@@ -450,6 +453,7 @@ test_busy_partial_line(void **state)
 	bool			 seen = false;
 
 	(void)state;
+	PMX_NEED_TTYWAIT();
 	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"printf "
 	    "'Compiling... '; sleep 3; echo done\"]}", NULL);
 	assert_non_null(id);

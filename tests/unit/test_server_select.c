@@ -247,13 +247,15 @@ test_property(void **state)
 		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
 		n = 1 + seed % 3000;
 		for (i = 1; i <= n; i++)
-			buf_printf(&text, "%zu\n", i * (seed % 97 + 1));
+			buf_printf(&text, "%llu\n",
+			    (unsigned long long)(i * (seed % 97 + 1)));
 		tf_text(&t, buf_cstr(&text));
 		/* What grep -n 7 would say. */
 		for (i = 1; i <= n; i++) {
 			char	num[32];
 
-			snprintf(num, sizeof num, "%zu", i * (seed % 97 + 1));
+			snprintf(num, sizeof num, "%llu",
+			    (unsigned long long)(i * (seed % 97 + 1)));
 			if (strchr(num, '7') != NULL)
 				buf_printf(&want, "%zu:%s\n", i, num);
 		}
@@ -558,11 +560,13 @@ test_property_tail(void **state)
 		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
 		n = 1 + seed % 3000;
 		for (i = 1; i <= n; i++)
-			buf_printf(&text, "%zu\n", i * (seed % 97 + 1));
+			buf_printf(&text, "%llu\n",
+			    (unsigned long long)(i * (seed % 97 + 1)));
 		tf_text(&t, buf_cstr(&text));
 		tail = 1 + seed % 40;
 		for (i = 1, k = 0; i <= n; i++) {
-			snprintf(num, sizeof num, "%zu", i * (seed % 97 + 1));
+			snprintf(num, sizeof num, "%llu",
+			    (unsigned long long)(i * (seed % 97 + 1)));
 			if (strchr(num, '7') != NULL) {
 				buf_printf(&want, "%zu:%s\n", i, num);
 				k++;

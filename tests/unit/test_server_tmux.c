@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "buf.h"
+#include "compat.h"
 #include "server.h"
 
 static char	test_dir[] = "/tmp/progmux-test-tmux-XXXXXX";
@@ -66,7 +67,7 @@ test_tmux(struct buf *out, ...)
 		n++;
 	va_end(ap);
 	argv[n] = NULL;
-	if (pipe2(fds, O_CLOEXEC) == -1)
+	if (compat_pipe2(fds, O_CLOEXEC) == -1)
 		return (-1);
 	if ((pid = fork()) == 0) {
 		dup2(fds[1], STDOUT_FILENO);

@@ -206,11 +206,11 @@ test_fast_path(void **state)
 {
 	static const char *const special[] = {
 		"\x7f", "\x1f", "\x00", "\r", "\t", "\n", "\x1b[m", "\xc3\xa9",
-		"\x80", "\xff", "\xc2\x9b" "m", "\x20", "\x7e",
+		"\x80", "\xff", "\xc2\x9bm", "\x20", "\x7e",
 	};
 	static const char *const want[] = {
 		"", "", "", "\n", "\t", "\n", "", "\xc3\xa9", "\xef\xbf\xbd",
-		"\xef\xbf\xbd", "\xc2\x9b" "m", " ", "~",
+		"\xef\xbf\xbd", "\xc2\x9bm", " ", "~",
 	};
 	char	in[64], out[64];
 	size_t	i, k, n, m;

@@ -1,6 +1,6 @@
 /*
  * test_ttywait.c — waiting for the keyboard, seen from /proc
- * (common/osdep-linux.c: ttywait_check).
+ * (server/ttywait-linux.c: ttywait_check).
  *
  * Each case builds what a pane is: a pseudo-terminal whose session leader
  * (the "launcher") hands the terminal's foreground to a child in its own
@@ -43,7 +43,8 @@
 #include <sys/wait.h>
 
 #include "timeutil.h"
-#include "osdep.h"
+#include "needs.h"
+#include "ttywait.h"
 
 enum tw_mode {
 	TW_READ, TW_SELECT, TW_POLL, TW_EPOLL, TW_DEVTTY,
@@ -541,25 +542,38 @@ test_no_terminal(void **s)
 	assert_int_equal(ttywait_check(4194304 + 1), TTYWAIT_NO);
 }
 
+/* Where the system cannot tell (ttywait-none.c) there is nothing here to
+ * test: each test skips, saying why. */
+static void
+tw_cannot_tell(void **s)
+{
+	(void)s;
+	PMX_NEED_TTYWAIT();
+}
+
+/* A test of the check, or its skip. */
+#define TW_TEST(f)	{ #f, ttywait_can_tell() ? f : tw_cannot_tell, \
+			    NULL, NULL, NULL }
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_read),
-		cmocka_unit_test(test_select),
-		cmocka_unit_test(test_poll),
-		cmocka_unit_test(test_epoll),
-		cmocka_unit_test(test_devtty),
-		cmocka_unit_test(test_sleep),
-		cmocka_unit_test(test_poll_pipe),
-		cmocka_unit_test(test_epoll_pipe),
-		cmocka_unit_test(test_busy),
-		cmocka_unit_test(test_no_terminal),
-		cmocka_unit_test(test_threads_main),
-		cmocka_unit_test(test_threads_last),
-		cmocka_unit_test(test_epoll_many),
-		cmocka_unit_test(test_epoll_long),
-		cmocka_unit_test(test_epoll_many_pipes),
+		TW_TEST(test_read),
+		TW_TEST(test_select),
+		TW_TEST(test_poll),
+		TW_TEST(test_epoll),
+		TW_TEST(test_devtty),
+		TW_TEST(test_sleep),
+		TW_TEST(test_poll_pipe),
+		TW_TEST(test_epoll_pipe),
+		TW_TEST(test_busy),
+		TW_TEST(test_no_terminal),
+		TW_TEST(test_threads_main),
+		TW_TEST(test_threads_last),
+		TW_TEST(test_epoll_many),
+		TW_TEST(test_epoll_long),
+		TW_TEST(test_epoll_many_pipes),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

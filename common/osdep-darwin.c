@@ -1,0 +1,292 @@
+/*
+ * osdep-darwin.c — osdep.h on macOS (13 and newer):
+ *
+ *   process table	proc_listallpids, then each one's PROC_PIDT_SHORTBSDINFO
+ *			(zombies left out), the session from getsid(2)
+ *   a process		proc_pidinfo(PROC_PIDTBSDINFO): parent, group,
+ *			state, terminal and its foreground group (the short
+ *			form, without the terminal, for another user's)
+ *   children		proc_listchildpids
+ *   command line	sysctl(KERN_PROCARGS2): argc, the executable's
+ *			path, then the words
+ *   own executable	proc_pidpath
+ *   connect		in the checked directory (fchdir), by its name
+ *			(osdep-shared.c): XNU has no connectat, and a path
+ *			from F_GETPATH could be swapped and overflow
+ *			sun_path (104 bytes)
+ *   signals		a self-pipe (osdep-shared.c), with the sender from
+ *			SA_SIGINFO; kqueue's EVFILT_SIGNAL has none
+ *   close_range	the descriptors PROC_PIDLISTFDS lists, closed or
+ *			marked one by one
+ *   exit descriptor	a kqueue holding EVFILT_PROC NOTE_EXIT on the pid:
+ *			readable once it has exited, and it stays so since
+ *			nobody collects the event; ESRCH if it is gone
+ *
+ * No subreaper and no parent-death signal: ENOSYS (osdep-shared.c). The input-wait check
+ * cannot tell (server/ttywait-none.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libproc.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/event.h>
+#include <sys/proc.h>
+#include <sys/proc_info.h>
+#include <sys/sysctl.h>
+#include <sys/types.h>
+
+#include "fdutil.h"
+#include "osdep.h"
+#include "osdep-port.h"
+
+#define OSDEP_FDS_MAX	1024	/* descriptors close_range looks at */
+
+int
+osdep_features(void)
+{
+	return (OSDEP_CLOSE_RANGE | OSDEP_CMDLINE_WORDS | OSDEP_SIGNAL_SENDER);
+}
+
+const char *
+osdep_name(void)
+{
+	return ("darwin");
+}
+
+/* A p_stat value as a state letter. */
+static char
+osdep_state(uint32_t status)
+{
+	switch (status) {
+	case SRUN:
+		return ('R');
+	case SSLEEP:
+		return ('S');
+	case SSTOP:
+		return ('T');
+	case SZOMB:
+		return ('Z');
+	default:
+		return ('I');	/* SIDL: being made */
+	}
+}
+
+int
+osdep_proc(pid_t pid, struct osdep_proc *p)
+{
+	struct proc_bsdinfo		bi;
+	struct proc_bsdshortinfo	si;
+
+	memset(p, 0, sizeof *p);
+	if (proc_pidinfo(pid, PROC_PIDTBSDINFO, 0, &bi, sizeof bi) ==
+	    (int)sizeof bi) {
+		p->state = osdep_state(bi.pbi_status);
+		p->ppid = (pid_t)bi.pbi_ppid;
+		p->pgrp = (pid_t)bi.pbi_pgid;
+		p->tty = bi.e_tdev == (uint32_t)NODEV ? 0 : (int)bi.e_tdev;
+		p->tpgid = (pid_t)bi.e_tpgid;
+	} else if (proc_pidinfo(pid, PROC_PIDT_SHORTBSDINFO, 0, &si,
+	    sizeof si) == (int)sizeof si) {
+		p->state = osdep_state(si.pbsi_status);
+		p->ppid = (pid_t)si.pbsi_ppid;
+		p->pgrp = (pid_t)si.pbsi_pgid;
+	} else {
+		if (errno == 0)
+			errno = ESRCH;
+		return (-1);
+	}
+	if ((p->sid = getsid(pid)) == -1 && errno == ESRCH)
+		return (-1);
+	if (p->sid == -1)
+		p->sid = 0;	/* not ours to know */
+	return (0);
+}
+
+/* Every pid, into *out (allocated): how many, or -1. */
+static int
+osdep_pids(pid_t **out)
+{
+	pid_t	*pids = NULL, *np;
+	int	 cap, n;
+
+	if ((cap = proc_listallpids(NULL, 0)) <= 0)
+		cap = 1024;
+	for (;;) {
+		cap += 64;	/* some may have come since */
+		if ((np = realloc(pids, (size_t)cap * sizeof *pids)) == NULL) {
+			free(pids);
+			return (-1);
+		}
+		pids = np;
+		n = proc_listallpids(pids, cap * (int)sizeof *pids);
+		if (n <= 0) {
+			free(pids);
+			if (errno == 0)
+				errno = EIO;
+			return (-1);
+		}
+		if (n < cap)
+			break;
+		cap *= 2;	/* it may have been cut */
+	}
+	*out = pids;
+	return (n);
+}
+
+ssize_t
+osdep_table(struct osdep_row **out)
+{
+	struct proc_bsdshortinfo	 si;
+	struct osdep_row		*t;
+	pid_t				*pids, sid;
+	int				 n, i;
+	size_t				 m = 0;
+
+	if ((n = osdep_pids(&pids)) == -1)
+		return (-1);
+	if ((t = calloc((size_t)n, sizeof *t)) == NULL) {
+		free(pids);
+		return (-1);
+	}
+	for (i = 0; i < n; i++) {
+		if (pids[i] <= 0 || proc_pidinfo(pids[i],
+		    PROC_PIDT_SHORTBSDINFO, 0, &si, sizeof si) !=
+		    (int)sizeof si || si.pbsi_status == SZOMB)
+			continue;	/* gone, or a zombie */
+		if ((sid = getsid(pids[i])) == -1) {
+			if (errno == ESRCH)
+				continue;
+			sid = 0;
+		}
+		t[m].pid = pids[i];
+		t[m].ppid = (pid_t)si.pbsi_ppid;
+		t[m].pgrp = (pid_t)si.pbsi_pgid;
+		t[m].sid = sid;
+		t[m].mark = 0;
+		m++;
+	}
+	free(pids);
+	*out = t;
+	return ((ssize_t)m);
+}
+
+int
+osdep_children(pid_t pid, pid_t *out, int max)
+{
+	int	n;
+
+	if (max <= 0 ||
+	    (n = proc_listchildpids(pid, out, max * (int)sizeof *out)) < 0)
+		return (0);
+	return (n > max ? max : n);
+}
+
+/*
+ * KERN_PROCARGS2: an int argc, the executable's path and its NUL
+ * padding, then argc words each ending in a NUL (and the environment,
+ * which we leave). The words go to buf as Linux's cmdline has them.
+ */
+ssize_t
+osdep_cmdline(pid_t pid, char *buf, size_t size)
+{
+	int	 mib[3] = { CTL_KERN, KERN_ARGMAX, 0 }, argmax, argc;
+	char	*args, *p, *end, *words;
+	size_t	 len = sizeof argmax, n;
+	ssize_t	 ret = -1;
+
+	if (sysctl(mib, 2, &argmax, &len, NULL, 0) == -1 || argmax <= 0 ||
+	    (args = malloc((size_t)argmax)) == NULL)
+		return (-1);
+	mib[1] = KERN_PROCARGS2;
+	mib[2] = (int)pid;
+	len = (size_t)argmax;
+	if (sysctl(mib, 3, args, &len, NULL, 0) == -1 || len < sizeof argc)
+		goto out;
+	memcpy(&argc, args, sizeof argc);
+	end = args + len;
+	p = args + sizeof argc;
+	p = memchr(p, '\0', (size_t)(end - p));		/* the path */
+	while (p != NULL && p < end && *p == '\0')
+		p++;
+	if (p == NULL || p >= end || argc <= 0)
+		goto out;
+	for (words = p; argc > 0 && p < end; argc--) {
+		if ((p = memchr(p, '\0', (size_t)(end - p))) == NULL)
+			break;
+		p++;
+	}
+	n = (size_t)((p != NULL ? p : end) - words);
+	if (n > size)
+		n = size;
+	memcpy(buf, words, n);
+	ret = (ssize_t)n;
+out:
+	free(args);
+	return (ret);
+}
+
+int
+osdep_self_exe(const char *argv0, char *buf, size_t size)
+{
+	char	path[PROC_PIDPATHINFO_MAXSIZE];
+	int	n;
+
+	(void)argv0;
+	if ((n = proc_pidpath(getpid(), path, sizeof path)) <= 0)
+		return (-1);
+	if ((size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	memcpy(buf, path, (size_t)n);
+	buf[n] = '\0';
+	return (0);
+}
+
+/* The descriptors we have, from the kernel: no malloc (a forked child
+ * calls this before it execs), so a table past OSDEP_FDS_MAX makes the
+ * caller loop. */
+int
+osdep_close_range(int lowfd, int highfd, int cloexec)
+{
+	struct proc_fdinfo	fds[OSDEP_FDS_MAX];
+	int			n, i, fd;
+
+	n = proc_pidinfo(getpid(), PROC_PIDLISTFDS, 0, fds, sizeof fds);
+	if (n <= 0 || (size_t)n >= sizeof fds) {
+		errno = ENOSYS;
+		return (-1);
+	}
+	for (i = 0; i < n / (int)PROC_PIDLISTFD_SIZE; i++) {
+		fd = fds[i].proc_fd;
+		if (fd < lowfd || (highfd >= 0 && fd > highfd))
+			continue;
+		if (cloexec)
+			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+		else
+			(void)close(fd);
+	}
+	return (0);
+}
+
+int
+osdep_pidfd(pid_t pid)
+{
+	struct kevent	kev;
+	int		kq, err;
+
+	if ((kq = kqueue()) == -1)
+		return (-1);
+	EV_SET(&kev, (uintptr_t)pid, EVFILT_PROC, EV_ADD, NOTE_EXIT, 0, NULL);
+	if (fd_cloexec(kq, 1) == -1 ||
+	    kevent(kq, &kev, 1, NULL, 0, NULL) == -1) {
+		err = errno;
+		close(kq);
+		errno = err;
+		return (-1);
+	}
+	return (kq);
+}

@@ -1,0 +1,128 @@
+/*
+ * osdep.c — what every port shares (osdep.h): the walks of the process
+ * table the port reads (osdep_table), and the parent watch, an exit
+ * descriptor of the parent (osdep_pidfd).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "osdep.h"
+#include "osdep-port.h"
+
+int
+osdep_parent_watch(pid_t parent)
+{
+	int	fd;
+
+	if ((fd = osdep_pidfd(parent)) == -1)
+		return (-1);
+	/* Watching whoever has its pid now would be no watch. */
+	if (getppid() != parent) {
+		close(fd);
+		errno = ESRCH;
+		return (-1);
+	}
+	return (fd);
+}
+
+/* For qsort and bsearch: by pid. */
+static int
+osdep_cmp(const void *a, const void *b)
+{
+	const struct osdep_row	*x = a, *y = b;
+
+	return (x->pid < y->pid ? -1 : x->pid > y->pid);
+}
+
+/* Is t[i] a descendant of root? Memoised in mark (1 yes, 2 no); the walk
+ * up stops at root, at a process not in the table, or at a loop. */
+static bool
+osdep_below(struct osdep_row *t, size_t n, size_t i, pid_t root)
+{
+	struct osdep_row	 key, *p;
+	size_t			 depth = 0, k, path[64];
+	int			 v;
+
+	for (k = i;; ) {
+		if (t[k].mark != 0) {
+			v = t[k].mark;
+			break;
+		}
+		if (t[k].ppid == root) {
+			v = 1;
+			break;
+		}
+		key.pid = t[k].ppid;
+		if (depth == sizeof path / sizeof *path || t[k].ppid <= 1 ||
+		    (p = bsearch(&key, t, n, sizeof *t, osdep_cmp)) == NULL) {
+			v = 2;
+			break;
+		}
+		path[depth++] = k;
+		k = (size_t)(p - t);
+		if (k == i) {
+			v = 2;
+			break;
+		}
+	}
+	t[i].mark = v;
+	while (depth > 0)
+		t[path[--depth]].mark = v;
+	return (v == 1);
+}
+
+/* Signal one process of a walk (SIGTERM with SIGCONT; 0: none). */
+static void
+osdep_signal_one(pid_t pid, int sig)
+{
+	if (sig != 0)
+		kill(pid, sig);
+	if (sig == SIGTERM)
+		kill(pid, SIGCONT);
+}
+
+int
+osdep_signal_descendants(pid_t root, int sig)
+{
+	struct osdep_row	*t = NULL;
+	ssize_t			 n;
+	size_t			 i;
+	int			 count = 0;
+
+	if ((n = osdep_table(&t)) == -1)
+		return (-1);
+	qsort(t, (size_t)n, sizeof *t, osdep_cmp);
+	for (i = 0; i < (size_t)n; i++) {
+		if (t[i].pid == root || !osdep_below(t, (size_t)n, i, root))
+			continue;
+		count++;
+		osdep_signal_one(t[i].pid, sig);
+	}
+	free(t);
+	return (count);
+}
+
+int
+osdep_signal_group_session(pid_t pgrp, pid_t sid, int sig)
+{
+	struct osdep_row	*t = NULL;
+	ssize_t			 n;
+	size_t			 i;
+	int			 count = 0;
+	pid_t			 self = getpid();
+
+	if ((n = osdep_table(&t)) == -1)
+		return (-1);
+	for (i = 0; i < (size_t)n; i++) {
+		if (t[i].pid == self || !((pgrp > 0 && t[i].pgrp == pgrp) ||
+		    (sid > 0 && t[i].sid == sid)))
+			continue;
+		count++;
+		osdep_signal_one(t[i].pid, sig);
+	}
+	free(t);
+	return (count);
+}

@@ -1,0 +1,41 @@
+/*
+ * needs.h — what a test needs of the port (common/osdep.h,
+ * server/ttywait.h) that a port may lack. A test that cannot hold
+ * without it skips, saying why on a line of its own ("skipped: ..."),
+ * and scripts/test.sh lists every skip with its reason. On Linux none
+ * skips.
+ */
+#ifndef PROGMUX_TESTS_NEEDS_H
+#define PROGMUX_TESTS_NEEDS_H
+
+#include "osdep.h"
+#include "ttywait.h"
+
+#define PMX_NO_SUBREAPER "no subreaper on this port: there is no guard " \
+	"in the pane, and what left the program's session (setsid, a " \
+	"daemon's double fork) is found by no walk once its parent is gone"
+#define PMX_NO_PARENT_DEATH "no parent-death signal on this port: what " \
+	"progmux started learns of its death by the end of a descriptor, and " \
+	"a tmux control client still attaching when progmux is SIGKILLed " \
+	"can stay attached"
+#define PMX_NO_TTYWAIT "the input-wait check cannot tell on this port " \
+	"(ttywait-none.c): waitingForInput goes by an unfinished line " \
+	"unchanged for 0.5 s, so a silent read() never reads as waiting, " \
+	"and output stalled in mid-line on a loaded machine does"
+
+/* Skip the calling test unless have, saying why. */
+#define PMX_NEED(have, why) do {					\
+	if (!(have)) {							\
+		print_message("skipped: %s\n", (why));			\
+		skip();							\
+	}								\
+} while (0)
+
+#define PMX_NEED_SUBREAPER()						\
+	PMX_NEED(osdep_features() & OSDEP_SUBREAPER, PMX_NO_SUBREAPER)
+#define PMX_NEED_PARENT_DEATH()						\
+	PMX_NEED(osdep_features() & OSDEP_PARENT_DEATH, PMX_NO_PARENT_DEATH)
+#define PMX_NEED_TTYWAIT()						\
+	PMX_NEED(ttywait_can_tell(), PMX_NO_TTYWAIT)
+
+#endif

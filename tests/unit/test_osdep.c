@@ -1,0 +1,800 @@
+/*
+ * test_osdep.c — the contract of common/osdep.h, held to whichever port
+ * this build has (make OSDEP=linux, posix, darwin; the macOS build gate
+ * cross-compiles it, a Mac runs it). It first prints the port and what
+ * it says it offers (osdep_features), then each function against real
+ * processes: the process table (a process's parent, group, session,
+ * state, terminal and foreground group; children; command line; our own
+ * executable), the exit descriptor (of a child, of a process that is
+ * not ours, of one already gone), the parent watch, signals as a
+ * descriptor with their sender, descriptors closed or marked in one
+ * call, a subreaper and a parent-death signal, and the walks that signal
+ * a tree, a group and a session. What a port says it lacks must fail
+ * with ENOSYS; what it says it has must work.
+ *
+ * Every child is made here, waited on with a deadline (never a sleep),
+ * and ended by its pid and reaped before its test ends.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <termios.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "compat.h"
+#include "osdep.h"
+#include "timeutil.h"
+#include "ttywait.h"
+
+#define WAIT_MS		10000	/* any event here comes well before */
+
+static const char	*argv0;
+
+/* Is fd readable within ms? */
+static bool
+readable(int fd, int ms)
+{
+	struct pollfd	pfd = { fd, POLLIN, 0 };
+	int64_t		deadline = now_ms() + ms;
+	int		n;
+
+	for (;;) {
+		n = poll(&pfd, 1, poll_timeout(deadline));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == 1 && (pfd.revents & POLLNVAL))
+			fail_msg("poll says descriptor %d is not one", fd);
+		return (n == 1);
+	}
+}
+
+/* Read one byte from fd within WAIT_MS: it, or -1. */
+static int
+read_byte(int fd)
+{
+	unsigned char	c;
+
+	if (!readable(fd, WAIT_MS) || read(fd, &c, 1) != 1)
+		return (-1);
+	return (c);
+}
+
+/* End a child of ours and reap it. */
+static void
+end_child(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+}
+
+/*
+ * A child that says "r" on the pipe it returns (*tell) once fn has run in
+ * it, then waits until that pipe's other end (*hold) is closed and
+ * exits 0. fn may be NULL.
+ */
+static pid_t
+child(void (*fn)(void *), void *arg, int *tell, int *hold)
+{
+	int	t[2], h[2];
+	char	c;
+	pid_t	pid;
+
+	assert_int_equal(compat_pipe2(t, O_CLOEXEC), 0);
+	assert_int_equal(compat_pipe2(h, O_CLOEXEC), 0);
+	if ((pid = fork()) == 0) {
+		close(t[0]);
+		close(h[1]);
+		if (fn != NULL)
+			fn(arg);
+		(void)!write(t[1], "r", 1);
+		while (read(h[0], &c, 1) == -1 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	close(t[1]);
+	close(h[0]);
+	*tell = t[0];
+	*hold = h[1];
+	assert_int_equal(read_byte(*tell), 'r');
+	return (pid);
+}
+
+/* Pins: the port's name and its features, printed for the log; and a
+ * name the build knows. */
+static void
+test_port(void **state)
+{
+	int	f = osdep_features();
+
+	(void)state;
+	print_message("port %s: subreaper %s, parent-death signal %s, "
+	    "close_range %s, command line words %s, signal sender %s, "
+	    "input-wait check %s\n", osdep_name(),
+	    (f & OSDEP_SUBREAPER) ? "yes" : "no",
+	    (f & OSDEP_PARENT_DEATH) ? "yes" : "no",
+	    (f & OSDEP_CLOSE_RANGE) ? "yes" : "no",
+	    (f & OSDEP_CMDLINE_WORDS) ? "whole" : "split at spaces",
+	    (f & OSDEP_SIGNAL_SENDER) ? "yes" : "no",
+	    ttywait_can_tell() ? "yes" : "cannot tell");
+	assert_true(strcmp(osdep_name(), "linux") == 0 ||
+	    strcmp(osdep_name(), "darwin") == 0 ||
+	    strcmp(osdep_name(), "posix") == 0);
+}
+
+/* Pins: our own particulars as the system has them; a stopped child
+ * reads 'T' and its parent and group are ours; a pid nobody has fails. */
+static void
+test_proc(void **state)
+{
+	struct osdep_proc	p;
+	int			tell, hold, st;
+	pid_t			pid;
+
+	(void)state;
+	assert_int_equal(osdep_proc(getpid(), &p), 0);
+	assert_int_equal(p.ppid, getppid());
+	assert_int_equal(p.pgrp, getpgrp());
+	assert_int_equal(p.sid, getsid(0));
+	pid = child(NULL, NULL, &tell, &hold);
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	assert_int_equal(waitpid(pid, &st, WUNTRACED), pid);
+	assert_true(WIFSTOPPED(st));
+	assert_int_equal(osdep_proc(pid, &p), 0);
+	assert_int_equal(p.state, 'T');
+	assert_int_equal(p.ppid, getpid());
+	assert_int_equal(p.pgrp, getpgrp());
+	end_child(pid);
+	close(tell);
+	close(hold);
+	/* Reaped: gone. */
+	errno = 0;
+	assert_int_equal(osdep_proc(pid, &p), -1);
+	assert_int_equal(osdep_proc(0x7ffffff0, &p), -1);
+}
+
+/* In the child: a session of its own whose controlling terminal is the
+ * pseudo-terminal named by arg. */
+static void
+take_tty(void *arg)
+{
+	int	fd;
+
+	if (setsid() == -1 || (fd = open(arg, O_RDWR | O_NOCTTY)) == -1 ||
+	    ioctl(fd, TIOCSCTTY, 0) == -1)
+		_exit(3);
+}
+
+/* Pins: a session leader's controlling terminal (as the device number
+ * of the terminal file) and its foreground group (itself). */
+static void
+test_proc_tty(void **state)
+{
+	struct osdep_proc	 p;
+	struct stat		 sb;
+	char			*name;
+	int			 m, tell, hold;
+	pid_t			 pid;
+
+	(void)state;
+	assert_int_not_equal((m = posix_openpt(O_RDWR | O_NOCTTY)), -1);
+	assert_int_equal(grantpt(m), 0);
+	assert_int_equal(unlockpt(m), 0);
+	assert_non_null((name = ptsname(m)));
+	name = strdup(name);
+	assert_int_equal(stat(name, &sb), 0);
+	pid = child(take_tty, name, &tell, &hold);
+	assert_int_equal(osdep_proc(pid, &p), 0);
+	assert_int_equal(p.sid, pid);
+	assert_int_equal(p.pgrp, pid);
+	assert_int_equal(p.tty, (int)sb.st_rdev);
+	assert_int_equal(p.tpgid, pid);
+	end_child(pid);
+	close(tell);
+	close(hold);
+	close(m);
+	free(name);
+}
+
+/* Pins: exactly our children (not a grandchild), and a cap. */
+static void
+test_children(void **state)
+{
+	pid_t	kids[3], got[8];
+	int	tell[3], hold[3], i, j, n;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		kids[i] = child(NULL, NULL, &tell[i], &hold[i]);
+	n = osdep_children(getpid(), got, 8);
+	assert_int_equal(n, 3);
+	for (i = 0; i < 3; i++) {
+		for (j = 0; j < n && got[j] != kids[i]; j++)
+			;
+		if (j == n)
+			fail_msg("child %ld not listed", (long)kids[i]);
+	}
+	assert_int_equal(osdep_children(getpid(), got, 2), 2);
+	assert_int_equal(osdep_children(kids[0], got, 8), 0);
+	for (i = 0; i < 3; i++) {
+		end_child(kids[i]);
+		close(tell[i]);
+		close(hold[i]);
+	}
+}
+
+/* Pins: the command line, word by word (each ending in a NUL) where the
+ * port keeps words whole, else split at the spaces; -1 for a pid nobody
+ * has. */
+static void
+test_cmdline(void **state)
+{
+	static const char	 want[] = "sh\0-c\0read x\0osdep-test\0two words";
+	char			 buf[4096], exp[sizeof want];
+	int			 in[2];
+	ssize_t			 n;
+	size_t			 i;
+	pid_t			 pid;
+	int64_t			 deadline;
+
+	(void)state;
+	assert_int_equal(compat_pipe2(in, O_CLOEXEC), 0);
+	if ((pid = fork()) == 0) {
+		dup2(in[0], 0);
+		execlp("sh", "sh", "-c", "read x", "osdep-test", "two words",
+		    (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	memcpy(exp, want, sizeof want);
+	if (!(osdep_features() & OSDEP_CMDLINE_WORDS))
+		for (i = 0; i < sizeof exp; i++)
+			if (exp[i] == ' ')
+				exp[i] = '\0';
+	/* Until it has exec'd, it is a copy of us. */
+	deadline = now_ms() + WAIT_MS;
+	do
+		n = osdep_cmdline(pid, buf, sizeof buf);
+	while ((n != (ssize_t)sizeof exp || memcmp(buf, exp, sizeof exp) !=
+	    0) && now_ms() < deadline && poll(NULL, 0, 5) == 0);
+	if (n != (ssize_t)sizeof exp || memcmp(buf, exp, sizeof exp) != 0)
+		fail_msg("command line of %ld: %zd bytes, not as run",
+		    (long)pid, n);
+	close(in[1]);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(osdep_cmdline(pid, buf, sizeof buf), -1);
+}
+
+/* Pins: our own executable, by its real path. */
+static void
+test_self_exe(void **state)
+{
+	char	got[PATH_MAX], want[PATH_MAX];
+
+	(void)state;
+	assert_non_null(realpath(argv0, want));
+	assert_int_equal(osdep_self_exe(argv0, got, sizeof got), 0);
+	assert_string_equal(got, want);
+}
+
+/* Pins: a connect by a name in a directory reached through its
+ * descriptor, however long the directory's path (more than a
+ * sun_path holds), the working directory left as it was; a name that is
+ * no socket is refused. */
+static void
+test_connect_at(void **state)
+{
+	char			 dir[PATH_MAX], cwd[PATH_MAX], after[PATH_MAX];
+	struct sockaddr_un	 sa;
+	int			 dfd, lfd, fd, afd, i, home;
+	size_t			 len;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(dir, sizeof dir, "/tmp/progmux-osdep-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	len = strlen(dir);
+	for (i = 0; i < 4; i++) {
+		snprintf(dir + strlen(dir), sizeof dir - strlen(dir),
+		    "/%s", "a-directory-name-of-thirty-chars");
+		assert_int_equal(mkdir(dir, 0700), 0);
+	}
+	assert_true(strlen(dir) + 2 > sizeof sa.sun_path);
+	assert_int_not_equal((dfd = open(dir, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)), -1);
+	/* The listener, bound by a short name from inside. */
+	assert_int_not_equal((home = open(".", O_RDONLY | O_CLOEXEC)), -1);
+	assert_int_equal(fchdir(dfd), 0);
+	assert_int_not_equal((lfd = socket(AF_UNIX, SOCK_STREAM, 0)), -1);
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, "s");
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	assert_int_equal(fchdir(home), 0);
+	close(home);
+	assert_int_not_equal((fd = socket(AF_UNIX, SOCK_STREAM, 0)), -1);
+	assert_int_equal(osdep_connect_at(fd, dfd, "s"), 0);
+	assert_int_not_equal((afd = accept(lfd, NULL, NULL)), -1);
+	assert_int_equal(write(fd, "k", 1), 1);
+	assert_int_equal(read_byte(afd), 'k');
+	close(afd);
+	close(fd);
+	assert_int_not_equal((fd = socket(AF_UNIX, SOCK_STREAM, 0)), -1);
+	assert_int_equal(osdep_connect_at(fd, dfd, "nothing"), -1);
+	close(fd);
+	assert_non_null(getcwd(after, sizeof after));
+	assert_string_equal(after, cwd);
+	close(lfd);
+	assert_int_equal(unlinkat(dfd, "s", 0), 0);
+	close(dfd);
+	while (strlen(dir) > len) {
+		assert_int_equal(rmdir(dir), 0);
+		*strrchr(dir, '/') = '\0';
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* In the child: send SIGUSR2 to our parent. */
+static void
+signal_parent(void *arg)
+{
+	(void)arg;
+	kill(getppid(), SIGUSR2);
+}
+
+/* Pins: signals arrive on a close-on-exec, non-blocking descriptor, each
+ * with its sender where the port names one (us, a child; the child
+ * whose exit SIGCHLD says); none waits after they are read. */
+static void
+test_signals(void **state)
+{
+	sigset_t	set, old;
+	int		fd, signo, tell, hold, seen_usr1 = 0, seen_usr2 = 0,
+			seen_chld = 0;
+	pid_t		from, pid;
+	int64_t		deadline;
+	bool		sender = osdep_features() & OSDEP_SIGNAL_SENDER;
+
+	(void)state;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	assert_int_not_equal((fd = osdep_signals(&set)), -1);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	kill(getpid(), SIGUSR1);
+	pid = child(signal_parent, NULL, &tell, &hold);
+	close(hold);		/* it exits: SIGCHLD */
+	deadline = now_ms() + WAIT_MS;
+	while ((!seen_usr1 || !seen_usr2 || !seen_chld) &&
+	    readable(fd, poll_timeout(deadline))) {
+		while (osdep_signal_next(fd, &signo, &from)) {
+			if (signo == SIGUSR1) {
+				seen_usr1 = 1;
+				if (sender)
+					assert_int_equal(from, getpid());
+			} else if (signo == SIGUSR2) {
+				seen_usr2 = 1;
+				if (sender)
+					assert_int_equal(from, pid);
+			} else if (signo == SIGCHLD) {
+				seen_chld = 1;
+				if (sender)
+					assert_int_equal(from, pid);
+			}
+		}
+	}
+	assert_true(seen_usr1 && seen_usr2 && seen_chld);
+	assert_int_equal(osdep_signal_next(fd, &signo, &from), 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	close(tell);
+	signal(SIGUSR1, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Pins: where the port has it, a range marked close-on-exec, then one
+ * closed, and nothing outside either; elsewhere -1, ENOSYS. */
+static void
+test_close_range(void **state)
+{
+	int	p[2], fd;
+
+	(void)state;
+	assert_int_equal(compat_pipe2(p, 0), 0);
+	for (fd = 100; fd <= 105; fd++)
+		assert_int_equal(dup2(p[0], fd), fd);
+	close(p[0]);
+	close(p[1]);
+	if (!(osdep_features() & OSDEP_CLOSE_RANGE)) {
+		errno = 0;
+		assert_int_equal(osdep_close_range(100, 102, 1), -1);
+		assert_int_equal(errno, ENOSYS);
+		for (fd = 100; fd <= 105; fd++)
+			close(fd);
+		return;
+	}
+	assert_int_equal(osdep_close_range(100, 102, 1), 0);
+	for (fd = 100; fd <= 105; fd++)
+		assert_int_equal(!!(fcntl(fd, F_GETFD) & FD_CLOEXEC),
+		    fd <= 102);
+	assert_int_equal(osdep_close_range(101, 104, 0), 0);
+	for (fd = 100; fd <= 105; fd++)
+		assert_int_equal(fcntl(fd, F_GETFD) == -1, fd >= 101 &&
+		    fd <= 104);
+	close(100);
+	close(105);
+}
+
+/* Pins: a child's exit descriptor is not readable while it runs, becomes
+ * readable (not POLLNVAL) once it has exited, zombie or reaped, and
+ * stays so; it is close-on-exec; a reaped pid is ESRCH. */
+static void
+test_pidfd(void **state)
+{
+	int	tell, hold, fd, z;
+	pid_t	pid;
+
+	(void)state;
+	pid = child(NULL, NULL, &tell, &hold);
+	assert_int_not_equal((fd = osdep_pidfd(pid)), -1);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_false(readable(fd, 0));
+	close(hold);
+	assert_true(readable(fd, WAIT_MS));	/* a zombie now */
+	assert_true(readable(fd, 0));
+	/* Asked of a zombie: ESRCH, or readable at once. */
+	if ((z = osdep_pidfd(pid)) == -1) {
+		assert_int_equal(errno, ESRCH);
+		print_message("exit descriptor of a zombie: ESRCH\n");
+	} else {
+		assert_true(readable(z, 0));
+		print_message("exit descriptor of a zombie: readable\n");
+		close(z);
+	}
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_true(readable(fd, 0));
+	close(fd);
+	close(tell);
+	errno = 0;
+	assert_int_equal(osdep_pidfd(pid), -1);
+	assert_int_equal(errno, ESRCH);
+}
+
+/* In the child: fork a grandchild that says its pid on the pipe arg
+ * names and waits for its stdin to end; reap it, then exit. */
+static void
+grandchild(void *arg)
+{
+	int	*p = arg, st;
+	char	c;
+	pid_t	gc;
+
+	if ((gc = fork()) == 0) {
+		gc = getpid();
+		(void)!write(p[1], &gc, sizeof gc);
+		while (read(0, &c, 1) == -1 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	if (gc > 0)
+		waitpid(gc, &st, 0);
+	_exit(0);
+}
+
+/* Pins: the exit descriptor of a process that is not our child (a
+ * grandchild) becomes readable when it exits. */
+static void
+test_pidfd_not_child(void **state)
+{
+	int	p[2], in[2], fd;
+	pid_t	pid, gc;
+
+	(void)state;
+	assert_int_equal(compat_pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(compat_pipe2(in, O_CLOEXEC), 0);
+	if ((pid = fork()) == 0) {
+		dup2(in[0], 0);
+		close(in[1]);
+		close(p[0]);
+		grandchild(p);
+	}
+	close(p[1]);
+	close(in[0]);
+	assert_true(readable(p[0], WAIT_MS));
+	assert_int_equal(read(p[0], &gc, sizeof gc), (ssize_t)sizeof gc);
+	assert_int_not_equal((fd = osdep_pidfd(gc)), -1);
+	assert_false(readable(fd, 0));
+	close(in[1]);		/* its stdin ends: it exits */
+	assert_true(readable(fd, WAIT_MS));
+	close(fd);
+	close(p[0]);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
+/* Pins: a child's watch of its parent (us, then a child of ours that
+ * exits) becomes readable when that parent dies; a pid that is not the
+ * parent is ESRCH. */
+static void
+test_parent_watch(void **state)
+{
+	int	p[2], q[2], fd;
+	char	c;
+	pid_t	mid, gc;
+
+	(void)state;
+	errno = 0;
+	assert_int_equal(osdep_parent_watch(getpid()), -1);
+	assert_int_equal(errno, ESRCH);
+	assert_int_equal(compat_pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(compat_pipe2(q, O_CLOEXEC), 0);
+	if ((mid = fork()) == 0) {
+		/* The middle one: a child that watches it, then it goes. */
+		close(p[0]);
+		if ((gc = fork()) == 0) {
+			pid_t	parent = getppid();
+
+			close(q[0]);
+			if ((fd = osdep_parent_watch(parent)) == -1)
+				_exit(1);
+			(void)!write(p[1], "w", 1);
+			close(q[1]);	/* the middle one may go */
+			if (readable(fd, WAIT_MS))
+				(void)!write(p[1], "d", 1);
+			_exit(0);
+		}
+		close(p[1]);
+		close(q[1]);
+		while (read(q[0], &c, 1) == -1 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(q[0]);
+	close(q[1]);
+	close(p[1]);
+	assert_int_equal(read_byte(p[0]), 'w');
+	assert_int_equal(waitpid(mid, NULL, 0), mid);
+	assert_int_equal(read_byte(p[0]), 'd');
+	close(p[0]);
+}
+
+/*
+ * Pins: where the port has a subreaper, an orphan below a subreaper is
+ * reparented to it; elsewhere ENOSYS. And where it has a parent-death
+ * signal, the signal comes when the parent dies; elsewhere ENOSYS. Each
+ * in a child of ours, so that we stay as we were.
+ */
+static void
+test_subreaper_and_parent_death(void **state)
+{
+	int	p[2], q[2], st, f = osdep_features();
+	pid_t	pid, gc, ggc;
+	char	c;
+
+	(void)state;
+	assert_int_equal(compat_pipe2(p, O_CLOEXEC), 0);
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		if (osdep_subreaper() == -1) {
+			c = errno == ENOSYS ? 'n' : 'e';
+			(void)!write(p[1], &c, 1);
+		} else if ((gc = fork()) == 0) {
+			if ((ggc = fork()) == 0) {
+				/* Orphaned once gc exits. */
+				while (getppid() == gc)
+					poll(NULL, 0, 1);
+				_exit(0);
+			}
+			_exit(0);
+		} else {
+			/* gc reaped, its orphan must come to us. */
+			waitpid(gc, NULL, 0);
+			c = wait(NULL) > 0 ? 'y' : 'o';
+			(void)!write(p[1], &c, 1);
+			while (wait(NULL) > 0)
+				;
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	c = (char)read_byte(p[0]);
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (f & OSDEP_SUBREAPER)
+		assert_int_equal(c, 'y');
+	else
+		assert_int_equal(c, 'n');
+
+	/* The parent-death signal: the middle process goes, its child
+	 * hears SIGUSR1 and says so. */
+	assert_int_equal(compat_pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(compat_pipe2(q, O_CLOEXEC), 0);
+	if ((pid = fork()) == 0) {
+		sigset_t	set;
+		int		sig;
+
+		close(p[0]);
+		if ((gc = fork()) == 0) {
+			close(q[0]);
+			sigemptyset(&set);
+			sigaddset(&set, SIGUSR1);
+			sigprocmask(SIG_BLOCK, &set, NULL);
+			if (osdep_parent_death(SIGUSR1, getppid()) == -1) {
+				c = errno == ENOSYS ? 'n' : 'e';
+				(void)!write(p[1], &c, 1);
+				_exit(0);
+			}
+			(void)!write(p[1], "w", 1);
+			close(q[1]);	/* the middle one may go */
+			c = sigwait(&set, &sig) == 0 && sig == SIGUSR1 ?
+			    'y' : 'e';
+			(void)!write(p[1], &c, 1);
+			_exit(0);
+		}
+		close(p[1]);
+		close(q[1]);
+		while (read(q[0], &c, 1) == -1 && errno == EINTR)
+			;
+		_exit(0);	/* once the child has asked (or failed) */
+	}
+	close(q[0]);
+	close(q[1]);
+	close(p[1]);
+	c = (char)read_byte(p[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (f & OSDEP_PARENT_DEATH) {
+		assert_int_equal(c, 'w');
+		assert_int_equal(read_byte(p[0]), 'y');
+	} else
+		assert_int_equal(c, 'n');
+	close(p[0]);
+}
+
+/* In the child: two children of its own, one of them with a child. */
+static void
+tree(void *arg)
+{
+	(void)arg;
+	if (setpgid(0, 0) == -1)
+		_exit(3);
+	if (fork() == 0) {
+		if (fork() == 0)
+			pause();
+		pause();
+	}
+	if (fork() == 0)
+		pause();
+}
+
+/* How many of root's descendants are left, waited for to reach want. */
+static int
+descendants_reach(pid_t root, int want)
+{
+	int64_t	deadline = now_ms() + WAIT_MS;
+	int	n;
+
+	while ((n = osdep_signal_descendants(root, 0)) != want &&
+	    now_ms() < deadline)
+		poll(NULL, 0, 10);
+	return (n);
+}
+
+/* Pins: the walk finds every descendant (not root), counts without a
+ * signal, and SIGKILL to them leaves root alone; the group walk finds
+ * the group's processes but not us. */
+static void
+test_walks(void **state)
+{
+	struct osdep_proc	p;
+	int			tell, hold;
+	pid_t			pid;
+
+	(void)state;
+	pid = child(tree, NULL, &tell, &hold);
+	assert_int_equal(descendants_reach(pid, 3), 3);
+	assert_int_equal(osdep_signal_descendants(getpid(), 0) >= 4, 1);
+	/* The group: the child and its three. */
+	assert_int_equal(osdep_signal_group_session(pid, 0, 0), 4);
+	assert_int_equal(osdep_signal_group_session(0, 0, 0), 0);
+	assert_int_equal(osdep_signal_descendants(pid, SIGKILL), 3);
+	/* Killed, they are zombies of their parents, then gone: none
+	 * counted. */
+	assert_int_equal(descendants_reach(pid, 0), 0);
+	assert_int_equal(osdep_proc(pid, &p), 0);
+	end_child(pid);
+	close(tell);
+	close(hold);
+}
+
+/* In the child: a session of its own, with two children. */
+static void
+session(void *arg)
+{
+	(void)arg;
+	if (setsid() == -1)
+		_exit(3);
+	if (fork() == 0) {
+		setpgid(0, 0);	/* another group, the same session */
+		pause();
+	}
+	if (fork() == 0)
+		pause();
+}
+
+/* Pins: the session walk finds every process of a session (in more
+ * than one group), and SIGKILL ends them all. */
+static void
+test_session_walk(void **state)
+{
+	int	tell, hold;
+	int64_t	deadline;
+	pid_t	pid;
+
+	(void)state;
+	pid = child(session, NULL, &tell, &hold);
+	deadline = now_ms() + WAIT_MS;
+	while (osdep_signal_group_session(0, pid, 0) != 3 &&
+	    now_ms() < deadline)
+		poll(NULL, 0, 10);
+	assert_int_equal(osdep_signal_group_session(0, pid, 0), 3);
+	assert_int_equal(osdep_signal_group_session(0, pid, SIGKILL), 3);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	close(tell);
+	close(hold);
+	deadline = now_ms() + WAIT_MS;
+	while (osdep_signal_group_session(0, pid, 0) != 0 &&
+	    now_ms() < deadline)
+		poll(NULL, 0, 10);
+	assert_int_equal(osdep_signal_group_session(0, pid, 0), 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_port),
+		cmocka_unit_test(test_proc),
+		cmocka_unit_test(test_proc_tty),
+		cmocka_unit_test(test_children),
+		cmocka_unit_test(test_cmdline),
+		cmocka_unit_test(test_self_exe),
+		cmocka_unit_test(test_connect_at),
+		cmocka_unit_test(test_signals),
+		cmocka_unit_test(test_close_range),
+		cmocka_unit_test(test_pidfd),
+		cmocka_unit_test(test_pidfd_not_child),
+		cmocka_unit_test(test_parent_watch),
+		cmocka_unit_test(test_subreaper_and_parent_death),
+		cmocka_unit_test(test_walks),
+		cmocka_unit_test(test_session_walk),
+	};
+
+	(void)argc;
+	argv0 = argv[0];
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
