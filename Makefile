@@ -47,6 +47,12 @@ LDFLAGS += $(SANFLAGS)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 CPPFLAGS += -DPROGMUX_VERSION='"$(VERSION)"'
+# What the build is for, as --version and --check say it: the compiler's
+# target triplet, unless the build names it (make npm's static builds).
+ifeq ($(origin BUILD_TARGET),undefined)
+BUILD_TARGET := $(shell $(CC) -dumpmachine 2>/dev/null || echo unknown)
+endif
+CPPFLAGS += -DPROGMUX_TARGET='"$(BUILD_TARGET)"'
 
 COMMON_SRC = $(wildcard common/*.c)
 SERVER_SRC = $(wildcard server/*.c)

@@ -95,7 +95,7 @@ main_check(void)
 	int	 bad = 0, tmux_bad = 0;
 	size_t	 i, n;
 
-	printf("progmux %s\n", PROGMUX_VERSION);
+	printf("progmux %s (%s)\n", PROGMUX_VERSION, PROGMUX_TARGET);
 	if (tmux_probe(&version, &cause) == -1) {
 		printf("tmux:        NOT USABLE: %s\n", cause);
 		bad = tmux_bad = 1;

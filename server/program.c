@@ -863,6 +863,37 @@ program_episode_tell(struct program *p)
 	waiting_told(p->waiting);
 }
 
+#ifndef __GLIBC__
+/* sigabbrev_np(3) is glibc's; elsewhere (musl) the signals' own names. */
+static const char *
+program_sigabbrev(int sig)
+{
+	static const char *const names[] = {
+		[SIGHUP] = "HUP", [SIGINT] = "INT", [SIGQUIT] = "QUIT",
+		[SIGILL] = "ILL", [SIGTRAP] = "TRAP", [SIGABRT] = "ABRT",
+		[SIGBUS] = "BUS", [SIGFPE] = "FPE", [SIGKILL] = "KILL",
+		[SIGUSR1] = "USR1", [SIGSEGV] = "SEGV", [SIGUSR2] = "USR2",
+		[SIGPIPE] = "PIPE", [SIGALRM] = "ALRM", [SIGTERM] = "TERM",
+		[SIGCHLD] = "CHLD", [SIGCONT] = "CONT", [SIGSTOP] = "STOP",
+		[SIGTSTP] = "TSTP", [SIGTTIN] = "TTIN", [SIGTTOU] = "TTOU",
+		[SIGURG] = "URG", [SIGXCPU] = "XCPU", [SIGXFSZ] = "XFSZ",
+		[SIGVTALRM] = "VTALRM", [SIGPROF] = "PROF",
+		[SIGWINCH] = "WINCH", [SIGIO] = "IO", [SIGSYS] = "SYS",
+#ifdef SIGSTKFLT
+		[SIGSTKFLT] = "STKFLT",
+#endif
+#ifdef SIGPWR
+		[SIGPWR] = "PWR",
+#endif
+	};
+
+	if (sig > 0 && (size_t)sig < sizeof names / sizeof names[0])
+		return (names[sig]);
+	return (NULL);
+}
+#define sigabbrev_np program_sigabbrev
+#endif
+
 /* "SIGTERM" for SIGTERM; NULL for none. */
 const char *
 program_signal_name(int sig)

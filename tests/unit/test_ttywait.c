@@ -279,6 +279,22 @@ tw_stop(struct tw *t)
 	close(t->master);
 }
 
+/* The call a C library may make instead of nr for the same wait: musl's
+ * nanosleep(3) is nanosleep(2), its epoll_wait(2) is epoll_pwait(2). */
+static long
+tw_alias(long nr)
+{
+#ifdef SYS_nanosleep
+	if (nr == SYS_clock_nanosleep)
+		return (SYS_nanosleep);
+#endif
+#ifdef SYS_epoll_wait
+	if (nr == SYS_epoll_wait)
+		return (SYS_epoll_pwait);
+#endif
+	return (nr);
+}
+
 /* Wait until the program sleeps in system call nr (-1: runs). */
 static bool
 tw_wait_call(pid_t pid, long nr)
@@ -296,7 +312,8 @@ tw_wait_call(pid_t pid, long nr)
 					fclose(f);
 					return (true);
 				}
-				if (sscanf(buf, "%ld", &got) == 1 && got == nr) {
+				if (sscanf(buf, "%ld", &got) == 1 && (got == nr ||
+				    got == tw_alias(nr))) {
 					fclose(f);
 					return (true);
 				}
