@@ -15,7 +15,8 @@
 # -static-pie: one file, no loader, no shared library, any Linux kernel
 # since 3.2, and still loaded at a random address. msgpack-c, PCRE2 (8-bit,
 # Unicode, no JIT: the front never asks for it) and cmocka are built with
-# that compiler by CMake into build/package/TARGET/deps.
+# that compiler by CMake into build/package/TARGET/deps (cmocka.h is told
+# that <stdint.h> has uintptr_t: its own guess fails on musl for arm64).
 set -eu
 T=${1:?usage: static.sh linux-x64|linux-arm64 [unit]}
 cd "$(dirname "$0")/../.."
@@ -109,7 +110,7 @@ if [ ! -f "$D/deps/.pcre2" ]; then
 fi
 if [ "${2:-}" = unit ]; then
 	lib cmocka "$P/src/cmocka-1.1.5" cmocka-static -DWITH_STATIC_LIB=ON \
-	    -DWITH_EXAMPLES=OFF -DUNIT_TESTING=OFF
+	    -DWITH_EXAMPLES=OFF -DUNIT_TESTING=OFF -DCMAKE_C_FLAGS=-D_UINTPTR_T
 	if [ ! -f "$D/deps/.cmocka" ]; then
 		cp "$D/build-cmocka/src/libcmocka-static.a" "$D/deps/lib/"
 		cp "$P/src/cmocka-1.1.5/include/cmocka.h" "$D/deps/include/"
@@ -130,7 +131,7 @@ echo "# static.sh: $T: make $B" >&2
 rm -f $goals
 # shellcheck disable=SC2086
 make -s B="$B" CC="$CC" SAN= OPT="-O2 -g -fPIE -fstack-protector-strong" \
-    PKG_CFLAGS="-I$D/deps/include -DPCRE2_STATIC" \
+    PKG_CFLAGS="-I$D/deps/include -DPCRE2_STATIC -D_UINTPTR_T" \
     PKG_LIBS="$D/deps/lib/libmsgpackc.a" PCRE_LIBS="$D/deps/lib/libpcre2-8.a" \
     CMOCKA_LIBS="$D/deps/lib/libcmocka-static.a" LDFLAGS="-static-pie" \
     REAPER_STATIC= BUILD_TARGET="$T, static, musl $musl" $goals

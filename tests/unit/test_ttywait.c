@@ -279,6 +279,15 @@ tw_stop(struct tw *t)
 	close(t->master);
 }
 
+/* Where the kernel has no pause(2) (arm64), the call pause(3) sleeps in. */
+#ifndef SYS_pause
+#ifdef __GLIBC__
+#define SYS_pause	SYS_rt_sigsuspend
+#else
+#define SYS_pause	SYS_ppoll
+#endif
+#endif
+
 /* The call a C library may make instead of nr for the same wait: musl's
  * nanosleep(3) is nanosleep(2), its epoll_wait(2) is epoll_pwait(2). */
 static long
