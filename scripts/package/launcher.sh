@@ -9,23 +9,39 @@
 # error, the same signals and exit status. progmux-reaper is beside that
 # binary, where progmux looks for it (/proc/self/exe).
 #
-# Where the platform package is: beside this package in node_modules (npm
-# hoists it; pnpm links it there), or in this package's own node_modules.
-# If more than one is there, the one for `uname -m` is taken.
+# Where the platform package is: in this package's own node_modules, or
+# beside this package (npm hoists it; pnpm links it there). Where this
+# package is, without a process to resolve links (a start costs no more
+# than sh's own): reached by its own path (pnpm's shim, a direct call), by
+# npm's node_modules/.bin/progmux, or by a global install's PREFIX/bin/
+# progmux; `..` is taken by the kernel, after the links it crosses. Only
+# if none of these holds a platform package is the link resolved
+# (readlink -f). If more than one platform package is there, the one for
+# `uname -m` is taken.
 V=@VERSION@
-self=$(readlink -f "$0" 2>/dev/null) || self=$0
-pkg=${self%/*/*}
 n=0
-for cpu in x64 arm64; do
-	for d in "$pkg/node_modules/@progmux/linux-$cpu" "${pkg%/*}/@progmux/linux-$cpu"; do
-		if [ -x "$d/bin/progmux" ]; then
-			n=$((n + 1))
-			bin=$d/bin/progmux
-			eval "bin_$cpu=\$bin"
-			break
-		fi
+find_in() {
+	for cpu in x64 arm64; do
+		for d in "$1/node_modules/@progmux/linux-$cpu" "$1/../@progmux/linux-$cpu"; do
+			if [ -x "$d/bin/progmux" ]; then
+				n=$((n + 1))
+				bin=$d/bin/progmux
+				eval "bin_$cpu=\$bin"
+				break
+			fi
+		done
 	done
+}
+dir=${0%/*}
+[ "$dir" = "$0" ] && dir=.
+for pkg in "$dir/.." "$dir/../progmux" "$dir/../lib/node_modules/progmux"; do
+	[ -f "$pkg/bin/progmux" ] || continue
+	find_in "$pkg"
+	[ "$n" -gt 0 ] && break
 done
+if [ "$n" -eq 0 ] && self=$(readlink -f "$0" 2>/dev/null); then
+	find_in "${self%/*/*}"
+fi
 [ "$n" -eq 1 ] && exec "$bin" "$@"
 
 os=$(uname -s)

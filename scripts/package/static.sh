@@ -133,5 +133,5 @@ rm -f $goals
 make -s B="$B" CC="$CC" SAN= OPT="-O2 -g -fPIE -fstack-protector-strong" \
     PKG_CFLAGS="-I$D/deps/include -DPCRE2_STATIC -D_UINTPTR_T" \
     PKG_LIBS="$D/deps/lib/libmsgpackc.a" PCRE_LIBS="$D/deps/lib/libpcre2-8.a" \
-    CMOCKA_LIBS="$D/deps/lib/libcmocka-static.a" LDFLAGS="-static-pie" \
+    CMOCKA_LIBS="$D/deps/lib/libcmocka-static.a" LDFLAGS="-static-pie -Wl,-z,relro,-z,now" \
     REAPER_STATIC= BUILD_TARGET="$T, static, musl $musl" $goals
