@@ -99,6 +99,7 @@ sed 's/^/    /' "$log"
 units() {	# target
 	mkdir -p "$W/units/$1"
 	for t in "build/static/$1"/tests/test_*; do
+		case $t in *.*) continue ;; esac
 		case $1/${t##*/} in linux-arm64/test_ttywait | linux-arm64/test_pattern) continue ;; esac
 		o=$W/units/$1/${t##*/}.log
 		"$t" >"$o" 2>&1 || { echo "${t##*/} failed:"; tail -30 "$o"; return 1; }
@@ -179,7 +180,10 @@ arch_run() {
 	    env HOME="$W/home" npm_config_cache="$W/$A/npx-cache" sh -c \
 	    "cd '$W/home' && npx -y --package='$main' --package='$plat' progmux --version |
 	     grep -q '(linux-$A, static'"
+	# claude -p starts its turn without waiting for a server that is not
+	# up yet unless MCP_CONNECTION_NONBLOCKING=0; npx takes seconds.
 	step "$A: Claude Code runs progmux through npx -y" env \
+	    MCP_CONNECTION_NONBLOCKING=0 \
 	    PROGMUX_BIN="$BIN" CLIENTS=claude CLIENTS_DIR="$C" \
 	    npm_config_cache="$W/$A/npx-cache" \
 	    PROGMUX_COMMAND="[\"npx\",\"-y\",\"--package=$main\",\"--package=$plat\",\"progmux\"]" \
