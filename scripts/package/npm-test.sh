@@ -14,7 +14,9 @@
 #  3. For x64 and then arm64: the tarballs installed by npm into an empty
 #     prefix (the platform package npm must refuse on the other
 #     architecture is refused), `npx progmux --check` and --version
-#     through the installed entry point (node_modules/.bin/progmux), the
+#     through the installed entry point (node_modules/.bin/progmux),
+#     --check without tmux naming the install command of the package
+#     manager on PATH, the
 #     start-up of the binary and of the entry point (figures, no
 #     threshold), the SDK e2e against the entry point, on x64 the
 #     no-leftover tests (test_death) through it, then Claude Code (pinned
@@ -162,6 +164,13 @@ arch_run() {
 	     test \$rc = 0 && grep -q '^progmux $V (linux-$A, static' out &&
 	     grep -qx 'reaper: *$P/node_modules/@progmux/linux-$A/bin/progmux-reaper: ok' out"
 	sed 's/^/    /' "$log"
+	mkdir -p "$W/$A/pm"
+	printf '#!/bin/sh\nexit 0\n' >"$W/$A/pm/apk"
+	chmod +x "$W/$A/pm/apk"
+	step "$A: without tmux, --check fails and says how to install it here (apk on PATH)" sh -c \
+	    "cd '$P' && env PATH='$W/$A/pm' TMPDIR='$W/$A/check' PROGMUX_ROBUST=1 \
+	     PROGMUX_TMUX_BIN=/nonexistent/tmux '$E' --check >out 2>&1; rc=\$?; cat out;
+	     test \$rc = 1 && grep -q '^fix: install tmux 3.2a or newer (apk add tmux)' out"
 	"$HOST_NODE" scripts/package/startup.mjs "$BIN" "$E" | sed "s/^/# $A: /"
 	step "$A: the SDK e2e through the entry point" env PROGMUX_BIN="$E" \
 	    PROGMUX_NPM_CACHE="$CACHE" PATH="$HOST_PATH" sh scripts/e2e.sh
