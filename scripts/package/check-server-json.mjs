@@ -37,23 +37,20 @@ const SCHEMA_SHA256 = 'd4c163f299ece68b7432f4e44c4108f2fdb663d99dc088c8344142e5b
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const [ajvDir, progmux] = process.argv.slice(2);
-let passed = 0;
-let failed = 0;
+// Each check's verdict, in order; printed by finish().
+const verdicts = [];
 
 function check(name, ok, why) {
-  if (ok) {
-    passed++;
-    console.log(`ok - ${name}`);
-  } else {
-    failed++;
-    console.log(`FAIL - ${name}${why ? ': ' + String(why).slice(0, 800) : ''}`);
-  }
+  verdicts.push({ name, ok: Boolean(ok), why: ok || !why ? '' : String(why).slice(0, 800) });
   return ok;
 }
 
 function finish() {
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  for (const v of verdicts)
+    console.log(v.ok ? `ok - ${v.name}` : `FAIL - ${v.name}${v.why ? ': ' + v.why : ''}`);
+  const bad = verdicts.filter((v) => !v.ok).length;
+  console.log(`${verdicts.length - bad} passed, ${bad} failed`);
+  process.exit(bad ? 1 : 0);
 }
 
 if (!ajvDir || !progmux) {
