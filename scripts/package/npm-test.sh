@@ -19,9 +19,11 @@
 #     manager on PATH, the
 #     start-up of the binary and of the entry point (figures, no
 #     threshold), the SDK e2e against the entry point, on x64 the
-#     no-leftover tests (test_death) through it, then Claude Code (pinned
-#     in tests/clients/package.json) given `npx -y --package=MAIN.tgz
-#     --package=PLATFORM.tgz progmux` as its server, driven by
+#     no-leftover tests (test_death) through it, a first `npx -y
+#     --package=MAIN.tgz --package=PLATFORM.tgz progmux`, then Claude Code
+#     (pinned in tests/clients/package.json) given that npx command as its
+#     server on x64, the installed entry point on arm64 (an emulated npx
+#     starts slower than claude -p waits), driven by
 #     tests/clients/clients.mjs (CLIENTS=claude).
 #
 # arm64 is an arm64 machine's user space under qemu-user (binfmt_misc):
@@ -190,12 +192,20 @@ arch_run() {
 	    "cd '$W/home' && npx -y --package='$main' --package='$plat' progmux --version |
 	     grep -q '(linux-$A, static'"
 	# claude -p starts its turn without waiting for a server that is not
-	# up yet unless MCP_CONNECTION_NONBLOCKING=0; npx takes seconds.
-	step "$A: Claude Code runs progmux through npx -y" env \
-	    MCP_CONNECTION_NONBLOCKING=0 \
+	# up yet unless MCP_CONNECTION_NONBLOCKING=0; npx takes seconds. Under
+	# qemu npx (an emulated npm) takes 30 s and more, past what claude -p
+	# waits for whatever MCP_TIMEOUT says: there Claude Code is given the
+	# installed entry point, the npx start being checked above.
+	cmd="[\"npx\",\"-y\",\"--package=$main\",\"--package=$plat\",\"progmux\"]"
+	how="npx -y"
+	if [ "$A" = arm64 ]; then
+		cmd="[\"$E\"]"
+		how="the installed entry point"
+	fi
+	step "$A: Claude Code runs progmux through $how" env \
+	    MCP_CONNECTION_NONBLOCKING=0 MCP_TIMEOUT=60000 \
 	    PROGMUX_BIN="$BIN" CLIENTS=claude CLIENTS_DIR="$C" \
-	    npm_config_cache="$W/$A/npx-cache" \
-	    PROGMUX_COMMAND="[\"npx\",\"-y\",\"--package=$main\",\"--package=$plat\",\"progmux\"]" \
+	    npm_config_cache="$W/$A/npx-cache" PROGMUX_COMMAND="$cmd" \
 	    "$HOST_NODE" tests/clients/clients.mjs
 	sed 's/^/    /' "$log"
 }
