@@ -13,7 +13,8 @@
 #     wall-clock limit, which emulation, several times slower, can exceed.
 #  3. For x64 and then arm64: the tarballs installed by npm into an empty
 #     prefix (on x64, the arm64 platform package is refused, as npm
-#     must), `npx progmux --check` and --version through the installed entry point (node_modules/.bin/progmux),
+#     must), `npx progmux --check` and --version through the installed
+#     entry point (node_modules/.bin/progmux),
 #     --check without tmux naming the install command of the package
 #     manager on PATH, the
 #     start-up of the binary and of the entry point (figures, no
