@@ -8,6 +8,9 @@
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
 #   make test-clients  progmux through the pinned real agent clients (npm)
 #   make test-conformance  the official MCP conformance suite, both eras
+#   make npm        the npm packages (static binaries for linux-x64 and
+#                   linux-arm64) in build/npm
+#   make npm-test   those packages installed and tested as users run them
 #   make deb        build/progmux_VERSION-1_ARCH.deb (dpkg-deb), lintian-checked
 #   make deb-test   that package installed with apt-get, the SDK e2e run
 #                   against /usr/bin/progmux, then purged (needs root)
@@ -72,6 +75,12 @@ LDFLAGS += $(SANFLAGS)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 CPPFLAGS += -DPROGMUX_VERSION='"$(VERSION)"'
+# What the build is for, as --version and --check say it: the compiler's
+# target triplet, unless the build names it (make npm's static builds).
+ifeq ($(origin BUILD_TARGET),undefined)
+BUILD_TARGET := $(shell $(CC) -dumpmachine 2>/dev/null || echo unknown)
+endif
+CPPFLAGS += -DPROGMUX_TARGET='"$(BUILD_TARGET)"'
 
 COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 	common/osdep-$(OSDEP).c \
@@ -259,6 +268,27 @@ test-valgrind: all unit
 	for t in $(ITEST_BIN); do \
 	  PROGMUX_BIN=$(CURDIR)/scripts/valgrind-progmux.sh $$t || exit 1; done
 
+# The npm packages in build/npm (scripts/package/npm.sh): progmux and
+# progmux-reaper built static for linux-x64 and linux-arm64 (musl and the
+# libraries from the pinned sources of scripts/package/sources.lock, by
+# scripts/package/static.sh), the platform packages @progmux/linux-x64 and
+# @progmux/linux-arm64, the main package progmux, each packed (npm pack).
+npm:
+	sh scripts/deps.sh
+	sh scripts/package/deps.sh
+	sh scripts/package/static.sh linux-x64
+	sh scripts/package/static.sh linux-arm64
+	sh scripts/package/npm.sh
+
+# The packages as a user gets them (scripts/package/npm-test.sh): the
+# unit tests of both targets (arm64 under qemu-user), then per
+# architecture the tarballs installed by npm into an empty prefix,
+# npx progmux --check, the SDK e2e, the no-leftover tests and Claude Code
+# (npx -y progmux), x86_64 natively and arm64 under qemu.
+npm-test: npm
+	sh scripts/package/deps.sh qemu
+	sh scripts/package/npm-test.sh
+
 # stdout is the protocol: everything else goes to stderr.
 run:
 	@sh scripts/deps.sh >&2
@@ -268,7 +298,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: macos-gate deb deb-test all unit test test-long test-tmux test-clients test-conformance test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: macos-gate npm npm-test deb deb-test all unit test test-long test-tmux test-clients test-conformance test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper

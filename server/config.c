@@ -462,7 +462,8 @@ config_load(int argc, char **argv, char **cause)
 		}
 		if (strcmp(argv[a], "--version") == 0 ||
 		    strcmp(argv[a], "-V") == 0) {
-			printf("progmux %s\n", PROGMUX_VERSION);
+			printf("progmux %s (%s)\n", PROGMUX_VERSION,
+			    PROGMUX_TARGET);
 			return (1);
 		}
 		if (strncmp(argv[a], "--", 2) != 0) {

@@ -471,6 +471,100 @@ ttywait_epoll(struct ttywait_ctx *c, pid_t pid, unsigned long epfd)
 	return (w);
 }
 
+/*
+ * What a system call number read from /proc means. The numbers are the
+ * kernel's, and they are not ours when progmux runs under a user-mode
+ * emulator (qemu-user, Rosetta: an arm64 build on an x86_64 kernel, or the
+ * reverse). /proc/self/syscall, read once, holds the kernel's number of
+ * the read(2) reading it: our SYS_read, x86_64's 0, or 63, that of the
+ * generic table (arm64, riscv64). Under any other kernel nothing is known.
+ */
+enum ttywait_call { CALL_OTHER, CALL_READ, CALL_POLL, CALL_SELECT,
+    CALL_EPOLL, CALL_UNKNOWN };
+
+static enum ttywait_call
+ttywait_call(long nr)
+{
+	static int	 abi = -1;	/* 0 ours, 1 x86_64, 2 generic, 3 ? */
+	char		 buf[64];
+	long		 self;
+	ssize_t		 n;
+	int		 fd;
+
+	if (abi == -1) {
+		abi = 3;
+		if ((fd = open("/proc/self/syscall", O_RDONLY | O_CLOEXEC)) !=
+		    -1) {
+			if ((n = read(fd, buf, sizeof buf - 1)) > 0) {
+				buf[n] = '\0';
+				self = strtol(buf, NULL, 10);
+				abi = self == SYS_read ? 0 : self == 0 ? 1 :
+				    self == 63 ? 2 : 3;
+			}
+			close(fd);
+		}
+	}
+	if (abi == 1)	/* x86_64's numbers */
+		switch (nr) {
+		case 0: case 19: case 17: case 295: case 327:	/* read readv
+						   pread64 preadv preadv2 */
+			return (CALL_READ);
+		case 7: case 271:			/* poll ppoll */
+			return (CALL_POLL);
+		case 23: case 270:			/* select pselect6 */
+			return (CALL_SELECT);
+		case 232: case 281: case 441:		/* epoll_wait, _pwait,
+							   _pwait2 */
+			return (CALL_EPOLL);
+		default:
+			return (CALL_OTHER);
+		}
+	if (abi == 2)	/* the generic table's */
+		switch (nr) {
+		case 63: case 65: case 67: case 69: case 286:	/* read readv
+						   pread64 preadv preadv2 */
+			return (CALL_READ);
+		case 73:				/* ppoll */
+			return (CALL_POLL);
+		case 72:				/* pselect6 */
+			return (CALL_SELECT);
+		case 22: case 441:			/* epoll_pwait, _pwait2 */
+			return (CALL_EPOLL);
+		default:
+			return (CALL_OTHER);
+		}
+	if (abi != 0)
+		return (CALL_UNKNOWN);
+	switch (nr) {
+	case SYS_read:
+	case SYS_readv:
+	case SYS_pread64:
+	case SYS_preadv:
+	case SYS_preadv2:
+		return (CALL_READ);
+#ifdef SYS_poll
+	case SYS_poll:
+#endif
+	case SYS_ppoll:
+		return (CALL_POLL);
+#ifdef SYS_select
+	case SYS_select:
+#endif
+	case SYS_pselect6:
+		return (CALL_SELECT);
+#ifdef SYS_epoll_wait
+	case SYS_epoll_wait:
+#endif
+	case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+#endif
+		return (CALL_EPOLL);
+	default:
+		return (CALL_OTHER);
+	}
+}
+
 /* One thread of a foreground process: what does it sleep in? */
 static enum ttywait
 ttywait_thread(struct ttywait_ctx *c, pid_t pid, const char *tid)
@@ -489,12 +583,8 @@ ttywait_thread(struct ttywait_ctx *c, pid_t pid, const char *tid)
 	if (sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1],
 	    &a[2], &a[3], &a[4], &a[5]) != 7)
 		return (TTYWAIT_NO);	/* "-1 sp pc": not in a call */
-	switch (nr) {
-	case SYS_read:
-	case SYS_readv:
-	case SYS_pread64:
-	case SYS_preadv:
-	case SYS_preadv2:
+	switch (ttywait_call(nr)) {
+	case CALL_READ:
 		switch (ttywait_fd(c, pid, (long)a[0])) {
 		case 1:
 			return (TTYWAIT_YES);
@@ -503,24 +593,14 @@ ttywait_thread(struct ttywait_ctx *c, pid_t pid, const char *tid)
 		default:
 			return (TTYWAIT_UNKNOWN);
 		}
-#ifdef SYS_poll
-	case SYS_poll:
-#endif
-	case SYS_ppoll:
+	case CALL_POLL:
 		return (ttywait_poll(c, pid, a[0], a[1]));
-#ifdef SYS_select
-	case SYS_select:
-#endif
-	case SYS_pselect6:
+	case CALL_SELECT:
 		return (ttywait_select(c, pid, a[0], a[1]));
-#ifdef SYS_epoll_wait
-	case SYS_epoll_wait:
-#endif
-	case SYS_epoll_pwait:
-#ifdef SYS_epoll_pwait2
-	case SYS_epoll_pwait2:
-#endif
+	case CALL_EPOLL:
 		return (ttywait_epoll(c, pid, a[0]));
+	case CALL_UNKNOWN:
+		return (TTYWAIT_UNKNOWN);
 	default:
 		return (TTYWAIT_NO);
 	}

@@ -30,7 +30,10 @@
 // temporary directory is removed. Prints one line per check and "N
 // passed, M failed"; exits 1 on any failure.
 //
-// Environment: PROGMUX_BIN (absolute path of progmux), CLIENTS_DIR (where
+// Environment: PROGMUX_BIN (absolute path of progmux), PROGMUX_COMMAND (a
+// JSON array: the command Claude Code is given instead, such as
+// ["npx","-y","progmux"]; PROGMUX_BIN then names the binary it runs, which
+// the clean-up looks for), CLIENTS_DIR (where
 // `npm install` put the clients: build/clients), CLIENT_TIMEOUT_MS (each
 // client command, default 120000), CLIENTS (a comma-separated list of
 // client names to run, default all).
@@ -45,6 +48,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const bin = path.resolve(process.env.PROGMUX_BIN || path.join(root, 'build/progmux'));
 const reaper = path.join(path.dirname(bin), 'progmux-reaper');
+const command = process.env.PROGMUX_COMMAND ? JSON.parse(process.env.PROGMUX_COMMAND) : [bin];
 const clientsDir = path.resolve(process.env.CLIENTS_DIR || path.join(root, 'build/clients'));
 const binDir = path.join(clientsDir, 'node_modules', '.bin');
 const limit = Number(process.env.CLIENT_TIMEOUT_MS || 120000);
@@ -223,7 +227,7 @@ async function claude(model) {
   const debugLog = path.join(home, 'progmux-debug.log');
   const add = await sh([c, 'mcp', 'add', '-s', 'user', 'progmux', '-e',
     'PROGMUX_ROBUST=1', '-e', 'PROGMUX_DEBUG=1', '--', '/bin/sh', '-c',
-    'exec "$0" 2>>"$1"', bin, debugLog], { env, cwd: work });
+    'exec "$@" 2>>"$0"', debugLog, ...command], { env, cwd: work });
   check('claude: claude mcp add -s user progmux', add.code === 0, add.stderr + add.stdout);
   const list = await sh([c, 'mcp', 'list'], { env, cwd: work });
   note(`claude mcp list: ${healthLine(list.stdout)}`);
@@ -1131,13 +1135,15 @@ process.on('uncaughtException', (e) => {
 mkdirSync(path.join(run, 'tmp'));
 let model = null;
 try {
-  for (const b of [bin, path.join(binDir, 'claude'), path.join(binDir, 'gemini'),
-    path.join(binDir, 'codex'), path.join(binDir, 'mcp-inspector'),
-    path.join(binDir, 'opencode'), path.join(binDir, 'kilo'), path.join(binDir, 'qwen'),
-    path.join(binDir, 'copilot'), path.join(binDir, 'cline')])
-    if (!existsSync(b)) throw new Error(`${b} is missing`);
-  model = await startModel();
   const only = process.env.CLIENTS ? process.env.CLIENTS.split(',') : null;
+  for (const [name, b] of [['', bin], ['claude', 'claude'], ['gemini', 'gemini'],
+    ['codex', 'codex'], ['inspector', 'mcp-inspector'], ['opencode', 'opencode'],
+    ['kilo', 'kilo'], ['qwen', 'qwen'], ['copilot', 'copilot'], ['cline', 'cline']]) {
+    const f = name ? path.join(binDir, b) : b;
+    if ((!name || !only || only.includes(name)) && !existsSync(f))
+      throw new Error(`${f} is missing`);
+  }
+  model = await startModel();
   for (const [name, fn] of [['claude', claude], ['gemini', gemini],
     ['codex', codex], ['opencode', opencode], ['kilo', kilo],
     ['qwen', qwen], ['copilot', copilot],

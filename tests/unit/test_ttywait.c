@@ -280,6 +280,31 @@ tw_stop(struct tw *t)
 	close(t->master);
 }
 
+/* Where the kernel has no pause(2) (arm64), the call pause(3) sleeps in. */
+#ifndef SYS_pause
+#ifdef __GLIBC__
+#define SYS_pause	SYS_rt_sigsuspend
+#else
+#define SYS_pause	SYS_ppoll
+#endif
+#endif
+
+/* The call a C library may make instead of nr for the same wait: musl's
+ * nanosleep(3) is nanosleep(2), its epoll_wait(2) is epoll_pwait(2). */
+static long
+tw_alias(long nr)
+{
+#ifdef SYS_nanosleep
+	if (nr == SYS_clock_nanosleep)
+		return (SYS_nanosleep);
+#endif
+#ifdef SYS_epoll_wait
+	if (nr == SYS_epoll_wait)
+		return (SYS_epoll_pwait);
+#endif
+	return (nr);
+}
+
 /* Wait until the program sleeps in system call nr (-1: runs). */
 static bool
 tw_wait_call(pid_t pid, long nr)
@@ -297,7 +322,8 @@ tw_wait_call(pid_t pid, long nr)
 					fclose(f);
 					return (true);
 				}
-				if (sscanf(buf, "%ld", &got) == 1 && got == nr) {
+				if (sscanf(buf, "%ld", &got) == 1 && (got == nr ||
+				    got == tw_alias(nr))) {
 					fclose(f);
 					return (true);
 				}
