@@ -6,13 +6,16 @@
  * draws them):
  *
  *   set-up     main.c (start-up, the exit, reaping children), keeper.c
- *   protocol   mcp.c: JSON-RPC only
+ *   protocol   mcp.c: JSON-RPC only, both protocol eras; task.c (calls
+ *              that became tasks)
  *   dispatch   tools.c: the tool table, arguments, results, the calls
  *              waiting (each with its own timers); mcp.c gives it its
  *              reply functions at set-up
- *   tools      tool_start.c, tool_read.c, tool_stop.c, tool_list.c,
- *              tool_pane.c, with report.c (how they report a program)
- *              and filter.c (the lines a filter shows)
+ *   tools      tool_start.c, tool_run.c, tool_read.c, tool_stop.c,
+ *              tool_list.c, tool_pane.c, tool_keys.c, resource.c (the
+ *              programs as resources), with select.c (what a reply shows
+ *              of a program's text), watch.c (a call waiting on a
+ *              program) and report.c (how they report a program)
  *   programs   program.c (the table and each program's lifecycle), made
  *              of pane.c (its FIFOs and pane), reaper_link.c (its
  *              reaper) and waiting.c (does it wait for input?); the
@@ -23,9 +26,10 @@
  *
  * all over config.c (settings, read by all), loop.c (the poll loop every
  * layer registers its descriptors, timers and before-sleep work with),
- * quiet.c (warnings about an end the exit may explain) and common/. A program tells what changes to the waiters its callers
- * registered (program_wait); a warning for the client goes through the
- * log sink the protocol layer sets (log_set_sink).
+ * quiet.c (warnings about an end the exit may explain) and common/.
+ * A program tells what changes to the waiters its callers registered
+ * (program_wait); a warning for the client goes through the log sink the
+ * protocol layer sets (log_set_sink).
  */
 #ifndef PROGMUX_SERVER_H
 #define PROGMUX_SERVER_H
@@ -218,14 +222,14 @@ const char *tools_arg_pane(const struct json *, const char *,
 	    char buf[TOOLS_PANE_ID_MAX]);
 
 /* tool_start.c, tool_run.c, tool_read.c, tool_stop.c, tool_list.c,
- * tool_pane.c */
+ * tool_pane.c, tool_keys.c */
 extern const struct tool_entry tool_start_entry;
 extern const struct tool_entry tool_run_entry;
 extern const struct tool_entry tool_read_entry;
 extern const struct tool_entry tool_stop_entry;
 extern const struct tool_entry tool_list_entry;
 extern const struct tool_entry tool_pane_capture_entry;
-extern const struct tool_entry tool_pane_send_entry;
+extern const struct tool_entry tool_keys_entry;
 
 /* tool_start.c — the start run_program makes too: made(req, program,
  * arg) once the pane exists, or made(NULL, NULL, arg) once the start
@@ -241,6 +245,38 @@ struct program *tool_start_waits_on(struct req *);
 /* tool_read.c — send_keys' reply is answered as a read is */
 struct watch;
 void	tool_read_answer(struct watch *, struct req *, void *);
+
+/* tool_pane.c — what capture_pane and send_keys (tool_keys.c) share:
+ * the call waiting for tmux, the check of the pane progmux runs in */
+struct tool_pane_op {
+	struct req	*req;		/* NULL once cancelled */
+	struct program_waiter *held;	/* keys held until it runs */
+	char		*pane;
+	int64_t		 max_lines;
+	char		*keys;		/* send_keys: what to type */
+	size_t		 keys_len;
+	bool		 literal;
+	bool		 enter;
+	/* While the panes are listed: the call to run then, on a copy of
+	 * its arguments. */
+	void		(*then)(struct req *, const struct json *);
+	struct json_doc	*args;
+	int64_t		 wait_ms;	/* send_keys' timeoutMs */
+	uint64_t	 prog;		/* the program whose pane it is, or 0 */
+	size_t		 typed_from;	/* where the line typed into began */
+	size_t		 typed_len;	/* the text's length then */
+	bool		 alt;		/* the pane showed its alternate
+					   screen when the keys went */
+};
+
+bool	tool_pane_is_ours(const char *pane);
+void	tool_pane_park(struct req *, struct tool_pane_op *);
+void	tool_pane_reply(struct tool_pane_op *, struct toolres *);
+void	tool_pane_op_free(struct tool_pane_op *);
+void	tool_pane_cancel(struct req *);
+void	tool_pane_fail(struct tool_pane_op *, const char *what, const char *out);
+void	tool_pane_guard(struct req *, const struct json *args,
+	    void (*then)(struct req *, const struct json *));
 
 /* report.c — how the program tools report a program, in the structured
  * result and in the text alike */

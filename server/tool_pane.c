@@ -1,24 +1,17 @@
 /*
- * tool_pane.c — capture_pane and send_keys: tmux panes as a person sees
- * and types into them.
+ * tool_pane.c — capture_pane, and what it shares with send_keys
+ * (tool_keys.c): tmux panes as a person sees and types into them.
  *
  * Both go over the control client. The pane id passed the schema's
- * ^%\d+$; the keys are one word quoted for tmux's parser (tmux_quote), so
- * no text can become a tmux command. Neither acts on the pane progmux
- * itself runs in, unless send_keys is forced: $TMUX_PANE when $TMUX names
- * the server in use, or else the pane whose process is progmux or one of
- * its ancestors (/proc), as list-panes tells the panes' processes, for a
- * client may pass no TMUX at all. The panes are listed again when a
- * paneId is asked about that the last list did not hold; the call waits
- * for that answer. While tmux answers, a request's state is its struct
- * tool_pane_op; keys for a program of ours not yet running wait as a
- * waiter on that program (program_wait). With timeoutMs on a program's
- * pane, once tmux took the keys the request waits for the program's
- * reply as a read does (watch.c, tool_read_answer), from the start of
- * the line the keys were typed into; on a pane showing its alternate
- * screen (tmux's #{alternate_on}, asked just before the keys, and again
- * before a reply of text), the reply is the screen once it settled, as
- * capture_pane renders it.
+ * ^%\d+$, so no text can become a tmux command. Neither acts on the pane
+ * progmux itself runs in, unless send_keys is forced: $TMUX_PANE when
+ * $TMUX names the server in use, or else the pane whose process is
+ * progmux or one of its ancestors (/proc), as list-panes tells the panes'
+ * processes, for a client may pass no TMUX at all. The panes are listed
+ * again when a paneId is asked about that the last list did not hold;
+ * the call waits for that answer (tool_pane_guard). While tmux answers, a
+ * request's state is its struct tool_pane_op. A capture returns at most
+ * its last TOOL_PANE_CAPTURE_CHARS characters, whole lines.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,8 +25,6 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
-/* send_keys to a program not yet started waits this long at most. */
-#define TOOL_PANE_HOLD_MS	5000
 #define TOOL_PANE_CAPTURE_CHARS	100000	/* characters a capture returns */
 #define TOOL_PANE_ANCESTRY_MAX	128	/* generations walked up in /proc */
 
@@ -153,7 +144,7 @@ tool_pane_is_env(const char *pane)
  * Is paneId the pane this server runs in? A private server (robust mode)
  * was made after progmux started: none of its panes can hold progmux.
  */
-static bool
+bool
 tool_pane_is_ours(const char *pane)
 {
 	if (cfg.robust)
@@ -164,35 +155,8 @@ tool_pane_is_ours(const char *pane)
 	    strcmp(tool_pane_seen.own, pane) == 0);
 }
 
-/* A pending capture or send: the request and what it asked. */
-struct tool_pane_op {
-	struct req	*req;		/* NULL once cancelled */
-	struct program_waiter *held;	/* keys held until it runs */
-	char		*pane;
-	int64_t		 max_lines;
-	char		*keys;		/* send_keys: what to type */
-	size_t		 keys_len;
-	bool		 literal;
-	bool		 enter;
-	/* While the panes are listed: the call to run then, on a copy of
-	 * its arguments. */
-	void		(*then)(struct req *, const struct json *);
-	struct json_doc	*args;
-	int64_t		 wait_ms;	/* send_keys' timeoutMs */
-	uint64_t	 prog;		/* the program whose pane it is, or 0 */
-	size_t		 typed_from;	/* where the line typed into began */
-	size_t		 typed_len;	/* the text's length then */
-	bool		 alt;		/* the pane showed its alternate
-					   screen when the keys went */
-};
-
-static const struct tool_entry tool_pane_reply_entry;
-static void	tool_pane_op_free(struct tool_pane_op *);
-static void	tool_pane_send_issue(struct tool_pane_op *);
-static void	tool_pane_event(struct program *, enum program_event, void *);
-
 /* Park req for tmux's answer to op. */
-static void
+void
 tool_pane_park(struct req *req, struct tool_pane_op *op)
 {
 	tools_set_state(req, op);
@@ -200,7 +164,7 @@ tool_pane_park(struct req *req, struct tool_pane_op *op)
 }
 
 /* Answer op's request with res (if it still waits). */
-static void
+void
 tool_pane_reply(struct tool_pane_op *op, struct toolres *res)
 {
 	if (op->req == NULL)
@@ -211,7 +175,7 @@ tool_pane_reply(struct tool_pane_op *op, struct toolres *res)
 }
 
 /* Free an operation tmux no longer answers. */
-static void
+void
 tool_pane_op_free(struct tool_pane_op *op)
 {
 	free(op->pane);
@@ -220,29 +184,8 @@ tool_pane_op_free(struct tool_pane_op *op)
 	free(op);
 }
 
-/*
- * Keys held for a program that had not yet started: it runs now (or
- * ended, or is being removed, or the wait ran out). Type them.
- */
-static void
-tool_pane_release(struct tool_pane_op *op)
-{
-	program_unwait(op->held);
-	op->held = NULL;
-	tools_set_deadline(op->req, DEADLINE_NONE);
-	tool_pane_send_issue(op);
-}
-
-/* What the program tells held keys. */
-static void
-tool_pane_event(struct program *p, enum program_event ev, void *arg)
-{
-	if (ev == PROGRAM_DROP || ev == PROGRAM_LAUNCHED || program_ended(p))
-		tool_pane_release(arg);	/* tmux says if the pane is gone */
-}
-
 /* The client cancelled: the operation finishes with nobody to tell. */
-static void
+void
 tool_pane_cancel(struct req *req)
 {
 	struct tool_pane_op	*op = tools_state(req);
@@ -258,18 +201,8 @@ tool_pane_cancel(struct req *req)
 		op->req = NULL;
 }
 
-/* The hold ran out: type the keys now. */
-static void
-tool_pane_timeout(struct req *req)
-{
-	struct tool_pane_op	*op = tools_state(req);
-
-	if (op != NULL && op->held != NULL)
-		tool_pane_release(op);
-}
-
 /* tmux's error text as the tool's error. */
-static void
+void
 tool_pane_fail(struct tool_pane_op *op, const char *what, const char *out)
 {
 	struct toolres	res;
@@ -285,22 +218,52 @@ tool_pane_fail(struct tool_pane_op *op, const char *what, const char *out)
 	toolres_free(&res);
 }
 
+/*
+ * Where a capture's text starts: past what maxLines leaves out, and
+ * within the last TOOL_PANE_CAPTURE_CHARS characters, whole lines (a
+ * long history, a huge pane). *dropped counts the lines left out, *cut
+ * says the character bound left some.
+ */
+static const char *
+tool_pane_first(const char *out, size_t len, int64_t max_lines, size_t total,
+    size_t *dropped, bool *cut)
+{
+	const char	*start = out, *p;
+	size_t		 i;
+
+	*dropped = 0;
+	*cut = false;
+	if (max_lines > 0 && total > (size_t)max_lines) {
+		*dropped = total - (size_t)max_lines;
+		for (i = 0; i < *dropped; i++)
+			start = memchr(start, '\n', (size_t)(out + len - start)) +
+			    1;
+	}
+	for (i = 0, p = out + len; p > start && i < TOOL_PANE_CAPTURE_CHARS;
+	    i += ((unsigned char)*--p & 0xc0) != 0x80)
+		;
+	while (start < p) {
+		*cut = true;
+		start = memchr(start, '\n', (size_t)(out + len - start));
+		start = start != NULL ? start + 1 : out + len;
+		(*dropped)++;
+	}
+	return (start);
+}
+
 /* capture-pane answered. */
 static void
 tool_pane_captured(void *arg, bool ok, const char *out, size_t len)
 {
 	struct tool_pane_op	*op = arg;
 	struct toolres	 res;
-	const char	*start, *p;
-	size_t		 total = 0, dropped = 0, i;
-	bool		 cut = false;
+	const char	*start;
+	size_t		 total = 0, dropped, i;
+	bool		 cut;
 
-	if (op->req == NULL) {
-		tool_pane_op_free(op);
-		return;
-	}
-	if (!ok) {
-		tool_pane_fail(op, "capture_pane", out);
+	if (op->req == NULL || !ok) {
+		if (op->req != NULL)
+			tool_pane_fail(op, "capture_pane", out);
 		tool_pane_op_free(op);
 		return;
 	}
@@ -309,28 +272,8 @@ tool_pane_captured(void *arg, bool ok, const char *out, size_t len)
 		len--;
 	if (len > 0)
 		for (total = 1, i = 0; i < len; i++)
-			if (out[i] == '\n')
-				total++;
-	start = out;
-	if (op->max_lines > 0 && total > (size_t)op->max_lines) {
-		dropped = total - (size_t)op->max_lines;
-		for (i = 0, p = out; i < dropped; i++)
-			p = memchr(p, '\n', (size_t)(out + len - p)) + 1;
-		start = p;
-	}
-	/* At most the last TOOL_PANE_CAPTURE_CHARS characters, whole lines
-	 * (a long history, a huge pane). */
-	for (i = 0, p = out + len; p > start && i < TOOL_PANE_CAPTURE_CHARS;
-	    i += ((unsigned char)*--p & 0xc0) != 0x80)
-		;
-	if (p > start) {
-		cut = true;
-		while (start < p) {
-			start = memchr(start, '\n', (size_t)(out + len - start));
-			start = start != NULL ? start + 1 : out + len;
-			dropped++;
-		}
-	}
+			total += out[i] == '\n';
+	start = tool_pane_first(out, len, op->max_lines, total, &dropped, &cut);
 	toolres_init(&res);
 	jw_obj_begin(&res.w);
 	jw_key(&res.w, "paneId");
@@ -389,185 +332,6 @@ tool_pane_capture(struct req *req, const struct json *args)
 	buf_free(&b);
 }
 
-/* The last send-keys answered. */
-static void
-tool_pane_sent(void *arg, bool ok, const char *out, size_t len)
-{
-	struct tool_pane_op	*op = arg;
-	struct program	*p = op->prog != 0 ? program_by_seq(op->prog) : NULL;
-	struct toolres	 res;
-	struct req	*req;
-	struct watch	*w;
-	struct sel	 sel;
-
-	(void)len;
-	if (op->req == NULL) {
-		tool_pane_op_free(op);
-		return;
-	}
-	if (!ok) {
-		tool_pane_fail(op, "send_keys", out);
-		tool_pane_op_free(op);
-		return;
-	}
-	if (p != NULL)
-		program_keys_sent(p);	/* now in its terminal */
-	if (op->wait_ms > 0 && p != NULL) {
-		req = op->req;
-		tools_set_state(req, NULL);
-		op->req = NULL;
-		tools_set_entry(req, &tool_pane_reply_entry);
-		/* The reply, from the line typed into, read as a read is. */
-		memset(&sel, 0, sizeof sel);
-		sel.start = op->typed_from;
-		sel.max_lines = SIZE_MAX;
-		sel.wait = SEL_WAIT_LINES;
-		w = watch_new(req, p, &sel, op->wait_ms, now_ms() +
-		    op->wait_ms, tool_read_answer, NULL);
-		watch_reply_of(w, op->pane, op->typed_from, op->typed_len,
-		    op->alt);
-		tool_pane_op_free(op);
-		watch_start(w);
-		return;
-	}
-	toolres_init(&res);
-	jw_obj_begin(&res.w);
-	jw_key(&res.w, "paneId");
-	jw_str(&res.w, op->pane);
-	jw_key(&res.w, "sent");
-	jw_bool(&res.w, true);
-	jw_obj_end(&res.w);
-	buf_printf(&res.text, "sent to %s%s", op->pane, op->enter ?
-	    ", then Enter" : "");
-	if (op->wait_ms > 0)
-		buf_printf(&res.text, "; timeoutMs was not waited: %s is not "
-		    "the pane of a program progmux started, so there is no "
-		    "reply to read (capture_pane shows its screen)", op->pane);
-	tool_pane_reply(op, &res);
-	toolres_free(&res);
-	tool_pane_op_free(op);
-}
-
-/* display-message answered: is the pane on its alternate screen? */
-static void
-tool_pane_alt(void *arg, bool ok, const char *out, size_t len)
-{
-	struct tool_pane_op	*op = arg;
-
-	op->alt = ok && len > 0 && out[0] == '1';
-}
-
-/* The first command's failure is what counts; later ones follow it. */
-static void
-tool_pane_send_step(void *arg, bool ok, const char *out, size_t len)
-{
-	struct tool_pane_op	*op = arg;
-
-	(void)len;
-	if (!ok)
-		tool_pane_fail(op, "send_keys", out);	/* the rest is moot */
-}
-
-/*
- * Type op's keys: send-keys, then Enter. tool_pane_sent frees op, and a
- * callback may run at once (tmux not there): after the last command that
- * gets it, op is not touched.
- */
-static void
-tool_pane_send_issue(struct tool_pane_op *op)
-{
-	struct buf	 b = BUF_INIT;
-	struct program	*p;
-	bool		 enter = op->enter;
-	size_t		 len = op->keys_len;
-
-	/* The reply is read from the start of the line typed into. */
-	if ((p = program_by_pane(op->pane)) != NULL) {
-		op->prog = program_seq(p);
-		op->typed_from = textbuf_line_start(program_text(p));
-		op->typed_len = program_text(p)->len;
-		program_keys_sent(p);
-	}
-	/* A full-screen program's reply is its screen: is it on one? Asked
-	 * first, so it is known when the keys' answer comes. */
-	if (p != NULL && op->wait_ms > 0) {
-		buf_printf(&b, "display-message -p -t %s ", op->pane);
-		tmux_quote(&b, "#{alternate_on}");
-		tmux_command(buf_cstr(&b), tool_pane_alt, op);
-		buf_reset(&b);
-	}
-
-	if (len > 0) {
-		buf_printf(&b, "send-keys -t %s%s -- ", op->pane, op->literal ?
-		    " -l" : "");
-		tmux_quote(&b, op->keys);
-		tmux_command(buf_cstr(&b), enter ? tool_pane_send_step :
-		    tool_pane_sent, op);
-		buf_reset(&b);
-	}
-	if (enter || len == 0) {	/* op is still ours */
-		buf_printf(&b, "send-keys -t %s%s", op->pane, enter ? " Enter" :
-		    "");
-		tmux_command(buf_cstr(&b), tool_pane_sent, op);
-	}
-	buf_free(&b);
-}
-
-/* send_keys. */
-static void
-tool_pane_send(struct req *req, const struct json *args)
-{
-	struct tool_pane_op	*op;
-	struct program	*p;
-	struct toolres	 res;
-	char		 id[TOOLS_PANE_ID_MAX];
-	const char	*pane = tools_arg_pane(args, "paneId", id), *keys;
-	size_t		 len;
-
-	keys = tools_arg_str(args, "keys", &len);
-	toolres_init(&res);
-	if (tool_pane_is_ours(pane) &&
-	    !tools_arg_bool(args, "force", false)) {
-		toolres_error(&res, "send_keys: %s is the pane this server "
-		    "runs in; typing there would reach the agent's own "
-		    "terminal. Pass force: true if that is really meant", pane);
-		goto fail;
-	}
-	if (memchr(keys, '\0', len) != NULL) {
-		toolres_error(&res, "send_keys: keys contain a NUL character, "
-		    "which a terminal cannot be sent");
-		goto fail;
-	}
-	toolres_free(&res);
-	op = xcalloc(1, sizeof *op);
-	op->pane = xstrdup(pane);
-	op->keys = xmemdup(keys, len + 1);
-	op->keys_len = len;
-	op->literal = tools_arg_bool(args, "literal", false);
-	op->enter = tools_arg_bool(args, "enter", true);
-	op->wait_ms = tools_arg_int(args, "timeoutMs", 0);
-	if (op->wait_ms > cfg.wait_max_ms)
-		op->wait_ms = cfg.wait_max_ms;
-	tool_pane_park(req, op);
-	/*
-	 * A program of ours whose pane exists but which has not yet been
-	 * started: until it runs, its terminal belongs to the launcher and
-	 * a C-c typed now would reach no program. Hold the keys until it
-	 * runs (or ends, or TOOL_PANE_HOLD_MS pass).
-	 */
-	if ((p = program_by_pane(pane)) != NULL && !program_launched(p) &&
-	    !program_ended(p)) {
-		op->held = program_wait(p, tool_pane_event, op);
-		tools_set_deadline(req, now_ms() + TOOL_PANE_HOLD_MS);
-		return;
-	}
-	tool_pane_send_issue(op);
-	return;
-fail:
-	tools_reply(req, &res);
-	toolres_free(&res);
-}
-
 /* list-panes answered: the call goes on, knowing the panes. */
 static void
 tool_pane_panes(void *arg, bool ok, const char *out, size_t len)
@@ -591,7 +355,7 @@ tool_pane_panes(void *arg, bool ok, const char *out, size_t len)
  * Run a call on a pane once the panes are known: at once if the last
  * list holds paneId, else after listing them again.
  */
-static void
+void
 tool_pane_guard(struct req *req, const struct json *args,
     void (*then)(struct req *, const struct json *))
 {
@@ -626,33 +390,9 @@ tool_pane_capture_run(struct req *req, const struct json *args)
 	tool_pane_guard(req, args, tool_pane_capture);
 }
 
-/* send_keys, once the panes are known. */
-static void
-tool_pane_send_run(struct req *req, const struct json *args)
-{
-	tool_pane_guard(req, args, tool_pane_send);
-}
-
 const struct tool_entry tool_pane_capture_entry = {
 	.name = "capture_pane",
 	.run = tool_pane_capture_run,
 	.cancel = tool_pane_cancel
 };
 
-/* send_keys once its keys went and it waits for the reply: settled as
- * a read (watch.c, tool_read.c). */
-static const struct tool_entry tool_pane_reply_entry = {
-	.name = "send_keys",
-	.cancel = watch_cancel,
-	.timeout = watch_timeout,
-	.wake = watch_wake,
-	.progress = watch_progress,
-	.program = watch_req_program
-};
-
-const struct tool_entry tool_pane_send_entry = {
-	.name = "send_keys",
-	.run = tool_pane_send_run,
-	.cancel = tool_pane_cancel,
-	.timeout = tool_pane_timeout
-};

@@ -71,7 +71,7 @@ static struct tool {
 	{ &tool_run_entry, SAFETY_MUTATING, true, NULL, NULL, NULL },
 	{ &tool_stop_entry, SAFETY_DESTRUCTIVE, false, NULL, NULL, NULL },
 	{ &tool_pane_capture_entry, SAFETY_READONLY, false, NULL, NULL, NULL },
-	{ &tool_pane_send_entry, SAFETY_MUTATING, true, NULL, NULL, NULL },
+	{ &tool_keys_entry, SAFETY_MUTATING, true, NULL, NULL, NULL },
 	{ &tool_list_entry, SAFETY_READONLY, false, NULL, NULL, NULL },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
