@@ -504,6 +504,140 @@ test_read_scan_limit(void **state)
 	free(id);
 }
 
+/*
+ * Every combination of until, tail, filter, context and maxLines on one
+ * ended program's 300 lines ("i", "i ERROR" every 40th to 280, "BUILD
+ * FAILED" at 250): the exact text, skippedLines, matched, matchedLines and the
+ * cursor of each; and the ones still refused (context without filter),
+ * each with its reason.
+ */
+static void
+test_read_combinations(void **state)
+{
+	static const struct {
+		const char	*args;		/* read_program's, beyond the id */
+		const char	*text;
+		int64_t		 skipped;	/* -1: not in the result */
+		int64_t		 matched_lines;	/* -1: not in the result */
+		int		 matched;	/* until's: 1, 0, -1 none */
+	} c[] = {
+	{ "\"until\":\"FAILED\",\"maxLines\":3",
+	    "248\n249\nBUILD FAILED\n", 247, -1, 1 },
+	{ "\"until\":\"FAILED\",\"tail\":2", "249\nBUILD FAILED\n", 248, -1,
+	    1 },
+	{ "\"until\":\"FAILED\",\"tail\":5,\"maxLines\":1", "BUILD FAILED\n",
+	    249, -1, 1 },
+	{ "\"until\":\"nowhere\",\"maxLines\":2", "299\n300\n", 298, -1, 0 },
+	{ "\"until\":\"FAILED\",\"filter\":\"ERROR\"", "40:40 ERROR\n"
+	    "80:80 ERROR\n120:120 ERROR\n160:160 ERROR\n200:200 ERROR\n"
+	    "240:240 ERROR\n250:BUILD FAILED\n", 39, 6, 1 },
+	{ "\"until\":\"FAILED\",\"filter\":\"ERROR\",\"tail\":2",
+	    "200:200 ERROR\n240:240 ERROR\n250:BUILD FAILED\n", 199, 6, 1 },
+	{ "\"until\":\"FAILED\",\"filter\":\"ERROR\",\"tail\":1,\"context\":1",
+	    "239-239\n240:240 ERROR\n241-241\n--\n249-249\n"
+	    "250:BUILD FAILED\n", 238, 6, 1 },
+	{ "\"tail\":3", "298\n299\n300\n", 297, -1, -1 },
+	{ "\"tail\":5,\"maxLines\":2", "299\n300\n", 298, -1, -1 },
+	{ "\"tail\":2,\"filter\":\"ERROR\"", "240:240 ERROR\n280:280 ERROR\n",
+	    239, 7, -1 },
+	{ "\"tail\":1,\"filter\":\"ERROR\",\"context\":1",
+	    "279-279\n280:280 ERROR\n281-281\n", 278, 7, -1 },
+	{ "\"filter\":\"ERROR\",\"maxLines\":2", "40:40 ERROR\n80:80 ERROR\n",
+	    -1, 2, -1 },
+	{ "\"filter\":\"^2$|^20$\",\"context\":1,\"maxLines\":7",
+	    "1-1\n2:2\n3-3\n--\n19-19\n20:20\n21-21\n", -1, 2, -1 },
+	{ "\"filter\":\"^2$|^20$\",\"context\":1,\"maxLines\":5",
+	    "1-1\n2:2\n3-3\n", -1, 1, -1 },
+	{ "\"maxLines\":2", "1\n2\n", -1, -1, -1 },
+	};
+	static const char *const refused_args[] = {
+		"\"context\":1", "\"context\":1,\"until\":\"FAILED\"",
+		"\"context\":2,\"tail\":3",
+	};
+	struct json_doc	*d;
+	char		*id, args[400];
+	size_t		 i;
+
+	(void)state;
+	d = call_ok("run_program", "{\"argv\":[\"python3\",\"-c\",\"for i in "
+	    "range(1, 301): print('BUILD FAILED' if i == 250 else "
+	    "'%d ERROR' % i if i % 40 == 0 else i)\"],\"keep\":true,"
+	    "\"maxLines\":1}");
+	id = xstrdup(sc_need_str(d, "programId"));
+	json_doc_free(d);
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		d = rd(id, 0, 0, c[i].args);
+		if (strcmp(sc_need_str(d, "text"), c[i].text) != 0)
+			fail_msg("%s: text\n%s\nnot\n%s", c[i].args,
+			    sc_str(d, "text"), c[i].text);
+		if (c[i].skipped != (json_get(pmx_sc(d), "skippedLines") ?
+		    sc_int(d, "skippedLines") : -1))
+			fail_msg("%s: skippedLines %lld, not %lld", c[i].args,
+			    (long long)sc_int(d, "skippedLines"),
+			    (long long)c[i].skipped);
+		if (c[i].matched_lines >= 0 &&
+		    c[i].matched_lines != sc_int(d, "matchedLines"))
+			fail_msg("%s: matchedLines %lld", c[i].args,
+			    (long long)sc_int(d, "matchedLines"));
+		if (c[i].matched >= 0)
+			assert_int_equal(sc_bool(d, "matched"), c[i].matched);
+		else
+			assert_null(json_get(pmx_sc(d), "matched"));
+		json_doc_free(d);
+	}
+	for (i = 0; i < sizeof refused_args / sizeof refused_args[0]; i++) {
+		snprintf(args, sizeof args, "{\"programId\":\"%s\",%s}", id,
+		    refused_args[i]);
+		refused("read_program", args, "context goes with filter: it is "
+		    "how many lines to show around each line filter matches");
+	}
+	stop(id);
+	free(id);
+}
+
+/*
+ * One call answers what the agent asked, whatever comes before it: a
+ * build printing 1.29 MB and then the line that matters gives that line
+ * to one read with until (its cursor just after it), and gives its last
+ * 5 lines and its end to one read with tail, both issued right after the
+ * start.
+ */
+static void
+test_one_call(void **state)
+{
+	static const char build[] = "{\"argv\":[\"sh\",\"-c\",\"seq 1 200000; "
+	    "echo 'BUILD FAILED: 3 errors'; exit 3\"]}";
+	struct json_doc	*d;
+	char		*id;
+
+	(void)state;
+	id = pmx_start_program(&C, build, NULL);
+	assert_non_null(id);
+	d = rd(id, 0, LONG_MS, "\"until\":\"BUILD FAILED\"");
+	assert_true(sc_bool(d, "matched"));
+	assert_string_equal(sc_need_str(d, "reason"), "matched");
+	assert_int_equal(sc_int(d, "cursor"), 1288895 + 23);
+	assert_true(sc_int(d, "skippedLines") > 190000);
+	if (strstr(sc_need_str(d, "text"), "200000\nBUILD FAILED: 3 errors\n") ==
+	    NULL)
+		fail_msg("not the line and the lines before it: %.300s",
+		    sc_str(d, "text"));
+	json_doc_free(d);
+	free(id);
+
+	id = pmx_start_program(&C, build, NULL);
+	assert_non_null(id);
+	d = rd(id, 0, LONG_MS, "\"tail\":5");
+	assert_string_equal(sc_need_str(d, "text"), "199997\n199998\n199999\n"
+	    "200000\nBUILD FAILED: 3 errors\n");
+	assert_true(sc_bool(d, "ended"));
+	assert_int_equal(sc_int(d, "exitStatus"), 3);
+	assert_string_equal(sc_need_str(d, "reason"), "ended");
+	assert_int_equal(sc_int(d, "skippedLines"), 199996);
+	json_doc_free(d);
+	free(id);
+}
+
 int
 main(void)
 {
@@ -517,6 +651,8 @@ main(void)
 		cmocka_unit_test(test_run_filter_tail),
 		cmocka_unit_test(test_run_filter_bounded),
 		cmocka_unit_test(test_read_scan_limit),
+		cmocka_unit_test(test_read_combinations),
+		cmocka_unit_test(test_one_call),
 	};
 
 	if (getenv("PMX_TEST_FILTER") != NULL)
