@@ -268,7 +268,7 @@ async function main() {
     }
     await client.callTool({ name: 'stop_program', arguments: { programId: id } });
   });
-  await step('read_program tail, filter and context; run_program filter and tail (new fields validated)', async () => {
+  await step('read_program tail, filter, context and until together; run_program filter and tail (new fields validated)', async () => {
     const r = await client.callTool({ name: 'run_program', arguments: { argv: ['sh', '-c', 'seq 1 2000; echo "ERROR at the end"'], filter: '^ERROR|^1000$', context: 1 } });
     const rc = r.structuredContent;
     if (r.isError || rc.matchedLines !== 2 || rc.scannedLines !== 2001 || rc.text !== '999-999\n1000:1000\n1001-1001\n--\n2000-2000\n2001:ERROR at the end\n') return JSON.stringify(rc);
@@ -282,6 +282,13 @@ async function main() {
     if (!/\[3 of 1002 lines matched/.test(f.content[0].text)) return f.content[0].text;
     const rt = await client.callTool({ name: 'run_program', arguments: { argv: ['seq', '1', '500'], tail: 1 } });
     if (rt.structuredContent.text !== '500\n') return JSON.stringify(rt.structuredContent);
+    // until with filter and tail: the last matching line and until's, skipped lines counted, why it returned.
+    const u = await client.callTool({ name: 'read_program', arguments: { programId: id, until: '^1500$', filter: '^1\\d99$', tail: 1, timeoutMs: 0 } });
+    const uc = u.structuredContent;
+    if (uc.text !== '1499:1499\n1500:1500\n' || uc.matched !== true || uc.skippedLines !== 1498 || uc.matchedLines !== 5 || uc.reason !== 'matched') return JSON.stringify(uc);
+    const rf = await client.callTool({ name: 'run_program', arguments: { argv: ['seq', '1', '500'], filter: '7$', tail: 2 } });
+    const rfc = rf.structuredContent;
+    if (rfc.text !== '487:487\n497:497\n' || rfc.matchedLines !== 50 || rfc.reason !== 'ended') return JSON.stringify(rfc);
   });
   await step('send_keys on a full-screen program returns its screen (screen validated)', async () => {
     const file = path.join(dir, 'lines.txt');

@@ -858,6 +858,59 @@ test_send_keys_screen(void **state)
 	free(file);
 }
 
+/*
+ * send_keys' reply follows the program: q to less with timeoutMs ends it,
+ * and the reply is its end (completed, exit status 0), never an error,
+ * however the pane's going and the end's report race (10 rounds); and
+ * 100g typed right after start_program, before less has switched to its
+ * alternate screen, still gets the settled screen, not the redraws.
+ */
+static void
+test_send_keys_follows(void **state)
+{
+	struct json_doc	*d;
+	char		*file, *jfile, args[600], *id, *pane;
+	const char	*screen;
+	int		 i;
+
+	(void)state;
+	assert_non_null(file = pmx_lines_file(&C, "lines.txt", 200));
+	jfile = pmx_jstr(file);
+	snprintf(args, sizeof args, "{\"argv\":[\"less\",%s]}", jfile);
+	for (i = 0; i < 10; i++) {
+		id = pmx_start_program(&C, args, &pane);
+		assert_non_null(id);
+		json_doc_free(read_until_waiting_from(id, 0));
+		snprintf(args + 300, 300, "{\"paneId\":\"%s\",\"keys\":\"q\","
+		    "\"enter\":false,\"timeoutMs\":%d}", pane, LONG_MS);
+		d = call_ok("send_keys", args + 300);
+		if (!sc_bool(d, "ended") ||
+		    strcmp(sc_need_str(d, "outcome"), "completed") != 0 ||
+		    sc_int(d, "exitStatus") != 0)
+			fail_msg("round %d: not its end: %s", i, pmx_text(d));
+		assert_null(json_get(pmx_sc(d), "screen"));
+		json_doc_free(d);
+		free(id);
+		free(pane);
+	}
+	id = pmx_start_program(&C, args, &pane);
+	assert_non_null(id);
+	snprintf(args + 300, 300, "{\"paneId\":\"%s\",\"keys\":\"100g\","
+	    "\"enter\":false,\"timeoutMs\":%d}", pane, LONG_MS);
+	d = call_ok("send_keys", args + 300);
+	screen = sc_need_str(d, "screen");
+	if (strncmp(screen, "line 100\n", 9) != 0)
+		fail_msg("not the screen at line 100: %s", pmx_text(d));
+	assert_string_equal(sc_need_str(d, "reason"), "screen");
+	json_doc_free(d);
+	stop(id);
+	free(id);
+	free(pane);
+	free(jfile);
+	unlink(file);
+	free(file);
+}
+
 /* send_keys with timeoutMs on a pane that is not a program's: the keys
  * go, answered at once with a note, no reply fields. */
 static void
@@ -899,6 +952,7 @@ main(void)
 		cmocka_unit_test(test_until_dialect),
 		cmocka_unit_test(test_until_hostile),
 		cmocka_unit_test(test_send_keys_screen),
+		cmocka_unit_test(test_send_keys_follows),
 		cmocka_unit_test(test_send_keys_not_program),
 	};
 
