@@ -283,7 +283,10 @@ async function claude(model) {
   const discover = came.find((l) => /"method":"server\/discover"/.test(l));
   note(`claude sent (progmux's debug log): ${discover}`);
   checkModern('claude', log, came, discover);
-  await claudeTasks(env, c, home, work);
+  // Through a package's command (make npm-test) the one headless turn is
+  // what is asked; the interactive tasks session is make test-clients'.
+  if (!process.env.PROGMUX_COMMAND)
+    await claudeTasks(env, c, home, work);
 }
 
 // progmux's debug log, as lines ([] if it wrote none).
