@@ -2143,6 +2143,7 @@ agent_figs(const char *id, const char *name, const char *target,
 }
 
 static int	agent_start(struct agent *, const char *, char **, char **);
+static void	bench_agent_one_call(struct pmx *, const struct json_doc *);
 
 /* A program started outside any task's count. */
 static int
@@ -2441,6 +2442,166 @@ bench_agent_logs(struct pmx *c, const struct json_doc *list)
 	buf_free(&all);
 	bench_agent_run_prompt(c);
 	bench_hostile_ping(c);
+	bench_agent_one_call(c, list);
+}
+
+/* A task done by reads until stop says so (done: the read that ends it);
+ * the calls counted are the reads, the start not. */
+static int
+agent_reads(struct agent *a, const char *id, const char *extra,
+    struct buf *all, bool (*done)(const struct json *))
+{
+	struct json_doc		*d;
+	const struct json	*sc;
+	int64_t			 cursor = 0;
+	int			 i;
+
+	for (i = 0; i < 400; i++) {
+		if ((d = agent_read(a, id, &cursor, extra, all, &sc)) == NULL)
+			return (-1);
+		if (done(sc)) {
+			json_doc_free(d);
+			return (0);
+		}
+		json_doc_free(d);
+	}
+	return (-1);
+}
+
+static bool
+agent_matched(const struct json *sc)
+{
+	return (json_bool(json_get(sc, "matched")) ||
+	    json_bool(json_get(sc, "ended")));
+}
+
+static bool
+agent_ended(const struct json *sc)
+{
+	return (json_bool(json_get(sc, "ended")));
+}
+
+/* A calls figure: met at or under max. */
+static void
+agent_calls_fig(const char *id, const char *name, const char *target,
+    int calls, int max)
+{
+	struct fig	*f;
+
+	f = fig_new(id, name, "calls", target);
+	f->median = calls;
+	f->decimals = 0;
+	f->runs = 1;
+	f->met = calls <= max;
+	bench_log("%s: %d calls", name, calls);
+}
+
+/*
+ * Figures 18 to 21, one call for what the agent asked: "wait for BUILD
+ * FAILED after 1.29 MB" (until; without it, reads page through), "wait
+ * for a 1.29 MB build to end, then its last 5 lines" (tail; without its
+ * wait, reads to the end), "the last 3 ERROR lines of a 1 MB log" (filter
+ * and tail) and q to less with timeoutMs, 50 tries, errors counted.
+ */
+static void
+bench_agent_one_call(struct pmx *c, const struct json_doc *list)
+{
+	static const char build[] = "[\"sh\",\"-c\",\"seq 1 200000; echo "
+	    "'BUILD FAILED: 3 errors'; exit 3\"]";
+	struct agent		 a;
+	struct json_doc		*d;
+	const struct json	*sc;
+	struct buf		 all = BUF_INIT;
+	char			*id, *pane, *file, *jfile, args[600];
+	bool			 until = agent_has_arg(list, "read_program",
+				    "until"), waiting;
+	int			 i, k, errors = 0;
+
+	/* 18: until BUILD FAILED, right after the start. */
+	memset(&a, 0, sizeof a);
+	a.c = c;
+	if (agent_start(&a, build, &id, &pane) == 0) {
+		if (agent_reads(&a, id, until ? "\"until\":\"BUILD FAILED\"" :
+		    "", &all, until ? agent_matched : agent_ended) == -1 ||
+		    strstr(buf_cstr(&all), "BUILD FAILED") == NULL)
+			bench_broke("until task: no BUILD FAILED line");
+		agent_calls_fig("agent_until", "18 wait for BUILD FAILED after "
+		    "1.29 MB", "1 call", a.calls, 1);
+		bc_stop(c, id);
+		free(id);
+		free(pane);
+	}
+	buf_reset(&all);
+	/* 19: the end, then its last 5 lines: one read with tail. */
+	memset(&a, 0, sizeof a);
+	a.c = c;
+	if (agent_start(&a, build, &id, &pane) == 0) {
+		if (agent_reads(&a, id, "\"tail\":5", &all, agent_ended) ==
+		    -1 || strstr(buf_cstr(&all), "200000\nBUILD FAILED") ==
+		    NULL)
+			bench_broke("tail task: not its last lines");
+		agent_calls_fig("agent_tail_end", "19 a 1.29 MB build's end, then "
+		    "its last 5 lines", "1 call", a.calls, 1);
+		bc_stop(c, id);
+		free(id);
+		free(pane);
+	}
+	buf_reset(&all);
+	/* 20: the last 3 ERROR lines of the 1 MB log, once it ended. */
+	memset(&a, 0, sizeof a);
+	a.c = c;
+	if (agent_start(&a, agent_log_argv, &id, &pane) == 0) {
+		if (agent_wait_end(c, id) == -1 || agent_reads(&a, id,
+		    "\"filter\":\"ERROR\",\"tail\":3", &all, agent_ended) ==
+		    -1 || strstr(buf_cstr(&all), "19998") == NULL ||
+		    strstr(buf_cstr(&all), "19000") == NULL)
+			bench_broke("filter tail task: not the last 3");
+		agent_calls_fig("agent_filter_tail", "20 the last 3 ERROR lines "
+		    "of a 1 MB log", "1 call", a.calls, 1);
+		bc_stop(c, id);
+		free(id);
+		free(pane);
+	}
+	/* 21: q to less with timeoutMs: the reply is its end, never an
+	 * error. */
+	memset(&a, 0, sizeof a);
+	a.c = c;
+	file = pmx_lines_file(c, "less.txt", 200);
+	jfile = file != NULL ? pmx_jstr(file) : NULL;
+	for (i = 0; jfile != NULL && i < 50; i++) {
+		snprintf(args, sizeof args, "[\"less\",%s]", jfile);
+		if (agent_start_plain(c, args, &id, &pane) == -1)
+			break;
+		/* Once it waits for keys. */
+		snprintf(args, sizeof args, "{\"programId\":\"%s\","
+		    "\"timeoutMs\":5000}", id);
+		for (k = 0; k < 10; k++) {
+			d = bc_call(c, "read_program", args, NULL);
+			sc = d != NULL ? pmx_sc(d) : NULL;
+			waiting = sc != NULL &&
+			    json_bool(json_get(sc, "waitingForInput"));
+			json_doc_free(d);
+			if (waiting)
+				break;
+		}
+		snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"q\","
+		    "\"enter\":false,\"timeoutMs\":10000}", pane);
+		d = bc_call(c, "send_keys", args, NULL);
+		if (d == NULL || pmx_is_error(d))
+			errors++;
+		json_doc_free(d);
+		bc_stop(c, id);
+		free(id);
+		free(pane);
+	}
+	agent_calls_fig("agent_less_q", "21 q to less with timeoutMs: errors "
+	    "in 50", "0", errors, 0);
+	fig_find("agent_less_q")->unit = "errors";
+	free(jfile);
+	if (file != NULL)
+		unlink(file);
+	free(file);
+	buf_free(&all);
 }
 
 /* The start of a program for a task: programId and pane (allocated). */
