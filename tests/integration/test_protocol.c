@@ -565,13 +565,15 @@ count_held(struct pmx *c, const char *m, const char *key, const char *want,
 
 /* Pins: a run_program that carries _meta.progressToken gets
  * notifications/progress with that token (string or number, echoed as
- * sent), growing progress, before its result; one without gets none. */
+ * sent), growing progress, before its result; one without gets none; a
+ * read_program's wait and send_keys' reply get them too. */
 static void
 test_progress_notifications(void **state)
 {
 	struct pmx	*c = *state;
 	struct json_doc	*d;
-	int64_t		 id;
+	char		*prog, *pane, args[400];
+	int64_t		 id, cursor;
 	double		 last = -1;
 	int		 n;
 
@@ -604,6 +606,35 @@ test_progress_notifications(void **state)
 	json_doc_free(d);
 	assert_int_equal(count_held(c, "notifications/progress",
 	    "progressToken", "", NULL), 0);
+
+	/* Every wait: a read of a quiet program, and send_keys' reply. */
+	prog = pmx_start_program(c, "{\"argv\":[\"sh\",\"-c\",\"echo up; "
+	    "read x; sleep 2.5; echo done; exec sleep 30\"]}", &pane);
+	assert_non_null(prog);
+	free(pmx_read_until(c, prog, "up\n", 20000));
+	snprintf(args, sizeof args, "{\"name\":\"send_keys\",\"arguments\":"
+	    "{\"paneId\":\"%s\",\"keys\":\"go\",\"timeoutMs\":20000},"
+	    "\"_meta\":{\"progressToken\":\"tok-k\"}}", pane);
+	d = pmx_wait(c, pmx_send(c, "tools/call", args), 30000);
+	assert_non_null(d);
+	assert_non_null(strstr(pmx_text(d), "done\n"));
+	cursor = json_int(json_get(pmx_sc(d), "cursor"));
+	json_doc_free(d);
+	last = -1;
+	assert_true(count_held(c, "notifications/progress", "progressToken",
+	    "tok-k", &last) >= 1);
+	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
+	    "{\"programId\":\"%s\",\"cursor\":%lld,\"timeoutMs\":2500},"
+	    "\"_meta\":{\"progressToken\":\"tok-r\"}}", prog,
+	    (long long)cursor);
+	d = pmx_wait(c, pmx_send(c, "tools/call", args), 30000);
+	assert_non_null(d);
+	json_doc_free(d);
+	last = -1;
+	assert_true(count_held(c, "notifications/progress", "progressToken",
+	    "tok-r", &last) >= 1);
+	free(prog);
+	free(pane);
 }
 
 /* Pins: logging/setLevel takes the eight RFC 5424 names and refuses
