@@ -1,8 +1,9 @@
 /*
  * pane.c — a program's FIFOs and its tmux pane.
  *
- * A pane is made for an owner (a program) with what it needs, given once
- * (struct pane_spec, copied), and tells its owner what happens through
+ * A pane is made for an owner (a program) with what it needs of the
+ * program's spec (copied into its struct pane_spec), and tells its owner
+ * what happens through
  * the callbacks it was made with (struct pane_cb), as tmux's job_run
  * takes its callbacks; it never looks its owner up. The FIFOs (output,
  * the launcher's control, standard error's) are made in the runtime
@@ -44,6 +45,17 @@ enum { PANE_OUT, PANE_CTL, PANE_ERR, PANE_NFIFO };
 
 static const char *const pane_fifo_suffix[PANE_NFIFO] = { "out", "ctl",
     "err" };
+
+/* What the pane needs of its program, copied when it is made (a pane
+ * outlives its owner while tmux still answers it). */
+struct pane_spec {
+	char		*program_id;	/* names the FIFOs: "p3.out" */
+	char		*argv0;		/* names the window */
+	char		*from_pane;	/* or NULL */
+	bool		 split;
+	int64_t		 width, height;	/* 0: tmux's default */
+	bool		 separate_stderr;
+};
 
 struct pane {
 	struct pane_spec	 spec;		/* a copy of what was asked */
@@ -137,17 +149,20 @@ pane_alloc(void)
  * the output FIFO, whose reader is ours until the reaper takes it.
  */
 struct pane *
-pane_new(const struct pane_spec *spec, const struct pane_cb *cb,
-    void *owner, char **cause)
+pane_new(const char *program_id, const struct program_spec *spec,
+    const struct pane_cb *cb, void *owner, char **cause)
 {
 	struct pane	*pn = pane_alloc();
 	int		 i;
 
-	pn->spec = *spec;
-	pn->spec.program_id = xstrdup(spec->program_id);
-	pn->spec.argv0 = xstrdup(spec->argv0);
+	pn->spec.program_id = xstrdup(program_id);
+	pn->spec.argv0 = xstrdup(spec->argv[0]);
 	pn->spec.from_pane = spec->from_pane != NULL ?
 	    xstrdup(spec->from_pane) : NULL;
+	pn->spec.split = spec->split;
+	pn->spec.width = spec->width;
+	pn->spec.height = spec->height;
+	pn->spec.separate_stderr = spec->separate_stderr;
 	pn->cb = cb;
 	pn->owner = owner;
 	if (config_rundir_check(cause) == -1)

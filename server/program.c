@@ -584,28 +584,14 @@ static const struct reaper_cb	program_reaper_cb;
 static void
 program_pipe(struct program *p)
 {
-	struct reaper_start	 st;
-	int			 fds[3];
-	char			*why;
+	int	 fds[3];
+	char	*why;
 
 	pane_pipe(p->pane);
-	memset(&st, 0, sizeof st);
-	st.id = p->id;
-	st.argv = p->spec.argv;
-	st.argc = p->spec.argc;
-	st.dir = p->spec.dir;
-	st.width = p->spec.width;
-	st.height = p->spec.height;
-	st.lifetime_ms = p->spec.lifetime_ms;
-	st.keep_pane = p->spec.keep_pane;
-	st.input = p->spec.input;
-	st.input_len = p->spec.input_len;
-	st.has_input = p->spec.has_input;
-	st.separate_stderr = p->spec.separate_stderr;
-	st.err_name = pane_err_name(p->pane);
 	pane_take_fds(p->pane, &fds[0], &fds[1], &fds[2]);
-	if ((p->link = reaper_link_spawn(&st, fds, &program_reaper_cb, p,
-	    &why)) == NULL) {
+	if ((p->link = reaper_link_spawn(p->id, &p->spec,
+	    pane_err_name(p->pane), fds, &program_reaper_cb, p, &why)) ==
+	    NULL) {
 		program_abandon(p, why);
 		free(why);
 		return;
@@ -767,19 +753,10 @@ static const struct reaper_cb program_reaper_cb = {
 int
 program_start(struct program *p, struct program_spec *spec, char **cause)
 {
-	struct pane_spec	ps;
-
 	p->spec = *spec;
 	memset(spec, 0, sizeof *spec);
-	memset(&ps, 0, sizeof ps);
-	ps.program_id = p->id;
-	ps.argv0 = p->spec.argv[0];
-	ps.from_pane = p->spec.from_pane;
-	ps.split = p->spec.split;
-	ps.width = p->spec.width;
-	ps.height = p->spec.height;
-	ps.separate_stderr = p->spec.separate_stderr;
-	if ((p->pane = pane_new(&ps, &program_pane_cb, p, cause)) == NULL)
+	if ((p->pane = pane_new(p->id, &p->spec, &program_pane_cb, p,
+	    cause)) == NULL)
 		return (-1);
 	pane_make(p->pane);
 	return (0);

@@ -4,11 +4,11 @@
  * The reaper is spawned (posix_spawn of progmux-reaper) with one end of a
  * socketpair as its fd 3 and the program's FIFOs as fds 4, 6 and 7
  * (proto.h), and is sent what it needs in a "start" frame, built from
- * the struct reaper_start it was spawned with. Frames from it (text,
- * launched, end, fail) and its going (EOF or a bad frame) are told to
- * its owner through the callbacks it was spawned with (struct
- * reaper_cb), as tmux's job_run takes its callbacks; it never looks its
- * owner up. Writes are queued and flushed when the socket takes them.
+ * the program's spec (struct program_spec) it was spawned with. Frames
+ * from it (text, launched, end, fail) and its going (EOF or a bad frame)
+ * are told to its owner through the callbacks it was spawned with
+ * (struct reaper_cb), as tmux's job_run takes its callbacks; it never
+ * looks its owner up. Writes are queued and flushed when the socket takes them.
  * The link is closed once its socket is and its pid has been reaped
  * (main.c's SIGCHLD handler routes each pid here, reaper_links_reaped),
  * and then the owner is told (closed). The socket registers itself with
@@ -116,14 +116,15 @@ reaper_link_send(struct reaper_link *l, const char *type)
 
 /* The program's particulars, the reaper's first frame. */
 static void
-reaper_link_start_frame(struct reaper_link *l, const struct reaper_start *st)
+reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
+    const char *err_name)
 {
 	struct msg_out	  m;
 	char		**tv = tmux_client_argv();
 	size_t		  n = 0;
 
 	msg_begin(&m, MSG_START, 14);
-	msg_str(&m, "id", st->id);
+	msg_str(&m, "id", l->id);
 	msg_strv(&m, "argv", st->argv, st->argc);
 	msg_str(&m, "dir", st->dir);
 	msg_int(&m, "width", st->width);
@@ -131,7 +132,7 @@ reaper_link_start_frame(struct reaper_link *l, const struct reaper_start *st)
 	msg_int(&m, "lifetime_ms", st->lifetime_ms);
 	msg_bool(&m, "keep_pane", st->keep_pane);
 	msg_int(&m, "max_text", cfg.output_max_bytes);
-	msg_str(&m, "err", st->err_name);
+	msg_str(&m, "err", err_name);
 	msg_bool(&m, "robust", cfg.robust);
 	msg_str(&m, "rundir", cfg.rundir);
 	if (st->has_input)
@@ -153,7 +154,8 @@ reaper_link_start_frame(struct reaper_link *l, const struct reaper_start *st)
  * whatever happens) and send it st. cb tells owner what follows.
  */
 struct reaper_link *
-reaper_link_spawn(const struct reaper_start *st, int fds[3],
+reaper_link_spawn(const char *program_id, const struct program_spec *st,
+    const char *err_name, int fds[3],
     const struct reaper_cb *cb, void *owner, char **cause)
 {
 	posix_spawn_file_actions_t	 fa;
@@ -211,7 +213,7 @@ reaper_link_spawn(const struct reaper_start *st, int fds[3],
 		return (NULL);
 	}
 	l = xcalloc(1, sizeof *l);
-	l->id = xstrdup(st->id);
+	l->id = xstrdup(program_id);
 	l->cb = cb;
 	l->owner = owner;
 	l->pid = pid;
@@ -220,7 +222,7 @@ reaper_link_spawn(const struct reaper_start *st, int fds[3],
 	reaper_links = l;
 	fd_nonblock(l->sock, 1);
 	loop_fd_add(l->sock, LOOP_READ, reaper_link_on_event, l);
-	reaper_link_start_frame(l, st);
+	reaper_link_start_frame(l, st, err_name);
 	return (l);
 }
 

@@ -613,15 +613,6 @@ void		 program_fixture(struct program *, struct program_spec *,
 
 /* pane.c — a program's FIFOs and its pane: new-window, pipe-pane */
 struct pane;
-/* What the pane needs of its program, copied when it is made. */
-struct pane_spec {
-	char		*program_id;	/* names the FIFOs: "p3.out" */
-	char		*argv0;		/* names the window */
-	char		*from_pane;	/* or NULL */
-	bool		 split;
-	int64_t		 width, height;	/* 0: tmux's default */
-	bool		 separate_stderr;
-};
 /* What the pane tells its owner (the owner handle first). */
 struct pane_cb {
 	void	(*made)(void *owner);		/* pane_id, pane_pid set */
@@ -629,8 +620,8 @@ struct pane_cb {
 	void	(*piped)(void *owner);		/* pipe-pane attached */
 	void	(*pipe_failed)(void *owner, const char *why);
 };
-struct pane	*pane_new(const struct pane_spec *, const struct pane_cb *,
-		     void *owner, char **cause);
+struct pane	*pane_new(const char *program_id, const struct program_spec *,
+		     const struct pane_cb *, void *owner, char **cause);
 struct pane	*pane_fixture(const char *id);
 void		 pane_free(struct pane *);
 void		 pane_make(struct pane *);
@@ -646,20 +637,6 @@ void		 pane_take_fds(struct pane *, int *out, int *ctl, int *err);
 
 /* reaper_link.c — a program's reaper: spawn, socket, frames */
 struct reaper_link;
-/* What the reaper is told of its program, in its first frame. */
-struct reaper_start {
-	const char	 *id;
-	char *const	 *argv;
-	size_t		  argc;
-	const char	 *dir;
-	int64_t		  width, height, lifetime_ms;
-	bool		  keep_pane;
-	const char	 *input;	/* run_program's, if has_input */
-	size_t		  input_len;
-	bool		  has_input;
-	bool		  separate_stderr;
-	const char	 *err_name;	/* standard error's FIFO, or NULL */
-};
 /* How the reaper said the program ended. */
 struct reaper_end {
 	const char	*how;		/* END_* (proto.h) */
@@ -680,7 +657,8 @@ struct reaper_cb {
 	void	(*gone)(void *);		/* its socket closed */
 	void	(*closed)(void *);		/* and it was reaped */
 };
-struct reaper_link *reaper_link_spawn(const struct reaper_start *,
+struct reaper_link *reaper_link_spawn(const char *program_id,
+		     const struct program_spec *, const char *err_name,
 		     int fds[3], const struct reaper_cb *, void *owner,
 		     char **cause);
 void		 reaper_link_free(struct reaper_link *);
