@@ -157,6 +157,12 @@ $(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ) $(LIBS_TE
 
 # tests/unit/test_server_tmux.c links the control-mode parser and the
 # quoting (server/tmux_parse.c, pure) and common/, nothing more.
+# tests/unit/test_server_program.c links program.c alone: it defines the
+# panes, reapers, input-wait checks, loop and clock program.c calls.
+$(B)/tests/test_server_program: tests/unit/test_server_program.c $(B)/obj/server/program.o $(LIBS_TEST)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/program.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
+
 $(B)/tests/test_server_tmux: tests/unit/test_server_tmux.c $(B)/obj/server/tmux_parse.o $(B)/libcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/tmux_parse.o $(B)/libcommon.a $(CMOCKA_LIBS)
