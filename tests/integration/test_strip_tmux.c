@@ -103,8 +103,13 @@ struct st_gen {
 					 * it */
 	bool		 notab;		/* a character whose width tmux sees
 					 * otherwise: no TAB after it */
-	bool		 open;		/* a sequence was cut short */
+	bool		 open;		/* a sequence was cut short: what
+					 * follows may be its, so what is
+					 * before the cursor is not known */
 	bool		 closer;	/* the next token must end it */
+	bool		 pending;	/* invalid UTF-8 may hold a character
+					 * open: the next bytes of 80..FF may
+					 * be its, not a new cell */
 };
 
 static uint64_t
@@ -113,7 +118,7 @@ st_below(uint64_t n)
 	return (pmx_rand() % n);
 }
 
-/* The tmux version as major * 100 + minor ("3.5a" is 305). */
+/* The tmux version as major * 100 + minor ("3.5a" is 305), or -1. */
 static int
 st_version(void)
 {
@@ -122,14 +127,17 @@ st_version(void)
 	char	*p;
 	int	 major = 0, minor = 0;
 
-	assert_non_null(v);
+	if (v == NULL)
+		return (-1);
 	v[strcspn(v, "\n")] = '\0';
-	p = strncmp(v, "next-", 5) == 0 ? v + 5 : v;
-	if (sscanf(p, "%d.%d", &major, &minor) != 2)
-		fail_msg("tmux version \"%s\" not understood", v);
 	snprintf(tmux_name, sizeof tmux_name, "%s", v);
+	p = strncmp(v, "next-", 5) == 0 ? v + 5 : v;
+	if (sscanf(p, "%d.%d", &major, &minor) != 2) {
+		fprintf(stderr, "tmux version \"%s\" not understood\n", v);
+		major = -1;
+	}
 	free(v);
-	return (major * 100 + minor);
+	return (major < 0 ? -1 : major * 100 + minor);
 }
 
 static int
@@ -142,14 +150,17 @@ group_setup(void **state)
 		fprintf(stderr, "no C.UTF-8 locale for wcwidth\n");
 		return (-1);
 	}
-	if (pmx_open(&C, NULL) == -1)
+	if (pmx_open(&C, NULL) == -1) {
+		pmx_close(&C);
 		return (-1);
+	}
 	out = pmx_tmux(&C, "set-option", "-g", "history-limit", ST_HISTORY,
 	    NULL);
-	if (out == NULL)
-		return (-1);
 	free(out);
-	tmux_version = st_version();
+	if (out == NULL || (tmux_version = st_version()) < 0) {
+		pmx_close(&C);
+		return (-1);
+	}
 	return (0);
 }
 
@@ -181,6 +192,7 @@ st_ascii(struct st_gen *g)
 		buf_addc(&g->b, 0x20 + st_below(95));
 	g->cols += n;
 	g->cell = 1;
+	g->pending = false;
 }
 
 /* A code point of one of these ranges, all assigned, of one width in
@@ -206,7 +218,55 @@ st_valid(struct st_gen *g)
 
 	st_cp(g, cp);
 	g->cols += r[k].w;
-	g->cell = utf8_encode(cp, u);
+	if (!g->pending)
+		g->cell = utf8_encode(cp, u);
+}
+
+/*
+ * Any code point that is not zero-width, with exceptions whose cells
+ * tmux sizes or joins its own way (Hangul jamo and filler, variation
+ * selectors, emoji modifiers, regional indicators, the characters tmux
+ * 3.4 and 3.5 force wide); before tmux 3.6 also those wcwidth does not
+ * know (3.3a shows nothing for them, 3.4 and 3.5 one column), but not
+ * from 3.6 on (its newer C library may know one as zero-width).
+ */
+static void
+st_any(struct st_gen *g)
+{
+	uint32_t	cp;
+	int		w;
+	char		u[4];
+
+	for (;;) {
+		switch (st_below(4)) {
+		case 0:
+		case 1:
+			cp = 0xa0 + st_below(0x10000 - 0xa0);
+			break;
+		case 2:
+			cp = 0x10000 + st_below(0x20000);
+			break;
+		default:
+			cp = 0x30000 + st_below(0x110000 - 0x30000);
+			break;
+		}
+		w = wcwidth((wchar_t)cp);
+		if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffd ||
+		    w == 0 || (w < 0 && tmux_version >= 306) ||
+		    (cp >= 0x1100 && cp <= 0x11ff) ||
+		    (cp >= 0xa960 && cp <= 0xa97f) ||
+		    (cp >= 0xd7b0 && cp <= 0xd7ff) || cp == 0x3164 ||
+		    (cp >= 0xfe00 && cp <= 0xfe0f) || cp == 0x261d ||
+		    cp == 0x26f9 || (cp >= 0x270a && cp <= 0x270d) ||
+		    (cp >= 0x1f1e6 && cp <= 0x1faff) ||
+		    (cp >= 0xe0100 && cp <= 0xe01ef))
+			continue;
+		break;
+	}
+	st_cp(g, cp);
+	g->cols += w < 0 ? 1 : w;
+	if (!g->pending)
+		g->cell = utf8_encode(cp, u);
 }
 
 /* A base letter and one or two combining marks (U+0300..U+036F). */
@@ -224,6 +284,7 @@ st_combining(struct st_gen *g)
 		st_cp(g, 0x300 + st_below(0x70));
 	g->cols += 1;
 	g->cell = 1 + 2 * n;
+	g->pending = false;
 }
 
 /* An emoji ZWJ sequence or a character with VS16, after a letter (so
@@ -245,6 +306,7 @@ st_emoji(struct st_gen *g)
 	g->cols += 5;
 	g->cell = ST_CELL;
 	g->zwj = g->notab = true;
+	g->pending = false;
 }
 
 /* U+0080..U+009F, zero-width where tmux shows them: only where there is
@@ -287,6 +349,7 @@ st_invalid(struct st_gen *g)
 	}
 	buf_adds(&g->b, s);
 	g->cols += strlen(s);
+	g->pending = true;
 }
 
 /* A C0 control that moves nothing, or DEL. */
@@ -340,7 +403,18 @@ st_csi(struct buf *b)
 	size_t	n, i;
 
 	buf_adds(b, "\x1b[");
-	switch (st_below(6)) {
+	switch (st_below(7)) {
+	case 6:			/* any parameters, a final tmux ignores */
+		if (st_below(2))
+			buf_addc(b, "<=>?"[st_below(4)]);
+		n = st_below(8);
+		for (i = 0; i < n; i++)
+			buf_addc(b, "0123456789;:"[st_below(12)]);
+		n = st_below(3);
+		for (i = 0; i < n; i++)
+			buf_addc(b, 0x20 + st_below(16));
+		buf_addc(b, finals[st_below(sizeof finals - 1)]);
+		break;
 	case 0:
 	case 1:
 		n = st_below(5);
@@ -406,6 +480,9 @@ st_dcs(struct buf *b)
 			buf_addc(b, "<=>?"[st_below(4)]);
 		n = st_below(4);
 		for (i = 0; i < n; i++) {
+			if (st_below(4) == 0)	/* ignored there */
+				buf_addc(b, "\x01\x07\r\x7f\x9c\xc3"
+				    [st_below(6)]);
 			buf_addc(b, "0123456789;:"[st_below(12)]);
 			if (b->data[b->len - 1] == ':')
 				ignored = true;
@@ -446,24 +523,50 @@ st_str(struct buf *b)
 	buf_adds(b, "\x1b\\");
 }
 
-/* A two-byte ESC sequence tmux ignores or takes without a visible
- * change, or one with intermediates. */
+/* Now and then, bytes a sequence's parser ignores (DEL, 80..FF) or
+ * executes on the way (a C0 control that moves nothing). */
+static void
+st_noise(struct buf *b)
+{
+	switch (st_below(8)) {
+	case 0:
+		buf_addc(b, 0x7f);
+		break;
+	case 1:
+		buf_addc(b, 0x80 + st_below(0x80));
+		break;
+	case 2:
+		buf_addc(b, "\x00\x07\x10\x1f"[st_below(4)]);
+		break;
+	}
+}
+
+/* An ESC sequence tmux ignores or takes without a visible change: any
+ * final byte but those that move the cursor or reset (7 8 D E H M c) or
+ * start another sequence (P X [ ] ^ _ k); with intermediates, any but
+ * DEC line drawing (( 0, ) 0) and DECALN (# 8). */
 static void
 st_esc(struct buf *b)
 {
-	static const char finals[] = "=>\\0123456:;<?FGIJKLNOQRSTUVWYZ`abdefg"
-	    "hijlmnopqrstuvwxyz{|}~";
-	static const char *const inter[] = {
-		"\x1b F", "\x1b G", "\x1b#3", "\x1b#5", "\x1b%G", "\x1b%@",
-		"\x1b(B", "\x1b)B", "\x1b*A", "\x1b+B",
-	};
+	size_t	n = st_below(4) == 0 ? 1 + st_below(2) : 0, i;
+	char	c, in = 0;
 
-	if (st_below(3) == 0)
-		buf_adds(b, inter[st_below(sizeof inter / sizeof inter[0])]);
-	else {
-		buf_addc(b, 0x1b);
-		buf_addc(b, finals[st_below(sizeof finals - 1)]);
+	buf_addc(b, 0x1b);
+	for (i = 0; i < n; i++) {
+		st_noise(b);
+		buf_addc(b, in = 0x20 + st_below(16));
 	}
+	st_noise(b);
+	for (;;) {
+		c = 0x30 + st_below(0x4f);
+		if (n == 0 && strchr("78DEHMcPX[]^_k", c) != NULL)
+			continue;
+		if (n == 1 && (((in == '(' || in == ')') && c == '0') ||
+		    (in == '#' && c == '8')))
+			continue;
+		break;
+	}
+	buf_addc(b, c);
 }
 
 /* A whole sequence of any kind into b. */
@@ -523,8 +626,11 @@ st_token(struct st_gen *g)
 	case 0: case 1: case 2: case 3: case 4: case 5:
 		st_ascii(g);
 		break;
-	case 6: case 7: case 8:
+	case 6: case 7:
 		st_valid(g);
+		break;
+	case 8:
+		st_any(g);
 		break;
 	case 9:
 		st_combining(g);
@@ -592,16 +698,19 @@ st_line(struct st_gen *g, bool after_cut)
 	if (!after_cut) {
 		g->cols = 0;
 		g->cell = 0;
-		g->zwj = g->notab = false;
+		g->zwj = g->notab = g->open = false;
 	} else if (g->cell == 0)
 		g->cols++;	/* nothing zero-width before a cell */
-	g->open = g->closer = false;
+	g->closer = g->pending = false;
 	/* After a cut string: ST ends it in tmux, and NUL ends a character
 	 * tmux may hold from before it (the text's LF ended it). */
 	if (after_cut)
 		buf_add(&g->b, "\x1b\\\x1b\\\0", 5);
-	else if (st_below(20) == 0)
+	else if (st_below(20) == 0) {
+		if (st_below(2))	/* still the start of the line */
+			st_sequence(&g->b);
 		buf_addc(&g->b, '\r');
+	}
 	for (i = 0; i < ntok && g->cols < ST_COLS - 40; i++)
 		st_token(g);
 	if (g->open)
