@@ -2,7 +2,8 @@
 #
 #   make            build build/progmux and build/progmux-reaper
 #   make test       install what is missing, build, run every test
-#   make test-long  the longer loops: the front killed at 100 random moments per mode
+#   make test-long  the longer loops: the front killed at 100 random moments per mode,
+#                   the stripper against tmux for 5 minutes
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
 #   make test-clients  progmux through the pinned real agent clients (npm)
 #   make deb        build/progmux_VERSION-1_ARCH.deb (dpkg-deb), lintian-checked
@@ -166,11 +167,15 @@ test:
 	sh scripts/test.sh $(B)
 
 # The longer loops (a few minutes): test_death's kills of the front at
-# random moments, DEATH_TRIALS of them in each mode (make test runs 5).
+# random moments, DEATH_TRIALS of them in each mode (make test runs 5),
+# and test_strip_tmux for STRIP_TMUX_SECONDS (make test runs 10).
 DEATH_TRIALS ?= 100
+STRIP_TMUX_SECONDS ?= 300
 test-long: all unit
 	PMX_DEATH_TRIALS=$(DEATH_TRIALS) TESTS=test_death SKIP_E2E=1 \
 	    SKIP_NEWCOMER=1 sh scripts/test.sh $(B)
+	PMX_STRIP_TMUX_SECONDS=$(STRIP_TMUX_SECONDS) TESTS=test_strip_tmux \
+	    SKIP_E2E=1 SKIP_NEWCOMER=1 sh scripts/test.sh $(B)
 
 # The integration suites and the end-to-end test on each tmux version:
 # 3.3a (the system's), 3.5a and 3.8 (private roots under $(B)/tmux, set

@@ -1,56 +1,64 @@
 /*
  * test_strip_tmux.c — the stripped text against what tmux itself shows.
  *
- * A seeded generator writes a stream of lines (printable ASCII, valid
- * UTF-8 of 2, 3 and 4 bytes with wide characters and combining marks,
- * U+0080..U+009F, invalid UTF-8, C0 controls, every kind of sequence,
- * complete and cut short) to a file, and run_program runs ["cat", FILE]
- * in a pane 400 columns wide on the harness's private tmux server. The
- * whole text is read with read_program, the pane with its history is
- * captured (capture-pane -p -N -S - -E -, with -T from tmux 3.4 on, so
- * neither side's trailing spaces are trimmed), and the two are compared
- * line by line. The only differences allowed are the README's text rules
- * where the text deliberately differs from the screen, each a named
- * normalization below; droppedBytes must be exactly the bytes of the
+ * A seeded generator writes a stream of 1,000 lines (printable ASCII,
+ * valid UTF-8 of 2, 3 and 4 bytes with wide characters, combining marks,
+ * emoji sequences and any other code point, U+0080..U+009F, invalid
+ * UTF-8, C0 controls, every kind of sequence, complete and cut short) to
+ * a file, and run_program runs ["cat", FILE] in a pane 400 columns wide
+ * on the harness's private tmux server (its own, as robust mode's would
+ * be, and one the test can run capture-pane on directly). The whole text
+ * is read with read_program, the pane with its history is captured
+ * (capture-pane -p -N -S - -E -, with -T from tmux 3.4 on, so neither
+ * side's trailing spaces are trimmed), and the two are compared line by
+ * line. The only differences allowed are the README's text rules where
+ * the text deliberately differs from the screen, each a named
+ * normalization below (st_normalize, st_normalize_tmux and the joining
+ * of "cut string" lines); droppedBytes must be exactly the bytes of the
  * strings the generator cut at a line break. A difference prints the
  * round's seed, the line, its input bytes, our text and tmux's, and fails.
  *
  * Rounds go on for PMX_STRIP_TMUX_SECONDS (default 10; make test-long
- * runs 300); PMX_STRIP_TMUX_SEED replays a round (each round prints its
- * seed) and continues from it.
+ * runs 300); each prints its seed, PMX_STRIP_TMUX_SEED replays it (and
+ * goes on from there), and the last line says how many rounds, lines and
+ * bytes were compared.
  *
- * What the generator leaves out, because it changes the screen in ways
- * no stream of text can show, or makes tmux reply into the pane:
- * - cursor motion (CUU/CUD/CUF/CUB/CUP/HPA/VPA/CNL/CPL/CHT/CBT, DECSC,
- *   DECRC, IND, NEL, RI), erasing (ED, EL, ECH), insert and delete
+ * What the generator leaves out, because it changes the screen in ways no
+ * stream of text can show, depends on timing, or makes tmux reply:
+ * - cursor motion (CUU, CUD, CUF, CUB, CUP, HPA, VPA, CNL, CPL, CHT, CBT,
+ *   DECSC, DECRC, IND, NEL, RI), erasing (ED, EL, ECH), insert and delete
  *   (ICH, DCH, IL, DL), scrolling and scroll regions (SU, SD, DECSTBM),
  *   REP (repeats the last character), DECALN (fills the screen), RIS,
  *   tab stops set or cleared (HTS, TBC): each moves or rewrites cells;
- * - BS, a CR anywhere but at the start of a line or before its LF, VT
- *   and FF: they move the cursor without a line break of the stream;
+ * - BS, a CR anywhere but at the start of a line or before its LF, VT and
+ *   FF: they move the cursor without a line break in the stream;
  * - modes that change where or whether text lands: the alternate screen
- *   (47, 1047, 1049), autowrap (7), origin (6), insert (IRM 4), DECCOLM
- *   (3, clears the screen), synchronized output (2026), DEC line drawing
- *   (ESC ( 0 and ESC ) 0 with SO and SI: capture-pane shows the letters
- *   tmux stores, but the screen shows other glyphs);
- * - anything tmux answers through the pane, which the pane's terminal
- *   would echo: DA, DSR, DECRQM, XTVERSION, window reports, DECRQSS,
- *   OSC colour queries, and DCS whose final byte is q (sixel images,
- *   which also take cells);
- * - character placement that depends on the cells around the cursor,
- *   not on the stream: a zero-width character (a combining mark, or
- *   U+0080..U+009F from tmux 3.4 on) right after a TAB (tmux 3.6 and
- *   later drop it into the tab's cells) or on a cell already holding
- *   21 bytes (tmux drops it), Hangul jamo (tmux 3.6 and later compose
- *   or drop them), emoji modifiers and regional indicators (3.4 and 3.5
- *   force their width), a literal U+FFFD (it cannot be told from the one
- *   the text puts for invalid UTF-8, which tmux before 3.6 does not
- *   show), code points glibc's wcwidth does not know (tmux 3.3a drops
- *   them), U+3164 (tmux 3.6 and later ignore it);
- * - a sequence left open at the end of a line, but for the strings the
- *   generator cuts there on purpose: a line with a sequence cut short
- *   ends with ESC \ ESC \, which ends whatever tmux is in (a DCS waits
- *   for ESC \ after anything but an ESC).
+ *   (47, 1047, 1049), autowrap (7), origin (6), insert (IRM, 4), DECCOLM
+ *   (3, clears the screen), synchronized output (2026); and DEC line
+ *   drawing (ESC ( 0, ESC ) 0, SO, SI), which capture-pane shows as the
+ *   letters tmux stores but the screen shows as other glyphs;
+ * - what tmux answers into the pane, which its terminal would echo back
+ *   as output: DA, DSR, DECRQM, XTVERSION, window reports, DECRQSS, OSC
+ *   colour queries; and a DCS whose final byte is q (a sixel image, which
+ *   also takes cells);
+ * - placements that depend on the cells around the cursor, not on the
+ *   stream: a zero-width character right after a TAB (tmux 3.6 and later
+ *   drop it into the tab's cells) or on a cell that may be full (21
+ *   bytes in 3.3a) or that joins what follows (an emoji ZWJ sequence);
+ *   a TAB after a character whose width tmux 3.4 and 3.5 see otherwise
+ *   (an emoji sequence, a sequence past U+10FFFF); Hangul jamo and
+ *   U+3164 (tmux 3.6 and later compose, drop or ignore them), emoji
+ *   modifiers and regional indicators (joined and forced wide), a literal
+ *   U+FFFD (it cannot be told from the one the text has for invalid
+ *   UTF-8, which tmux before 3.6 does not show); from tmux 3.6 on, code
+ *   points the test's wcwidth does not know (tmux's newer C library may
+ *   know one as zero-width);
+ * - a ZWJ on tmux 3.3a, which loses one when its read of the pane ends
+ *   right after it (st_emoji);
+ * - a sequence left open at the end of a line, but for the strings cut
+ *   there on purpose: a line with a sequence cut short ends with
+ *   ESC \ ESC \, which ends whatever tmux is in (a DCS's data waits for
+ *   ESC \ after anything but an ESC).
  */
 #include <stdarg.h>
 #include <stddef.h>
