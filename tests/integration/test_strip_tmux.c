@@ -120,6 +120,7 @@ struct st_gen {
 					 * be its, not a new cell */
 };
 
+/* A number in [0, n), from the round's seeded generator. */
 static uint64_t
 st_below(uint64_t n)
 {
@@ -148,14 +149,18 @@ st_version(void)
 	return (major < 0 ? -1 : major * 100 + minor);
 }
 
+/* wcwidth as tmux's (the locale it picks: en_US.UTF-8, else C.UTF-8),
+ * progmux on a private tmux server with room in its history for a
+ * round, and that tmux's version. */
 static int
 group_setup(void **state)
 {
 	char	*out;
 
 	(void)state;
-	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL) {
-		fprintf(stderr, "no C.UTF-8 locale for wcwidth\n");
+	if (setlocale(LC_CTYPE, "en_US.UTF-8") == NULL &&
+	    setlocale(LC_CTYPE, "C.UTF-8") == NULL) {
+		fprintf(stderr, "no UTF-8 locale for wcwidth\n");
 		return (-1);
 	}
 	if (pmx_open(&C, NULL) == -1) {
@@ -172,6 +177,7 @@ group_setup(void **state)
 	return (0);
 }
 
+/* progmux and its tmux server end. */
 static int
 group_teardown(void **state)
 {
@@ -773,6 +779,7 @@ st_generate(struct st_gen *g, size_t n)
 	}
 }
 
+/* What st_generate allocated. */
 static void
 st_gen_free(struct st_gen *g)
 {
@@ -803,6 +810,7 @@ st_split(const char *s, size_t len, char ***out)
 	return (n);
 }
 
+/* What st_split allocated. */
 static void
 st_free_lines(char **v, size_t n)
 {
