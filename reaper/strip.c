@@ -267,8 +267,8 @@ strip_seq(struct strip *sp, uint8_t c, char *o)
 			strip_dcs_head(sp, c);
 		goto out;
 	}
-	if (c < 0x20)
-		return (strip_c0(sp, c, o));	/* executed: not the sequence's */
+	if (c < 0x20)		/* executed, not the sequence's */
+		return (strip_c0(sp, c, o));
 	sp->seqlen++;
 	if (c > 0x7e)
 		;				/* ignored, as tmux does */

@@ -353,7 +353,7 @@ test_strings(void **state)
 	D("\x1bPab\x1ax", "", 6);
 	T("\x1bPq\x1b[31mred\x1b\\x", "x");
 	T("\x1bPq\x1b\x1b\\red\x1b\\x", "x");	/* ESC ESC: data */
-	T("\x1bP1;2\x18x", "x");		/* before the final byte: ends */
+	T("\x1bP1;2\x18x", "x");		/* before the final byte */
 	T("\x1bP1$\x1b[1mx", "x");
 	/* A DCS tmux ignores (':' in its parameters, '<' to '?' after the
 	 * first byte, a digit after an intermediate) ends at ESC, CAN, SUB. */
