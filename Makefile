@@ -2,7 +2,8 @@
 #
 #   make            build build/progmux and build/progmux-reaper
 #   make test       install what is missing, build, run every test
-#   make test-long  the longer loops: the front killed at 100 random moments per mode
+#   make test-long  the longer loops: the front killed at 100 random moments
+#                   per mode, the stripper against tmux for 5 minutes
 #   make macos-gate both binaries and the tests cross-compiled and linked
 #                   for arm64 and x86_64 macOS 13 (zig cc; scripts/macos-gate.sh)
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
@@ -217,11 +218,15 @@ macos-gate:
 	sh scripts/macos-gate.sh
 
 # The longer loops (a few minutes): test_death's kills of the front at
-# random moments, DEATH_TRIALS of them in each mode (make test runs 5).
+# random moments, DEATH_TRIALS of them in each mode (make test runs 5),
+# and test_strip_tmux for STRIP_TMUX_SECONDS (make test runs 10).
 DEATH_TRIALS ?= 100
+STRIP_TMUX_SECONDS ?= 300
 test-long: all unit
 	PMX_DEATH_TRIALS=$(DEATH_TRIALS) TESTS=test_death SKIP_E2E=1 \
 	    SKIP_NEWCOMER=1 sh scripts/test.sh $(B)
+	PMX_STRIP_TMUX_SECONDS=$(STRIP_TMUX_SECONDS) TESTS=test_strip_tmux \
+	    SKIP_E2E=1 SKIP_NEWCOMER=1 sh scripts/test.sh $(B)
 
 # The integration suites and the end-to-end test on each tmux version:
 # 3.3a (the system's), 3.5a and 3.8 (private roots under $(B)/tmux, set

@@ -1,40 +1,49 @@
 /*
  * strip.c — turn a terminal's byte stream into clean text (see strip.h).
  *
- * Two stages run on every byte. A UTF-8 decoder (utf8.h's streaming one)
- * turns bytes into code points, and a parser in the manner of the
- * DEC/ECMA-48 one (as in tmux's input.c) turns code points into text,
- * dropping every sequence and control.
- * The decoder runs in every state, so a sequence split across chunks, or a
- * multi-byte character inside an OSC title, costs nothing special.
+ * A byte-level parser in the manner of the DEC/ECMA-48 one, with tmux's
+ * states and transitions (input.c), so that the text has what tmux puts
+ * on the screen; tests/integration/test_strip_tmux.c compares the two on
+ * random streams through real panes. Characters are decoded in ground
+ * state only, as tmux decodes them; inside a sequence every byte is the
+ * sequence's.
  *
  * Decisions, each pinned by tests/unit/test_strip.c:
  *
- * - UTF-8 follows the Unicode "maximal subpart" practice: overlongs (C0 80,
- *   E0 80 80), surrogates (ED A0 80) and code points past U+10FFFF
- *   (F4 90 80 80) are invalid; each maximal invalid subpart becomes one
- *   U+FFFD. A sequence cut short by a byte that cannot continue it becomes
- *   U+FFFD, then that byte is read afresh. A sequence still open at
- *   strip_finish() becomes U+FFFD.
- * - U+0080..U+009F, the C1 controls as UTF-8 code points (C2 80..C2 9F),
- *   are text, as tmux 3.5a and later show them: they start no sequence
- *   and end none (tmux 3.3a shows nothing for them, and no version takes
- *   them as controls). Inside a sequence they are like any other
- *   non-ASCII code point. Double-encoded text and binary output produce
- *   them from ordinary characters, so reading U+009D as OSC would swallow
- *   everything after it. A raw byte 0x80..0x9F where a character should
- *   start is invalid UTF-8 and becomes U+FFFD, like any other stray
- *   continuation byte.
- * - Strings, as tmux's parser ends them: OSC ends at BEL or ST; DCS, SOS,
- *   PM, APC and tmux's ESC k (window name) at ST only (ESC \). CAN and
- *   SUB abort any sequence; ESC inside one starts a new one (which is how
- *   ESC \ ends a string). Inside a string every other control is part of
- *   it, but for LF: a string never swallows a line break. At an LF the
- *   string is abandoned (its bytes counted as dropped) and the LF is a
- *   line break, so an unterminated string costs at most its own line.
+ * - UTF-8 as tmux reads it: a byte C2..F4 starts a character of the
+ *   length it announces, and the next bytes of 80..FF that reach ground
+ *   state complete it, whatever they are; the character is U+FFFD unless
+ *   they form valid UTF-8 (no overlong, no surrogate, nothing past
+ *   U+10FFFF, which tmux 3.4 and later show as a character but UTF-8
+ *   cannot hold). Any other byte of 80..FF is one U+FFFD. A character
+ *   is cut short, and is one U+FFFD, by printable ASCII and by the
+ *   controls executed in ground, ESC and CSI states (and by CAN and SUB
+ *   in any state but a DCS's data); ESC does not cut it, so a character
+ *   split by an escape sequence is joined, as on tmux's screen. DEL in
+ *   ground is ignored and cuts nothing. One open at strip_finish() is
+ *   U+FFFD. tmux 3.6 and later show U+FFFD just there; earlier versions
+ *   show nothing for invalid UTF-8.
+ * - U+0080..U+009F (C2 80..C2 9F) are text, as tmux 3.4 and later show
+ *   them (3.3a shows nothing for them, and no version takes them as
+ *   controls). Double-encoded text and binary output produce them from
+ *   ordinary characters, so reading U+009D as OSC would swallow
+ *   everything after it.
+ * - Strings, as tmux's parser ends them: OSC at BEL or ST; SOS, PM, APC
+ *   and tmux's ESC k (window name) at ST. In these, and in a DCS until
+ *   its final byte, CAN and SUB abort it and ESC starts a new sequence
+ *   (which is how ESC \ ends a string); other controls are part of it.
+ *   A DCS's data, after its final byte, ends only at ESC \: an ESC
+ *   followed by anything else, CAN, SUB and BEL are data. A DCS whose
+ *   parameters hold ':' (or '<' to '?' past the first byte) is ignored
+ *   up to the next ESC, CAN or SUB, as tmux ignores it.
+ * - A string never swallows a line break: at an LF it is abandoned (its
+ *   bytes counted as dropped) and the LF is a line break, so an
+ *   unterminated string costs at most its own line. tmux's swallows the
+ *   line break and what follows up to its end.
  * - Inside ESC and CSI sequences, C0 controls act as in ground, as a
  *   terminal executes them there: TAB and LF are kept, CR counts, the rest
- *   are removed, and the sequence goes on.
+ *   are removed, and the sequence goes on. CAN and SUB abort it and ESC
+ *   starts a new one.
  * - Line rule: a CR starts a held run of CRs. The first code point after it
  *   that gives text (or TAB), or an LF, decides: an LF makes the run and
  *   itself one line break; text makes the run one line break before it.
@@ -67,8 +76,17 @@
 #define STRIP_ESC	1	/* after ESC */
 #define STRIP_ESC_INT	2	/* ESC and intermediates (ESC ( B) */
 #define STRIP_CSI	3	/* CSI parameters and intermediates */
-#define STRIP_STR_BEL	4	/* OSC: ends at BEL or ST */
-#define STRIP_STR_ST	5	/* DCS, SOS, PM, APC, ESC k: ends at ST */
+#define STRIP_DCS_ENTER	4	/* after ESC P */
+#define STRIP_DCS_PARAM	5	/* DCS parameters */
+#define STRIP_DCS_INT	6	/* DCS intermediates */
+#define STRIP_DCS_IGN	7	/* a DCS tmux ignores: ends as OSC does */
+#define STRIP_OSC	8	/* OSC: ends at BEL or ST */
+#define STRIP_STR	9	/* SOS, PM, APC, ESC k: end at ST */
+#define STRIP_DCS	10	/* a DCS's data: ends at ESC \ only */
+#define STRIP_DCS_ESC	11	/* an ESC in a DCS's data */
+
+/* States from STRIP_DCS_ENTER on are strings: an LF abandons them. */
+#define STRIP_IS_STRING(st)	((st) >= STRIP_DCS_ENTER)
 
 #define STRIP_ONES	0x0101010101010101ULL
 #define STRIP_HIGHS	0x8080808080808080ULL
@@ -92,10 +110,51 @@ strip_flush_cr(struct strip *sp, char *o)
 	return (o);
 }
 
-/* A C0 control in ground, ESC or CSI state: executed as a terminal would. */
-static char *
-strip_c0(struct strip *sp, uint32_t c, char *o)
+/* Write code point c as text. */
+static inline char *
+strip_text(struct strip *sp, uint32_t c, char *o)
 {
+	o = strip_flush_cr(sp, o);
+	return (o + utf8_encode(c, o));
+}
+
+/* A character still open is cut short: it is one U+FFFD. */
+static inline char *
+strip_cut_u8(struct strip *sp, char *o)
+{
+	if (sp->u8len == 0)
+		return (o);
+	sp->u8len = 0;
+	return (strip_text(sp, UTF8_REPLACEMENT, o));
+}
+
+/* A byte 80..FF in ground: starts, goes on with or ends a character. */
+static char *
+strip_u8(struct strip *sp, uint8_t c, char *o)
+{
+	uint32_t	cp;
+
+	if (sp->u8len == 0) {
+		sp->u8want = utf8_seq_len((char)c);
+		if (sp->u8want == 1)		/* 80..C1, F5..FF */
+			return (strip_text(sp, UTF8_REPLACEMENT, o));
+		sp->u8[sp->u8len++] = c;
+		return (o);
+	}
+	sp->u8[sp->u8len++] = c;
+	if (sp->u8len < sp->u8want)
+		return (o);
+	if (utf8_decode((char *)sp->u8, sp->u8len, &cp) != sp->u8len)
+		cp = UTF8_INVALID;
+	sp->u8len = 0;
+	return (strip_text(sp, cp == UTF8_INVALID ? UTF8_REPLACEMENT : cp, o));
+}
+
+/* A C0 control executed (in ground, ESC or CSI state), or CAN or SUB. */
+static char *
+strip_c0(struct strip *sp, uint8_t c, char *o)
+{
+	o = strip_cut_u8(sp, o);
 	switch (c) {
 	case '\n':
 		sp->pending_cr = 0;
@@ -109,34 +168,12 @@ strip_c0(struct strip *sp, uint32_t c, char *o)
 	case '\r':
 		sp->pending_cr = 1;
 		break;
-	case 0x1b:
-		strip_enter(sp, STRIP_ESC, 1);
-		break;
 	case 0x18:
 	case 0x1a:
 		sp->state = STRIP_GROUND;
 		break;
 	}
 	return (o);
-}
-
-/* A C0 control inside a string: only BEL, CAN, SUB and ESC matter. */
-static void
-strip_c0_string(struct strip *sp, uint32_t c)
-{
-	switch (c) {
-	case 0x07:
-		if (sp->state == STRIP_STR_BEL)
-			sp->state = STRIP_GROUND;
-		break;
-	case 0x1b:
-		strip_enter(sp, STRIP_ESC, 1);
-		break;
-	case 0x18:
-	case 0x1a:
-		sp->state = STRIP_GROUND;
-		break;
-	}
 }
 
 /* A sequence is abandoned: its bytes are dropped, and ground resumes. */
@@ -147,11 +184,11 @@ strip_abandon(struct strip *sp)
 	sp->state = STRIP_GROUND;
 }
 
-/* The byte after ESC (not a control): what kind of sequence this is. */
+/* The byte after ESC (20..7E): what kind of sequence this is. */
 static void
-strip_esc(struct strip *sp, uint32_t c)
+strip_esc(struct strip *sp, uint8_t c)
 {
-	if (c >= 0x20 && c <= 0x2f) {
+	if (c <= 0x2f) {
 		sp->state = STRIP_ESC_INT;
 		return;
 	}
@@ -160,80 +197,110 @@ strip_esc(struct strip *sp, uint32_t c)
 		sp->state = STRIP_CSI;
 		break;
 	case ']':
-		sp->state = STRIP_STR_BEL;
+		sp->state = STRIP_OSC;
 		break;
 	case 'P':
+		sp->state = STRIP_DCS_ENTER;
+		break;
 	case 'X':
 	case '^':
 	case '_':
 	case 'k':
-		sp->state = STRIP_STR_ST;
+		sp->state = STRIP_STR;
 		break;
 	default:
-		/* A final byte ends it; DEL and non-ASCII are ignored. */
-		if (c >= 0x30 && c <= 0x7e)
-			sp->state = STRIP_GROUND;
+		sp->state = STRIP_GROUND;	/* a final byte */
 		break;
 	}
 }
 
-/* One code point c, n bytes long in the input, through the parser. */
-static char *
-strip_cp(struct strip *sp, uint32_t c, uint32_t n, char *o)
+/* A byte 20..7E of a DCS before its data (tmux's dcs_enter, _parameter
+ * and _intermediate states). */
+static void
+strip_dcs_head(struct strip *sp, uint8_t c)
 {
-	if (sp->state == STRIP_GROUND) {
-		if (c < 0x20)
-			return (strip_c0(sp, c, o));
-		if (c < 0x7f) {
-			o = strip_flush_cr(sp, o);
-			*o++ = c;
-			return (o);
-		}
-		if (c == 0x7f)
-			return (o);
-		o = strip_flush_cr(sp, o);
-		return (o + utf8_encode(c, o));
-	}
+	if (c >= 0x40)
+		sp->state = STRIP_DCS;
+	else if (c <= 0x2f)
+		sp->state = STRIP_DCS_INT;
+	else if (sp->state == STRIP_DCS_INT || c == ':' ||
+	    (c >= 0x3c && sp->state == STRIP_DCS_PARAM))
+		sp->state = STRIP_DCS_IGN;
+	else
+		sp->state = STRIP_DCS_PARAM;
+}
 
-	if (sp->state >= STRIP_STR_BEL) {
+/* One byte in a sequence: where it leads. */
+static char *
+strip_seq(struct strip *sp, uint8_t c, char *o)
+{
+	int	st = sp->state;
+
+	if (st == STRIP_DCS || st == STRIP_DCS_ESC) {
+		if (c == '\n') {
+			strip_abandon(sp);
+			return (strip_c0(sp, c, o));
+		}
+		sp->seqlen++;
+		if (st == STRIP_DCS_ESC)
+			sp->state = c == '\\' ? STRIP_GROUND : STRIP_DCS;
+		else if (c == 0x1b)
+			sp->state = STRIP_DCS_ESC;
+		goto out;
+	}
+	if (c == 0x1b) {
+		strip_enter(sp, STRIP_ESC, 1);
+		return (o);
+	}
+	if (c == 0x18 || c == 0x1a)
+		return (strip_c0(sp, c, o));
+	if (STRIP_IS_STRING(st)) {
 		if (c == '\n') {
 			/* Never past a line break: the LF is one. */
 			strip_abandon(sp);
 			return (strip_c0(sp, c, o));
 		}
-		sp->seqlen += n;
-		if (c < 0x20)
-			strip_c0_string(sp, c);
-	} else if (c < 0x20)
-		o = strip_c0(sp, c, o);	/* executed: not the sequence's */
-	else {
-		sp->seqlen += n;
-		if (sp->state == STRIP_ESC)
-			strip_esc(sp, c);
-		else if (c <= 0x7e &&
-		    c >= (sp->state == STRIP_CSI ? 0x40U : 0x30U))
+		sp->seqlen++;
+		if (c == 0x07 && st == STRIP_OSC)
 			sp->state = STRIP_GROUND;
+		else if (c >= 0x20 && c <= 0x7e && st <= STRIP_DCS_INT)
+			strip_dcs_head(sp, c);
+		goto out;
 	}
-
+	if (c < 0x20)		/* executed, not the sequence's */
+		return (strip_c0(sp, c, o));
+	sp->seqlen++;
+	if (c > 0x7e)
+		;				/* ignored, as tmux does */
+	else if (st == STRIP_ESC)
+		strip_esc(sp, c);
+	else if (c >= (st == STRIP_CSI ? 0x40 : 0x30))
+		sp->state = STRIP_GROUND;
+out:
 	if (sp->state != STRIP_GROUND && sp->seqlen >= STRIP_SEQ_MAX)
 		strip_abandon(sp);
 	return (o);
 }
 
-/* A byte that is not plain ASCII text, or any byte mid-sequence. */
+/* One byte that is not a run of plain ASCII text in ground. */
 static char *
 strip_byte(struct strip *sp, uint8_t c, char *o)
 {
-	uint32_t	cp, n;
-	int		r;
-
-	while ((r = utf8_dec_byte(&sp->u8, c, &cp, &n)) != UTF8_MORE) {
-		/* An invalid character (a maximal subpart) is one U+FFFD. */
-		o = strip_cp(sp, cp == UTF8_INVALID ? UTF8_REPLACEMENT : cp, n,
-		    o);
-		if (r == UTF8_CHAR)
-			break;
+	if (sp->state != STRIP_GROUND)
+		return (strip_seq(sp, c, o));
+	if (c >= 0x80)
+		return (strip_u8(sp, c, o));
+	if (c == 0x1b) {
+		strip_enter(sp, STRIP_ESC, 1);
+		return (o);
 	}
+	if (c < 0x20)
+		return (strip_c0(sp, c, o));
+	if (c == 0x7f)
+		return (o);
+	o = strip_cut_u8(sp, o);
+	o = strip_flush_cr(sp, o);
+	*o++ = c;
 	return (o);
 }
 
@@ -275,10 +342,9 @@ strip_feed(struct strip *sp, const void *in, size_t len, char *out)
 	const uint8_t	*p = in, *end = p + len;
 	char		*o = out;
 	size_t		 n;
-	uint8_t		 c;
 
 	while (p < end) {
-		if (sp->state == STRIP_GROUND && sp->u8.len == 0 &&
+		if (sp->state == STRIP_GROUND && sp->u8len == 0 &&
 		    *p >= 0x20 && *p < 0x7f) {
 			o = strip_flush_cr(sp, o);
 			n = strip_run(p, end, o);
@@ -286,11 +352,7 @@ strip_feed(struct strip *sp, const void *in, size_t len, char *out)
 			p += n;
 			continue;
 		}
-		c = *p++;
-		if (sp->u8.len == 0 && c < 0x80)
-			o = strip_cp(sp, c, 1, o);
-		else
-			o = strip_byte(sp, c, o);
+		o = strip_byte(sp, *p++, o);
 	}
 	return (o - out);
 }
@@ -303,8 +365,7 @@ strip_finish(struct strip *sp, char *out)
 	char		*o = out;
 	uint64_t	 dropped;
 
-	if (sp->u8.len != 0)
-		o = strip_cp(sp, UTF8_REPLACEMENT, sp->u8.len, o);
+	o = strip_cut_u8(sp, o);
 	if (sp->state != STRIP_GROUND)
 		strip_abandon(sp);
 	if (sp->pending_cr && !sp->bol)

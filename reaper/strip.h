@@ -2,17 +2,19 @@
  * strip.h — turn a terminal's byte stream into clean text, as it arrives.
  *
  * A streaming state machine in the manner of the DEC/ECMA-48 parser
- * (ground, escape, CSI, OSC, DCS/SOS/PM/APC strings), following tmux's
- * own (input.c), that removes every escape sequence and every C0 control
- * except TAB and LF. Line breaks: a run of CRs followed by LF is one
- * LF (a pane turns a program's CR LF into CR CR LF); a run of CRs not
- * followed by LF is one LF too (each state of a progress bar is a line),
- * except at the start of a line, where a CR moves nothing and gives nothing.
- * CRs at the end of a chunk are held until the next byte decides, and
- * become a line break at strip_finish(). Valid UTF-8 passes through; an
- * invalid or truncated sequence becomes U+FFFD; a sequence split across
- * chunks is joined. However the input is split into chunks, the text is
- * the same. No allocation: the state is this fixed-size struct. A string
+ * (ground, escape, CSI, OSC, DCS/SOS/PM/APC strings), with tmux's own
+ * states and transitions (input.c), that removes every escape sequence
+ * and every C0 control except TAB and LF. Line breaks: a run of CRs
+ * followed by LF is one LF (a pane turns a program's CR LF into CR CR
+ * LF); a run of CRs not followed by LF is one LF too (each state of a
+ * progress bar is a line), except at the start of a line, where a CR
+ * moves nothing and gives nothing. CRs at the end of a chunk are held
+ * until the next byte decides, and become a line break at strip_finish().
+ * Valid UTF-8 passes through; invalid UTF-8 becomes U+FFFD where tmux
+ * 3.6 and later show one, so its characters are read as tmux reads them
+ * (strip.c); a character split across chunks is joined. However the
+ * input is split into chunks, the text is the same. No allocation: the
+ * state is this fixed-size struct. A string
  * (OSC, DCS, ...) never swallows a line break, and no sequence runs past
  * STRIP_SEQ_MAX bytes: what such a sequence held is left out and counted
  * (dropped), and text resumes, so a lone or misread introducer costs at
@@ -44,7 +46,9 @@ struct strip {
 	uint8_t		state;
 	uint8_t		pending_cr;	/* a run of CRs is held */
 	uint8_t		bol;		/* no text since the last line break */
-	struct utf8_dec	u8;		/* a character split across chunks */
+	uint8_t		u8len;		/* bytes of an open character held */
+	uint8_t		u8want;		/* bytes it announced */
+	uint8_t		u8[UTF8_MAX];	/* them */
 	uint32_t	seqlen;		/* bytes into the current sequence */
 	/* Readable: input bytes left out that were no complete sequence (a
 	 * string cut at a line break, a sequence past STRIP_SEQ_MAX or open

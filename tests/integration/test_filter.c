@@ -485,7 +485,7 @@ test_read_scan_limit(void **state)
 
 	(void)state;
 	d = call_ok("run_program", "{\"argv\":[\"python3\",\"-c\",\"import "
-	    "sys\\nfor i in range(2000): sys.stdout.write('a' * 600 + "
+	    "sys\\nfor i in range(8000): sys.stdout.write('a' * 600 + "
 	    "'\\\\n')\"],\"keep\":true,\"maxLines\":1}");
 	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
@@ -495,7 +495,7 @@ test_read_scan_limit(void **state)
 	assert_string_equal(sc_need_str(d, "reason"), "scanLimit");
 	assert_false(sc_bool(d, "ended"));
 	cursor = sc_int(d, "cursor");
-	assert_true(cursor > 0 && cursor < 2000 * 601);
+	assert_true(cursor > 0 && cursor < 8000 * 601);
 	assert_int_equal(cursor % 601, 0);	/* after whole lines */
 	assert_int_equal(sc_int(d, "scannedLines"), cursor / 601);
 	assert_non_null(strstr(pmx_text(d), "ran out of time"));

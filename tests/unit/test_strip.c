@@ -3,9 +3,11 @@
  *
  * Every case is fed three ways (one buffer, byte by byte, random chunks)
  * and must give the same exact text. Then: every kind of sequence, the CR
- * line rules, UTF-8 validity, pathological inputs, a property test against
- * an independent, slow reference model over thousands of random inputs, and
- * the captured fixtures in tests/fixtures/ (NAME.raw must read NAME.txt).
+ * line rules, UTF-8 as tmux reads it, pathological inputs, a property test
+ * against an independent, slow reference model (after tmux's input.c
+ * tables) over thousands of random inputs, and the captured fixtures in
+ * tests/fixtures/ (NAME.raw must read NAME.txt). What tmux itself shows
+ * is compared in tests/integration/test_strip_tmux.c.
  */
 #include <sys/types.h>
 
@@ -344,8 +346,21 @@ test_strings(void **state)
 	T("\x1b_apc\x07x\x1b\\y", "y");
 	T("\x1bkname\x1b\\x", "x");		/* tmux/screen window name */
 	T("\x1bkname\x07x\x1b\\y", "y");
-	T("\x1bPab\x18x", "x");
 	D("\x1bPab\xc2\x9cx", "", 7);	/* U+009C is no ST */
+	/* A DCS's data (after its final byte) ends at ESC \ only: an ESC
+	 * before anything else, CAN and SUB are data, as in tmux. */
+	D("\x1bPab\x18x", "", 6);
+	D("\x1bPab\x1ax", "", 6);
+	T("\x1bPq\x1b[31mred\x1b\\x", "x");
+	T("\x1bPq\x1b\x1b\\red\x1b\\x", "x");	/* ESC ESC: data */
+	T("\x1bP1;2\x18x", "x");		/* before the final byte */
+	T("\x1bP1$\x1b[1mx", "x");
+	/* A DCS tmux ignores (':' in its parameters, '<' to '?' after the
+	 * first byte, a digit after an intermediate) ends at ESC, CAN, SUB. */
+	T("\x1bP1:2q\x18x", "x");
+	T("\x1bP1<q\x1ax", "x");
+	T("\x1bP$1q\x18x", "x");
+	T("\x1bP>1q\x18x\x1b\\", "");	/* '>' first: q is final */
 	/* No string swallows a line break. */
 	D("\x1b_a\nb\x1b\\x", "\nbx", 3);
 	D("\x1bPq#0;2\n#1!6~-\x1b\\x", "\n#1!6~-x", 7);
@@ -447,20 +462,22 @@ test_utf8_valid(void **state)
 
 #define R "\xef\xbf\xbd"
 
-/* Invalid UTF-8: each maximal subpart becomes one U+FFFD. */
+/* Invalid UTF-8, as tmux reads it: a byte C2..F4 and as many bytes of
+ * 80..FF as it announces are one character, U+FFFD if not valid; any
+ * other byte of 80..FF is one U+FFFD. */
 static void
 test_utf8_invalid(void **state)
 {
 	(void)state;
 	T("\xc0\x80", R R);			/* overlong NUL */
 	T("\xc1\xbf", R R);
-	T("\xe0\x80\x80", R R R);		/* overlong */
-	T("\xe0\x9f\xbf", R R R);
-	T("\xf0\x80\x80\x80", R R R R);
-	T("\xf0\x8f\xbf\xbf", R R R R);
-	T("\xed\xa0\x80", R R R);		/* surrogate */
-	T("\xed\xbf\xbf", R R R);
-	T("\xf4\x90\x80\x80", R R R R);		/* past U+10FFFF */
+	T("\xe0\x80\x80", R);			/* overlong */
+	T("\xe0\x9f\xbf", R);
+	T("\xf0\x80\x80\x80", R);
+	T("\xf0\x8f\xbf\xbf", R);
+	T("\xed\xa0\x80", R);			/* surrogate */
+	T("\xed\xbf\xbf", R);
+	T("\xf4\x90\x80\x80", R);		/* past U+10FFFF */
 	T("\xf5\x80\x80\x80", R R R R);
 	T("\xf8\x88\x80\x80\x80", R R R R R);
 	T("\xfe\xff", R R);
@@ -471,19 +488,27 @@ test_utf8_invalid(void **state)
 	T("\xe2\x82" "x", R "x");
 	T("\xe2" "x", R "x");
 	T("\xf0\x9f\x98" "x", R "x");
-	T("\xf0\x9f" "\xe2\x82\xac", R "\xe2\x82\xac");
 	T("\xe2\x82\n", R "\n");
 	T("\xe2\x82\x1b[1mx", R "x");
 	T("\xe2\x82\r\n", R "\n");
-	T("\xc3\xc3\xa9", R "\xc3\xa9");
-	T("\xe2\xc3\xa9", R "\xc3\xa9");
+	T("\xe2\x07\x82\xac", R R R);		/* a control cuts it */
+	T("\xe2\x82\x1b]0;\x18\xac", R R);	/* CAN too, anywhere */
+	/* Bytes of 80..FF complete what was announced, whatever they are. */
+	T("\xf0\x9f" "\xe2\x82\xac", R R);
+	T("\xc3\xc3\xa9", R R);
+	T("\xe2\xc3\xa9", R);
+	T("\xe2\xc3\xa9x", R "x");
+	/* ESC and sequences do not cut it, nor does DEL: it is joined. */
+	T("\xe2\x82\x1b[1m\xac", "\xe2\x82\xac");
+	T("\xe2\x1b]0;t\x07\x82\x1b\\\xac", "\xe2\x82\xac");
+	T("\xe2\x82\x7f\xac", "\xe2\x82\xac");
+	D("\xe2\x82\x1b\xac", R, 2);	/* (in ESC, AC is ignored) */
 	/* Truncated at the end of the stream. */
 	T("ab\xe2\x82", "ab" R);
 	T("ab\xf0\x9f\x98", "ab" R);
 	T("ab\xc3", "ab" R);
-	/* The maximal subpart of E1 80 is E1 80, not E1. */
-	T("\xe1\x80\xe2\x82\xac", R "\xe2\x82\xac");
-	T("\xf1\x80\x80\xe2\x82\xac", R "\xe2\x82\xac");
+	T("\xe1\x80\xe2\x82\xac", R R R);
+	T("\xf1\x80\x80\xe2\x82\xac", R R R);
 	/* Inside a sequence, invalid bytes are part of it. */
 	T("\x1b]0;\xff\xfe\x80\x07x", "x");
 }
@@ -563,9 +588,9 @@ test_max_out(void **state)
 	assert_int_equal(strip_feed(&sp, "a\r", 2, out), 1);
 	assert_int_equal(strip_feed(&sp, "\xe2", 1, out), 0);
 	assert_int_equal(strip_feed(&sp, "\x82", 1, out), 0);
-	n = strip_feed(&sp, "\xff", 1, out);	/* LF, FFFD, FFFD */
-	assert_int_equal(n, 7);
-	assert_memory_equal(out, "\n" R R, 7);
+	n = strip_feed(&sp, "x", 1, out);	/* LF, FFFD, x */
+	assert_int_equal(n, 5);
+	assert_memory_equal(out, "\n" R "x", 5);
 	assert_true(n <= STRIP_MAX_OUT(1));
 
 	strip_init(&sp);
@@ -655,13 +680,14 @@ test_cutoff(void **state)
 	memcpy(in + max - 1, "\x07ok\n", 4);
 	test_expect(in, max + 3, "ok\n", 3);
 
-	/* A DCS: the same bound; a code point is never split. */
+	/* A DCS: the same bound, in bytes: the rest of a character cut
+	 * there is U+FFFD. */
 	memcpy(in, "\x1bPq", 3);
 	memset(in + 3, '~', max - 3);
 	memcpy(in + max, "\xc3\xa9\n", 3);
 	test_expect_dropped(in, max + 3, "\xc3\xa9\n", 3, max);
 	memcpy(in + max - 1, "\xc3\xa9ok", 4);
-	test_expect_dropped(in, max + 3, "ok", 2, max + 1);
+	test_expect_dropped(in, max + 3, R "ok", 5, max);
 
 	/* A CSI: digits swallowed up to the bound, then text. */
 	in[0] = 0x1b;
@@ -686,178 +712,253 @@ test_cutoff(void **state)
 }
 
 /*
- * The reference model: slow and plain, written apart from strip.c. Decode
- * all bytes to code points first (Unicode table 3-7), parse them, then
- * apply the CR rule to the events.
+ * The reference model: slow and plain, written apart from strip.c after
+ * the tables of tmux's input.c: one byte at a time, the transition for
+ * its range in the state it finds; the character tmux's ground state
+ * collects, checked by its bits; and the CR rule applied to what comes
+ * out.
  */
-static size_t
-test_ref_decode(const uint8_t *p, size_t len, uint32_t *cp, size_t *nb)
+enum ref_state {
+	REF_GROUND, REF_ESC, REF_ESC_INTER, REF_CSI,
+	REF_DCS_ENTER, REF_DCS_PARAM, REF_DCS_INTER, REF_DCS_IGNORE,
+	REF_OSC, REF_ST_STRING, REF_DCS_HANDLER, REF_DCS_ESCAPE
+};
+
+struct ref {
+	enum ref_state	 st;
+	size_t		 seq;		/* bytes of the open sequence */
+	uint64_t	 dropped;
+	uint8_t		 u8[4];		/* the character being collected */
+	size_t		 have, size;
+	int		 cr, bol;
+	struct buf	*b;
+};
+
+/* Text (a code point, or TAB): the held CR run is a line break first. */
+static void
+test_ref_text(struct ref *r, uint32_t c)
 {
-	static const uint8_t	lo[] = { 0x80, 0xa0, 0x80, 0x80, 0x90, 0x80,
-				    0x80 };
-	static const uint8_t	hi[] = { 0xbf, 0xbf, 0xbf, 0x9f, 0xbf, 0xbf,
-				    0x8f };
-	size_t			i = 0, n = 0, need, k;
-	int			r;
-	uint32_t		v;
+	char	u[4];
 
-	while (i < len) {
-		uint8_t	c = p[i];
-
-		if (c < 0x80) {
-			cp[n] = c;
-			nb[n++] = 1;
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			need = 1; r = 0; v = c & 0x1f;
-		} else if (c == 0xe0) {
-			need = 2; r = 1; v = 0;
-		} else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) {
-			need = 2; r = 2; v = c & 0x0f;
-		} else if (c == 0xed) {
-			need = 2; r = 3; v = c & 0x0f;
-		} else if (c == 0xf0) {
-			need = 3; r = 4; v = 0;
-		} else if (c >= 0xf1 && c <= 0xf3) {
-			need = 3; r = 5; v = c & 0x07;
-		} else if (c == 0xf4) {
-			need = 3; r = 6; v = 4;
-		} else {
-			cp[n] = 0xfffd;
-			nb[n++] = 1;
-			i++;
-			continue;
-		}
-		for (k = 1; k <= need; k++) {
-			if (i + k >= len)
-				break;
-			if (k == 1 && (p[i + 1] < lo[r] || p[i + 1] > hi[r]))
-				break;
-			if (k > 1 && (p[i + k] & 0xc0) != 0x80)
-				break;
-			v = (v << 6) | (p[i + k] & 0x3f);
-		}
-		if (k <= need) {
-			cp[n] = 0xfffd;
-			nb[n++] = k;
-			i += k;
-			continue;
-		}
-		cp[n] = v;
-		nb[n++] = need + 1;
-		i += need + 1;
+	if (r->cr && !r->bol)
+		buf_addc(r->b, '\n');
+	r->cr = r->bol = 0;
+	if (c < 0x80)
+		buf_addc(r->b, c);
+	else if (c < 0x800) {
+		u[0] = 0xc0 | c >> 6;
+		u[1] = 0x80 | (c & 0x3f);
+		buf_add(r->b, u, 2);
+	} else if (c < 0x10000) {
+		u[0] = 0xe0 | c >> 12;
+		u[1] = 0x80 | ((c >> 6) & 0x3f);
+		u[2] = 0x80 | (c & 0x3f);
+		buf_add(r->b, u, 3);
+	} else {
+		u[0] = 0xf0 | c >> 18;
+		u[1] = 0x80 | ((c >> 12) & 0x3f);
+		u[2] = 0x80 | ((c >> 6) & 0x3f);
+		u[3] = 0x80 | (c & 0x3f);
+		buf_add(r->b, u, 4);
 	}
-	return (n);
 }
 
-/* Parse and apply line rules; the text goes to b; returns the bytes
- * dropped (strings cut at an LF, sequences past the bound or open at the
- * end). */
+/* tmux's "stop UTF-8": a character being collected is U+FFFD. */
+static void
+test_ref_stop(struct ref *r)
+{
+	if (r->size != 0)
+		test_ref_text(r, 0xfffd);
+	r->size = r->have = 0;
+}
+
+/* tmux's input_top_bit_set, with the validity of its mbtowc. */
+static void
+test_ref_top(struct ref *r, uint8_t c)
+{
+	uint32_t	v;
+	size_t		i;
+	int		ok;
+
+	if (r->size == 0) {
+		if (c >= 0xc2 && c <= 0xdf)
+			r->size = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			r->size = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			r->size = 4;
+		else {
+			test_ref_text(r, 0xfffd);
+			return;
+		}
+		r->u8[0] = c;
+		r->have = 1;
+		return;
+	}
+	r->u8[r->have++] = c;
+	if (r->have < r->size)
+		return;
+	ok = 1;
+	v = r->u8[0] & (0xff >> (r->size + 1));
+	for (i = 1; i < r->size; i++) {
+		if ((r->u8[i] & 0xc0) != 0x80)
+			ok = 0;
+		v = v << 6 | (r->u8[i] & 0x3f);
+	}
+	if ((r->size == 3 && v < 0x800) || (r->size == 4 && v < 0x10000) ||
+	    (v >= 0xd800 && v <= 0xdfff) || v > 0x10ffff)
+		ok = 0;
+	r->size = r->have = 0;
+	test_ref_text(r, ok ? v : 0xfffd);
+}
+
+/* tmux's input_c0_dispatch, as text: LF, TAB and CR matter. */
+static void
+test_ref_c0(struct ref *r, uint8_t c)
+{
+	test_ref_stop(r);
+	if (c == '\n') {
+		buf_addc(r->b, '\n');
+		r->cr = 0;
+		r->bol = 1;
+	} else if (c == '\t')
+		test_ref_text(r, '\t');
+	else if (c == '\r')
+		r->cr = 1;
+}
+
+/* A string meets an LF: it is dropped and the LF is a line break. */
+static void
+test_ref_cut(struct ref *r)
+{
+	r->dropped += r->seq;
+	r->st = REF_GROUND;
+	test_ref_c0(r, '\n');
+}
+
+/* One byte. */
+static void
+test_ref_byte(struct ref *r, uint8_t c)
+{
+	int	str = r->st >= REF_DCS_ENTER && r->st <= REF_ST_STRING;
+
+	/* The DCS handler and its escape have no "anywhere" rules. */
+	if (r->st == REF_DCS_HANDLER || r->st == REF_DCS_ESCAPE) {
+		if (c == '\n') {
+			test_ref_cut(r);
+			return;
+		}
+		r->seq++;
+		if (r->st == REF_DCS_ESCAPE)
+			r->st = c == 0x5c ? REF_GROUND : REF_DCS_HANDLER;
+		else if (c == 0x1b)
+			r->st = REF_DCS_ESCAPE;
+		goto bound;
+	}
+	/* Anywhere: ESC, CAN, SUB. */
+	if (c == 0x1b) {
+		r->st = REF_ESC;
+		r->seq = 1;
+		return;
+	}
+	if (c == 0x18 || c == 0x1a) {
+		test_ref_c0(r, c);
+		r->st = REF_GROUND;
+		return;
+	}
+	if (str && c == '\n') {
+		test_ref_cut(r);
+		return;
+	}
+	if (c < 0x20 && !str) {
+		test_ref_c0(r, c);	/* executed, not the sequence's */
+		return;
+	}
+	switch (r->st) {
+	case REF_GROUND:
+		if (c >= 0x80)
+			test_ref_top(r, c);
+		else if (c != 0x7f) {
+			test_ref_stop(r);
+			test_ref_text(r, c);
+		}
+		return;
+	case REF_ESC:
+		r->seq++;
+		if (c >= 0x20 && c <= 0x2f)
+			r->st = REF_ESC_INTER;
+		else if (c == 'P')
+			r->st = REF_DCS_ENTER;
+		else if (c == '[')
+			r->st = REF_CSI;
+		else if (c == ']')
+			r->st = REF_OSC;
+		else if (c == 'X' || c == '^' || c == '_' || c == 'k')
+			r->st = REF_ST_STRING;
+		else if (c >= 0x30 && c <= 0x7e)
+			r->st = REF_GROUND;
+		break;
+	case REF_ESC_INTER:
+		r->seq++;
+		if (c >= 0x30 && c <= 0x7e)
+			r->st = REF_GROUND;
+		break;
+	case REF_CSI:
+		r->seq++;
+		if (c >= 0x40 && c <= 0x7e)
+			r->st = REF_GROUND;
+		break;
+	case REF_DCS_ENTER:
+	case REF_DCS_PARAM:
+	case REF_DCS_INTER:
+		r->seq++;
+		if (c >= 0x40 && c <= 0x7e)
+			r->st = REF_DCS_HANDLER;
+		else if (c >= 0x20 && c <= 0x2f)
+			r->st = REF_DCS_INTER;
+		else if (c == 0x3a || (c >= 0x30 && c <= 0x3f &&
+		    r->st == REF_DCS_INTER) || (c >= 0x3c && c <= 0x3f &&
+		    r->st == REF_DCS_PARAM))
+			r->st = REF_DCS_IGNORE;
+		else if (c >= 0x30 && c <= 0x3f)
+			r->st = REF_DCS_PARAM;
+		break;
+	case REF_OSC:
+		r->seq++;
+		if (c == 0x07)
+			r->st = REF_GROUND;
+		break;
+	default:			/* ignore, SOS, PM, APC, ESC k */
+		r->seq++;
+		break;
+	}
+bound:
+	if (r->st != REF_GROUND && r->seq >= STRIP_SEQ_MAX) {
+		r->dropped += r->seq;
+		r->st = REF_GROUND;
+	}
+}
+
+/* The text of p[0..len) into b; returns the bytes dropped (strings cut at
+ * an LF, sequences past the bound or open at the end). */
 static uint64_t
 test_ref(const uint8_t *p, size_t len, struct buf *b)
 {
-	enum { G, E, EI, C, SB, SS }	st = G;
-	uint32_t		       *cp, c;
-	size_t			       *nb, n, i, seq = 0;
-	uint64_t			dropped = 0;
-	int				cr = 0, bol = 1, text, lf;
-	char				u[4];
+	struct ref	r;
+	size_t		i;
 
-	cp = xreallocarray(NULL, len + 1, sizeof *cp);
-	nb = xreallocarray(NULL, len + 1, sizeof *nb);
-	n = test_ref_decode(p, len, cp, nb);
+	memset(&r, 0, sizeof r);
+	r.bol = 1;
+	r.b = b;
 	buf_init(b);
-	for (i = 0; i < n; i++) {
-		c = cp[i];
-		text = lf = 0;
-		if (c == 0x1b) {
-			st = E;
-			seq = 1;
-		} else if (c == 0x18 || c == 0x1a)
-			st = G;
-		else if ((st == SB || st == SS) && c == '\n') {
-			dropped += seq;		/* never past a line break */
-			st = G;
-			lf = 1;
-		} else if (st == SB || st == SS) {
-			seq += nb[i];
-			if (c == 0x07 && st == SB)
-				st = G;
-		} else if (c == '\r')
-			cr = 1;
-		else if (c == '\n')
-			lf = 1;
-		else if (c == '\t')
-			text = 1;
-		else if (c < 0x20)
-			;
-		else if (st == G) {
-			if (c != 0x7f)
-				text = 1;
-		} else if (st == E) {
-			seq += nb[i];
-			if (c == '[')
-				st = C;
-			else if (c == ']')
-				st = SB;
-			else if (c == 'P' || c == 'X' || c == '^' ||
-			    c == '_' || c == 'k')
-				st = SS;
-			else if (c >= 0x20 && c <= 0x2f)
-				st = EI;
-			else if (c >= 0x30 && c <= 0x7e)
-				st = G;
-		} else if (st == EI) {
-			seq += nb[i];
-			if (c >= 0x30 && c <= 0x7e)
-				st = G;
-		} else if (st == C) {
-			seq += nb[i];
-			if (c >= 0x40 && c <= 0x7e)
-				st = G;
-		}
-		if (st != G && seq >= STRIP_SEQ_MAX) {
-			dropped += seq;
-			st = G;
-		}
-		if (lf) {
-			buf_addc(b, '\n');
-			cr = 0;
-			bol = 1;
-		}
-		if (text) {
-			if (cr && !bol)
-				buf_addc(b, '\n');
-			cr = bol = 0;
-			if (c < 0x80)
-				buf_addc(b, c);
-			else if (c < 0x800) {
-				u[0] = 0xc0 | c >> 6;
-				u[1] = 0x80 | (c & 0x3f);
-				buf_add(b, u, 2);
-			} else if (c < 0x10000) {
-				u[0] = 0xe0 | c >> 12;
-				u[1] = 0x80 | ((c >> 6) & 0x3f);
-				u[2] = 0x80 | (c & 0x3f);
-				buf_add(b, u, 3);
-			} else {
-				u[0] = 0xf0 | c >> 18;
-				u[1] = 0x80 | ((c >> 12) & 0x3f);
-				u[2] = 0x80 | ((c >> 6) & 0x3f);
-				u[3] = 0x80 | (c & 0x3f);
-				buf_add(b, u, 4);
-			}
-		}
-	}
-	if (cr && !bol)
+	for (i = 0; i < len; i++)
+		test_ref_byte(&r, p[i]);
+	test_ref_stop(&r);
+	if (r.st != REF_GROUND)
+		r.dropped += r.seq;
+	if (r.cr && !r.bol)
 		buf_addc(b, '\n');
-	if (st != G)
-		dropped += seq;
-	free(cp);
-	free(nb);
-	return (dropped);
+	return (r.dropped);
 }
 
 /* Append a random token to b: text, UTF-8, a sequence, CRs, noise. */
