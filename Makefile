@@ -223,10 +223,10 @@ macos-gate:
 DEATH_TRIALS ?= 100
 STRIP_TMUX_SECONDS ?= 300
 test-long: all unit
-	PMX_DEATH_TRIALS=$(DEATH_TRIALS) TESTS=test_death SKIP_E2E=1 \
-	    SKIP_NEWCOMER=1 sh scripts/test.sh $(B)
-	PMX_STRIP_TMUX_SECONDS=$(STRIP_TMUX_SECONDS) TESTS=test_strip_tmux \
-	    SKIP_E2E=1 SKIP_NEWCOMER=1 sh scripts/test.sh $(B)
+	PMX_DEATH_TRIALS=$(DEATH_TRIALS) \
+	    PMX_STRIP_TMUX_SECONDS=$(STRIP_TMUX_SECONDS) \
+	    TESTS="test_death test_strip_tmux" SKIP_E2E=1 SKIP_NEWCOMER=1 \
+	    sh scripts/test.sh $(B)
 
 # The integration suites and the end-to-end test on each tmux version:
 # 3.3a (the system's), 3.5a and 3.8 (private roots under $(B)/tmux, set

@@ -110,7 +110,9 @@ job() {
 }
 
 list | while read -r name; do
-	case "$name" in *${TESTS:-}*) echo "$name" ;; esac
+	for pat in ${TESTS:-""}; do
+		case "$name" in *"$pat"*) echo "$name"; break ;; esac
+	done
 done >"$work/queue"
 echo 1 >"$work/next"
 k=0
