@@ -78,7 +78,7 @@ struct watch {
 };
 
 static void	watch_event(struct program *, enum program_event, void *);
-static void	watch_look(struct watch *);
+static void	watch_look(struct watch *, int64_t);
 
 /* Is the program over for a reply: stopping or ended? */
 static bool
@@ -329,7 +329,7 @@ watch_captured(void *arg, bool ok, const char *out, size_t len)
 		w->sel.wait = SEL_WAIT_END;	/* now only its end will do */
 		w->deadline = now_ms() + WATCH_END_MS;
 		w->waiter = program_wait(w->p, watch_event, w);
-		watch_look(w);
+		watch_look(w, now_ms());
 		return;
 	}
 	/* Trailing empty lines are the unused bottom of the screen. */
@@ -354,7 +354,7 @@ watch_alt(void *arg, bool ok, const char *out, size_t len)
 		w->sel.wait = SEL_WAIT_SCREEN;
 		w->burst_ms = 0;
 		w->waiter = program_wait(w->p, watch_event, w);
-		watch_look(w);
+		watch_look(w, now_ms());
 		return;
 	}
 	watch_done(w);
@@ -409,13 +409,14 @@ watch_answer(struct watch *w)
 	watch_done(w);
 }
 
-/* Look again: answer, or wait until the next thing to look at. */
+/* Look again at time now: answer, or wait until the next thing to look
+ * at. */
 static void
-watch_look(struct watch *w)
+watch_look(struct watch *w, int64_t now)
 {
 	int64_t	next, limit = w->deadline;
 
-	if (watch_eval(w, now_ms(), &next)) {
+	if (watch_eval(w, now, &next)) {
 		watch_answer(w);
 		return;
 	}
@@ -442,7 +443,7 @@ watch_event(struct program *p, enum program_event ev, void *arg)
 		watch_free(w);
 		return;
 	}
-	watch_look(w);
+	watch_look(w, now_ms());
 }
 
 /* Begin: answer at once when timeoutMs is 0 and there is nothing to
@@ -456,15 +457,25 @@ watch_start(struct watch *w)
 		w->sel.scan = w->sel.start;
 	w->waiter = program_wait(w->p, watch_event, w);
 	tools_progress_start(w->req);
-	watch_look(w);
+	watch_look(w, now_ms());
 }
 
-/* The call's timeout passed: look once more (it answers). */
+/*
+ * The call's deadline timer ran: look once more, as at that time at least
+ * (it answers, or scans on). The timer says the time has come, whatever
+ * the clock reads: a loop turn may run it a millisecond early, and the
+ * fuzz harness runs every timer at once.
+ */
 void
 watch_timeout(struct req *req)
 {
-	if (tools_state(req) != NULL)
-		watch_look(tools_state(req));
+	struct watch	*w = tools_state(req);
+	int64_t		 now = now_ms(), due;
+
+	if (w == NULL)
+		return;
+	due = w->scan_stop > w->deadline ? w->scan_stop : w->deadline;
+	watch_look(w, now > due ? now : due);
 }
 
 /* Time to look again. */
@@ -472,7 +483,7 @@ void
 watch_wake(struct req *req)
 {
 	if (tools_state(req) != NULL)
-		watch_look(tools_state(req));
+		watch_look(tools_state(req), now_ms());
 }
 
 /* The client gave up: the watch goes (after tmux answers, if it asked). */

@@ -3,8 +3,9 @@
  *
  * The first byte chooses where to split the rest. The rest is stripped in
  * one buffer, in two pieces split there, and byte by byte: the three texts
- * must be identical, each within STRIP_MAX_OUT, valid UTF-8, and free of
- * every control but TAB and LF (no C0, DEL or C1 code point).
+ * must be identical, each within STRIP_MAX_OUT, valid UTF-8 (no overlong
+ * form, no surrogate), and free of every C0 control but TAB and LF and of
+ * DEL. U+0080..U+009F may appear: they are text (README, Text rules).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +16,7 @@
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-/* Is the text valid UTF-8 holding no control but TAB and LF? */
+/* Is the text valid UTF-8 holding no C0 control but TAB and LF, no DEL? */
 static int
 fuzz_clean(const uint8_t *p, size_t len)
 {
@@ -45,7 +46,7 @@ fuzz_clean(const uint8_t *p, size_t len)
 				return (0);
 			cp = (cp << 6) | (p[i + k] & 0x3f);
 		}
-		if ((n == 1 && cp < 0xa0) || (n == 2 && cp < 0x800) ||
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
 		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
 		    (cp >= 0xd800 && cp <= 0xdfff))
 			return (0);
