@@ -102,6 +102,14 @@ PURE_SRC   = $(FRONT_PURE_SRC) $(REAPER_PURE_SRC)
 LIBS_TEST  = $(B)/libfront.a $(B)/libreaper.a $(B)/libcommon.a
 SERVER_OBJ = $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schemas.o
 SERVER_LIB_OBJ = $(filter-out $(B)/obj/server/main.o,$(SERVER_OBJ))
+# The server modules that hold test hooks (#ifdef PROGMUX_TESTING, see
+# server.h) are built a second time with them for the unit tests; the
+# binaries link the objects without.
+HOOK_SRC   = server/loop.c server/mcp.c server/pane.c server/program.c \
+	server/tools.c
+HOOK_OBJ   = $(HOOK_SRC:%.c=$(B)/obj/%.hooks.o)
+SERVER_TEST_OBJ = $(filter-out $(HOOK_SRC:%.c=$(B)/obj/%.o),$(SERVER_LIB_OBJ)) \
+	$(HOOK_OBJ)
 REAPER_OBJ = $(REAPER_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 ITEST_SRC  = $(wildcard tests/integration/test_*.c)
@@ -142,6 +150,10 @@ $(B)/obj/%.o: %.c $(wildcard common/*.h server/*.h reaper/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+$(HOOK_OBJ): $(B)/obj/%.hooks.o: %.c $(wildcard common/*.h server/*.h reaper/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DPROGMUX_TESTING $(CFLAGS) -c -o $@ $<
+
 # Schemas are embedded byte for byte: tools/list serves what schemas/ holds.
 $(B)/gen/schemas.c: $(SCHEMAS) scripts/embed-schemas.sh
 	@mkdir -p $(B)/gen
@@ -152,9 +164,9 @@ $(B)/obj/gen/schemas.o: $(B)/gen/schemas.c server/schemas.h
 	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) -c -o $@ $<
 
 # Unit tests: tests/unit/test_server_*.c also link the server's modules.
-$(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ) $(LIBS_TEST)
+$(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_TEST_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_LIB_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -DPROGMUX_TESTING -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_TEST_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
 # tests/unit/test_server_tmux.c links the control-mode parser and the
 # quoting (server/tmux_parse.c, pure) and common/, nothing more.
@@ -167,6 +179,11 @@ $(B)/tests/test_server_program: tests/unit/test_server_program.c $(B)/obj/server
 $(B)/tests/test_server_tmux: tests/unit/test_server_tmux.c $(B)/obj/server/tmux_parse.o $(B)/libcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/tmux_parse.o $(B)/libcommon.a $(CMOCKA_LIBS)
+
+# test_jschema checks schemas/ with tests/schema_check.c.
+$(B)/tests/test_jschema: tests/unit/test_jschema.c tests/schema_check.c tests/schema_check.h $(LIBS_TEST)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/schema_check.c $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
 $(B)/tests/%: tests/unit/%.c $(LIBS_TEST)
 	@mkdir -p $(@D)
@@ -183,9 +200,9 @@ $(B)/itests/%: tests/integration/%.c $(wildcard tests/integration/*.h) tests/cli
 # LLVMFuzzerTestOneInput over common/. `make fuzz` runs each briefly on
 # its corpus tests/fuzz/NAME/ (FUZZ_SECONDS each, default 10).
 FUZZ_SECONDS ?= 10
-build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(PURE_SRC) $(wildcard common/*.h server/*.h reaper/*.h)
+build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(PURE_SRC) tests/schema_check.c $(wildcard common/*.h server/*.h reaper/*.h tests/*.h)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -Iserver -Ireaper -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(COMMON_SRC) $(PURE_SRC) $(PKG_LIBS) $(PCRE_LIBS)
+	clang $(CPPFLAGS) -Iserver -Ireaper -Itests -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(COMMON_SRC) $(PURE_SRC) tests/schema_check.c $(PKG_LIBS) $(PCRE_LIBS)
 
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$${f#build/fuzz/fuzz_}; \
@@ -349,7 +366,7 @@ FUZZ_MCP_SRC = $(filter-out server/main.c,$(SERVER_SRC)) $(B)/gen/schemas.c \
 build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
     $(wildcard common/*.h server/*.h)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -Iserver -std=gnu11 -g -O1 \
+	clang $(CPPFLAGS) -DPROGMUX_TESTING -Iserver -std=gnu11 -g -O1 \
 	    -fsanitize=fuzzer,address,undefined \
 	    -Wl,--wrap=fork,--wrap=posix_spawn -o $@ \
 	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS) $(PCRE_LIBS)

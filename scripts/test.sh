@@ -6,8 +6,9 @@
 # makes the exit status non-zero. A test skips only when the port lacks
 # what it needs (tests/needs.h): each skip is listed at the end, by
 # program, test and reason. Set TESTS=pattern to run only matching programs;
-# SKIP_UNIT=1 leaves out the unit tests (scripts/test-tmux.sh runs only
-# the integration suites, once per tmux version).
+# SKIP_UNIT=1 leaves out the unit tests and the tree's checks
+# (scripts/check/*.sh: the binaries' symbols...); scripts/test-tmux.sh
+# runs only the integration suites, once per tmux version.
 #
 # TEST_JOBS programs run at once (default 2): each test starts its own
 # progmux on a tmux server of its own and waits on real events, so two
@@ -35,6 +36,7 @@ list() {
 	    echo newcomer
 	[ "${SKIP_E2E:-0}" != 1 ] && [ -f scripts/e2e.sh ] && echo e2e &&
 	    echo eras
+	[ "${SKIP_UNIT:-0}" != 1 ] && echo checks
 	for t in "$B"/itests/test_* "$B"/tests/test_*; do
 		[ -x "$t" ] || continue
 		case $t in "$B"/tests/*) [ "${SKIP_UNIT:-0}" = 1 ] && continue ;;
@@ -43,12 +45,30 @@ list() {
 	done
 }
 
+# The tree's own checks, scripts/check/*.sh BUILDDIR, counted as tests.
+checks() {
+	cp=0
+	cf=0
+	for c in scripts/check/*.sh; do
+		echo "[ RUN      ] ${c##*/}"
+		if sh "$c" "$B"; then
+			cp=$((cp + 1))
+		else
+			cf=$((cf + 1))
+			echo "[  FAILED  ] ${c##*/}"
+		fi
+	done
+	echo "[  PASSED  ] $cp test(s)."
+	[ "$cf" -eq 0 ] || { echo "[  FAILED  ] $cf test(s), listed above"; return 1; }
+}
+
 # Run one program by name.
 run_one() {
 	case $1 in
 	newcomer) sh scripts/newcomer.sh "$B" ;;
 	e2e) sh scripts/e2e.sh "$B" ;;
 	eras) sh scripts/e2e.sh "$B" eras ;;
+	checks) checks ;;
 	*) if [ -x "$B/itests/$1" ]; then "$B/itests/$1"; else "$B/tests/$1"; fi ;;
 	esac
 }

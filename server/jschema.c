@@ -30,21 +30,6 @@
 /* Longest rendering of an offending value in a message. */
 #define JSCHEMA_SHOW_MAX	48
 
-/* What each keyword's value is. */
-enum jschema_kind {
-	JSCHEMA_K_ANNOTATION,	/* ignored */
-	JSCHEMA_K_TYPE,		/* a type name or a list of them */
-	JSCHEMA_K_PROPERTIES,	/* an object of schemas */
-	JSCHEMA_K_REQUIRED,	/* a list of strings */
-	JSCHEMA_K_BOOL,		/* true or false */
-	JSCHEMA_K_SCHEMA,	/* one schema */
-	JSCHEMA_K_COUNT,	/* a non-negative integer */
-	JSCHEMA_K_NUMBER,	/* a finite number */
-	JSCHEMA_K_ENUM,		/* a non-empty list of values */
-	JSCHEMA_K_SCHEMAS,	/* a non-empty list of schemas */
-	JSCHEMA_K_PATTERN	/* a pattern (pattern.c, ECMA-262 flavour) */
-};
-
 /* Every keyword our schemas use, and only those. */
 static const struct {
 	const char		*name;
@@ -71,11 +56,6 @@ static const struct {
 };
 #define JSCHEMA_NKEYWORDS (sizeof jschema_keywords / sizeof jschema_keywords[0])
 
-/* Type names "type" may use. */
-static const char *const jschema_types[] = {
-	"null", "boolean", "integer", "number", "string", "array", "object"
-};
-
 /* Validation state. */
 struct jschema_ctx {
 	struct buf	 path;
@@ -84,10 +64,9 @@ struct jschema_ctx {
 
 static int	jschema_node(struct jschema_ctx *, const struct json *,
 		    const struct json *);
-static int	jschema_check_node(const struct json *, struct buf *, char **);
 
 /* The kind of keyword k (klen bytes), or -1 if we do not support it. */
-static int
+int
 jschema_kind(const char *k, size_t klen)
 {
 	size_t	i;
@@ -582,193 +561,4 @@ jschema_validate(const struct json *schema, const struct json *instance,
 	else
 		free(x.cause);
 	return (-1);
-}
-
-/* Set *cause to "where: what" for jschema_check. */
-static int __attribute__((format(printf, 3, 4)))
-jschema_check_fail(struct buf *where, char **cause, const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (cause != NULL)
-		xasprintf(cause, "%s: %s", where->len == 0 ? "#" :
-		    buf_cstr(where), s == NULL ? "error" : s);
-	free(s);
-	return (-1);
-}
-
-/* Check a subschema at where + "/" + seg. */
-static int
-jschema_check_sub(const struct json *s, struct buf *where, const char *seg,
-    size_t segn, char **cause)
-{
-	size_t	old = where->len;
-	int	r;
-
-	if (old == 0)
-		buf_addc(where, '#');
-	buf_addc(where, '/');
-	buf_add(where, seg, segn);
-	r = jschema_check_node(s, where, cause);
-	where->len = old;
-	return (r);
-}
-
-/* Is v a type name, or a non-empty list of them? */
-static bool
-jschema_check_types(const struct json *v, const char **bad)
-{
-	const struct json	*e;
-	const char		*p;
-	size_t			 i, j, n;
-
-	*bad = NULL;
-	n = json_type(v) == JSON_ARRAY ? json_len(v) : 1;
-	if (json_type(v) == JSON_ARRAY && n == 0)
-		return (false);
-	for (i = 0; i < n; i++) {
-		e = json_type(v) == JSON_ARRAY ? json_at(v, i) : v;
-		if ((p = json_str(e, NULL)) == NULL)
-			return (false);
-		for (j = 0; j < sizeof jschema_types / sizeof *jschema_types;
-		    j++) {
-			if (strcmp(p, jschema_types[j]) == 0)
-				break;
-		}
-		if (j == sizeof jschema_types / sizeof *jschema_types) {
-			*bad = p;
-			return (false);
-		}
-	}
-	return (true);
-}
-
-/* Check one keyword k (klen bytes) of a schema object, with value v. */
-static int
-jschema_check_keyword(const char *k, size_t klen, const struct json *v,
-    struct buf *where, char **cause)
-{
-	struct pattern		*pat;
-	const char		*p;
-	size_t			 i, j, n;
-	char			*err = NULL, idx[32];
-
-	switch (jschema_kind(k, klen)) {
-	case JSCHEMA_K_ANNOTATION:
-		return (0);
-	case JSCHEMA_K_TYPE:
-		if (jschema_check_types(v, &p))
-			return (0);
-		if (p != NULL)
-			return (jschema_check_fail(where, cause,
-			    "unknown type \"%s\"", p));
-		break;
-	case JSCHEMA_K_PROPERTIES:
-		if (json_type(v) != JSON_OBJECT)
-			break;
-		for (i = 0; i < json_len(v); i++) {
-			p = json_key_at(v, i, &n);
-			j = where->len;
-			buf_adds(where, where->len == 0 ? "#/" : "/");
-			buf_add(where, k, klen);
-			if (jschema_check_sub(json_at(v, i), where, p, n,
-			    cause) != 0)
-				return (-1);
-			where->len = j;
-		}
-		return (0);
-	case JSCHEMA_K_REQUIRED:
-		if (json_type(v) != JSON_ARRAY)
-			break;
-		for (i = 0; i < json_len(v); i++) {
-			if (json_type(json_at(v, i)) != JSON_STRING)
-				goto bad;
-		}
-		return (0);
-	case JSCHEMA_K_BOOL:
-		if (json_type(v) == JSON_BOOL)
-			return (0);
-		break;
-	case JSCHEMA_K_SCHEMA:
-		return (jschema_check_sub(v, where, k, klen, cause));
-	case JSCHEMA_K_COUNT:
-		if (json_is_integral(v) && json_num(v) >= 0)
-			return (0);
-		return (jschema_check_fail(where, cause, "\"%s\" must be a "
-		    "non-negative integer", k));
-	case JSCHEMA_K_NUMBER:
-		if (json_type(v) == JSON_NUMBER && isfinite(json_num(v)))
-			return (0);
-		break;
-	case JSCHEMA_K_ENUM:
-		if (json_type(v) == JSON_ARRAY && json_len(v) != 0)
-			return (0);
-		break;
-	case JSCHEMA_K_SCHEMAS:
-		if (json_type(v) != JSON_ARRAY || json_len(v) == 0)
-			break;
-		for (i = 0; i < json_len(v); i++) {
-			j = (size_t)snprintf(idx, sizeof idx, "%s/%zu", k, i);
-			if (jschema_check_sub(json_at(v, i), where, idx, j,
-			    cause) != 0)
-				return (-1);
-		}
-		return (0);
-	case JSCHEMA_K_PATTERN:
-		if ((p = json_str(v, &n)) == NULL)
-			break;
-		if ((pat = pattern_compile(p, n, PATTERN_ECMA,
-		    &err)) == NULL) {
-			jschema_check_fail(where, cause, "pattern %s cannot "
-			    "be used: it %s", p, err);
-			free(err);
-			return (-1);
-		}
-		pattern_free(pat);
-		return (0);
-	default:
-		return (jschema_check_fail(where, cause, "unsupported keyword "
-		    "\"%.*s\"", (int)klen, k));
-	}
-bad:
-	return (jschema_check_fail(where, cause, "invalid value for \"%s\"",
-	    k));
-}
-
-/* Check one schema (an object) at where. */
-static int
-jschema_check_node(const struct json *s, struct buf *where, char **cause)
-{
-	const char	*k;
-	size_t		 i, n;
-
-	if (json_type(s) != JSON_OBJECT)
-		return (jschema_check_fail(where, cause, "a schema must be an "
-		    "object (got %s)", json_type_name(json_type(s))));
-	for (i = 0; i < json_len(s); i++) {
-		k = json_key_at(s, i, &n);
-		if (jschema_check_keyword(k, n, json_at(s, i), where,
-		    cause) != 0)
-			return (-1);
-	}
-	return (0);
-}
-
-/* Check that a schema uses only the keywords implemented here. */
-int
-jschema_check(const struct json *schema, char **cause)
-{
-	struct buf	 where = BUF_INIT;
-	int		 r;
-
-	if (cause != NULL)
-		*cause = NULL;
-	r = jschema_check_node(schema, &where, cause);
-	buf_free(&where);
-	return (r);
 }

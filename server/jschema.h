@@ -14,9 +14,8 @@
  * points, so a negated class matches "é" whole, and a NUL byte is an
  * ordinary character.
  *
- * Any other keyword, or a pattern that does not compile, is refused by
- * jschema_check() and is a schema error for jschema_validate(), never a
- * silent pass.
+ * Any other keyword is a schema error for jschema_validate(), never a
+ * silent pass (tests/schema_check.c checks that schemas/ uses none).
  */
 #ifndef PROGMUX_JSCHEMA_H
 #define PROGMUX_JSCHEMA_H
@@ -38,13 +37,23 @@
 int	jschema_validate(const struct json *schema, const struct json *instance,
 	    char **cause);
 
-/*
- * Check that a schema uses only what jschema_validate implements, each
- * keyword with a value of the right kind (a pattern that compiles, counts
- * that are non-negative integers...), in every subschema. Returns 0, or -1
- * with an allocated *cause naming the place as a JSON pointer and the
- * problem, e.g. "#/properties/a: unsupported keyword \"$ref\"".
- */
-int	jschema_check(const struct json *schema, char **cause);
+/* What each keyword's value is (jschema_kind). */
+enum jschema_kind {
+	JSCHEMA_K_ANNOTATION,	/* ignored */
+	JSCHEMA_K_TYPE,		/* a type name or a list of them */
+	JSCHEMA_K_PROPERTIES,	/* an object of schemas */
+	JSCHEMA_K_REQUIRED,	/* a list of strings */
+	JSCHEMA_K_BOOL,		/* true or false */
+	JSCHEMA_K_SCHEMA,	/* one schema */
+	JSCHEMA_K_COUNT,	/* a non-negative integer */
+	JSCHEMA_K_NUMBER,	/* a finite number */
+	JSCHEMA_K_ENUM,		/* a non-empty list of values */
+	JSCHEMA_K_SCHEMAS,	/* a non-empty list of schemas */
+	JSCHEMA_K_PATTERN	/* a pattern (pattern.c, ECMA-262 flavour) */
+};
+
+/* The kind of keyword k (klen bytes), or -1 if jschema_validate does not
+ * implement it. */
+int	jschema_kind(const char *k, size_t klen);
 
 #endif

@@ -1342,14 +1342,6 @@ jw_int(struct jw *w, int64_t v)
 	buf_printf(w->b, "%lld", (long long)v);
 }
 
-/* Write an unsigned integer. */
-void
-jw_uint(struct jw *w, uint64_t v)
-{
-	jw_prefix(w);
-	buf_printf(w->b, "%llu", (unsigned long long)v);
-}
-
 /* Finite values in the fewest digits (15 to 17) that read back the same;
  * NaN and infinities, which JSON cannot hold, as null. */
 void

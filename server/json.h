@@ -107,7 +107,6 @@ void	jw_keyn(struct jw *, const char *, size_t);
 void	jw_str(struct jw *, const char *);		/* NULL writes null */
 void	jw_strn(struct jw *, const char *, size_t);	/* bytes may be any */
 void	jw_int(struct jw *, int64_t);
-void	jw_uint(struct jw *, uint64_t);
 void	jw_double(struct jw *, double);
 void	jw_bool(struct jw *, bool);
 void	jw_null(struct jw *);

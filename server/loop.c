@@ -316,6 +316,7 @@ loop_timers_pass(int64_t now)
 	}
 }
 
+#ifdef PROGMUX_TESTING
 /* Run, as a turn of its own, every timer due at now (the fuzz harness
  * passes a time past every deadline). */
 void
@@ -324,6 +325,7 @@ loop_run_timers(int64_t now)
 	lp.turn++;
 	loop_timers_pass(now);
 }
+#endif
 
 /* The registered descriptors as a pollfd array; returns its length. */
 static size_t

@@ -2086,9 +2086,11 @@ mcp_input_eof(void)
 	buf_reset(&mcp.in);
 }
 
+#ifdef PROGMUX_TESTING
 /* The protocol version agreed by the last initialize. */
 const char *
 mcp_protocol_version(void)
 {
 	return (mcp.version);
 }
+#endif

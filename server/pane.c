@@ -183,6 +183,7 @@ fail:
 	return (NULL);
 }
 
+#ifdef PROGMUX_TESTING
 /* A pane that ran nothing (the fuzz harness's fixtures): only an id. */
 struct pane *
 pane_fixture(const char *id)
@@ -192,6 +193,7 @@ pane_fixture(const char *id)
 	pane_set(pn, id, 0);
 	return (pn);
 }
+#endif
 
 /* Free a pane now. */
 static void

@@ -49,7 +49,6 @@ struct pattern {
 	pcre2_code		*code;
 	pcre2_match_data	*md;
 	pcre2_match_context	*mc;
-	char			*source;
 };
 
 /* PCRE2's message for error code e. */
@@ -134,7 +133,6 @@ pattern_compile(const char *src, size_t len, int flags, char **cause)
 	pcre2_set_match_limit(pat->mc, PATTERN_MATCH_LIMIT);
 	pcre2_set_depth_limit(pat->mc, PATTERN_DEPTH_LIMIT);
 	pcre2_set_heap_limit(pat->mc, PATTERN_HEAP_KIB);
-	pat->source = xstrndup(src, len);
 	return (pat);
 }
 
@@ -146,7 +144,6 @@ pattern_free(struct pattern *pat)
 	pcre2_match_data_free(pat->md);
 	pcre2_match_context_free(pat->mc);
 	pcre2_code_free(pat->code);
-	free(pat->source);
 	free(pat);
 }
 
@@ -233,8 +230,3 @@ pattern_match(struct pattern *pat, const char *s, size_t len, char **cause)
 	}
 }
 
-const char *
-pattern_source(const struct pattern *pat)
-{
-	return (pat->source);
-}

@@ -45,7 +45,5 @@ void		 pattern_free(struct pattern *);
  * not UTF-8). */
 int		 pattern_match(struct pattern *, const char *s, size_t len,
 		     char **cause);
-/* The source of a compiled pattern. */
-const char	*pattern_source(const struct pattern *);
 
 #endif

@@ -210,7 +210,7 @@ programs_alive(void)
 }
 
 /* Bytes of text kept for every program together. */
-size_t
+static size_t
 programs_text_kept(void)
 {
 	struct program	*p;
@@ -881,6 +881,7 @@ programs_shutdown(void)
 	}
 }
 
+#ifdef PROGMUX_TESTING
 /*
  * A program as a fixture (the fuzz harness): spec and text given, a pane
  * id but no pane process and no reaper; RUNNING, or ENDED "completed".
@@ -898,6 +899,7 @@ program_fixture(struct program *p, struct program_spec *spec,
 	if (ended)
 		program_end(p, OUTCOME_COMPLETED, 0, 0, false, NULL);
 }
+#endif
 
 /* Can p be looked at for input: running, with a pane process? */
 static pid_t

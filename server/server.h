@@ -101,7 +101,6 @@ bool	mcp_input_paused(void);		/* stdin waits for the client */
 void	mcp_input_resume(void);
 bool	mcp_output_pending(void);
 int	mcp_flush(int fd);
-const char *mcp_protocol_version(void);	/* the fuzz harness resets it */
 
 /* task.c — tool calls whose result is fetched later (tasks) */
 struct task;
@@ -118,7 +117,6 @@ struct task	*task_next(struct task *, bool modern);
 const char	*task_id(const struct task *);
 enum task_status task_status(const struct task *);
 const char	*task_result(const struct task *, size_t *len);
-struct req	*task_call(const struct task *);
 void		 task_set_call(struct task *, struct req *);
 void		 task_put(struct jw *, const struct task *, bool detail);
 bool		 task_changed(struct task *);
@@ -185,11 +183,9 @@ void	tools_set_rpc(const struct tools_rpc *);
 int	tools_call(struct mcp_req *, const char *name,
 	    const struct json *args);
 void	tools_cancel(struct req *);
-size_t	tools_waiting(void);		/* calls not yet answered */
 /* A waiting call, for its task: how it stands (false: no program yet),
  * and which tool it called. */
 bool	tools_status(struct req *, struct buf *, int64_t *cursor);
-const char *tools_call_name(const struct req *);
 /* Programs as resources (resource.c), for the protocol. */
 bool	tools_resources_offered(void);
 void	tools_resources_list(struct jw *);
@@ -438,7 +434,6 @@ void	loop_timer_free(struct loop_timer *);
 int64_t	loop_next_deadline(int64_t deadline);
 uint64_t loop_turn(void);
 void	loop_before_sleep(loop_timer_cb, void *arg);	/* each turn */
-void	loop_run_timers(int64_t now);	/* a turn of timers only */
 void	loop_run_once(int64_t deadline);
 
 /* quiet.c — warnings about an end that the exit may explain */
@@ -566,7 +561,6 @@ struct program	*program_by_pane(const char *);
 struct program	*program_first(void);
 struct program	*program_next(struct program *);
 size_t		 programs_alive(void);
-size_t		 programs_text_kept(void);
 int		 programs_admit(char **cause);
 void		 program_told_end(struct program *);
 struct program_waiter;
@@ -607,9 +601,6 @@ void		 program_keys_sent(struct program *);
 bool		 program_waiting(struct program *);
 bool		 program_waiting_due(struct program *, int64_t now);
 void		 program_episode_tell(struct program *);
-/* The fuzz harness's fixtures: a program that ran, made by hand. */
-void		 program_fixture(struct program *, struct program_spec *,
-		     const char *pane, const char *text, bool ended);
 
 /* pane.c — a program's FIFOs and its pane: new-window, pipe-pane */
 struct pane;
@@ -622,7 +613,6 @@ struct pane_cb {
 };
 struct pane	*pane_new(const char *program_id, const struct program_spec *,
 		     const struct pane_cb *, void *owner, char **cause);
-struct pane	*pane_fixture(const char *id);
 void		 pane_free(struct pane *);
 void		 pane_make(struct pane *);
 void		 pane_pipe(struct pane *);
@@ -677,7 +667,6 @@ void		 reaper_links_exiting(void);
 struct waiting;
 struct waiting	*waiting_new(void (*tell)(void *), void *arg);
 void		 waiting_free(struct waiting *);
-int64_t		 waiting_quiet_since(const struct waiting *);
 int64_t		 waiting_text_ms(const struct waiting *);
 void		 waiting_text(struct waiting *);
 void		 waiting_keys(struct waiting *, bool armed);
@@ -685,5 +674,20 @@ bool		 waiting_now(struct waiting *, pid_t pid, const struct textbuf *);
 bool		 waiting_due(struct waiting *, pid_t pid, const struct textbuf *,
 		     int64_t now);
 void		 waiting_told(struct waiting *);
+
+/*
+ * Test hooks, compiled only into the test builds (-DPROGMUX_TESTING: the
+ * unit tests' server objects, the fuzz harnesses); the binaries carry
+ * none of them (scripts/check/symbols.sh).
+ */
+#ifdef PROGMUX_TESTING
+const char	*mcp_protocol_version(void);	/* the fuzz harness resets it */
+size_t		 tools_waiting(void);		/* calls not yet answered */
+void		 loop_run_timers(int64_t now);	/* a turn of timers only */
+/* The fuzz harness's fixtures: a program that ran, made by hand. */
+void		 program_fixture(struct program *, struct program_spec *,
+		     const char *pane, const char *text, bool ended);
+struct pane	*pane_fixture(const char *id);
+#endif
 
 #endif

@@ -185,13 +185,6 @@ task_set_call(struct task *t, struct req *call)
 		t->call = call;
 }
 
-/* The call a working task waits on, or NULL. */
-struct req *
-task_call(const struct task *t)
-{
-	return (t->call);
-}
-
 /* Its status message into b: how the program stands, or a word. */
 static void
 task_message(struct buf *b, const struct task *t, int64_t *cursor)

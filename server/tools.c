@@ -615,13 +615,6 @@ tools_status(struct req *req, struct buf *b, int64_t *cursor)
 	return (true);
 }
 
-/* The name of the tool req called. */
-const char *
-tools_call_name(const struct req *req)
-{
-	return (req->tool->name);
-}
-
 /*
  * Programs as resources (resource.c), for the protocol: offered with
  * read_program (their output) and capture_pane (their screens), as the
@@ -677,12 +670,14 @@ tools_resource_fail(struct mcp_req *rpc, const char *uri, const char *why)
 	tools_rpc->not_found(rpc, uri, why);
 }
 
+#ifdef PROGMUX_TESTING
 /* How many calls are not yet answered (nor cancelled). */
 size_t
 tools_waiting(void)
 {
 	return (tools_calls);
 }
+#endif
 
 /* The tool's state for req (NULL until it sets one). */
 void *

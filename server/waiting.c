@@ -95,7 +95,7 @@ waiting_free(struct waiting *w)
 
 /* When it last printed, or keys were typed into it, or (neither yet)
  * when it was made: quiet since then. */
-int64_t
+static int64_t
 waiting_quiet_since(const struct waiting *w)
 {
 	int64_t	since = w->keys_ms > w->text_ms ? w->keys_ms : w->text_ms;

@@ -8,7 +8,7 @@
  * again to an equal value (json_equal) and writes out identically. The
  * input is also escaped as a string with json_put_string, which must parse
  * back to itself when it is valid UTF-8. Finally the value is used as a
- * JSON Schema (jschema_check, and validating the value against itself),
+ * JSON Schema (schema_check, and validating the value against itself),
  * which exercises the pattern translation; inputs with a counted repeat
  * ("{2") are skipped there, as glibc's regcomp takes its time over big ones.
  */
@@ -19,6 +19,7 @@
 
 #include "json.h"
 #include "jschema.h"
+#include "schema_check.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -228,7 +229,7 @@ schema_self(const uint8_t *data, size_t size, const struct json *j)
 		if (data[i] == '{' && data[i + 1] >= '0' && data[i + 1] <= '9')
 			return;
 	}
-	if (jschema_check(j, &cause) == 0) {
+	if (schema_check(j, &cause) == 0) {
 		if (cause != NULL)
 			abort();
 	} else {

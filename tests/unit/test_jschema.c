@@ -7,7 +7,7 @@
  * failure must name the field and the rule. Then the pieces on their own:
  * patterns (the ECMA-262 flavour) and those that do not compile, anyOf,
  * enum by value, lengths in code points, paths, unsupported keywords,
- * and jschema_check. Last,
+ * and schema_check. Last,
  * every schemas/NAME.json is checked here, which start-up no longer does.
  */
 #include <stdarg.h>
@@ -23,6 +23,7 @@
 
 #include "json.h"
 #include "jschema.h"
+#include "schema_check.h"
 
 static struct json_doc	*start_doc;
 static struct json_doc	*read_doc;
@@ -489,7 +490,7 @@ test_patterns(void **state)
 	}
 }
 
-/* Patterns that do not compile are refused by jschema_check and are
+/* Patterns that do not compile are refused by schema_check and are
  * schema errors for jschema_validate, never a silent pass. */
 static void
 test_patterns_unsupported(void **state)
@@ -513,8 +514,8 @@ test_patterns_unsupported(void **state)
 			fail_msg("pattern %s accepted", bad[i]);
 		assert_non_null(strstr(cause, "pattern"));
 		free(cause);
-		if (jschema_check(json_root(s), &cause) == 0)
-			fail_msg("jschema_check accepted pattern %s", bad[i]);
+		if (schema_check(json_root(s), &cause) == 0)
+			fail_msg("schema_check accepted pattern %s", bad[i]);
 		assert_non_null(strstr(cause, "pattern"));
 		free(cause);
 		json_doc_free(s);
@@ -633,7 +634,7 @@ test_structure(void **state)
 	free(t);
 }
 
-/* Check a schema text with jschema_check. */
+/* Check a schema text with schema_check. */
 static void
 check_schema(const char *schema, int ok, const char *want)
 {
@@ -641,7 +642,7 @@ check_schema(const char *schema, int ok, const char *want)
 	char		*cause = NULL;
 	int		 r;
 
-	r = jschema_check(json_root(d), &cause);
+	r = schema_check(json_root(d), &cause);
 	if (ok) {
 		if (r != 0)
 			fail_msg("%s: %s", schema, cause);
@@ -657,7 +658,7 @@ check_schema(const char *schema, int ok, const char *want)
 	json_doc_free(d);
 }
 
-/* jschema_check: the seeds pass; what we do not implement is refused. */
+/* schema_check: the seeds pass; what we do not implement is refused. */
 static void
 test_check(void **state)
 {
@@ -668,13 +669,13 @@ test_check(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		assert_int_equal(jschema_check(json_get(json_root(start_doc),
+		assert_int_equal(schema_check(json_get(json_root(start_doc),
 		    names[i]), &cause), 0);
-		assert_int_equal(jschema_check(json_get(json_root(read_doc),
+		assert_int_equal(schema_check(json_get(json_root(read_doc),
 		    names[i]), &cause), 0);
 		meta = json_get(json_get(json_root(read_doc), "meta"),
 		    "com.git-pull.libtmux-mcp/capability");
-		assert_int_equal(jschema_check(json_get(meta, names[i]),
+		assert_int_equal(schema_check(json_get(meta, names[i]),
 		    &cause), 0);
 	}
 	check_schema("{\"$ref\":\"#/definitions/x\"}", 0, "\"$ref\"");
@@ -788,7 +789,7 @@ keeps_seed(const struct json *ours, const struct json *seed)
 
 /*
  * Every schemas/NAME.json (what the server embeds and serves) passes
- * jschema_check, input and output schema, in the tool and in its _meta
+ * schema_check, input and output schema, in the tool and in its _meta
  * copy, so start-up need not check them; and start_program and
  * read_program keep the seeds' rules (their descriptions may differ, and
  * they may add optional properties).
@@ -819,7 +820,7 @@ test_schema_files(void **state)
 			sch = json_get(root, names[j]);
 			assert_non_null(sch);
 			cause = NULL;
-			if (jschema_check(sch, &cause) != 0)
+			if (schema_check(sch, &cause) != 0)
 				fail_msg("%s %s: %s", g.gl_pathv[i], names[j],
 				    cause);
 			assert_true(json_equal(sch, json_get(meta, names[j])));

@@ -1030,7 +1030,6 @@ test_jw_numbers(void **state)
 	jw_arr_begin(&w);
 	jw_int(&w, INT64_MIN);
 	jw_int(&w, INT64_MAX);
-	jw_uint(&w, UINT64_MAX);
 	jw_double(&w, 0.1);
 	jw_double(&w, 1e300);
 	jw_double(&w, -0.0);
@@ -1042,7 +1041,7 @@ test_jw_numbers(void **state)
 	jw_double(&w, 3);
 	jw_arr_end(&w);
 	assert_string_equal(buf_cstr(&b), "[-9223372036854775808,"
-	    "9223372036854775807,18446744073709551615,0.1,1e+300,-0,null,"
+	    "9223372036854775807,0.1,1e+300,-0,null,"
 	    "null,null,0.3333333333333333,4.94065645841247e-324,3]");
 	json_doc_free(parse_ok(buf_cstr(&b)));
 	buf_free(&b);

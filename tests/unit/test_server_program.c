@@ -78,7 +78,6 @@ pane_new(const char *program_id, const struct program_spec *spec,
 	pn->owner = owner;
 	return (last_pane = pn);
 }
-struct pane *pane_fixture(const char *id) { (void)id; return (NULL); }
 void pane_free(struct pane *pn) { free(pn); }
 void pane_make(struct pane *pn) { pn->make = true; }
 void pane_pipe(struct pane *pn) { pn->pipe = true; }
