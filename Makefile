@@ -146,27 +146,35 @@ endif
 $(B)/progmux-reaper: $(REAPER_OBJ) $(B)/libcommon.a
 	$(CC) $(LDFLAGS) $(REAPER_STATIC) -o $@ $^ $(PKG_LIBS)
 
-$(B)/obj/%.o: %.c $(wildcard common/*.h server/*.h reaper/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+# Each compile writes the headers it read to a .d file beside its output
+# (-MMD; -MP: a removed header is no error), read back below: a changed
+# header rebuilds what includes it (scripts/check/deps.sh).
+DEPFLAGS = -MMD -MP
 
-$(HOOK_OBJ): $(B)/obj/%.hooks.o: %.c $(wildcard common/*.h server/*.h reaper/*.h)
+$(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DPROGMUX_TESTING $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(HOOK_OBJ): $(B)/obj/%.hooks.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DPROGMUX_TESTING $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# What the tests share, built once (tests/*.c).
+$(B)/obj/tests/%.o: CPPFLAGS += -Iserver -Ireaper -Itests
 
 # Schemas are embedded byte for byte: tools/list serves what schemas/ holds.
 $(B)/gen/schemas.c: $(SCHEMAS) scripts/embed-schemas.sh
 	@mkdir -p $(B)/gen
 	sh scripts/embed-schemas.sh $(B)/gen $(SCHEMAS)
 
-$(B)/obj/gen/schemas.o: $(B)/gen/schemas.c server/schemas.h
+$(B)/obj/gen/schemas.o: $(B)/gen/schemas.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # Unit tests: tests/unit/test_server_*.c also link the server's modules.
 $(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_TEST_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DPROGMUX_TESTING -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_TEST_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -DPROGMUX_TESTING -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(SERVER_TEST_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
 # tests/unit/test_server_tmux.c links the control-mode parser and the
 # quoting (server/tmux_parse.c, pure) and common/, nothing more.
@@ -174,22 +182,26 @@ $(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_TEST_OBJ) $(LIBS_T
 # panes, reapers, input-wait checks, loop and clock program.c calls.
 $(B)/tests/test_server_program: tests/unit/test_server_program.c $(B)/obj/server/program.o $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/program.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/program.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
 
 $(B)/tests/test_server_tmux: tests/unit/test_server_tmux.c $(B)/obj/server/tmux_parse.o $(B)/libcommon.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/tmux_parse.o $(B)/libcommon.a $(CMOCKA_LIBS)
+	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/tmux_parse.o $(B)/libcommon.a $(CMOCKA_LIBS)
 
 # test_jschema checks schemas/ with tests/schema_check.c.
-$(B)/tests/test_jschema: tests/unit/test_jschema.c tests/schema_check.c tests/schema_check.h $(LIBS_TEST)
+$(B)/tests/test_jschema: tests/unit/test_jschema.c $(B)/obj/tests/schema_check.o $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/schema_check.c $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/tests/schema_check.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
 $(B)/tests/%: tests/unit/%.c $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
-unit: $(UNIT_BIN) $(ITEST_BIN)
+# Test programs: `make unit` builds the unit tests (tests/unit), `make
+# integration` the suites that drive build/progmux (tests/integration).
+unit: $(UNIT_BIN)
+
+integration: $(ITEST_BIN)
 
 # Integration tests drive build/progmux through tests/client.c.
 $(B)/itests/%: tests/integration/%.c $(wildcard tests/integration/*.h) tests/client.c tests/client.h $(LIBS_TEST)
@@ -226,7 +238,7 @@ bench-smoke: all $(BENCH_BIN)
 # Installs missing Debian packages, builds, runs every test.
 test:
 	sh scripts/deps.sh
-	$(MAKE) all unit
+	$(MAKE) all unit integration
 	SAN=$(SAN) sh scripts/test.sh $(B)
 
 # Does it build for macOS? Cross-compiled and linked, not run (a Mac runs
@@ -239,7 +251,7 @@ macos-gate:
 # and test_strip_tmux for STRIP_TMUX_SECONDS (make test runs 10).
 DEATH_TRIALS ?= 100
 STRIP_TMUX_SECONDS ?= 300
-test-long: all unit
+test-long: all unit integration
 	PMX_DEATH_TRIALS=$(DEATH_TRIALS) \
 	    PMX_STRIP_TMUX_SECONDS=$(STRIP_TMUX_SECONDS) \
 	    TESTS="test_death test_strip_tmux" SKIP_E2E=1 SKIP_NEWCOMER=1 \
@@ -250,7 +262,7 @@ test-long: all unit
 # up by scripts/tmux-versions.sh; nothing is installed system-wide).
 test-tmux:
 	sh scripts/deps.sh
-	$(MAKE) all unit
+	$(MAKE) all unit integration
 	sh scripts/test-tmux.sh $(B)
 
 # TEST_TMUX=PATH makes the tests drive that tmux binary instead of the
@@ -292,7 +304,7 @@ deb-test: deb
 	sh scripts/deb-test.sh build/progmux_$(VERSION)-1_$$(dpkg --print-architecture).deb
 
 # The integration suites with progmux under valgrind (slow; not in CI).
-test-valgrind: all unit
+test-valgrind: all unit integration
 	for t in $(ITEST_BIN); do \
 	  PROGMUX_BIN=$(CURDIR)/scripts/valgrind-progmux.sh $$t || exit 1; done
 
@@ -326,7 +338,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: macos-gate npm npm-test deb deb-test all unit test test-long test-tmux test-clients test-conformance test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: macos-gate npm npm-test deb deb-test all unit integration test test-long test-tmux test-clients test-conformance test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper
@@ -370,3 +382,6 @@ build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
 	    -fsanitize=fuzzer,address,undefined \
 	    -Wl,--wrap=fork,--wrap=posix_spawn -o $@ \
 	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS) $(PCRE_LIBS)
+
+# The headers each object and test program was built from (DEPFLAGS).
+-include $(wildcard $(B)/obj/*/*.d $(B)/tests/*.d $(B)/itests/*.d $(B)/bench/*.d)

@@ -186,7 +186,7 @@ for t in $TARGETS; do
 	B=build/macos/$arch
 	L=$W/lib-$arch
 	# Every test once (arm64); for the other the contract test alone.
-	[ "$arch" = aarch64 ] && goals="all unit" || \
+	[ "$arch" = aarch64 ] && goals="all unit integration" || \
 	    goals="all $B/tests/test_osdep"
 	start=$(date +%s)
 	build_libs "$t" "$L"

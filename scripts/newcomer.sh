@@ -5,7 +5,7 @@
 #    the README's run command is typed as a newcomer would: `make run` fed
 #    initialize, notifications/initialized and tools/list on stdin, then
 #    EOF; `make install DESTDIR=... PREFIX=/usr` and the installed
-#    progmux's --version and --check; `make unit` and one unit test
+#    progmux's --version and --check; `make unit integration` and one unit test
 #    program (never `make test`, which would run this script again).
 #    Only committed files reach the clone, so anything the README needs
 #    but git does not hold shows up here. Skipped, not failed, when the
@@ -214,10 +214,10 @@ else
 		tmux -S "$RUN_SOCK" kill-server >/dev/null 2>&1 || true
 
 		t0=$(date +%s)
-		check "make unit in the clone builds every test program" "$tmp/unit.log" \
-			sh -c 'cd "$1" && exec timeout 240 make -j"$2" unit' sh "$C" \
+		check "make unit integration in the clone builds every test program" "$tmp/unit.log" \
+			sh -c 'cd "$1" && exec timeout 240 make -j"$2" unit integration' sh "$C" \
 			"$(nproc 2>/dev/null || echo 2)"
-		echo "# make unit took $(( $(date +%s) - t0 ))s"
+		echo "# make unit integration took $(( $(date +%s) - t0 ))s"
 		if step sh -c 'cd "$1" && exec timeout 60 build/tests/test_textbuf' sh "$C" \
 			>"$tmp/textbuf.log" 2>&1 &&
 			grep -q '^\[  PASSED  \]' "$tmp/textbuf.log" &&
