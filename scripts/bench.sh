@@ -1,6 +1,6 @@
 #!/bin/sh
 #
-# bench.sh — run issue 5's benchmarks and print one table.
+# bench.sh — run the benchmarks and print one table of figures.
 #
 #	sh scripts/bench.sh [BUILD_DIR]		(make bench)
 #	BENCH_SMOKE=1 sh scripts/bench.sh	(make bench-smoke: a few seconds)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# newcomer.sh [BUILDDIR] — progmux tried as a new user would (issue 8).
+# newcomer.sh [BUILDDIR] — progmux tried as a new user would try it.
 #
 # 1. A fresh clone of the committed HEAD in a temporary directory, where
 #    the README's run command is typed as a newcomer would: `make run` fed
