@@ -57,7 +57,7 @@ for f in progmux progmux-reaper; do
 done
 
 # The manual page; progmux-reaper's is the same page.
-gzip -9n <server/progmux.1 >"$ROOT/usr/share/man/man1/progmux.1.gz"
+gzip -9n <progmux.1 >"$ROOT/usr/share/man/man1/progmux.1.gz"
 ln -s progmux.1.gz "$ROOT/usr/share/man/man1/progmux-reaper.1.gz"
 
 # Documentation.
