@@ -11,7 +11,7 @@
 #    from progmux.1's TOOLS;
 #  - README.md is longer than README_MAX lines (260);
 #  - a relative link in README.md or docs/*.md names a file that is not
-#    there.
+#    there, or a heading a Markdown file does not have.
 #
 # Prints one "ok - " / "not ok - " line per check and a cmocka-style
 # summary for scripts/test.sh; exits non-zero on any failure. Reads only
@@ -163,22 +163,40 @@ else
 fi
 
 # ------------------------------------------------------------ links
-# Every [text](target) that is not a URL or an anchor of its own page.
+# The anchors a Markdown file has: each heading as GitHub spells it
+# (lower case; spaces to hyphens; punctuation but - and _ dropped).
+anchors() {
+	sed -n 's/^#\{1,6\} //p' "$1" | tr 'A-Z' 'a-z' |
+	    sed -e 's/[^a-z0-9 _-]//g' -e 's/ /-/g'
+}
+
+# Every [text](target) that is not a URL: the file must be there, and an
+# anchor into a Markdown file (or into the page itself) one of its
+# headings.
 for doc in "$README" docs/*.md; do
 	[ -f "$doc" ] || continue
 	dir=$(dirname "$doc")
 	bad=0
 	for t in $(grep -o '\]([^)]*)' "$doc" | sed 's/^](\(.*\))$/\1/'); do
 		case $t in
-		http://* | https://* | mailto:* | \#*) continue ;;
+		http://* | https://* | mailto:*) continue ;;
 		esac
 		p=${t%%#*}
-		if [ ! -e "$dir/$p" ]; then
+		if [ -n "$p" ] && [ ! -e "$dir/$p" ]; then
 			notok "$doc links to $t, which is not there"
+			bad=1
+			continue
+		fi
+		case $t in *'#'*) ;; *) continue ;; esac
+		target=$dir/$p
+		[ -n "$p" ] || target=$doc
+		case $target in *.md) ;; *) continue ;; esac
+		if ! anchors "$target" | grep -qx -- "${t#*#}"; then
+			notok "$doc links to $t: $target has no such heading"
 			bad=1
 		fi
 	done
-	[ "$bad" = 0 ] && ok "every relative link of $doc names a file that is there"
+	[ "$bad" = 0 ] && ok "every relative link of $doc names a file (and heading) that is there"
 done
 
 echo "$passed passed, $failed failed"
