@@ -106,7 +106,7 @@ while read -r flag env alt kind min max dflt; do
 		if echo "$entry" | grep -Eq "Default $dflt([ .,(]|\$)"; then
 			ok "$what: $MAN says its default, $dflt"
 		else
-			notok "$what: $MAN gives its default as $dflt (config.c): it says \"$(echo "$entry" |
+			notok "$what: config.c's default is $dflt, $MAN says \"$(echo "$entry" |
 			    grep -o 'Default [^ ]*' || echo none)\""
 		fi
 	fi
@@ -115,7 +115,7 @@ while read -r flag env alt kind min max dflt; do
 		if echo "$entry" | grep -q " $lo to $hi[ .]"; then
 			ok "$what: $MAN says its range, $lo to $hi"
 		else
-			notok "$what: $MAN gives its range as $lo to $hi (config.c)"
+			notok "$what: config.c's range is $lo to $hi, $MAN says otherwise"
 		fi
 	fi
 done <<EOF
