@@ -350,7 +350,7 @@ MAN1DIR = $(PREFIX)/share/man/man1
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR)
 	install -m 0755 $(B)/progmux $(B)/progmux-reaper $(DESTDIR)$(BINDIR)/
-	install -m 0644 server/progmux.1 $(DESTDIR)$(MAN1DIR)/progmux.1
+	install -m 0644 progmux.1 $(DESTDIR)$(MAN1DIR)/progmux.1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/progmux $(DESTDIR)$(BINDIR)/progmux-reaper

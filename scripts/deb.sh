@@ -7,8 +7,8 @@
 # The package holds both binaries in /usr/bin (progmux finds
 # progmux-reaper beside its own executable), stripped as dh_strip strips;
 # the manual page progmux(1), with progmux-reaper(1) a link to it (it is
-# described there); the README, the copyright and changelog.Debian in
-# /usr/share/doc/progmux. Depends are what the binaries link, as
+# described there); the README, docs/*.md, the copyright and
+# changelog.Debian in /usr/share/doc/progmux. Depends are what the binaries link, as
 # dpkg-shlibdeps computes them, plus tmux 3.2a or newer. The reaper is
 # linked statically (one runs per program; see the Makefile), so
 # Built-Using names the glibc and msgpack-c sources it holds. Owner and
@@ -57,11 +57,15 @@ for f in progmux progmux-reaper; do
 done
 
 # The manual page; progmux-reaper's is the same page.
-gzip -9n <server/progmux.1 >"$ROOT/usr/share/man/man1/progmux.1.gz"
+gzip -9n <progmux.1 >"$ROOT/usr/share/man/man1/progmux.1.gz"
 ln -s progmux.1.gz "$ROOT/usr/share/man/man1/progmux-reaper.1.gz"
 
 # Documentation.
 gzip -9n <README.md >"$ROOT/usr/share/doc/progmux/README.md.gz"
+mkdir -p "$ROOT/usr/share/doc/progmux/docs"
+for f in docs/*.md; do
+	gzip -9n <"$f" >"$ROOT/usr/share/doc/progmux/$f.gz"
+done
 install -m 0644 scripts/deb/copyright "$ROOT/usr/share/doc/progmux/copyright"
 # The tags argued in scripts/deb/lintian.md.
 install -m 0644 scripts/deb/lintian-overrides \

@@ -1,5 +1,6 @@
 #!/bin/sh
-# test.sh BUILDDIR — run every test: unit, integration, end to end.
+# test.sh BUILDDIR — run every test: unit, integration, end to end, and
+# the documents against the code (scripts/check/docs.sh, "docs").
 #
 # Each cmocka program runs on its own; its counts are added up and the
 # run ends with one "N passed, M failed, K skipped" line. Any failure
@@ -43,6 +44,7 @@ list() {
 		esac
 		basename "$t"
 	done
+	echo docs
 }
 
 # The tree's own checks, scripts/check/*.sh BUILDDIR, counted as tests.
@@ -65,6 +67,7 @@ checks() {
 # Run one program by name.
 run_one() {
 	case $1 in
+	docs) sh scripts/check/docs.sh ;;
 	newcomer) sh scripts/newcomer.sh "$B" ;;
 	e2e) sh scripts/e2e.sh "$B" ;;
 	eras) sh scripts/e2e.sh "$B" eras ;;

@@ -5,7 +5,7 @@
  * one buffer, in two pieces split there, and byte by byte: the three texts
  * must be identical, each within STRIP_MAX_OUT, valid UTF-8 (no overlong
  * form, no surrogate), and free of every C0 control but TAB and LF and of
- * DEL. U+0080..U+009F may appear: they are text (README, Text rules).
+ * DEL. U+0080..U+009F may appear: they are text (progmux(1), Text).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * test_reaper_fsm.c — the reaper's state table (reaper/fsm.c), by its
  * properties: nothing here copies the table, so a cell changed on
  * purpose is changed in fsm.c alone (and, if it is one of the main rows
- * the README shows, there and in doc_rows below), and only the
+ * docs/ARCHITECTURE.md shows, there and in doc_rows below), and only the
  * properties it breaks fail.
  *
  * Every cell is defined; every state is reachable from "init" by events
@@ -11,8 +11,8 @@
  * "done" in a few steps and at most two deadlines; only the frames that
  * come once are ever "unexpected"; a state polls a FIFO exactly when it
  * reads it, keeps polling it to the end, and closes it at EOF; every
- * chain of follow-ups ends; and the main rows the README shows hold, one
- * by one.
+ * chain of follow-ups ends; and the main rows docs/ARCHITECTURE.md
+ * shows hold, one by one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -430,8 +430,8 @@ event_named(const char *name, size_t len)
 	return (-1);
 }
 
-/* One row of the README's table: for each of states, each of events,
- * the action and the next state (NULL: the same). */
+/* One row of the table of docs/ARCHITECTURE.md: for each of states, each
+ * of events, the action and the next state (NULL: the same). */
 struct doc_row {
 	const char	*states;
 	const char	*events;
@@ -439,7 +439,7 @@ struct doc_row {
 	const char	*next;
 };
 
-/* The rows of the table in README.md ("Reaper state × event table"). */
+/* The rows of the table in docs/ARCHITECTURE.md ("The reaper's states"). */
 static const struct doc_row doc_rows[] = {
 	{ "init", "start", "start", "wait_pane" },
 	{ "wait_pane", "pane", "pane", "gate" },
@@ -481,7 +481,7 @@ static const struct doc_row doc_rows[] = {
 	{ "done", "start pane", "ignore", NULL },
 };
 
-/* Each row the README documents holds, cell by cell. */
+/* Each row docs/ARCHITECTURE.md documents holds, cell by cell. */
 static void
 test_documented_rows(void **state)
 {
@@ -507,7 +507,7 @@ test_documented_rows(void **state)
 				if (strcmp(fsm_action_name(c->action),
 				    row->action) == 0 && (int)c->next == next)
 					continue;
-				fail_msg("%s + %s: %s -> %s, the README says "
+				fail_msg("%s + %s: %s -> %s, docs/ARCHITECTURE.md says "
 				    "%s -> %s", fsm_state_name(s),
 				    fsm_event_name(e),
 				    fsm_action_name(c->action),

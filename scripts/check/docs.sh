@@ -1,0 +1,208 @@
+#!/bin/sh
+# docs.sh — the documents against the code, so that they cannot drift.
+#
+# Fails when:
+#  - a setting server/config.c reads (its settings[] table: the flag, the
+#    variable, libtmux's twin, the default and, for a number, its range;
+#    the variables it looks at for the runtime directory) or a variable
+#    the front reads with getenv() is missing from progmux.1, or the man
+#    page gives another default or range than config.c;
+#  - a tool in schemas/*.json is missing from the README's tools table or
+#    from progmux.1's TOOLS;
+#  - README.md is longer than README_MAX lines (260);
+#  - a relative link in README.md or docs/*.md names a file that is not
+#    there, or a heading a Markdown file does not have.
+#
+# Prints one "ok - " / "not ok - " line per check and a cmocka-style
+# summary for scripts/test.sh; exits non-zero on any failure. Reads only
+# the tree: no build, no tmux.
+set -u
+cd "$(dirname "$0")/../.."
+MAN=progmux.1
+README=README.md
+README_MAX=${README_MAX:-260}
+passed=0
+failed=0
+failed_names=""
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+notok() {
+	failed=$((failed + 1))
+	failed_names="$failed_names
+$1"
+	echo "not ok - $1"
+}
+
+# The man page's text with every line a macro's arguments: the macro
+# name, quotes and escapes taken off, so "Default" and ".Ql tmux" read
+# "Default tmux".
+man_words() {
+	sed -e 's/\\-/-/g' -e 's/\\&//g' -e 's/\\e/\\/g' \
+	    -e 's/^\.[A-Za-z][A-Za-z]* *//' -e 's/ N[so] / /g' "$@"
+}
+
+# The .It entry of OPTIONS for --FLAG, as one line of words.
+man_option() {
+	awk -v flag="$1" '
+	    /^\.Sh / { in_opts = ($2 == "OPTIONS") }
+	    in_opts && /^\.It / {
+		line = $0; gsub(/\\-/, "-", line)
+		on = (index(line, "Fl -" flag " ") || line == ".It Fl -" flag ||
+		    index(line, "Fl -" flag ","))
+		if (on) { print; next }
+	    }
+	    in_opts && /^\.(El|Sh)/ { on = 0 }
+	    on { print }' "$MAN" | man_words | tr '\n' ' ' | tr -s ' '
+}
+
+[ -f "$MAN" ] || { echo "not ok - $MAN is missing"; exit 1; }
+
+# ------------------------------------------------------------ settings
+# config.c's table, one entry a line: flag env alt kind min max default.
+# Each entry opens with { "flag", "ENV", ...; the fields before the help
+# text hold no comma of their own.
+settings=$(awk '
+    /^static const struct setting settings\[\] = \{/ { on = 1; next }
+    on && /^\};/ { on = 0 }
+    on { buf = buf " " $0 }
+    END {
+	n = split(buf, e, /\{ "/)
+	for (i = 2; i <= n; i++) {
+		s = "\"" e[i]
+		gsub(/[\t ]+/, " ", s)
+		split(s, f, /, */)
+		for (j = 1; j <= 8; j++) {
+			gsub(/^ +| +$/, "", f[j]); gsub(/"/, "", f[j])
+			gsub(/\(int64_t\)/, "", f[j]); gsub(/ /, "", f[j])
+		}
+		print f[1], f[2], f[3], f[4], f[6], f[7], f[8]
+	}
+    }' server/config.c)
+if [ -z "$settings" ]; then
+	notok "settings found in server/config.c's settings[] table"
+fi
+while read -r flag env alt kind min max dflt; do
+	[ -n "$flag" ] || continue
+	entry=$(man_option "$flag")
+	what="--$flag ($env)"
+	if [ -z "$entry" ]; then
+		notok "$what is in $MAN's OPTIONS"
+		continue
+	fi
+	ok "$what is in $MAN's OPTIONS"
+	if grep -q "^\.It Ev $env\$" "$MAN"; then
+		ok "$env is in $MAN's ENVIRONMENT"
+	else
+		notok "$env is in $MAN's ENVIRONMENT"
+	fi
+	if [ "$alt" != NULL ]; then
+		if grep -q "Ev $alt\$" "$MAN"; then
+			ok "$alt (for $env) is in $MAN"
+		else
+			notok "$alt (for $env) is in $MAN"
+		fi
+	fi
+	if [ "$dflt" != NULL ]; then
+		if echo "$entry" | grep -Eq "Default $dflt([ .,(]|\$)"; then
+			ok "$what: $MAN says its default, $dflt"
+		else
+			notok "$what: config.c's default is $dflt, $MAN says \"$(echo "$entry" |
+			    grep -o 'Default [^ ]*' || echo none)\""
+		fi
+	fi
+	if [ "$kind" = "'i'" ]; then
+		lo=$(($min)) hi=$(($max))
+		if echo "$entry" | grep -q " $lo to $hi[ .]"; then
+			ok "$what: $MAN says its range, $lo to $hi"
+		else
+			notok "$what: config.c's range is $lo to $hi, $MAN says otherwise"
+		fi
+	fi
+done <<EOF
+$settings
+EOF
+
+# The variables the front reads itself: config.c's runtime directory
+# bases and every getenv("NAME") of server/ and common/ (PATH is looked
+# through as a shell does: no setting of ours).
+vars=$( {
+	sed -n '/static const char.*vars\[\] = {/s/.*{\(.*\)}.*/\1/p' \
+	    server/config.c | tr ',' '\n'
+	grep -ho 'getenv("[A-Z_]*")' server/*.c common/*.c
+} | sed -n 's/.*"\([A-Z_][A-Z_]*\)".*/\1/p' | grep -vx PATH | sort -u)
+for v in $vars; do
+	if grep -Eq "^\.It Ev $v( ,|\$)|Ev [A-Z_]+ , Ev $v( |\$)" "$MAN"; then
+		ok "$v is in $MAN's ENVIRONMENT"
+	else
+		notok "$v (read by the front) is in $MAN's ENVIRONMENT"
+	fi
+done
+
+# ------------------------------------------------------------ tools
+for f in schemas/*.json; do
+	name=$(sed -n 's/^ *"name": *"\([a-z_]*\)".*/\1/p' "$f" | head -1)
+	[ -n "$name" ] || name=$(basename "$f" .json)
+	if sed -n '/^## Tools/,/^## /p' "$README" | grep -q "^| \`$name\` |"; then
+		ok "$name ($f) has a row in the README's tools table"
+	else
+		notok "$name ($f) has a row in the README's tools table"
+	fi
+	if sed -n '/^\.Sh TOOLS/,/^\.Sh /p' "$MAN" | grep -q "^\.It Ic $name\$"; then
+		ok "$name ($f) is in $MAN's TOOLS"
+	else
+		notok "$name ($f) is in $MAN's TOOLS"
+	fi
+done
+
+# ------------------------------------------------------------ README
+n=$(wc -l <"$README")
+if [ "$n" -le "$README_MAX" ]; then
+	ok "$README is $n lines (at most $README_MAX)"
+else
+	notok "$README is $n lines (at most $README_MAX)"
+fi
+
+# ------------------------------------------------------------ links
+# The anchors a Markdown file has: each heading as GitHub spells it
+# (lower case; spaces to hyphens; punctuation but - and _ dropped).
+anchors() {
+	sed -n 's/^#\{1,6\} //p' "$1" | tr 'A-Z' 'a-z' |
+	    sed -e 's/[^a-z0-9 _-]//g' -e 's/ /-/g'
+}
+
+# Every [text](target) that is not a URL: the file must be there, and an
+# anchor into a Markdown file (or into the page itself) one of its
+# headings.
+for doc in "$README" docs/*.md; do
+	[ -f "$doc" ] || continue
+	dir=$(dirname "$doc")
+	bad=0
+	for t in $(grep -o '\]([^)]*)' "$doc" | sed 's/^](\(.*\))$/\1/'); do
+		case $t in
+		http://* | https://* | mailto:*) continue ;;
+		esac
+		p=${t%%#*}
+		if [ -n "$p" ] && [ ! -e "$dir/$p" ]; then
+			notok "$doc links to $t, which is not there"
+			bad=1
+			continue
+		fi
+		case $t in *'#'*) ;; *) continue ;; esac
+		target=$dir/$p
+		[ -n "$p" ] || target=$doc
+		case $target in *.md) ;; *) continue ;; esac
+		if ! anchors "$target" | grep -qx -- "${t#*#}"; then
+			notok "$doc links to $t: $target has no such heading"
+			bad=1
+		fi
+	done
+	[ "$bad" = 0 ] && ok "every relative link of $doc names a file (and heading) that is there"
+done
+
+echo "$passed passed, $failed failed"
+echo "[  PASSED  ] $passed test(s)."
+if [ "$failed" -gt 0 ]; then
+	echo "[  FAILED  ] $failed test(s), listed below:"
+	echo "$failed_names" | sed -n 's/^./[  FAILED  ] &/p'
+	exit 1
+fi
