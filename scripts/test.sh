@@ -1,15 +1,16 @@
 #!/bin/sh
 # test.sh BUILDDIR — run every test: unit, integration, end to end, and
-# the documents against the code (scripts/check/docs.sh, "docs").
+# the tree's checks ("checks": scripts/check/*.sh — the documents against
+# the code, the binaries' symbols, header dependencies, the tool text).
 #
 # Each cmocka program runs on its own; its counts are added up and the
 # run ends with one "N passed, M failed, K skipped" line. Any failure
 # makes the exit status non-zero. A test skips only when the port lacks
 # what it needs (tests/needs.h): each skip is listed at the end, by
 # program, test and reason. Set TESTS=pattern to run only matching programs;
-# SKIP_UNIT=1 leaves out the unit tests and the tree's checks
-# (scripts/check/*.sh: the binaries' symbols...); scripts/test-tmux.sh
-# runs only the integration suites, once per tmux version.
+# SKIP_UNIT=1 leaves out the unit tests and the tree's checks;
+# scripts/test-tmux.sh runs only the integration suites, once per tmux
+# version.
 #
 # TEST_JOBS programs run at once (default 2): each test starts its own
 # progmux on a tmux server of its own and waits on real events, so two
@@ -44,7 +45,6 @@ list() {
 		esac
 		basename "$t"
 	done
-	echo docs
 }
 
 # The tree's own checks, scripts/check/*.sh BUILDDIR, counted as tests.
@@ -67,7 +67,6 @@ checks() {
 # Run one program by name.
 run_one() {
 	case $1 in
-	docs) sh scripts/check/docs.sh ;;
 	newcomer) sh scripts/newcomer.sh "$B" ;;
 	e2e) sh scripts/e2e.sh "$B" ;;
 	eras) sh scripts/e2e.sh "$B" eras ;;
