@@ -5,7 +5,7 @@
 #   make test-long  the longer loops: the front killed at 100 random moments
 #                   per mode, the stripper against tmux for 5 minutes
 #   make macos-gate both binaries and the tests cross-compiled and linked
-#                   for arm64 and x86_64 macOS 13 (zig cc; scripts/macos-gate.sh)
+#                   for arm64 and x86_64 macOS 13 (zig cc; scripts/ci/macos-gate.sh)
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
 #   make test-clients  progmux through the pinned real agent clients (npm)
 #   make test-conformance  the official MCP conformance suite, both eras
@@ -163,9 +163,9 @@ $(HOOK_OBJ): $(B)/obj/%.hooks.o: %.c
 $(B)/obj/tests/%.o: CPPFLAGS += -Iserver -Ireaper -Itests
 
 # Schemas are embedded byte for byte: tools/list serves what schemas/ holds.
-$(B)/gen/schemas.c: $(SCHEMAS) scripts/embed-schemas.sh
+$(B)/gen/schemas.c: $(SCHEMAS) scripts/build/embed-schemas.sh
 	@mkdir -p $(B)/gen
-	sh scripts/embed-schemas.sh $(B)/gen $(SCHEMAS)
+	sh scripts/build/embed-schemas.sh $(B)/gen $(SCHEMAS)
 
 $(B)/obj/gen/schemas.o: $(B)/gen/schemas.c
 	@mkdir -p $(@D)
@@ -217,12 +217,7 @@ build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(PURE_SRC) tests/schema_check.c $(wi
 	clang $(CPPFLAGS) -Iserver -Ireaper -Itests -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(COMMON_SRC) $(PURE_SRC) tests/schema_check.c $(PKG_LIBS) $(PCRE_LIBS)
 
 fuzz: $(FUZZ_BIN)
-	@for f in $(FUZZ_BIN); do n=$${f#build/fuzz/fuzz_}; \
-	  mkdir -p tests/fuzz/$$n build/fuzz/new-$$n; \
-	  echo "fuzz: $$f for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/new-$$n tests/fuzz/$$n 2>build/fuzz/$$n.log \
-	    || { tail -50 build/fuzz/$$n.log; exit 1; }; \
-	  grep -h 'stat::number_of_executed_units' build/fuzz/$$n.log || true; done
+	sh scripts/ci/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 
 # Benchmarks print figures; they never fail on a slow machine.
 $(B)/bench/%: tests/bench/%.c tests/client.c $(LIBS_TEST)
@@ -230,21 +225,21 @@ $(B)/bench/%: tests/bench/%.c tests/client.c $(LIBS_TEST)
 	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
 
 bench: all $(BENCH_BIN)
-	sh scripts/bench.sh $(B)
+	sh scripts/test/bench.sh $(B)
 
 bench-smoke: all $(BENCH_BIN)
-	BENCH_SMOKE=1 sh scripts/bench.sh $(B)
+	BENCH_SMOKE=1 sh scripts/test/bench.sh $(B)
 
 # Installs missing Debian packages, builds, runs every test.
 test:
-	sh scripts/deps.sh
+	sh scripts/build/deps.sh
 	$(MAKE) all unit integration
-	SAN=$(SAN) sh scripts/test.sh $(B)
+	SAN=$(SAN) sh scripts/test/test.sh $(B)
 
 # Does it build for macOS? Cross-compiled and linked, not run (a Mac runs
 # it: .github/workflows/macos.yml).
 macos-gate:
-	sh scripts/macos-gate.sh
+	sh scripts/ci/macos-gate.sh
 
 # The longer loops (a few minutes): test_death's kills of the front at
 # random moments, DEATH_TRIALS of them in each mode (make test runs 5),
@@ -255,15 +250,15 @@ test-long: all unit integration
 	PMX_DEATH_TRIALS=$(DEATH_TRIALS) \
 	    PMX_STRIP_TMUX_SECONDS=$(STRIP_TMUX_SECONDS) \
 	    TESTS="test_death test_strip_tmux" SKIP_E2E=1 SKIP_NEWCOMER=1 \
-	    sh scripts/test.sh $(B)
+	    sh scripts/test/test.sh $(B)
 
 # The integration suites and the end-to-end test on each tmux version:
 # 3.3a (the system's), 3.5a and 3.8 (private roots under $(B)/tmux, set
-# up by scripts/tmux-versions.sh; nothing is installed system-wide).
+# up by scripts/test/tmux-versions.sh; nothing is installed system-wide).
 test-tmux:
-	sh scripts/deps.sh
+	sh scripts/build/deps.sh
 	$(MAKE) all unit integration
-	sh scripts/test-tmux.sh $(B)
+	sh scripts/test/test-tmux.sh $(B)
 
 # TEST_TMUX=PATH makes the tests drive that tmux binary instead of the
 # tmux on PATH (the harness's PROGMUX_TEST_TMUX; progmux gets it too).
@@ -276,37 +271,37 @@ endif
 # pinned in tests/clients/package.json, installed into
 # build/clients and kept there; a scripted model on 127.0.0.1 drives them.
 test-clients: all
-	sh scripts/test-clients.sh $(B)
+	sh scripts/clients/test-clients.sh $(B)
 
 # The official MCP conformance suite (pinned in tests/conformance, npm),
 # its 2026-07-28 and its 2025 scenarios, through a stdio-to-HTTP bridge.
 test-conformance: all
-	sh scripts/conformance.sh $(B)
+	sh scripts/clients/conformance.sh $(B)
 
 # The Debian package: the binaries built again in build/deb-bin with
 # Debian's hardening flags (dpkg-buildflags, hardening=+all), then
-# packaged by scripts/deb.sh; lintian runs when it is installed.
+# packaged by scripts/package/deb.sh; lintian runs when it is installed.
 DEB_B = build/deb-bin
 deb:
 	@export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
 	$(MAKE) B=$(DEB_B) SAN= \
 	    OPT="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" \
 	    LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" all
-	sh scripts/deb.sh $(DEB_B) build
+	sh scripts/package/deb.sh $(DEB_B) build
 	@if command -v lintian >/dev/null 2>&1; then \
 	    mkdir -p build/deb/tmp && TMPDIR=$(CURDIR)/build/deb/tmp \
 	    lintian --fail-on error,warning build/progmux_$(VERSION)-1_*.deb; \
 	else echo "make deb: lintian not installed; make deb-test installs it" >&2; fi
 
 # Installs the package, runs the SDK e2e against /usr/bin/progmux and
-# purges it, leaving the machine as it was (scripts/deb-test.sh).
+# purges it, leaving the machine as it was (scripts/package/deb-test.sh).
 deb-test: deb
-	sh scripts/deb-test.sh build/progmux_$(VERSION)-1_$$(dpkg --print-architecture).deb
+	sh scripts/package/deb-test.sh build/progmux_$(VERSION)-1_$$(dpkg --print-architecture).deb
 
 # The integration suites with progmux under valgrind (slow; not in CI).
 test-valgrind: all unit integration
 	for t in $(ITEST_BIN); do \
-	  PROGMUX_BIN=$(CURDIR)/scripts/valgrind-progmux.sh $$t || exit 1; done
+	  PROGMUX_BIN=$(CURDIR)/scripts/test/valgrind-progmux.sh $$t || exit 1; done
 
 # The npm packages in build/npm (scripts/package/npm.sh): progmux and
 # progmux-reaper built static for linux-x64 and linux-arm64 (musl and the
@@ -314,7 +309,7 @@ test-valgrind: all unit integration
 # scripts/package/static.sh), the platform packages @progmux/linux-x64 and
 # @progmux/linux-arm64, the main package progmux, each packed (npm pack).
 npm:
-	sh scripts/deps.sh
+	sh scripts/build/deps.sh
 	sh scripts/package/deps.sh
 	sh scripts/package/static.sh linux-x64
 	sh scripts/package/static.sh linux-arm64
@@ -331,7 +326,7 @@ npm-test: npm
 
 # stdout is the protocol: everything else goes to stderr.
 run:
-	@sh scripts/deps.sh >&2
+	@sh scripts/build/deps.sh >&2
 	@$(MAKE) -s all >&2
 	@exec ./$(B)/progmux
 
@@ -358,7 +353,7 @@ uninstall:
 
 # A short scripted session to watch (DEMO_FAST=1: no pauses).
 demo: all
-	PROGMUX_BIN=$(B)/progmux node scripts/demo.mjs
+	PROGMUX_BIN=$(B)/progmux node scripts/demo/demo.mjs
 
 # The control-mode line parser (server/tmux_parse.c): pure, so it links
 # with common/'s buffer and allocator alone.

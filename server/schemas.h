@@ -1,6 +1,6 @@
 /*
  * schemas.h — the tool definitions, each file of schemas/ embedded byte for
- * byte. scripts/embed-schemas.sh writes the table (build/gen/schemas.c)
+ * byte. scripts/build/embed-schemas.sh writes the table (build/gen/schemas.c)
  * at build time; tools.c serves it.
  */
 #ifndef PROGMUX_SCHEMAS_H

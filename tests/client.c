@@ -167,7 +167,7 @@ base_name(const char *path)
 /*
  * Is this command line (NUL-separated words, n bytes) a tmux: a program
  * named tmux, run directly or through the dynamic loader, as the wrappers
- * of scripts/tmux-versions.sh run theirs ("ld-linux-x86-64.so.2
+ * of scripts/test/tmux-versions.sh run theirs ("ld-linux-x86-64.so.2
  * --library-path DIRS .../tmux -S ...")?
  */
 static bool
@@ -391,7 +391,7 @@ pmx_tmux_at(const char *sock, ...)
 }
 
 /*
- * With PROGMUX_TEST_TMUX_VERSION set (scripts/test-tmux.sh sets it), is
+ * With PROGMUX_TEST_TMUX_VERSION set (scripts/test/test-tmux.sh sets it), is
  * what runs that version? what is the private server's #{version}, or
  * progmux's start line ("... on tmux VERSION, ...") when NULL. Says why
  * not on stderr.

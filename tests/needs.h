@@ -2,7 +2,7 @@
  * needs.h — what a test needs of the port (common/osdep.h,
  * server/ttywait.h) that a port may lack. A test that cannot hold
  * without it skips, saying why on a line of its own ("skipped: ..."),
- * and scripts/test.sh lists every skip with its reason. On Linux none
+ * and scripts/test/test.sh lists every skip with its reason. On Linux none
  * skips.
  */
 #ifndef PROGMUX_TESTS_NEEDS_H

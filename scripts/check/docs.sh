@@ -14,7 +14,7 @@
 #    there, or a heading a Markdown file does not have.
 #
 # Prints one "ok - " / "not ok - " line per check and a cmocka-style
-# summary for scripts/test.sh; exits non-zero on any failure. Reads only
+# summary for scripts/test/test.sh; exits non-zero on any failure. Reads only
 # the tree: no build, no tmux.
 set -u
 cd "$(dirname "$0")/../.."

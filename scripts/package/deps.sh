@@ -3,7 +3,7 @@
 # need, if missing (Debian 12 packages; root, or sudo).
 #
 # The builds: Debian's cross compiler and arm64 kernel headers, CMake for
-# the libraries, dpkg-source for the source packages (scripts/deps.sh
+# the libraries, dpkg-source for the source packages (scripts/build/deps.sh
 # installs the rest: the native compiler, tmux, node, npm). With "qemu":
 # arm64 executables made runnable here, as Debian runs a foreign
 # architecture's: qemu-user-static, with its qemu-aarch64 entry

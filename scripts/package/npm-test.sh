@@ -182,7 +182,7 @@ arch_run() {
 	     test \$rc = 1 && grep -q '^fix: install tmux 3.2a or newer (apk add tmux)' out"
 	"$HOST_NODE" scripts/package/startup.mjs "$BIN" "$E" | sed "s/^/# $A: /"
 	step "$A: the SDK e2e through the entry point" env PROGMUX_BIN="$E" \
-	    PROGMUX_NPM_CACHE="$CACHE" PATH="$HOST_PATH" sh scripts/e2e.sh
+	    PROGMUX_NPM_CACHE="$CACHE" PATH="$HOST_PATH" sh scripts/test/e2e.sh
 	if [ "$A" = x64 ]; then
 		step "$A: the no-leftover tests (test_death) through the entry point" \
 		    env PROGMUX_BIN="$E" "$ROOT/build/itests/test_death"

@@ -59,7 +59,7 @@ ln -sfn "$kasm" "$D/include/asm"
 q=$(echo '#include <sys/queue.h>' | cpp -H -o /dev/null 2>&1 | sed -n 's/^\. //p' | head -n 1)
 [ -f "$q" ] || die "<sys/queue.h> not found on this machine (libc6-dev)"
 cp "$q" "$D/include/sys/queue.h"
-[ -f /usr/include/jsmn.h ] || die "/usr/include/jsmn.h is missing: sh scripts/deps.sh"
+[ -f /usr/include/jsmn.h ] || die "/usr/include/jsmn.h is missing: sh scripts/build/deps.sh"
 cp /usr/include/jsmn.h "$D/include/jsmn.h"
 cat >"$D/bin/cc" <<EOF
 #!/bin/sh

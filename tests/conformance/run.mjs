@@ -125,7 +125,7 @@ function checksOf(out) {
 
 async function main() {
   for (const f of [bin, node22, suites.modern, suites.legacy])
-    if (!existsSync(f)) throw new Error(`${f} is missing (scripts/conformance.sh installs the suite)`);
+    if (!existsSync(f)) throw new Error(`${f} is missing (scripts/clients/conformance.sh installs the suite)`);
   const tmp = mkdtempSync(path.join(dir, 'run-'));
   const b = await bridge();
   try {

@@ -11,7 +11,7 @@
 // The SDK validates every successful
 // tools/call's structuredContent against the tool's outputSchema itself, so
 // each call here also checks the contract. Prints TAP, a cmocka-style
-// summary for scripts/test.sh and "N passed, M failed"; exits non-zero on
+// summary for scripts/test/test.sh and "N passed, M failed"; exits non-zero on
 // any failure.
 //
 // Environment: PROGMUX_BIN (default build/progmux), E2E_TIMEOUT_MS (60000),
@@ -75,7 +75,7 @@ async function main() {
     return;
   }
 
-  // scripts/test-tmux.sh names the version under test: the private server
+  // scripts/test/test-tmux.sh names the version under test: the private server
   // and progmux (its start line on stderr) run that one.
   const wantTmux = process.env.PROGMUX_TEST_TMUX_VERSION;
   if (wantTmux) {

@@ -19,7 +19,7 @@
 //
 // The client validates every result it knows against its schemas, a
 // tools/call's structuredContent against the outputSchema included. Prints
-// TAP, a cmocka-style summary for scripts/test.sh and "N passed, M
+// TAP, a cmocka-style summary for scripts/test/test.sh and "N passed, M
 // failed"; exits non-zero on any failure.
 //
 // Environment: PROGMUX_BIN (default build/progmux), E2E_TIMEOUT_MS (90000),

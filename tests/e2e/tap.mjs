@@ -1,5 +1,5 @@
 // tap.mjs — what the end-to-end tests (e2e.mjs, eras.mjs) share: their
-// checks as TAP lines, the summary scripts/test.sh adds up, and the
+// checks as TAP lines, the summary scripts/test/test.sh adds up, and the
 // environment of the progmux they drive.
 
 export const tally = { passed: 0, failed: 0, n: 0 };
@@ -29,7 +29,7 @@ export async function step(name, fn) {
   }
 }
 
-// The plan line, a cmocka-style summary for scripts/test.sh and
+// The plan line, a cmocka-style summary for scripts/test/test.sh and
 // "N passed, M failed"; the exit status says whether any check failed.
 export function summary() {
   console.log(`1..${tally.n}`);

@@ -17,7 +17,7 @@
 set -eu
 B=${1:-build}
 OUT=${2:-build}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 for tool in dpkg-deb dpkg-shlibdeps strip gzip; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "deb.sh: $tool not found on PATH (apt-get install dpkg-dev binutils)" >&2
@@ -66,9 +66,9 @@ mkdir -p "$ROOT/usr/share/doc/progmux/docs"
 for f in docs/*.md; do
 	gzip -9n <"$f" >"$ROOT/usr/share/doc/progmux/$f.gz"
 done
-install -m 0644 scripts/deb/copyright "$ROOT/usr/share/doc/progmux/copyright"
-# The tags argued in scripts/deb/lintian.md.
-install -m 0644 scripts/deb/lintian-overrides \
+install -m 0644 scripts/package/deb/copyright "$ROOT/usr/share/doc/progmux/copyright"
+# The tags argued in scripts/package/deb/lintian.md.
+install -m 0644 scripts/package/deb/lintian-overrides \
     "$ROOT/usr/share/lintian/overrides/progmux"
 DATE=$(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%a, %d %b %Y %H:%M:%S +0000')
 cat >"$W/changelog" <<EOF

@@ -22,7 +22,7 @@
 # to stderr); exits non-zero if any version could not be set up. Run again
 # it keeps what is there and still checks each wrapper's -V.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 B=${1:-build}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
 case $B in *"'"*|*:*) echo "tmux-versions: $B: no ' or : please" >&2; exit 1 ;; esac
@@ -156,7 +156,7 @@ setup_33() {
 	mkdir -p "$d"
 	t=$(command -v tmux || true)
 	if [ -z "$t" ]; then
-		say "3.3a: no tmux installed (scripts/deps.sh installs it)"
+		say "3.3a: no tmux installed (scripts/build/deps.sh installs it)"
 		return 1
 	fi
 	ln -sf "$(readlink -f "$t")" "$d/tmux"

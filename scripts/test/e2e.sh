@@ -13,7 +13,7 @@
 set -eu
 B=${1:-build}
 NAME=${2:-e2e}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 E2E=tests/e2e
 CACHE=${PROGMUX_NPM_CACHE:-$(pwd)/build/npm-cache}
 

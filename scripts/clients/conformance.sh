@@ -7,10 +7,10 @@
 # the suite needs Node 22) into build/conformance when they are missing
 # or not the pinned versions, with the npm cache under build/
 # (PROGMUX_NPM_CACHE); a failed install is tried again twice
-# (scripts/npm-install.sh).
+# (scripts/clients/npm-install.sh).
 set -eu
 B=${1:-build}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 DIR=build/conformance
 CACHE=${PROGMUX_NPM_CACHE:-$(pwd)/build/npm-cache}
 for tool in node npm; do
@@ -28,7 +28,7 @@ if ! cmp -s tests/conformance/package.json "$DIR/package.json" ||
     [ ! -d "$DIR/node_modules/conformance-0.2" ] ||
     [ ! -d "$DIR/node_modules/conformance-0.1" ]; then
 	cp tests/conformance/package.json "$DIR/package.json"
-	sh scripts/npm-install.sh "$DIR" "$CACHE" || exit 1
+	sh scripts/clients/npm-install.sh "$DIR" "$CACHE" || exit 1
 fi
 PROGMUX_BIN="$(pwd)/$B/progmux" CONFORMANCE_DIR="$(pwd)/$DIR" \
     exec node tests/conformance/run.mjs

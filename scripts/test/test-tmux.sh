@@ -1,9 +1,9 @@
 #!/bin/sh
 # test-tmux.sh [BUILDDIR] — the integration suites (tests/integration and
-# the end-to-end test) on each tmux version of scripts/tmux-versions.sh:
+# the end-to-end test) on each tmux version of scripts/test/tmux-versions.sh:
 # 3.3a, 3.5a and 3.8, in turn.
 #
-# For each version, scripts/test.sh runs with PROGMUX_TEST_TMUX set to
+# For each version, scripts/test/test.sh runs with PROGMUX_TEST_TMUX set to
 # that version's tmux (the harness starts, inspects and ends its private
 # servers with it and gives it to progmux as PROGMUX_TMUX_BIN) and with
 # its directory first on PATH, so a plain "tmux" (progmux's default, a
@@ -18,7 +18,7 @@
 # system's, on which make test has just run the same suites).
 set -u
 B=${1:-build}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 start=$(date +%s)
 passed=0
 failed=0
@@ -28,7 +28,7 @@ rcf=$(mktemp /tmp/progmux-tmuxrc.XXXXXX)
 out=$(mktemp /tmp/progmux-tmuxout.XXXXXX)
 trap 'rm -f "$list" "$rcf" "$out"' EXIT
 
-if ! sh scripts/tmux-versions.sh "$B" >"$list"; then
+if ! sh scripts/test/tmux-versions.sh "$B" >"$list"; then
 	echo "test-tmux: some tmux version could not be set up"
 	failed=$((failed + 1))
 fi
@@ -39,7 +39,7 @@ while read -r v w; do
 	{
 		PROGMUX_TEST_TMUX=$w PROGMUX_TEST_TMUX_VERSION=$v \
 		    PATH=$(dirname "$w"):$PATH SKIP_UNIT=1 SKIP_NEWCOMER=1 \
-		    sh scripts/test.sh "$B" </dev/null 2>&1
+		    sh scripts/test/test.sh "$B" </dev/null 2>&1
 		echo $? >"$rcf"
 	} | tee "$out" | sed "s/^/[$v] /"
 	line=$(tail -1 "$out")

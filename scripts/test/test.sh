@@ -9,7 +9,7 @@
 # what it needs (tests/needs.h): each skip is listed at the end, by
 # program, test and reason. Set TESTS=pattern to run only matching programs;
 # SKIP_UNIT=1 leaves out the unit tests and the tree's checks;
-# scripts/test-tmux.sh runs only the integration suites, once per tmux
+# scripts/test/test-tmux.sh runs only the integration suites, once per tmux
 # version.
 #
 # TEST_JOBS programs run at once (default 2): each test starts its own
@@ -25,7 +25,7 @@
 # that program.
 set -u
 B=${1:-build}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 JOBS=${TEST_JOBS:-2}
 PROGMUX_BIN=$(pwd)/$B/progmux
 export PROGMUX_BIN
@@ -34,9 +34,9 @@ trap 'rm -rf "$work"' EXIT INT TERM
 
 # The programs, longest first so that the jobs end together.
 list() {
-	[ "${SKIP_NEWCOMER:-0}" != 1 ] && [ -f scripts/newcomer.sh ] &&
+	[ "${SKIP_NEWCOMER:-0}" != 1 ] && [ -f scripts/test/newcomer.sh ] &&
 	    echo newcomer
-	[ "${SKIP_E2E:-0}" != 1 ] && [ -f scripts/e2e.sh ] && echo e2e &&
+	[ "${SKIP_E2E:-0}" != 1 ] && [ -f scripts/test/e2e.sh ] && echo e2e &&
 	    echo eras
 	[ "${SKIP_UNIT:-0}" != 1 ] && echo checks
 	for t in "$B"/itests/test_* "$B"/tests/test_*; do
@@ -67,9 +67,9 @@ checks() {
 # Run one program by name.
 run_one() {
 	case $1 in
-	newcomer) sh scripts/newcomer.sh "$B" ;;
-	e2e) sh scripts/e2e.sh "$B" ;;
-	eras) sh scripts/e2e.sh "$B" eras ;;
+	newcomer) sh scripts/test/newcomer.sh "$B" ;;
+	e2e) sh scripts/test/e2e.sh "$B" ;;
+	eras) sh scripts/test/e2e.sh "$B" eras ;;
 	checks) checks ;;
 	*) if [ -x "$B/itests/$1" ]; then "$B/itests/$1"; else "$B/tests/$1"; fi ;;
 	esac

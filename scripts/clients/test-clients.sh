@@ -15,7 +15,7 @@
 # what is checked).
 set -eu
 B=${1:-build}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 DIR=build/clients
 CACHE=${PROGMUX_NPM_CACHE:-$(pwd)/build/npm-cache}
 
@@ -57,7 +57,7 @@ if [ -n "$(stale)" ] || ! cmp -s tests/clients/package.json "$DIR/package.json";
 	    HOME="$IHOME" TMPDIR="$IHOME/tmp" XDG_CONFIG_HOME="$IHOME/.config" \
 	    XDG_CACHE_HOME="$IHOME/.cache" XDG_DATA_HOME="$IHOME/.local/share" \
 	    XDG_STATE_HOME="$IHOME/.local/state" \
-	    sh scripts/npm-install.sh "$DIR" "$CACHE" || exit 1
+	    sh scripts/clients/npm-install.sh "$DIR" "$CACHE" || exit 1
 	rm -rf "$IHOME"
 	trap - EXIT
 	if [ -n "$(stale)" ]; then

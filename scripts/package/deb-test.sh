@@ -3,16 +3,16 @@
 #
 # Refuses to run where progmux is already installed (it would remove it).
 # Installs lintian if it is missing and checks DEB with it (errors and
-# warnings fail; the overridden tags are argued in scripts/deb/lintian.md).
+# warnings fail; the overridden tags are argued in scripts/package/deb/lintian.md).
 # Then `apt-get install -y ./DEB` (what the README tells a user), checks
 # that /usr/bin/progmux belongs to the package and finds its reaper,
-# runs the SDK end-to-end test (scripts/e2e.sh) against
+# runs the SDK end-to-end test (scripts/test/e2e.sh) against
 # /usr/bin/progmux, and `apt-get purge -y progmux`, with any package the
 # install pulled in. Last, the machine must be as it was found: no
 # /usr/bin/progmux, no progmux in dpkg -l, the same packages installed.
 # Run as root, or with sudo available.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 DEB=${1:?usage: deb-test.sh DEB}
 case $DEB in /*) ;; *) DEB=$(pwd)/$DEB ;; esac
 SUDO=""
@@ -62,7 +62,7 @@ echo "# lintian $DEB" >&2
 # lintian leaves files in TMPDIR: ours goes with $W.
 TMPDIR=$W lintian --fail-on error,warning --display-level '>=warning' "$DEB" >&2 ||
     fail "lintian"
-echo "ok - lintian: no error or warning (overrides: scripts/deb/lintian.md)"
+echo "ok - lintian: no error or warning (overrides: scripts/package/deb/lintian.md)"
 
 packages >"$W/before"
 installed=1
@@ -81,7 +81,7 @@ echo "ok - /usr/bin/progmux --check finds /usr/bin/progmux-reaper"
 man -w progmux >/dev/null 2>&1 || [ -f /usr/share/man/man1/progmux.1.gz ] ||
     fail "no manual page"
 
-PROGMUX_BIN=/usr/bin/progmux sh scripts/e2e.sh >&2 ||
+PROGMUX_BIN=/usr/bin/progmux sh scripts/test/e2e.sh >&2 ||
     fail "the SDK end-to-end test against /usr/bin/progmux"
 echo "ok - the SDK end-to-end test passes against /usr/bin/progmux"
 

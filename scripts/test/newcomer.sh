@@ -12,21 +12,21 @@
 #    tree is not a git work tree.
 # 2. The MCP Inspector CLI (@modelcontextprotocol/inspector-cli, pinned in
 #    tests/e2e/package.json and installed into tests/e2e/node_modules like
-#    scripts/e2e.sh installs the SDK) against BUILDDIR/progmux: tools/list,
+#    scripts/test/e2e.sh installs the SDK) against BUILDDIR/progmux: tools/list,
 #    tools/call run_program ["echo","hi"] (the CLI's SDK client checks the
 #    structuredContent against the outputSchema) and logging/setLevel.
 #
 # Every tmux server involved is a private one on a socket in the temporary
 # directory (the default server is never touched) and is killed on exit,
 # as is everything else this makes. Prints one "ok - " / "not ok - " line
-# per check, a cmocka-style summary for scripts/test.sh and
+# per check, a cmocka-style summary for scripts/test/test.sh and
 # "N passed, M failed"; exits non-zero on any failure.
 #
 # Environment: PROGMUX_NPM_CACHE (npm cache, default build/npm-cache);
 # NEWCOMER_KEEP=1 keeps the temporary directory (its logs) for a look.
 set -eu
 B=${1:-build}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 case $B in
 /*) BIN=$B/progmux ;;
@@ -240,7 +240,7 @@ INSP=@modelcontextprotocol/inspector-cli
 SDK=@modelcontextprotocol/sdk
 want_insp=$(pinned "$INSP")
 want_sdk=$(pinned "$SDK")
-# The same npm install as scripts/e2e.sh's, from the same package.json,
+# The same npm install as scripts/test/e2e.sh's, from the same package.json,
 # so the two agree on what tests/e2e/node_modules holds.
 if [ "$want_insp" != "$(pkgver "$INSP")" ] || [ "$want_sdk" != "$(pkgver "$SDK")" ]; then
 	echo "# installing $INSP@$want_insp and $SDK@$want_sdk into $E2E/node_modules"

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // demo.mjs — a short scripted progmux session that a person can watch.
 //
-//	node scripts/demo.mjs		(make demo)
-//	DEMO_FAST=1 node scripts/demo.mjs	(no pauses)
+//	node scripts/demo/demo.mjs		(make demo)
+//	DEMO_FAST=1 node scripts/demo/demo.mjs	(no pauses)
 //
 // It drives build/progmux over stdio the way an MCP client does, on a
 // private tmux server (tmux -S <tmpdir>/tmux.sock -f /dev/null) that it
@@ -26,7 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = path.resolve(process.env.PROGMUX_BIN || path.join(ROOT, 'build', 'progmux'));
 const FAST = !!process.env.DEMO_FAST && process.env.DEMO_FAST !== '0';
 const COLOR = process.stdout.isTTY && !process.env.NO_COLOR;

@@ -2,8 +2,8 @@
 #
 # bench.sh — run the benchmarks and print one table of figures.
 #
-#	sh scripts/bench.sh [BUILD_DIR]		(make bench)
-#	BENCH_SMOKE=1 sh scripts/bench.sh	(make bench-smoke: a few seconds)
+#	sh scripts/test/bench.sh [BUILD_DIR]		(make bench)
+#	BENCH_SMOKE=1 sh scripts/test/bench.sh	(make bench-smoke: a few seconds)
 #
 # Runs BUILD_DIR/bench/bench_strip --json (the stripper's MB/s) if it was
 # built, then BUILD_DIR/bench/bench_progmux, which folds those figures in,
@@ -16,7 +16,7 @@
 set -u
 
 B=${1:-build}
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 
 smoke=
 case ${BENCH_SMOKE:-0} in
