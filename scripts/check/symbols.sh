@@ -36,8 +36,10 @@ objs "$B"/obj/reaper/*.o "$B"/obj/common/*.o >"$tmp/reaper"
 bad=0
 for bin in front reaper; do
 	while read -r o; do
+		# (Names the compiler makes, such as ASan's __odr_asan.*,
+		# are not ours.)
 		nm -g --defined-only "$o" |
-		    awk -v o="$o" '$2 ~ /^[TDBR]$/ { print $3, o }'
+		    awk -v o="$o" '$2 ~ /^[TDBR]$/ && $3 !~ /^__/ { print $3, o }'
 	done <"$tmp/$bin" | sort -u >"$tmp/defs"
 	while read -r o; do
 		nm -u "$o" | awk '{ print $2 }'
