@@ -174,10 +174,20 @@ $(B)/tests/%: tests/unit/%.c $(LIBS_TEST)
 
 unit: $(UNIT_BIN) $(ITEST_BIN)
 
-# Integration tests drive build/progmux through tests/client.c.
-$(B)/itests/%: tests/integration/%.c $(wildcard tests/integration/*.h) tests/client.c tests/client.h $(LIBS_TEST)
+# Integration tests drive build/progmux through tests/client.c (the
+# client) and tests/harness.c (the checks and set-ups the suites share),
+# each compiled once; a test and the harness rebuild when any header
+# they may include changes.
+TEST_HDR   = $(wildcard tests/*.h common/*.h server/*.h reaper/*.h)
+HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/harness.o
+
+$(B)/obj/tests/%.o: tests/%.c $(TEST_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) -c -o $@ $<
+
+$(B)/itests/%: tests/integration/%.c $(HARNESS_OBJ) $(TEST_HDR) $(LIBS_TEST)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
 # Fuzz targets (libFuzzer, clang): tests/fuzz/fuzz_NAME.c defines
 # LLVMFuzzerTestOneInput over common/. `make fuzz` runs each briefly on

@@ -29,7 +29,7 @@
 
 #include "client.h"
 #include "needs.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define GONE_MS		10000	/* generous: the machine is shared */
@@ -332,16 +332,6 @@ test_kill_robust(void **state)
 	(void)state;
 	PMX_NEED_PARENT_DEATH();
 	kill_trials(true);
-}
-
-/* The socket progmux uses, from its start line (allocated). */
-static char *
-socket_of(struct pmx *c)
-{
-	char	*sock = pmx_start_field(c, "socket", 10000);
-
-	assert_non_null(sock);
-	return (sock);
 }
 
 /* Descriptors of pid that are not 0, 1, 2 or a pidfd. */
@@ -821,7 +811,5 @@ main(void)
 	/* Runtime directories under each harness's TMPDIR, to be found. */
 	unsetenv("XDG_RUNTIME_DIR");
 	unsetenv("TMUX_TMPDIR");
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("death", tests, NULL, NULL));
+	return (HARNESS_RUN("death", tests, NULL, NULL));
 }

@@ -29,7 +29,7 @@
 
 #include "client.h"
 #include "needs.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 /* Open progmux in robust mode (no tmux of the test's) or desktop mode,
@@ -46,69 +46,6 @@
 #ifndef SANITIZED
 #define SANITIZED 0
 #endif
-
-static void
-open_mode(struct pmx *c, bool robust, const char *const *env)
-{
-	const char	*e[8];
-	int		 n = 0;
-
-	if (!robust) {
-		assert_int_equal(pmx_open(c, env), 0);
-		return;
-	}
-	e[n++] = "PROGMUX_ROBUST=1";
-	for (; env != NULL && *env != NULL && n < 7; env++)
-		e[n++] = *env;
-	e[n] = NULL;
-	assert_int_equal(pmx_open_no_tmux(c, e), 0);
-}
-
-/* The runtime directory, from progmux's start line (allocated). */
-static char *
-rundir_of(struct pmx *c)
-{
-	char	*dir = pmx_start_field(c, "runtime directory", 10000);
-
-	assert_non_null(dir);
-	return (dir);
-}
-
-/* The tmux socket progmux uses (allocated): the test's, or the private
- * server's in robust mode. */
-static char *
-socket_of(struct pmx *c)
-{
-	char	*sock = pmx_start_field(c, "socket", 10000);
-
-	assert_non_null(sock);
-	return (sock);
-}
-
-/* Wait up to ms until no process has needle in its command line; how
- * many are left then. */
-static int
-wait_none(const char *needle, int ms)
-{
-	int64_t	deadline = now_ms() + ms;
-	int	n;
-
-	while ((n = pmx_count_procs(needle)) > 0 && now_ms() < deadline)
-		usleep(20000);
-	return (n);
-}
-
-/* Wait up to ms until n processes have needle in their command line. */
-static int
-wait_some(const char *needle, int want, int ms)
-{
-	int64_t	deadline = now_ms() + ms;
-	int	n;
-
-	while ((n = pmx_count_procs(needle)) < want && now_ms() < deadline)
-		usleep(20000);
-	return (n);
-}
 
 /* A marker of this test: "sleep 3KPPPPPP" style, unique per kind. */
 static void
@@ -181,18 +118,6 @@ dir_has(const char *dir, const char *prefix)
 			yes = true;
 	closedir(d);
 	return (yes);
-}
-
-/* Wait up to ms for path to be gone; true if it is. */
-static bool
-wait_path_gone(const char *path, int ms)
-{
-	int64_t		deadline = now_ms() + ms;
-	struct stat	st;
-
-	while (lstat(path, &st) == 0 && now_ms() < deadline)
-		usleep(20000);
-	return (lstat(path, &st) == -1);
 }
 
 /*
@@ -1170,8 +1095,5 @@ main(void)
 		cmocka_unit_test(test_eof_after_start),
 	};
 
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("escape", tests, NULL, NULL));
+	return (HARNESS_RUN("escape", tests, NULL, NULL));
 }

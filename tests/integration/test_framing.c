@@ -25,7 +25,8 @@
 #include <sys/ioctl.h>
 
 #include "client.h"
-#include "rpc.h"
+#include "harness.h"
+#include "xmalloc.h"
 
 /* A ping line padded by a params._meta string of pad bytes. */
 static char *
@@ -465,7 +466,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, rpc_setup, rpc_teardown)
 		T(test_message_8mib),
 		T(test_message_too_large),
 		T(test_slow_client_bounded),

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "client.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define children_of	pmx_children
@@ -779,8 +779,5 @@ main(void)
 
 	/* No login shell (the person's profile) in any pane we cause. */
 	setenv("SHELL", "/bin/sh", 1);
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("lifecycle", tests, NULL, NULL));
+	return (HARNESS_RUN("lifecycle", tests, NULL, NULL));
 }

@@ -29,7 +29,7 @@
 #include <cmocka.h>
 
 #include "client.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define WAIT_MS	15000

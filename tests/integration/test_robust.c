@@ -28,29 +28,10 @@
 
 #include "client.h"
 #include "needs.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 static const char *robust_env[] = { "PROGMUX_ROBUST=1", NULL };
-
-/* Open progmux in robust mode (no tmux of ours) or desktop mode. */
-static void
-open_mode(struct pmx *c, bool robust, const char *const *env)
-{
-	static char	 tt[400];
-	const char	*e[8];
-	int		 n = 0;
-
-	if (robust) {
-		e[n++] = "PROGMUX_ROBUST=1";
-		for (; env != NULL && *env != NULL && n < 6; env++)
-			e[n++] = *env;
-		e[n] = NULL;
-		assert_int_equal(pmx_open_no_tmux(c, e), 0);
-	} else
-		assert_int_equal(pmx_open(c, env), 0);
-	(void)tt;
-}
 
 /* The private server's socket: the one tmux -S ... of progmux's client. */
 static char *
@@ -884,8 +865,5 @@ main(void)
 	};
 
 	(void)robust_env;
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("robust", tests, NULL, NULL));
+	return (HARNESS_RUN("robust", tests, NULL, NULL));
 }
