@@ -205,10 +205,23 @@ fuzz: $(FUZZ_BIN)
 	    || { tail -50 build/fuzz/$$n.log; exit 1; }; \
 	  grep -h 'stat::number_of_executed_units' build/fuzz/$$n.log || true; done
 
-# Benchmarks print figures; they never fail on a slow machine.
-$(B)/bench/%: tests/bench/%.c tests/client.c $(LIBS_TEST)
+# Benchmarks print figures; they never fail on a slow machine. Each
+# tests/bench/bench_NAME.c is one; bench_progmux is tests/bench/progmux/,
+# a file per group of figures.
+BENCH_PMX_SRC = $(wildcard tests/bench/progmux/*.c)
+BENCH_BIN += $(B)/bench/bench_progmux
+
+$(B)/bench/%: tests/bench/%.c $(B)/obj/tests/client.o $(TEST_HDR) $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/tests/client.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
+
+$(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tests/client.o $(LIBS_TEST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(PCRE_LIBS) -lm
+
+$(B)/obj/tests/bench/progmux/%.o: tests/bench/progmux/%.c tests/bench/progmux/bench.h $(TEST_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) -c -o $@ $<
 
 bench: all $(BENCH_BIN)
 	sh scripts/bench.sh $(B)
