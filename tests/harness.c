@@ -20,6 +20,7 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
+#define CALL_MS		40000	/* the longest a tools/call takes */
 #define POLL_MS		20	/* how often a wait looks again */
 #define START_LINE_MS	10000	/* progmux's start line on stderr */
 
@@ -83,13 +84,53 @@ sc_null(const struct json_doc *d, const char *key)
 struct json_doc *
 sc_call_ok(struct pmx *c, const char *tool, const char *args)
 {
-	struct json_doc	*d = pmx_call(c, tool, args, 40000);
+	struct json_doc	*d = pmx_call(c, tool, args, CALL_MS);
 
 	if (d == NULL)
 		fail_msg("%s %.300s: no valid answer", tool, args);
 	if (pmx_is_error(d))
 		fail_msg("%s %.300s failed: %s", tool, args, pmx_text(d));
 	return (d);
+}
+
+struct json_doc *
+sc_call_err(struct pmx *c, const char *tool, const char *args)
+{
+	struct json_doc	*d = pmx_call(c, tool, args, CALL_MS);
+
+	if (d == NULL)
+		fail_msg("%s %.300s: no valid answer", tool, args);
+	if (!pmx_is_error(d))
+		fail_msg("%s %.300s was not refused: %s", tool, args,
+		    pmx_text(d));
+	return (d);
+}
+
+const struct json *
+listed(struct pmx *c, const char *id, struct json_doc **dp)
+{
+	const struct json	*progs, *it;
+	size_t			 i;
+
+	*dp = sc_call_ok(c, "list_programs", "{}");
+	progs = sc_get(*dp, "programs");
+	for (i = 0; i < json_len(progs); i++) {
+		it = json_at(progs, i);
+		if (strcmp(json_str(json_get(it, "programId"), NULL), id) == 0)
+			return (it);
+	}
+	return (NULL);
+}
+
+bool
+is_listed(struct pmx *c, const char *id)
+{
+	struct json_doc	*d;
+	bool		 yes;
+
+	yes = listed(c, id, &d) != NULL;
+	json_doc_free(d);
+	return (yes);
 }
 
 /* --- one progmux per group --------------------------------------------- */
@@ -144,6 +185,23 @@ stop(const char *id)
 	json_doc_free(call_ok("stop_program", args));
 }
 
+void
+refused(const char *tool, const char *args, ...)
+{
+	struct json_doc	*d = sc_call_err(&group, tool, args);
+	const char	*needle, *text = pmx_text(d);
+	va_list		 ap;
+
+	va_start(ap, args);
+	while ((needle = va_arg(ap, const char *)) != NULL) {
+		if (strstr(text, needle) == NULL)
+			fail_msg("%s %.300s: the error does not say \"%s\": %s",
+			    tool, args, needle, text);
+	}
+	va_end(ap);
+	json_doc_free(d);
+}
+
 /* --- one progmux per test ---------------------------------------------- */
 
 void
@@ -178,8 +236,9 @@ socket_of(struct pmx *c)
 char *
 rundir_of(struct pmx *c)
 {
-	char	*dir = pmx_start_field(c, "runtime directory", START_LINE_MS);
+	char	*dir;
 
+	dir = pmx_start_field(c, "runtime directory", START_LINE_MS);
 	assert_non_null(dir);
 	return (dir);
 }

@@ -6,7 +6,8 @@
  * assertion and never hides a failure:
  *
  *   a tool result's structuredContent (sc_*), a call that must succeed
- *   (sc_call_ok, call_ok);
+ *   or be refused (sc_call_ok, sc_call_err, call_ok, refused), a
+ *   program in list_programs (listed, is_listed);
  *   one progmux a group of tests shares (group, group_setup,
  *   group_teardown, rd, stop), and one per test in either mode
  *   (open_mode) or for the protocol suites (rpc_setup, rpc_teardown);
@@ -47,7 +48,19 @@ bool		 sc_bool(const struct json_doc *, const char *key);
 /* Is the field there and null? */
 bool		 sc_null(const struct json_doc *, const char *key);
 /* A tools/call on c that must succeed: a valid answer, not an error. */
-struct json_doc	*sc_call_ok(struct pmx *, const char *tool, const char *args);
+struct json_doc	*sc_call_ok(struct pmx *, const char *tool,
+		    const char *args);
+/* A tools/call on c that must be answered with a tool error. */
+struct json_doc	*sc_call_err(struct pmx *, const char *tool,
+		    const char *args);
+
+/* list_programs on c, which must succeed (the answer in *dp, to free):
+ * the entry of programId id, or NULL if id is not listed. */
+const struct json *listed(struct pmx *, const char *id,
+		    struct json_doc **dp);
+/* Is programId id still held? (Asked of list_programs, which reads no
+ * program's text: a read would count as reading it.) */
+bool		 is_listed(struct pmx *, const char *id);
 
 /* --- one progmux per group --------------------------------------------- */
 
@@ -65,13 +78,18 @@ struct json_doc	*rd(const char *id, int64_t cursor, int64_t timeout,
 		    const char *extra);
 /* stop_program on the group's progmux; it must succeed. */
 void		 stop(const char *id);
+/* A tools/call on the group's progmux that must be refused as a tool
+ * error whose text holds each needle (a NULL-terminated list). */
+void		 refused(const char *tool, const char *args, ...)
+		    __attribute__((sentinel));
 
 /* --- one progmux per test ---------------------------------------------- */
 
 /* Start progmux with env on c: on its own private tmux server, or in
  * robust mode (PROGMUX_ROBUST=1, its own server); the test fails if it
  * cannot. */
-void		 open_mode(struct pmx *, bool robust, const char *const *env);
+void		 open_mode(struct pmx *, bool robust,
+		    const char *const *env);
 /* The tmux socket progmux uses, from its start line (allocated): the
  * test's, or its own server's in robust mode. */
 char		*socket_of(struct pmx *);
@@ -113,8 +131,8 @@ const struct json *find_tool(const struct json *tools, const char *name);
 /* Start ["sleep","30"]; its programId (allocated). */
 char		*start_sleeper(struct pmx *);
 /* Send a read_program with this raw id and timeout (no waiting). */
-void		 send_read(struct pmx *, const char *rawid, const char *prog,
-		    int timeout);
+void		 send_read(struct pmx *, const char *rawid,
+		    const char *prog, int timeout);
 
 /* --- bounded waits ----------------------------------------------------- */
 

@@ -54,41 +54,6 @@ needle(char *buf, size_t len, int kind)
 	snprintf(buf, len, "sleep %d%d%05d", 3, kind, (int)getpid() % 100000);
 }
 
-/* Parent pid of pid, or -1. */
-static pid_t
-ppid_of(pid_t pid)
-{
-	char	 path[64], *s, *p;
-	pid_t	 pp = -1;
-	size_t	 flen;
-	int	 v;
-
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if ((s = pmx_read_file(path, &flen)) == NULL)
-		return (-1);
-	if ((p = strrchr(s, ')')) != NULL && sscanf(p + 1, " %*c %d", &v) == 1)
-		pp = (pid_t)v;
-	free(s);
-	return (pp);
-}
-
-/* VmRSS of pid in KiB, or -1. */
-static long
-rss_kb(pid_t pid)
-{
-	char	 path[64], *s, *p;
-	size_t	 flen;
-	long	 kb = -1;
-
-	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-	if ((s = pmx_read_file(path, &flen)) == NULL)
-		return (-1);
-	if ((p = strstr(s, "VmRSS:")) != NULL)
-		kb = strtol(p + 6, NULL, 10);
-	free(s);
-	return (kb);
-}
-
 /* The tmux server's pid on sock. */
 static pid_t
 tmux_server_pid(const char *sock)
@@ -199,8 +164,8 @@ test_rundir_swapped(void **state)
 	(void)state;
 	open_mode(&c, false, NULL);
 	dir = rundir_of(&c);
-	d = sc_call_ok(&c, "run_program", "{\"argv\":[\"echo\",\"one\"]}");
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(&c, "run_program",
+	    "{\"argv\":[\"echo\",\"one\"]}"));
 	snprintf(away, sizeof away, "%s.away", dir);
 	assert_int_equal(rename(dir, away), 0);
 	assert_int_equal(mkdir(dir, 0700), 0);
@@ -425,7 +390,6 @@ escape_one(bool robust, enum escape_end how)
 	static const char *what[] = { "launcher killed", "guard killed",
 	    "stop_program" };
 	struct pmx	 c;
-	struct json_doc	*d;
 	char		 n[3][32], *pane, *id, args[100], *out, *sock;
 	pid_t		 prog, launcher;
 	int		 left, i;
@@ -434,12 +398,12 @@ escape_one(bool robust, enum escape_end how)
 	sock = socket_of(&c);
 	id = start_escaper(&c, n, &pane);
 	prog = pmx_find_proc(n[2]);
-	launcher = ppid_of(prog);
+	launcher = pmx_ppid(prog);
 	out = pmx_tmux_at(sock, "display-message", "-p", "-t", pane,
 	    "#{pane_pid}", NULL);
 	assert_non_null(out);
 	/* The pane's first process is the guard; the launcher its child. */
-	assert_int_equal(ppid_of(launcher), (pid_t)atol(out));
+	assert_int_equal(pmx_ppid(launcher), (pid_t)atol(out));
 	switch (how) {
 	case END_LAUNCHER:
 		kill(launcher, SIGKILL);
@@ -449,8 +413,7 @@ escape_one(bool robust, enum escape_end how)
 		break;
 	case END_STOP:
 		snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-		d = sc_call_ok(&c, "stop_program", args);
-		json_doc_free(d);
+		json_doc_free(sc_call_ok(&c, "stop_program", args));
 		break;
 	}
 	free(out);
@@ -622,23 +585,6 @@ reaper_of(struct pmx *c)
 #define STOPPED_MS	4000	/* how long a reader is stopped */
 #define TMUX_GROWTH_KB	(24 * 1024) /* tmux may grow by, at most */
 
-/* A process's peak resident memory (VmHWM), KiB; -1 if gone. */
-static long
-hwm_kb(pid_t pid)
-{
-	char	 path[64], *s, *p;
-	size_t	 flen;
-	long	 kb = -1;
-
-	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-	if ((s = pmx_read_file(path, &flen)) == NULL)
-		return (-1);
-	if ((p = strstr(s, "VmHWM:")) != NULL)
-		kb = strtol(p + 6, NULL, 10);
-	free(s);
-	return (kb);
-}
-
 #define SEQ_BYTES	22888896L	/* seq 1 3000000 */
 
 /* Is t (n bytes) the start of seq's output: 1, 2, 3 ... each on a line,
@@ -712,7 +658,7 @@ reader_stopped(bool stop_reaper, long ceiling)
 	tmux = tmux_server_pid(sock);
 	who = stop_reaper ? reaper_of(&c) : c.front;
 	assert_true(who > 0);
-	before = rss_kb(tmux);
+	before = pmx_status_kb(tmux, "VmRSS");
 	kill(who, SIGSTOP);
 	/* (The keys go over tmux directly: the front is stopped.) */
 	free(pmx_tmux_at(sock, "send-keys", "-t", "%1", "Enter", NULL));
@@ -722,8 +668,8 @@ reader_stopped(bool stop_reaper, long ceiling)
 	usleep(STOPPED_MS * 1000);
 	while (pmx_count_procs("seq 1 3000000") > 0 && now_ms() - t0 < 60000)
 		usleep(50000);
-	after = rss_kb(tmux);
-	whwm = hwm_kb(writer);
+	after = pmx_status_kb(tmux, "VmRSS");
+	whwm = pmx_status_kb(writer, "VmHWM");
 	kill(who, SIGCONT);
 	print_message("%s stopped %lld ms, ceiling %ld: tmux RSS %ld -> %ld "
 	    "KiB, writer peak %ld KiB\n", stop_reaper ? "reaper" : "front",
@@ -809,10 +755,8 @@ test_pane_history_cells(void **state)
 
 	(void)state;
 	open_mode(&c, false, NULL);
-	d = pmx_call(&c, "run_program", "{\"argv\":[\"true\"],\"width\":10000,"
-	    "\"height\":100}", 20000);
-	assert_non_null(d);
-	assert_true(pmx_is_error(d));
+	d = sc_call_err(&c, "run_program", "{\"argv\":[\"true\"],"
+	    "\"width\":10000,\"height\":100}");
 	assert_non_null(strstr(pmx_text(d), "PROGMUX_PANE_MAX_CELLS"));
 	assert_non_null(strstr(pmx_text(d), "history-limit"));
 	json_doc_free(d);

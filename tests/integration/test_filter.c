@@ -30,21 +30,6 @@ static const int log_errors[12] = {
 };
 
 
-/* A call that must be a tool error whose text holds needle. */
-static void
-refused(const char *tool, const char *args, const char *needle)
-{
-	struct json_doc	*d = pmx_call(&group, tool, args, 40000);
-
-	assert_non_null(d);
-	if (!pmx_is_error(d))
-		fail_msg("%s %s was not refused: %s", tool, args, pmx_text(d));
-	if (strstr(pmx_text(d), needle) == NULL)
-		fail_msg("%s %s: the error does not say %s: %s", tool, args,
-		    needle, pmx_text(d));
-	json_doc_free(d);
-}
-
 /* The python program printing the log; its argv as JSON members. */
 static const char log_argv[] = "\"argv\":[\"python3\",\"-c\",\"import sys\\n"
     "e = {1, 17, 999, 1000, 4321, 9000, 12345, 15000, 17777, 19000, "
@@ -351,17 +336,17 @@ test_run_filter_tail(void **state)
 
 	/* What is still refused, and why. */
 	refused("run_program", "{\"argv\":[\"true\"],\"filter\":\"(\"}",
-	    "filter");
+	    "filter", NULL);
 	refused("run_program", "{\"argv\":[\"true\"],\"context\":1}",
-	    "context goes with filter");
+	    "context goes with filter", NULL);
 	refused("read_program", "{\"programId\":\"p1\",\"filter\":\"(\"}",
-	    "filter");
+	    "filter", NULL);
 	refused("read_program", "{\"programId\":\"p1\",\"until\":\"(\"}",
-	    "until");
+	    "until", NULL);
 	refused("read_program", "{\"programId\":\"p1\",\"context\":1}",
-	    "context goes with filter");
+	    "context goes with filter", NULL);
 	refused("read_program", "{\"programId\":\"p1\",\"context\":1,"
-	    "\"tail\":2,\"until\":\"a\"}", "context goes with filter");
+	    "\"tail\":2,\"until\":\"a\"}", "context goes with filter", NULL);
 }
 
 /* Has the program whose argv[2] holds needle ended (list_programs)? */
@@ -547,7 +532,8 @@ test_read_combinations(void **state)
 		snprintf(args, sizeof args, "{\"programId\":\"%s\",%s}", id,
 		    refused_args[i]);
 		refused("read_program", args, "context goes with filter: it is "
-		    "how many lines to show around each line filter matches");
+		    "how many lines to show around each line filter matches",
+		    NULL);
 	}
 	stop(id);
 	free(id);

@@ -522,9 +522,7 @@ test_no_tmux(void **state)
 	(void)state;
 	assert_int_equal(pmx_open(&c, env), 0);
 	for (i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-		d = pmx_call(&c, calls[i][0], calls[i][1], 10000);
-		assert_non_null(d);
-		assert_true(pmx_is_error(d));
+		d = sc_call_err(&c, calls[i][0], calls[i][1]);
 		if (strstr(pmx_text(d), "tmux") == NULL)
 			fail_msg("%s: %s", calls[i][0], pmx_text(d));
 		json_doc_free(d);
@@ -600,9 +598,7 @@ test_old_tmux(void **state)
 	snprintf(envbin, sizeof envbin, "PROGMUX_TMUX_BIN=%s", path);
 	assert_int_equal(pmx_open(&c, env), 0);
 	for (i = 0; i < 2; i++) {
-		d = pmx_call(&c, "run_program", "{\"argv\":[\"true\"]}", 10000);
-		assert_non_null(d);
-		assert_true(pmx_is_error(d));
+		d = sc_call_err(&c, "run_program", "{\"argv\":[\"true\"]}");
 		if (strstr(pmx_text(d), "3.2a") == NULL)
 			fail_msg("%s", pmx_text(d));
 		json_doc_free(d);

@@ -36,29 +36,6 @@ run(const char *args, struct json_doc **last)
 	return (text);
 }
 
-/* A call that must fail as a tool error mentioning each needle. */
-static void
-expect_tool_error(const char *tool, const char *args, ...)
-{
-	struct json_doc	*d;
-	const char	*needle, *text;
-	va_list		 ap;
-
-	d = pmx_call(&group, tool, args, 10000);
-	assert_non_null(d);
-	if (!pmx_is_error(d))
-		fail_msg("%s %s did not fail: %s", tool, args, pmx_text(d));
-	text = pmx_text(d);
-	va_start(ap, args);
-	while ((needle = va_arg(ap, const char *)) != NULL) {
-		if (strstr(text, needle) == NULL)
-			fail_msg("error for %s %s lacks \"%s\": %s", tool, args,
-			    needle, text);
-	}
-	va_end(ap);
-	json_doc_free(d);
-}
-
 /* The server still answers: a trivial program runs to completion. */
 static void
 still_serving(void)
@@ -418,7 +395,7 @@ test_paging(void **state)
 	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":22}",
 	    id);
-	expect_tool_error("read_program", args, "cursor", NULL);
+	refused("read_program", args, "cursor", NULL);
 	free(id);
 
 	/* Long output comes in pages of at most about 24,000 characters,
@@ -519,64 +496,64 @@ test_bad_start_input(void **state)
 	size_t	 i;
 
 	(void)state;
-	expect_tool_error("start_program", "{\"argv\":[]}", "argv", NULL);
-	expect_tool_error("start_program", "{}", "argv", NULL);
-	expect_tool_error("start_program", "{\"argv\":\"ls\"}", "argv", NULL);
-	expect_tool_error("start_program", "{\"argv\":[1]}", "argv", NULL);
+	refused("start_program", "{\"argv\":[]}", "argv", NULL);
+	refused("start_program", "{}", "argv", NULL);
+	refused("start_program", "{\"argv\":\"ls\"}", "argv", NULL);
+	refused("start_program", "{\"argv\":[1]}", "argv", NULL);
 	big = xmalloc(257 * 6 + 32);
 	strcpy(big, "{\"argv\":[");
 	for (i = 0; i < 257; i++)
 		strcat(big, i ? ",\"x\"" : "\"x\"");
 	strcat(big, "]}");
-	expect_tool_error("start_program", big, "argv", "256", NULL);
+	refused("start_program", big, "argv", "256", NULL);
 	free(big);
-	expect_tool_error("start_program", "{\"argv\":[\"echo\",\"a\\u0000b\"]}",
+	refused("start_program", "{\"argv\":[\"echo\",\"a\\u0000b\"]}",
 	    "NUL", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"fromPaneId\":\"1\"}", "fromPaneId", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"fromPaneId\":\"%1; kill-server\"}", "fromPaneId", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"fromPaneId\":\"%99999\"}", "%99999", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"placement\":\"split\"}", "fromPaneId", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"fromPaneId\":\"%0\",\"placement\":\"tab\"}", "placement", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],\"width\":0}",
+	refused("start_program", "{\"argv\":[\"true\"],\"width\":0}",
 	    "width", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"height\":10001}", "height", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"width\":1.5}", "width", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"lifetimeMs\":0}", "lifetimeMs", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"lifetimeMs\":-5}", "lifetimeMs", NULL);
 	xasprintf(&args, "{\"argv\":[\"true\"],\"startDirectory\":7}");
-	expect_tool_error("start_program", args, "startDirectory", NULL);
+	refused("start_program", args, "startDirectory", NULL);
 	free(args);
-	expect_tool_error("start_program", "{\"argv\":[\"cat\"],\"input\":\"x\"}",
+	refused("start_program", "{\"argv\":[\"cat\"],\"input\":\"x\"}",
 	    "input", "run_program", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],\"keep\":true}",
+	refused("start_program", "{\"argv\":[\"true\"],\"keep\":true}",
 	    "keep", "run_program", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"inheritShell\":true}", "inheritShell", "run_program", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"separateStderr\":true}", "separateStderr", "run_program", NULL);
 	/* A field it does not know is no error (it is ignored, and named),
 	 * but does not hide one. */
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],\"width\":0,"
+	refused("start_program", "{\"argv\":[\"true\"],\"width\":0,"
 	    "\"bogusField\":1}", "width", "ignored unknown field "
 	    "\"bogusField\"", NULL);
-	expect_tool_error("read_program", "{\"programId\":\"nope\"}", "nope",
+	refused("read_program", "{\"programId\":\"nope\"}", "nope",
 	    NULL);
-	expect_tool_error("read_program", "{\"programId\":\"\"}", "programId",
+	refused("read_program", "{\"programId\":\"\"}", "programId",
 	    NULL);
-	expect_tool_error("read_program", "{\"programId\":\"p1\","
+	refused("read_program", "{\"programId\":\"p1\","
 	    "\"cursor\":-1}", "cursor", NULL);
-	expect_tool_error("read_program", "{\"programId\":\"p1\","
+	refused("read_program", "{\"programId\":\"p1\","
 	    "\"maxLines\":0}", "maxLines", NULL);
-	expect_tool_error("read_program", "{\"programId\":\"p1\","
+	refused("read_program", "{\"programId\":\"p1\","
 	    "\"timeoutMs\":1.5}", "timeoutMs", NULL);
 	still_serving();
 }

@@ -454,10 +454,7 @@ test_no_leaks(void **state)
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}",
 	    json_str(json_get(pmx_sc(d), "programId"), NULL));
 	json_doc_free(d);
-	d = pmx_call(&c, "stop_program", args, 10000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(&c, "stop_program", args));
 	snprintf(path, sizeof path, "/proc/%d/fd", (int)c.front);
 #define COUNT_DIR(p, n) do {						\
 	DIR *dd = opendir(p); struct dirent *de; (n) = 0;		\
@@ -476,10 +473,7 @@ test_no_leaks(void **state)
 		assert_non_null(id);
 		snprintf(args, sizeof args, "{\"programId\":\"%s\","
 		    "\"graceMs\":100}", id);
-		d = pmx_call(&c, "stop_program", args, 10000);
-		assert_non_null(d);
-		assert_false(pmx_is_error(d));
-		json_doc_free(d);
+		json_doc_free(sc_call_ok(&c, "stop_program", args));
 		free(id);
 	}
 	t0 = now_ms();
@@ -690,18 +684,13 @@ test_stop_kept_quiet(void **state)
 
 	(void)state;
 	open_mode(&c, false, NULL);
-	d = pmx_call(&c, "run_program", "{\"argv\":[\"echo\",\"kept\"],"
-	    "\"keep\":true}", 20000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
+	d = sc_call_ok(&c, "run_program", "{\"argv\":[\"echo\",\"kept\"],"
+	    "\"keep\":true}");
 	assert_string_equal(sc_str(d, "outcome"), "completed");
 	id = xstrdup(sc_str(d, "programId"));
 	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-	d = pmx_call(&c, "stop_program", args, 15000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(&c, "stop_program", args));
 	free(id);
 	dir = runtime_dir(&c);
 	assert_non_null(dir);

@@ -90,11 +90,9 @@ static void
 test_shell_read_prompt(void **state)
 {
 	struct json_doc		*d;
-	const struct json	*list, *it;
+	const struct json	*it;
 	char			*id, *pane;
 	int64_t			 t0;
-	size_t			 i;
-	bool			 found = false;
 
 	(void)state;
 	id = pmx_start_program(&group,
@@ -115,20 +113,12 @@ test_shell_read_prompt(void **state)
 	    "waiting for input at \"Name? \""));
 	json_doc_free(d);
 
-	d = call_ok("list_programs", "{}");
-	list = sc_get(d, "programs");
-	for (i = 0; i < json_len(list); i++) {
-		it = json_at(list, i);
-		if (strcmp(json_str(json_get(it, "programId"), NULL), id) != 0)
-			continue;
-		found = true;
-		assert_non_null(json_get(it, "waitingForInput"));
-		assert_true(json_bool(json_get(it, "waitingForInput")));
-		assert_non_null(json_get(it, "unfinishedLine"));
-		assert_string_equal(json_str(json_get(it, "unfinishedLine"),
-		    NULL), "Name? ");
-	}
-	assert_true(found);
+	assert_non_null(it = listed(&group, id, &d));
+	assert_non_null(json_get(it, "waitingForInput"));
+	assert_true(json_bool(json_get(it, "waitingForInput")));
+	assert_non_null(json_get(it, "unfinishedLine"));
+	assert_string_equal(json_str(json_get(it, "unfinishedLine"), NULL),
+	    "Name? ");
 	json_doc_free(d);
 
 	d = send(pane, "\"bob\"", LONG_MS);
@@ -405,10 +395,9 @@ static void
 test_busy_partial_line(void **state)
 {
 	struct json_doc		*d;
-	const struct json	*list, *it;
+	const struct json	*it;
 	char			*id;
 	int64_t			 t0 = now_ms();
-	size_t			 i;
 	bool			 seen = false;
 
 	(void)state;
@@ -420,16 +409,10 @@ test_busy_partial_line(void **state)
 	while (!seen) {
 		if (now_ms() - t0 > LONG_MS)
 			fail_msg("list_programs never showed the partial line");
-		d = call_ok("list_programs", "{}");
-		list = sc_get(d, "programs");
-		for (i = 0; i < json_len(list); i++) {
-			it = json_at(list, i);
-			if (strcmp(json_str(json_get(it, "programId"), NULL),
-			    id) != 0 || json_get(it, "unfinishedLine") == NULL)
-				continue;
-			if (strcmp(json_str(json_get(it, "unfinishedLine"),
-			    NULL), "Compiling... ") != 0)
-				continue;
+		it = listed(&group, id, &d);
+		if (it != NULL && json_get(it, "unfinishedLine") != NULL &&
+		    strcmp(json_str(json_get(it, "unfinishedLine"), NULL),
+		    "Compiling... ") == 0) {
 			seen = true;
 			assert_false(json_bool(json_get(it,
 			    "waitingForInput")));
@@ -477,43 +460,18 @@ test_server_not_waiting(void **state)
 }
 
 /*
- * `git log -5 --stat` (printed at once) comes in one read, by a read that
- * was already waiting when it came: the program holds it back until the
- * test has parked the read (a line on its terminal, not echoed), and
- * the read that says it waits for that line is made first, so the parked
- * read has no new episode to return early for.
+ * id's program (in pane) waits for a line before it prints: a read that
+ * finds nothing (the old server has no early return: it runs out), then
+ * a read from cursor 0 parked, then "go" typed; the parked read's reply,
+ * which must be a result.
  */
-static void
-test_git_log_burst(void **state)
+static struct json_doc *
+read_parked_then_go(const char *id, const char *pane)
 {
-	static const char script[] =
-	    "set -e; cd \"$1\"; git init -q repo; cd repo\n"
-	    "for i in 1 2 3 4 5 6; do\n"
-	    "  for f in a b c d; do seq 1 $((i * 7)) > \"$f$i.txt\"; done\n"
-	    "  git add .\n"
-	    "  git -c user.name=T -c user.email=t@example.org commit -q "
-	    "-m \"commit $i with a longer subject line\"\n"
-	    "done\n";
 	struct json_doc	*d;
-	char		*argv[] = { "sh", "-c", (char *)script, "sh",
-			    group.dir, NULL };
-	char		*out, *dir, *id, *pane, args[800];
-	int		 st, reads;
-	int64_t		 cursor, rid;
+	char		 args[400];
+	int64_t		 rid;
 
-	(void)state;
-	out = pmx_run_capture(argv, &st);
-	free(out);
-	assert_int_equal(st, 0);
-	xasprintf(&dir, "%s/repo", group.dir);
-	out = pmx_jstr(dir);
-	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
-	    "read go; exec git log -5 --stat\"],\"startDirectory\":%s}", out);
-	free(out);
-	free(dir);
-	id = pmx_start_program(&group, args, &pane);
-	assert_non_null(id);
-	/* (The old server has no early return: this read runs out.) */
 	d = rd(id, 0, 3000, "");
 	assert_string_equal(sc_need_str(d, "text"), "");
 	json_doc_free(d);
@@ -527,6 +485,35 @@ test_git_log_burst(void **state)
 	d = pmx_wait(&group, rid, 40000);
 	assert_non_null(d);
 	assert_false(pmx_is_error(d));
+	return (d);
+}
+
+/*
+ * `git log -5 --stat` (printed at once) comes in one read, by a read that
+ * was already waiting when it came: the program holds it back until the
+ * test has parked the read (a line on its terminal, not echoed), and
+ * the read that says it waits for that line is made first, so the parked
+ * read has no new episode to return early for.
+ */
+static void
+test_git_log_burst(void **state)
+{
+	struct json_doc	*d;
+	char		*out, *dir, *id, *pane, args[800];
+	int		 reads;
+	int64_t		 cursor;
+
+	(void)state;
+	assert_non_null(dir = pmx_git_repo(&group));
+	out = pmx_jstr(dir);
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
+	    "read go; exec git log -5 --stat\"],\"startDirectory\":%s}", out);
+	free(out);
+	free(dir);
+	id = pmx_start_program(&group, args, &pane);
+	assert_non_null(id);
+	/* (The old server has no early return: this read runs out.) */
+	d = read_parked_then_go(id, pane);
 	assert_non_null(strstr(sc_need_str(d, "text"), "commit 6 with"));
 	cursor = sc_int(d, "cursor");
 	json_doc_free(d);
@@ -556,8 +543,8 @@ static void
 test_seq_pages(void **state)
 {
 	struct json_doc	*d;
-	char		*id, *pane, args[300];
-	int64_t		 cursor = 0, chars = 0, want, rid;
+	char		*id, *pane;
+	int64_t		 cursor = 0, chars = 0, want;
 	int		 reads = 0;
 	bool		 ended = false;
 
@@ -565,19 +552,7 @@ test_seq_pages(void **state)
 	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
 	    "read go; exec seq 1 200000\"]}", &pane);
 	assert_non_null(id);
-	d = rd(id, 0, 3000, "");
-	assert_string_equal(sc_need_str(d, "text"), "");
-	json_doc_free(d);
-	snprintf(args, sizeof args, "{\"name\":\"read_program\","
-	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
-	    "\"timeoutMs\":%d}}", id, LONG_MS);
-	rid = pmx_send(&group, "tools/call", args);
-	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"go\"}",
-	    pane);
-	json_doc_free(call_ok("send_keys", args));
-	d = pmx_wait(&group, rid, 40000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
+	d = read_parked_then_go(id, pane);
 	for (;;) {
 		chars += (int64_t)strlen(sc_need_str(d, "text"));	/* ASCII */
 		cursor = sc_int(d, "cursor");
@@ -641,9 +616,7 @@ test_until(void **state)
 
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"until\":\"(\"}",
 	    id);
-	d = pmx_call(&group, "read_program", args, 20000);
-	assert_non_null(d);
-	assert_true(pmx_is_error(d));
+	d = sc_call_err(&group, "read_program", args);
 	assert_non_null(strstr(pmx_text(d), "until"));
 	json_doc_free(d);
 	stop(id);
@@ -743,9 +716,7 @@ test_until_hostile(void **state)
 	/* Over the match limit: an error naming until and the limit. */
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":0,"
 	    "\"until\":\"^(a|aa|aaa)*[^a]\"}", id);
-	d = pmx_call(&group, "read_program", args, 40000);
-	assert_non_null(d);
-	assert_true(pmx_is_error(d));
+	d = sc_call_err(&group, "read_program", args);
 	assert_non_null(strstr(pmx_text(d), "until"));
 	assert_non_null(strstr(pmx_text(d), "limit"));
 	json_doc_free(d);
@@ -767,6 +738,18 @@ test_until_hostile(void **state)
 	json_doc_free(ping);
 	stop(id);
 	free(id);
+}
+
+/* Stop the less of a test on file, remove the file, free them all. */
+static void
+less_end(char *id, char *pane, char *file, char *jfile)
+{
+	stop(id);
+	free(id);
+	free(pane);
+	free(jfile);
+	unlink(file);
+	free(file);
 }
 
 /*
@@ -810,12 +793,7 @@ test_send_keys_screen(void **state)
 	assert_non_null(strstr(sc_need_str(d, "screen"), "line 200"));
 	assert_null(strstr(sc_need_str(d, "screen"), "line 100"));
 	json_doc_free(d);
-	stop(id);
-	free(id);
-	free(pane);
-	free(jfile);
-	unlink(file);
-	free(file);
+	less_end(id, pane, file, jfile);
 }
 
 /*
@@ -863,12 +841,7 @@ test_send_keys_follows(void **state)
 		fail_msg("not the screen at line 100: %s", pmx_text(d));
 	assert_string_equal(sc_need_str(d, "reason"), "screen");
 	json_doc_free(d);
-	stop(id);
-	free(id);
-	free(pane);
-	free(jfile);
-	unlink(file);
-	free(file);
+	less_end(id, pane, file, jfile);
 }
 
 /* send_keys with timeoutMs on a pane that is not a program's: the keys

@@ -81,20 +81,6 @@ tools_teardown(void **state)
 	return (group_teardown(state));
 }
 
-static void
-tool_refused(const char *tool, const char *args, const char *needle)
-{
-	struct json_doc	*d = pmx_call(&group, tool, args, 20000);
-
-	assert_non_null(d);
-	if (!pmx_is_error(d))
-		fail_msg("%s %s did not fail", tool, args);
-	if (needle != NULL && strstr(pmx_text(d), needle) == NULL)
-		fail_msg("%s %s: error lacks \"%s\": %s", tool, args, needle,
-		    pmx_text(d));
-	json_doc_free(d);
-}
-
 static bool
 pane_exists(const char *pane)
 {
@@ -366,11 +352,11 @@ test_stop(void **state)
 	assert_int_equal(pmx_count_procs(needle), 0);
 	/* Forgotten: stopping or reading again is an error. */
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-	tool_refused("stop_program", args, id);
-	tool_refused("read_program", args, id);
-	tool_refused("stop_program", "{\"programId\":\"nosuch\"}", "nosuch");
-	tool_refused("stop_program", "{\"programId\":\"x\",\"graceMs\":-1}",
-	    "graceMs");
+	refused("stop_program", args, id, NULL);
+	refused("read_program", args, id, NULL);
+	refused("stop_program", "{\"programId\":\"nosuch\"}", "nosuch", NULL);
+	refused("stop_program", "{\"programId\":\"x\",\"graceMs\":-1}",
+	    "graceMs", NULL);
 	free(id);
 	free(pane);
 }
@@ -423,10 +409,10 @@ test_capture(void **state)
 	d = call_ok("capture_pane", args);
 	assert_non_null(strstr(sc_str(d, "text"), "1\n2\n3\n"));
 	json_doc_free(d);
-	tool_refused("capture_pane", "{\"paneId\":\"%99999\"}", "%99999");
-	tool_refused("capture_pane", "{\"paneId\":\"%1; kill-server\"}",
-	    "paneId");
-	tool_refused("capture_pane", "{\"paneId\":\"#{pane_id}\"}", "paneId");
+	refused("capture_pane", "{\"paneId\":\"%99999\"}", "%99999", NULL);
+	refused("capture_pane", "{\"paneId\":\"%1; kill-server\"}",
+	    "paneId", NULL);
+	refused("capture_pane", "{\"paneId\":\"#{pane_id}\"}", "paneId", NULL);
 	free(id);
 	free(pane);
 }
@@ -535,10 +521,7 @@ test_send_keys_before_reaper(void **state)
 		assert_non_null(id);
 		snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":"
 		    "\"typed at once\"}", pane);
-		d = pmx_call(&c2, "send_keys", args, 10000);
-		assert_non_null(d);
-		assert_false(pmx_is_error(d));
-		json_doc_free(d);
+		json_doc_free(sc_call_ok(&c2, "send_keys", args));
 		text = pmx_read_all(&c2, id, 10000, &d);
 		assert_non_null(text);
 		assert_string_equal(text, "typed at once\ntyped at once\n");
@@ -565,10 +548,7 @@ test_send_keys_before_reaper(void **state)
 	pmx_send_raw(&c2, cmd, strlen(cmd));
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"after\"}",
 	    pane);
-	d = pmx_call(&c2, "send_keys", args, 10000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(&c2, "send_keys", args));
 	text = pmx_read_all(&c2, id, 10000, &d);
 	assert_string_equal(text, "after\nafter\n");
 	assert_string_equal(sc_str(d, "outcome"), "completed");
@@ -593,10 +573,7 @@ test_send_keys_before_reaper(void **state)
 	assert_non_null(id);
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"C-c\","
 	    "\"enter\":false}", pane);
-	d = pmx_call(&c2, "send_keys", args, 10000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(&c2, "send_keys", args));
 	text = pmx_read_all(&c2, id, 10000, &d);
 	assert_string_equal(sc_str(d, "outcome"), "completed");
 	assert_string_equal(sc_str(d, "signal"), "SIGINT");
@@ -628,27 +605,10 @@ test_send_keys_ctrl_c(void **state)
 	assert_string_equal(sc_str(d, "signal"), "SIGINT");
 	free(text);
 	json_doc_free(d);
-	tool_refused("send_keys", "{\"paneId\":\"%99999\",\"keys\":\"x\"}",
-	    "%99999");
+	refused("send_keys", "{\"paneId\":\"%99999\",\"keys\":\"x\"}",
+	    "%99999", NULL);
 	free(id);
 	free(pane);
-}
-
-/* Is programId listed by list_programs? */
-static bool
-listed(const char *id)
-{
-	struct json_doc		*d = call_ok("list_programs", "{}");
-	const struct json	*list = sc_get(d, "programs");
-	size_t			 i;
-	bool			 yes = false;
-
-	for (i = 0; i < json_len(list); i++)
-		if (strcmp(json_str(json_get(json_at(list, i), "programId"),
-		    NULL), id) == 0)
-			yes = true;
-	json_doc_free(d);
-	return (yes);
 }
 
 /* Start a program that ignores SIGTERM and wait until it runs. */
@@ -695,7 +655,7 @@ test_stop_twice_and_cancelled(void **state)
 	assert_false(pmx_is_error(d));
 	assert_string_equal(sc_str(d, "outcome"), "stopped");
 	json_doc_free(d);
-	assert_false(listed(id));
+	assert_false(is_listed(&group, id));
 	free(id);
 
 	id = start_term_proof();
@@ -708,7 +668,7 @@ test_stop_twice_and_cancelled(void **state)
 	    "\"stop-c\"}}");
 	pmx_send_raw(&group, args, strlen(args));
 	t0 = now_ms();
-	while (listed(id)) {
+	while (is_listed(&group, id)) {
 		if (now_ms() - t0 > 10000)
 			fail_msg("%s is still listed after its stop", id);
 		usleep(20000);
@@ -756,29 +716,19 @@ static void
 test_list_programs(void **state)
 {
 	struct json_doc		*d;
-	const struct json	*list, *it;
+	const struct json	*it;
 	char			*id;
-	size_t			 i;
-	bool			 found = false;
 
 	(void)state;
 	id = pmx_start_program(&group, "{\"argv\":[\"sleep\",\"20\"],"
 	    "\"lifetimeMs\":60000}", NULL);
-	d = call_ok("list_programs", "{}");
-	list = sc_get(d, "programs");
-	for (i = 0; i < json_len(list); i++) {
-		it = json_at(list, i);
-		if (strcmp(json_str(json_get(it, "programId"), NULL), id) != 0)
-			continue;
-		found = true;
-		assert_string_equal(json_str(json_at(json_get(it, "argv"), 0),
-		    NULL), "sleep");
-		assert_string_equal(json_str(json_get(it, "outcome"), NULL),
-		    "running");
-		assert_true(json_int(json_get(it, "lifetimeLeftMs")) <= 60000);
-		assert_true(json_int(json_get(it, "lifetimeLeftMs")) > 50000);
-	}
-	assert_true(found);
+	assert_non_null(it = listed(&group, id, &d));
+	assert_string_equal(json_str(json_at(json_get(it, "argv"), 0), NULL),
+	    "sleep");
+	assert_string_equal(json_str(json_get(it, "outcome"), NULL),
+	    "running");
+	assert_true(json_int(json_get(it, "lifetimeLeftMs")) <= 60000);
+	assert_true(json_int(json_get(it, "lifetimeLeftMs")) > 50000);
 	json_doc_free(d);
 	/* A field it does not know is ignored, and said. */
 	d = call_ok("list_programs", "{\"x\":1}");
@@ -814,22 +764,24 @@ test_nul_in_ids(void **state)
 	for (t = 0; t < sizeof tails / sizeof *tails; t++) {
 		snprintf(args, sizeof args, "{\"programId\":\"%s%s\"}", id,
 		    tails[t]);
-		tool_refused("stop_program", args, "programId contains a NUL");
-		tool_refused("read_program", args, "programId contains a NUL");
+		refused("stop_program", args, "programId contains a NUL", NULL);
+		refused("read_program", args, "programId contains a NUL", NULL);
 		snprintf(args, sizeof args, "{\"paneId\":\"%s%s\"}", pane,
 		    tails[t]);
-		tool_refused("capture_pane", args, "paneId contains a NUL");
+		refused("capture_pane", args, "paneId contains a NUL", NULL);
 		snprintf(args, sizeof args, "{\"paneId\":\"%s%s\",\"keys\":"
 		    "\"exit\"}", pane, tails[t]);
-		tool_refused("send_keys", args, "paneId contains a NUL");
+		refused("send_keys", args, "paneId contains a NUL", NULL);
 		snprintf(args, sizeof args, "{\"argv\":[\"true\"],"
 		    "\"fromPaneId\":\"%s%s\"}", pane, tails[t]);
-		tool_refused("start_program", args, "fromPaneId contains a NUL");
-		tool_refused("run_program", args, "fromPaneId contains a NUL");
+		refused("start_program", args, "fromPaneId contains a NUL",
+		    NULL);
+		refused("run_program", args, "fromPaneId contains a NUL", NULL);
 		snprintf(args, sizeof args, "{\"argv\":[\"true\"],"
 		    "\"fromPaneId\":\"%s\",\"placement\":\"split%s\"}", pane,
 		    tails[t]);
-		tool_refused("start_program", args, "placement contains a NUL");
+		refused("start_program", args, "placement contains a NUL",
+		    NULL);
 	}
 	/* Nothing was stopped, typed, or started beside it. */
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":0}",
@@ -913,12 +865,12 @@ test_pane_max_cells(void **state)
 
 	(void)state;
 	progs = count_programs(&group);
-	tool_refused("start_program", "{\"argv\":[\"true\"],\"width\":2000,"
-	    "\"height\":1000}", "PROGMUX_PANE_MAX_CELLS");
-	tool_refused("run_program", "{\"argv\":[\"true\"],\"width\":2000,"
-	    "\"height\":1000}", "PROGMUX_PANE_MAX_CELLS");
-	tool_refused("start_program", "{\"argv\":[\"true\"],\"width\":10000,"
-	    "\"height\":10000}", "PROGMUX_PANE_MAX_CELLS");
+	refused("start_program", "{\"argv\":[\"true\"],\"width\":2000,"
+	    "\"height\":1000}", "PROGMUX_PANE_MAX_CELLS", NULL);
+	refused("run_program", "{\"argv\":[\"true\"],\"width\":2000,"
+	    "\"height\":1000}", "PROGMUX_PANE_MAX_CELLS", NULL);
+	refused("start_program", "{\"argv\":[\"true\"],\"width\":10000,"
+	    "\"height\":10000}", "PROGMUX_PANE_MAX_CELLS", NULL);
 	assert_int_equal(count_programs(&group), progs);
 	assert_false(window_sized(&group, "2000x1000"));
 	assert_false(window_sized(&group, "10000x10000"));
@@ -980,19 +932,6 @@ expect_own_refused(struct pmx *p, const char *tool, const char *args)
 	if (strstr(pmx_text(d), "the pane this server runs in") == NULL)
 		fail_msg("%s %s: not the own-pane error: %s", tool, args,
 		    pmx_text(d));
-	json_doc_free(d);
-}
-
-/* A tools/call through p that must succeed. */
-static void
-expect_own_ok(struct pmx *p, const char *tool, const char *args)
-{
-	struct json_doc	*d = pmx_call(p, tool, args, OWN_WAIT_MS);
-
-	if (d == NULL)
-		fail_msg("%s %s: no answer", tool, args);
-	if (pmx_is_error(d))
-		fail_msg("%s %s failed: %s", tool, args, pmx_text(d));
 	json_doc_free(d);
 }
 
@@ -1067,7 +1006,7 @@ test_own_pane_from_ancestry(void **state)
 	expect_own_refused(&P, "send_keys", args);
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"x\","
 	    "\"enter\":false,\"force\":true}", own);
-	expect_own_ok(&P, "send_keys", args);
+	json_doc_free(sc_call_ok(&P, "send_keys", args));
 
 	/* Another pane, listed after the first list: allowed. */
 	got = pmx_tmux(&group, "new-window", "-d", "-t", "base", "-P", "-F",
@@ -1076,15 +1015,15 @@ test_own_pane_from_ancestry(void **state)
 	assert_int_equal(sscanf(got, "%31s", other), 1);
 	free(got);
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", other);
-	expect_own_ok(&P, "capture_pane", args);
+	json_doc_free(sc_call_ok(&P, "capture_pane", args));
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"typed\","
 	    "\"enter\":false}", other);
-	expect_own_ok(&P, "send_keys", args);
+	json_doc_free(sc_call_ok(&P, "send_keys", args));
 	/* The own pane is still refused once the panes were listed again. */
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", own);
 	expect_own_refused(&P, "capture_pane", args);
 	/* A progmux outside that pane may capture it. */
-	expect_own_ok(&group, "capture_pane", args);
+	json_doc_free(sc_call_ok(&group, "capture_pane", args));
 
 	/* EOF: progmux exits 0, then its pane's shell. */
 	close(P.to);

@@ -34,6 +34,23 @@
 
 #include "bench.h"
 
+/* A fresh tally for a task on c. */
+void
+agent_begin(struct agent *a, struct pmx *c)
+{
+	memset(a, 0, sizeof *a);
+	a->c = c;
+}
+
+/* The end of a task's program: stopped, its ids freed. */
+void
+agent_stop(struct pmx *c, char *id, char *pane)
+{
+	bc_stop(c, id);
+	free(id);
+	free(pane);
+}
+
 /* A call, counted; NULL (harness broke) on an error. */
 static struct json_doc *
 agent_call(struct agent *a, const char *tool, const char *args,
@@ -186,8 +203,7 @@ agent_start_plain(struct pmx *c, const char *argv_json, char **id,
 {
 	struct agent	a;
 
-	memset(&a, 0, sizeof a);
-	a.c = c;
+	agent_begin(&a, c);
 	return (agent_start(&a, argv_json, id, pane));
 }
 
@@ -290,7 +306,6 @@ bench_agent(void)
 	struct buf		 all = BUF_INIT;
 	struct fig		*f;
 	char			*id, *pane, *path, *stamp, *argv;
-	char			*gitv[] = { "sh", "-c", NULL, "sh", NULL, NULL };
 	int64_t			 cursor, seen_ns = 0, t_ns;
 	size_t			 len;
 	int			 st, reads;
@@ -315,8 +330,7 @@ bench_agent(void)
 	json_doc_free(d);
 
 	/* 9: prompt answer: see "Proceed? [y/N] ", answer y, get "ok y". */
-	memset(&a, 0, sizeof a);
-	a.c = &c;
+	agent_begin(&a, &c);
 	xasprintf(&path, "%s/prompt-stamp", c.dir);
 	stamp = pmx_jstr(path);
 	xasprintf(&argv, "[\"sh\",\"-c\",\"sleep 0.3; date +%%s%%N > \\\"$1\\\"; "
@@ -345,16 +359,13 @@ bench_agent(void)
 		f->median = seen;
 		f->runs = 1;
 		f->met = seen <= 0.5;
-		bc_stop(&c, id);
-		free(id);
-		free(pane);
+		agent_stop(&c, id, pane);
 	}
 	free(argv);
 	free(path);
 
 	/* 10: REPL exchange after the first read: 6*7 → 42, >>> again. */
-	memset(&a, 0, sizeof a);
-	a.c = &c;
+	agent_begin(&a, &c);
 	cursor = 0;
 	if (agent_start(&a, "[\"python3\",\"-q\"]", &id, &pane) == 0) {
 		if (agent_see_prompt(&a, id, pane, &cursor, ">>>",
@@ -367,24 +378,17 @@ bench_agent(void)
 			bench_broke("REPL task: no 42");
 		agent_figs("agent_repl", "10 REPL exchange (6*7)", "1 call",
 		    &a, "<= 0.5 s", 0.5);
-		bc_stop(&c, id);
-		free(id);
-		free(pane);
+		agent_stop(&c, id, pane);
 	}
 
 	/* 11: burst read: git log -5 --stat printed at once. */
-	memset(&a, 0, sizeof a);
-	a.c = &c;
-	gitv[2] = "set -e; cd \"$1\"; git init -q repo; cd repo\n"
-	    "for i in 1 2 3 4 5 6; do\n"
-	    "  for f in a b c d; do seq 1 $((i * 7)) > \"$f$i.txt\"; done\n"
-	    "  git add .\n"
-	    "  git -c user.name=T -c user.email=t@example.org commit -q "
-	    "-m \"commit $i with a longer subject line\"\n"
-	    "done\n";
-	gitv[4] = c.dir;
-	free(pmx_run_capture(gitv, &st));
-	xasprintf(&path, "%s/repo", c.dir);
+	agent_begin(&a, &c);
+	if ((path = pmx_git_repo(&c)) != NULL)
+		st = 0;
+	else {
+		st = 1;		/* git failed: no figure */
+		xasprintf(&path, "%s/repo", c.dir);
+	}
 	stamp = pmx_jstr(path);
 	xasprintf(&argv, "{\"argv\":[\"sh\",\"-c\",\"sleep 0.5; exec git log "
 	    "-5 --stat\"],\"startDirectory\":%s}", stamp);
@@ -416,8 +420,7 @@ bench_agent(void)
 	buf_reset(&all);
 
 	/* 12: server-ready wait: 30 lines of start-up, then the ready line. */
-	memset(&a, 0, sizeof a);
-	a.c = &c;
+	agent_begin(&a, &c);
 	cursor = 0;
 	if (agent_start(&a, "[\"sh\",\"-c\",\"for i in $(seq 1 30); do echo "
 	    "starting module $i; sleep 0.01; done; echo ready on port 8080; "
@@ -432,15 +435,12 @@ bench_agent(void)
 		}
 		agent_figs("agent_ready", "12 server-ready wait (until)",
 		    "1 call", &a, "-", 1e9);
-		bc_stop(&c, id);
-		free(id);
-		free(pane);
+		agent_stop(&c, id, pane);
 	}
 	buf_reset(&all);
 
 	/* 13: big output streamed: seq 1 200000 read while it runs. */
-	memset(&a, 0, sizeof a);
-	a.c = &c;
+	agent_begin(&a, &c);
 	cursor = 0;
 	if (agent_start(&a, "[\"seq\",\"1\",\"200000\"]", &id, &pane) == 0) {
 		for (;;) {

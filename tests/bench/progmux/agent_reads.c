@@ -38,6 +38,24 @@
 
 static void	bench_agent_one_call(struct pmx *, const struct json_doc *);
 
+/* Read id from *cursor with extra until a read says it ended, or a
+ * call fails (the harness broke), the text into all. */
+static void
+agent_read_to_end(struct agent *a, const char *id, int64_t *cursor,
+    const char *extra, struct buf *all)
+{
+	struct json_doc		*d;
+	const struct json	*sc;
+
+	while ((d = agent_read(a, id, cursor, extra, all, &sc)) != NULL) {
+		if (json_bool(json_get(sc, "ended"))) {
+			json_doc_free(d);
+			break;
+		}
+		json_doc_free(d);
+	}
+}
+
 /*
  * Figure 16: run_program's early return at a prompt, from the prompt to
  * the answer (the program writes the time just after its prompt, 1.5 s
@@ -151,9 +169,7 @@ bench_hostile_ping(struct pmx *c)
 	smp_free(&idle);
 	smp_free(&busy);
 out:
-	bc_stop(c, id);
-	free(id);
-	free(pane);
+	agent_stop(c, id, pane);
 }
 
 /* The 1 MB log with 12 ERROR lines of figure 15, as argv JSON. */
@@ -175,8 +191,6 @@ void
 bench_agent_logs(struct pmx *c, const struct json_doc *list)
 {
 	struct agent		 a;
-	struct json_doc		*d;
-	const struct json	*sc;
 	struct buf		 all = BUF_INIT;
 	char			*id, *pane, *argv;
 	const char		*extra;
@@ -186,8 +200,7 @@ bench_agent_logs(struct pmx *c, const struct json_doc *list)
 
 	/* 14: how did it end, once it has: with tail, one read from cursor
 	 * 0; without, pages to the end. */
-	memset(&a, 0, sizeof a);
-	a.c = c;
+	agent_begin(&a, c);
 	cursor = 0;
 	extra = agent_has_arg(list, "read_program", "tail") ? "\"tail\":5" :
 	    "";
@@ -196,16 +209,7 @@ bench_agent_logs(struct pmx *c, const struct json_doc *list)
 		a.calls++;	/* the start */
 		if (agent_wait_end(c, id) == -1)
 			bench_broke("end task: seq did not end");
-		for (;;) {
-			if ((d = agent_read(&a, id, &cursor, extra, &all,
-			    &sc)) == NULL)
-				break;
-			if (json_bool(json_get(sc, "ended"))) {
-				json_doc_free(d);
-				break;
-			}
-			json_doc_free(d);
-		}
+		agent_read_to_end(&a, id, &cursor, extra, &all);
 		if (strstr(buf_cstr(&all), "\n199999\n200000\n") == NULL)
 			bench_broke("end task: the reads did not end with "
 			    "200000");
@@ -214,31 +218,19 @@ bench_agent_logs(struct pmx *c, const struct json_doc *list)
 		fig_find("agent_end")->met = a.calls <= 2;
 		agent_chars("agent_end", "14 how did a 1.29 MB run end (seq)",
 		    "<= 1000", &a, 1000);
-		bc_stop(c, id);
-		free(id);
-		free(pane);
+		agent_stop(c, id, pane);
 	}
 	buf_reset(&all);
 
 	/* 15: every ERROR line of a 1 MB log. */
-	memset(&a, 0, sizeof a);
-	a.c = c;
+	agent_begin(&a, c);
 	cursor = 0;
 	extra = agent_has_arg(list, "read_program", "filter") ?
 	    "\"filter\":\"ERROR\"" : "";
 	xasprintf(&argv, "%s", agent_log_argv);
 	if (agent_start(&a, argv, &id, &pane) == 0) {
 		a.calls++;	/* the start */
-		for (;;) {
-			if ((d = agent_read(&a, id, &cursor, extra, &all,
-			    &sc)) == NULL)
-				break;
-			if (json_bool(json_get(sc, "ended"))) {
-				json_doc_free(d);
-				break;
-			}
-			json_doc_free(d);
-		}
+		agent_read_to_end(&a, id, &cursor, extra, &all);
 		for (p = buf_cstr(&all); (p = strstr(p, "ERROR")) != NULL; p++)
 			errors++;
 		if (errors != 12)
@@ -248,9 +240,7 @@ bench_agent_logs(struct pmx *c, const struct json_doc *list)
 		fig_find("agent_log")->met = a.calls <= 3;
 		agent_chars("agent_log", "15 every ERROR line of a 1 MB log",
 		    "<= 2000", &a, 2000);
-		bc_stop(c, id);
-		free(id);
-		free(pane);
+		agent_stop(c, id, pane);
 	}
 	free(argv);
 	buf_free(&all);
@@ -332,8 +322,7 @@ bench_agent_one_call(struct pmx *c, const struct json_doc *list)
 	int			 i, k, errors = 0;
 
 	/* 18: until BUILD FAILED, right after the start. */
-	memset(&a, 0, sizeof a);
-	a.c = c;
+	agent_begin(&a, c);
 	if (agent_start(&a, build, &id, &pane) == 0) {
 		if (agent_reads(&a, id, until ? "\"until\":\"BUILD FAILED\"" :
 		    "", &all, until ? agent_matched : agent_ended) == -1 ||
@@ -341,14 +330,11 @@ bench_agent_one_call(struct pmx *c, const struct json_doc *list)
 			bench_broke("until task: no BUILD FAILED line");
 		agent_calls_fig("agent_until", "18 wait for BUILD FAILED after "
 		    "1.29 MB", "1 call", a.calls, 1);
-		bc_stop(c, id);
-		free(id);
-		free(pane);
+		agent_stop(c, id, pane);
 	}
 	buf_reset(&all);
 	/* 19: the end, then its last 5 lines: one read with tail. */
-	memset(&a, 0, sizeof a);
-	a.c = c;
+	agent_begin(&a, c);
 	if (agent_start(&a, build, &id, &pane) == 0) {
 		if (agent_reads(&a, id, "\"tail\":5", &all, agent_ended) ==
 		    -1 || strstr(buf_cstr(&all), "200000\nBUILD FAILED") ==
@@ -356,14 +342,11 @@ bench_agent_one_call(struct pmx *c, const struct json_doc *list)
 			bench_broke("tail task: not its last lines");
 		agent_calls_fig("agent_tail_end", "19 a 1.29 MB build's end, then "
 		    "its last 5 lines", "1 call", a.calls, 1);
-		bc_stop(c, id);
-		free(id);
-		free(pane);
+		agent_stop(c, id, pane);
 	}
 	buf_reset(&all);
 	/* 20: the last 3 ERROR lines of the 1 MB log, once it ended. */
-	memset(&a, 0, sizeof a);
-	a.c = c;
+	agent_begin(&a, c);
 	if (agent_start(&a, agent_log_argv, &id, &pane) == 0) {
 		if (agent_wait_end(c, id) == -1 || agent_reads(&a, id,
 		    "\"filter\":\"ERROR\",\"tail\":3", &all, agent_ended) ==
@@ -372,14 +355,11 @@ bench_agent_one_call(struct pmx *c, const struct json_doc *list)
 			bench_broke("filter tail task: not the last 3");
 		agent_calls_fig("agent_filter_tail", "20 the last 3 ERROR lines "
 		    "of a 1 MB log", "1 call", a.calls, 1);
-		bc_stop(c, id);
-		free(id);
-		free(pane);
+		agent_stop(c, id, pane);
 	}
 	/* 21: q to less with timeoutMs: the reply is its end, never an
 	 * error. */
-	memset(&a, 0, sizeof a);
-	a.c = c;
+	agent_begin(&a, c);
 	file = pmx_lines_file(c, "less.txt", 200);
 	jfile = file != NULL ? pmx_jstr(file) : NULL;
 	for (i = 0; jfile != NULL && i < 50; i++) {
@@ -404,9 +384,7 @@ bench_agent_one_call(struct pmx *c, const struct json_doc *list)
 		if (d == NULL || pmx_is_error(d))
 			errors++;
 		json_doc_free(d);
-		bc_stop(c, id);
-		free(id);
-		free(pane);
+		agent_stop(c, id, pane);
 	}
 	agent_calls_fig("agent_less_q", "21 q to less with timeoutMs: errors "
 	    "in 50", "0", errors, 0);

@@ -154,7 +154,6 @@ int	ctl_cmd(struct ctl *t, const char *cmd, struct buf *out, int ms,
 void	ctl_close(struct ctl *t);
 int	bench_open_ctl(struct pmx *c, struct ctl *t);
 int	proc_reapers(pid_t front, pid_t *out, int max);
-long	proc_status_kb(pid_t pid, const char *key);
 void	seq_feed(struct seqcheck *s, const char *t, size_t len);
 bool	seq_done(struct seqcheck *s, long n);
 
@@ -170,6 +169,8 @@ void	bench_front_rss(void);
 void	bench_scale(void);
 
 /* agent.c */
+void	agent_begin(struct agent *a, struct pmx *c);
+void	agent_stop(struct pmx *c, char *id, char *pane);
 struct json_doc	*agent_read(struct agent *a, const char *id, int64_t *cursor,
 	    const char *extra, struct buf *all, const struct json **sc);
 void	agent_figs(const char *id, const char *name, const char *target,

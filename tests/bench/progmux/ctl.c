@@ -243,14 +243,8 @@ bench_open_ctl(struct pmx *c, struct ctl *t)
 
 	for (try = 0; try < 3; try++) {
 		ctl_exit = false;
-		memset(c, 0, sizeof *c);
-		c->pid = -1;
-		c->to = c->from = c->err = -1;
-		snprintf(c->dir, sizeof c->dir, "/tmp/progmux-test-%ld-XXXXXX",
-		    (long)getpid());
-		if (mkdtemp(c->dir) == NULL)
+		if (pmx_prepare(c) == -1)
 			break;
-		snprintf(c->sock, sizeof c->sock, "%s/tmux.sock", c->dir);
 		live_pmx = c;
 		why = "tmux new-session failed";
 		if ((out = pmx_tmux(c, "-f", "/dev/null", "new-session", "-d",
@@ -279,28 +273,6 @@ bench_open_ctl(struct pmx *c, struct ctl *t)
 /*
  * /proc: the reapers of a front and the memory of a process.
  */
-
-/* The parent pid of pid, or -1. */
-static pid_t
-proc_ppid(pid_t pid)
-{
-	char	 path[64], buf[512], *p;
-	ssize_t	 n;
-	int	 fd, ppid;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY)) == -1)
-		return (-1);
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return (-1);
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 1, " %*c %d", &ppid) != 1)
-		return (-1);
-	return (ppid);
-}
 
 /* Is pid's argv[0] a progmux-reaper? */
 static bool
@@ -336,37 +308,11 @@ proc_reapers(pid_t front, pid_t *out, int max)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid = (pid_t)atoi(de->d_name);
-		if (proc_ppid(pid) == front && proc_is_reaper(pid))
+		if (pmx_ppid(pid) == front && proc_is_reaper(pid))
 			out[n++] = pid;
 	}
 	closedir(d);
 	return (n);
-}
-
-/* A "Key:  N kB" field of /proc/PID/status in KiB, or -1. */
-long
-proc_status_kb(pid_t pid, const char *key)
-{
-	char	 path[64], buf[4096], *p;
-	ssize_t	 n;
-	size_t	 klen = strlen(key);
-	int	 fd;
-
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	if ((fd = open(path, O_RDONLY)) == -1)
-		return (-1);
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return (-1);
-	buf[n] = '\0';
-	for (p = buf; p != NULL && *p != '\0'; p = strchr(p, '\n')) {
-		if (*p == '\n')
-			p++;
-		if (strncmp(p, key, klen) == 0 && p[klen] == ':')
-			return (strtol(p + klen + 1, NULL, 10));
-	}
-	return (-1);
 }
 
 /* Feed a piece of text to the check. */

@@ -47,8 +47,6 @@ cold_once(struct pmx *h, double *ms, bool *has_run)
 	struct json_doc	*d;
 	int		 in[2], out[2], null, st;
 	int64_t		 t0, id, deadline;
-	char		 sockenv[400];
-	const char	*bin;
 	pid_t		 pid;
 
 	memset(&c, 0, sizeof c);
@@ -56,25 +54,13 @@ cold_once(struct pmx *h, double *ms, bool *has_run)
 	if (compat_pipe2(in, O_CLOEXEC) == -1 ||
 	    compat_pipe2(out, O_CLOEXEC) == -1)
 		return (-1);
-	snprintf(sockenv, sizeof sockenv, "PROGMUX_SOCKET_PATH=%s", h->sock);
 	t0 = now_us();
 	if ((pid = fork()) == 0) {
 		null = open("/dev/null", O_WRONLY);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		dup2(null, 2);
-		unsetenv("TMUX");
-		unsetenv("TMUX_PANE");
-		unsetenv("PROGMUX_SOCKET_NAME");
-		unsetenv("LIBTMUX_SOCKET_NAME");
-		unsetenv("LIBTMUX_SOCKET_PATH");
-		putenv(sockenv);
-		setenv("TMPDIR", h->dir, 1);
-		setenv("TMUX_TMPDIR", h->dir, 1);	/* its attach lock */
-		bin = getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
-		    "build/progmux";
-		execl(bin, bin, (char *)NULL);
-		_exit(127);
+		pmx_exec_progmux(h, NULL);
 	}
 	close(in[0]);
 	close(out[1]);

@@ -75,7 +75,7 @@ tp_progmux(struct pmx *c, double *secs, long *hwm_kb, long *front_kb)
 		text = json_str(json_get(sc, "text"), &len);
 		seq_feed(&chk, text, len);
 		cursor = json_int(json_get(sc, "cursor"));
-		if (reaper > 0 && (kb = proc_status_kb(reaper, "VmHWM")) >
+		if (reaper > 0 && (kb = pmx_status_kb(reaper, "VmHWM")) >
 		    *hwm_kb)
 			*hwm_kb = kb;
 		if (json_bool(json_get(sc, "ended"))) {
@@ -102,7 +102,7 @@ tp_progmux(struct pmx *c, double *secs, long *hwm_kb, long *front_kb)
 		json_doc_free(d);
 	}
 	json_doc_free(d);
-	*front_kb = proc_status_kb(c->front, "VmHWM");
+	*front_kb = pmx_status_kb(c->front, "VmHWM");
 	if (reaper == -1)
 		bench_log("warning: the seq program's reaper was not found");
 	bc_stop(c, id);
@@ -411,7 +411,7 @@ bench_front_rss(void)
 	if (bench_open(&c) == -1)
 		return;
 	sleep_ms(100);
-	idle = proc_status_kb(c.front, "VmRSS");
+	idle = pmx_status_kb(c.front, "VmRSS");
 	for (i = 0; i < sz.live_mem; i++) {
 		if ((id = bc_start(&c, "[\"sleep\",\"60\"]", NULL)) == NULL)
 			break;
@@ -419,18 +419,18 @@ bench_front_rss(void)
 	}
 	sleep_ms(100);
 	/* sleep prints nothing: the text the front keeps is 0 bytes. */
-	live = proc_status_kb(c.front, "VmRSS");
+	live = pmx_status_kb(c.front, "VmRSS");
 	/* An idle reaper, the baseline for the busy one's peak. */
 	if (proc_reapers(c.front, &reaper, 1) == 1 &&
 	    (fr = fig_find("reaper_peak_rss")) != NULL) {
-		fr->base_median = (double)proc_status_kb(reaper, "VmHWM") /
+		fr->base_median = (double)pmx_status_kb(reaper, "VmHWM") /
 		    1024.0;
 		fr->base_what = "an idle reaper";
 		fr->ratio = fr->median / fr->base_median;
 		bench_log("idle reaper: VmHWM %ld KiB, RssAnon %ld KiB, "
-		    "RssFile %ld KiB", proc_status_kb(reaper, "VmHWM"),
-		    proc_status_kb(reaper, "RssAnon"),
-		    proc_status_kb(reaper, "RssFile"));
+		    "RssFile %ld KiB", pmx_status_kb(reaper, "VmHWM"),
+		    pmx_status_kb(reaper, "RssAnon"),
+		    pmx_status_kb(reaper, "RssFile"));
 	}
 	if (i == sz.live_mem) {
 		f->median = (double)live / 1024.0;
