@@ -203,10 +203,20 @@ unit: $(UNIT_BIN)
 
 integration: $(ITEST_BIN)
 
-# Integration tests drive build/progmux through tests/client.c.
-$(B)/itests/%: tests/integration/%.c $(wildcard tests/integration/*.h) tests/client.c tests/client.h $(LIBS_TEST)
+# Integration tests drive build/progmux through tests/client.c (the
+# client) and tests/harness.c (the checks and set-ups the suites share),
+# each compiled once; a test and the harness rebuild when any header
+# they may include changes.
+TEST_HDR   = $(wildcard tests/*.h common/*.h server/*.h reaper/*.h)
+HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/harness.o
+
+$(B)/obj/tests/%.o: tests/%.c $(TEST_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) -c -o $@ $<
+
+$(B)/itests/%: tests/integration/%.c $(HARNESS_OBJ) $(TEST_HDR) $(LIBS_TEST)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
 # Fuzz targets (libFuzzer, clang): tests/fuzz/fuzz_NAME.c defines
 # LLVMFuzzerTestOneInput over common/. `make fuzz` runs each briefly on
@@ -219,10 +229,23 @@ build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(PURE_SRC) tests/schema_check.c $(wi
 fuzz: $(FUZZ_BIN)
 	sh scripts/ci/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 
-# Benchmarks print figures; they never fail on a slow machine.
-$(B)/bench/%: tests/bench/%.c tests/client.c $(LIBS_TEST)
+# Benchmarks print figures; they never fail on a slow machine. Each
+# tests/bench/bench_NAME.c is one; bench_progmux is tests/bench/progmux/,
+# a file per group of figures.
+BENCH_PMX_SRC = $(wildcard tests/bench/progmux/*.c)
+BENCH_BIN += $(B)/bench/bench_progmux
+
+$(B)/bench/%: tests/bench/%.c $(B)/obj/tests/client.o $(TEST_HDR) $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< tests/client.c $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/tests/client.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
+
+$(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tests/client.o $(LIBS_TEST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(PCRE_LIBS) -lm
+
+$(B)/obj/tests/bench/progmux/%.o: tests/bench/progmux/%.c tests/bench/progmux/bench.h $(TEST_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) -c -o $@ $<
 
 bench: all $(BENCH_BIN)
 	sh scripts/test/bench.sh $(B)

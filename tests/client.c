@@ -367,18 +367,6 @@ pmx_tmux_v(const char *sock, va_list ap)
 }
 
 char *
-pmx_tmux(struct pmx *c, ...)
-{
-	char	*out;
-	va_list	 ap;
-
-	va_start(ap, c);
-	out = pmx_tmux_v(c->sock, ap);
-	va_end(ap);
-	return (out);
-}
-
-char *
 pmx_tmux_at(const char *sock, ...)
 {
 	char	*out;
@@ -555,13 +543,37 @@ pmx_find_front(pid_t keeper)
 	return (-1);
 }
 
+void
+pmx_exec_progmux(const struct pmx *c, const char *const *env)
+{
+	const char	*bin;
+
+	unsetenv("TMUX");
+	unsetenv("TMUX_PANE");
+	unsetenv("PROGMUX_SOCKET_NAME");
+	unsetenv("LIBTMUX_SOCKET_NAME");
+	unsetenv("LIBTMUX_SOCKET_PATH");
+	setenv("PROGMUX_SOCKET_PATH", c->sock, 1);
+	setenv("TMPDIR", c->dir, 1);
+	/* Its attach lock too goes with the directory. */
+	setenv("TMUX_TMPDIR", c->dir, 1);
+	/* The tmux under test, unless the test names its own. */
+	setenv("PROGMUX_TMUX_BIN", pmx_tmux_bin(), 1);
+	for (; env != NULL && *env != NULL; env++)
+		putenv((char *)*env);
+	/* PROGMUX_BIN picks a build (make test SAN=1 sets it); it is argv[0]
+	 * too, as an MCP client runs its command. */
+	bin = getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") : "build/progmux";
+	execl(bin, bin, (char *)NULL);
+	_exit(127);
+}
+
 int
 pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 {
 	int		 in[2], out[2], err[2];
-	char		 sockenv[400];
 	struct json_doc	*d;
-	const char	*const *e, *bin;
+	const char	*const *e;
 	bool		 own_bin = false;
 	int64_t		 id;
 
@@ -572,7 +584,6 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 	    compat_pipe2(out, O_CLOEXEC) == -1 ||
 	    compat_pipe2(err, O_CLOEXEC) == -1)
 		return (-1);
-	snprintf(sockenv, sizeof sockenv, "PROGMUX_SOCKET_PATH=%s", c->sock);
 	if ((c->pid = fork()) == 0) {
 		if (pmx_nofile.rlim_max != 0 &&
 		    setrlimit(RLIMIT_NOFILE, &pmx_nofile) == -1)
@@ -580,25 +591,7 @@ pmx_spawn(struct pmx *c, const char *const *env, bool initialize)
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
-		unsetenv("TMUX");
-		unsetenv("TMUX_PANE");
-		unsetenv("PROGMUX_SOCKET_NAME");
-		unsetenv("LIBTMUX_SOCKET_NAME");
-		unsetenv("LIBTMUX_SOCKET_PATH");
-		putenv(sockenv);
-		setenv("TMPDIR", c->dir, 1);
-		/* Its attach lock too goes with the directory. */
-		setenv("TMUX_TMPDIR", c->dir, 1);
-		/* The tmux under test, unless the test names its own. */
-		setenv("PROGMUX_TMUX_BIN", pmx_tmux_bin(), 1);
-		for (; env != NULL && *env != NULL; env++)
-			putenv((char *)*env);
-		/* PROGMUX_BIN picks a build (make test SAN=1 sets it); it
-		 * is argv[0] too, as an MCP client runs its command. */
-		bin = getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
-		    "build/progmux";
-		execl(bin, bin, (char *)NULL);
-		_exit(127);
+		pmx_exec_progmux(c, env);
 	}
 	close(in[0]);
 	close(out[1]);
@@ -1041,8 +1034,13 @@ pmx_has_line(const char *text, const char *line)
 	return (false);
 }
 
-int
-pmx_count_procs(const char *needle)
+/*
+ * The processes whose command line holds needle, this one aside when
+ * others: up to max of their pids into out; how many there are (-1 if
+ * /proc cannot be read).
+ */
+static int
+proc_matching(const char *needle, bool others, pid_t *out, int max)
 {
 	DIR		*d;
 	struct dirent	*de;
@@ -1051,50 +1049,45 @@ pmx_count_procs(const char *needle)
 
 	if ((d = opendir("/proc")) == NULL)
 		return (-1);
-	while ((de = readdir(d)) != NULL)
-		if (proc_cmdline(de->d_name, cmd, sizeof cmd) &&
-		    strstr(cmd, needle) != NULL)
-			count++;
+	while ((de = readdir(d)) != NULL) {
+		if (others && atoi(de->d_name) == getpid())
+			continue;
+		if (!proc_cmdline(de->d_name, cmd, sizeof cmd) ||
+		    strstr(cmd, needle) == NULL)
+			continue;
+		if (count < max)
+			out[count] = (pid_t)atoi(de->d_name);
+		count++;
+	}
 	closedir(d);
 	return (count);
+}
+
+int
+pmx_count_procs(const char *needle)
+{
+	return (proc_matching(needle, false, NULL, 0));
 }
 
 pid_t
 pmx_find_proc(const char *needle)
 {
-	DIR		*d;
-	struct dirent	*de;
-	char		 cmd[4096];
-	pid_t		 pid = -1;
+	pid_t	pid;
 
-	if ((d = opendir("/proc")) == NULL)
-		return (-1);
-	while (pid == -1 && (de = readdir(d)) != NULL)
-		if (atoi(de->d_name) != getpid() &&
-		    proc_cmdline(de->d_name, cmd, sizeof cmd) &&
-		    strstr(cmd, needle) != NULL)
-			pid = (pid_t)atoi(de->d_name);
-	closedir(d);
-	return (pid);
+	return (proc_matching(needle, true, &pid, 1) > 0 ? pid : -1);
 }
 
 int
 pmx_kill_procs(const char *needle)
 {
-	DIR		*d;
-	struct dirent	*de;
-	char		 cmd[4096];
-	int		 count = 0;
+	pid_t	pids[1024];
+	int	i, n, count = 0;
 
-	if ((d = opendir("/proc")) == NULL)
+	if ((n = proc_matching(needle, true, pids, 1024)) == -1)
 		return (-1);
-	while ((de = readdir(d)) != NULL)
-		if (atoi(de->d_name) != getpid() &&
-		    proc_cmdline(de->d_name, cmd, sizeof cmd) &&
-		    strstr(cmd, needle) != NULL &&
-		    kill(atoi(de->d_name), SIGKILL) == 0)
+	for (i = 0; i < n && i < 1024; i++)
+		if (kill(pids[i], SIGKILL) == 0)
 			count++;
-	closedir(d);
 	return (count);
 }
 
@@ -1180,21 +1173,91 @@ pmx_children(pid_t pid, pid_t *out, int max)
 	return (n);
 }
 
+/* /proc/PID/what, whole (allocated), or NULL. */
+static char *
+proc_file(pid_t pid, const char *what)
+{
+	char	path[64];
+	size_t	len;
+
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
+	return (pmx_read_file(path, &len));
+}
+
 bool
 pmx_alive(pid_t pid)
 {
-	char	 path[64], *text, *p;
-	size_t	 len;
+	char	*text, *p;
 	bool	 ok = false;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((text = pmx_read_file(path, &len)) == NULL)
+	if ((text = proc_file(pid, "stat")) == NULL)
 		return (false);
 	if ((p = strrchr(text, ')')) != NULL && p[1] == ' ' && p[2] != 'Z' &&
 	    p[2] != 'X')
 		ok = true;
 	free(text);
 	return (ok);
+}
+
+pid_t
+pmx_ppid(pid_t pid)
+{
+	char	*text, *p;
+	pid_t	 pp = -1;
+	int	 v;
+
+	if ((text = proc_file(pid, "stat")) == NULL)
+		return (-1);
+	/* The command may hold anything: the fields follow its last ')'. */
+	if ((p = strrchr(text, ')')) != NULL &&
+	    sscanf(p + 1, " %*c %d", &v) == 1)
+		pp = (pid_t)v;
+	free(text);
+	return (pp);
+}
+
+long
+pmx_status_kb(pid_t pid, const char *field)
+{
+	char	*text, *p;
+	size_t	 flen = strlen(field);
+	long	 kb = -1;
+
+	if ((text = proc_file(pid, "status")) == NULL)
+		return (-1);
+	for (p = text; p != NULL; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (strncmp(p, field, flen) == 0 && p[flen] == ':') {
+			kb = strtol(p + flen + 1, NULL, 10);
+			break;
+		}
+	}
+	free(text);
+	return (kb);
+}
+
+char *
+pmx_git_repo(struct pmx *c)
+{
+	static const char script[] =
+	    "set -e; cd \"$1\"; git init -q repo; cd repo\n"
+	    "for i in 1 2 3 4 5 6; do\n"
+	    "  for f in a b c d; do seq 1 $((i * 7)) > \"$f$i.txt\"; done\n"
+	    "  git add .\n"
+	    "  git -c user.name=T -c user.email=t@example.org commit -q "
+	    "-m \"commit $i with a longer subject line\"\n"
+	    "done\n";
+	char	*argv[] = { "sh", "-c", (char *)script, "sh", NULL, NULL };
+	char	*path;
+	int	 st;
+
+	argv[4] = c->dir;
+	free(pmx_run_capture(argv, &st));
+	if (st != 0)
+		return (NULL);
+	xasprintf(&path, "%s/repo", c->dir);
+	return (path);
 }
 
 char *

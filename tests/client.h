@@ -111,8 +111,8 @@ char	*pmx_run_capture(char **argv, int *status);
  * to a server of another version. */
 const char *pmx_tmux_bin(void);
 /* Run the tmux under test on the private socket with argv words; its
- * stdout (allocated) or NULL if it failed. */
-char	*pmx_tmux(struct pmx *, ...) __attribute__((sentinel));
+ * stdout (allocated) or NULL if it failed (pmx_tmux_at on c's socket). */
+#define pmx_tmux(c, ...)	pmx_tmux_at((c)->sock, __VA_ARGS__)
 
 /* Format a JSON string value (with quotes) for building arguments. */
 char	*pmx_jstr(const char *);
@@ -136,6 +136,23 @@ int	pmx_count_env(const char *env);
 int	pmx_children(pid_t pid, pid_t *out, int max);
 /* Is pid a live process (not a zombie)? */
 bool	pmx_alive(pid_t pid);
+/* The parent of pid, or -1. */
+pid_t	pmx_ppid(pid_t pid);
+/* A "Field:  N kB" line of /proc/PID/status (VmRSS, VmHWM ...) in KiB,
+ * or -1. */
+long	pmx_status_kb(pid_t pid, const char *field);
+
+/* In a child about to become progmux for c: the environment every
+ * progmux of a harness gets (c's socket and directory, the tmux under
+ * test, nothing of an outer tmux), env on top, then the exec of
+ * $PROGMUX_BIN or build/progmux. Never returns. */
+void	pmx_exec_progmux(const struct pmx *, const char *const *env)
+	    __attribute__((noreturn));
+
+/* Make DIR/repo, DIR being c's directory: a git repository of 6 commits
+ * of 4 files each, for git log to print. Its path (allocated), or NULL
+ * if git failed. */
+char	*pmx_git_repo(struct pmx *);
 
 /* Run tmux on another socket (-S sock); its stdout (allocated) or NULL. */
 char	*pmx_tmux_at(const char *sock, ...) __attribute__((sentinel));

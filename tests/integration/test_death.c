@@ -29,7 +29,7 @@
 
 #include "client.h"
 #include "needs.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define GONE_MS		10000	/* generous: the machine is shared */
@@ -334,16 +334,6 @@ test_kill_robust(void **state)
 	kill_trials(true);
 }
 
-/* The socket progmux uses, from its start line (allocated). */
-static char *
-socket_of(struct pmx *c)
-{
-	char	*sock = pmx_start_field(c, "socket", 10000);
-
-	assert_non_null(sock);
-	return (sock);
-}
-
 /* Descriptors of pid that are not 0, 1, 2 or a pidfd. */
 static int
 other_fds(pid_t pid)
@@ -599,6 +589,25 @@ stderr_has(struct pmx *c, const char *needle)
 }
 
 /*
+ * progmux under a descriptor limit of soft and hard: robust mode in round
+ * 0, desktop mode in round 1 (on a fresh socket, or on the test's private
+ * tmux server when tmux).
+ */
+static void
+open_limited(struct pmx *c, int round, unsigned long soft,
+    unsigned long hard, bool tmux)
+{
+	pmx_set_nofile(soft, hard);
+	if (round == 0)
+		assert_int_equal(pmx_open_no_tmux(c, robust_env), 0);
+	else if (tmux)
+		assert_int_equal(pmx_open(c, NULL), 0);
+	else
+		assert_int_equal(pmx_open_no_tmux(c, NULL), 0);
+	pmx_set_nofile(0, 0);
+}
+
+/*
  * A hard descriptor limit of 12, robust mode and desktop mode on a
  * fresh socket: start_program is a clear error naming RLIMIT_NOFILE and
  * ulimit -n, and no tmux server or client is left running (none wedged).
@@ -612,12 +621,7 @@ test_nofile_hard(void **state)
 
 	(void)state;
 	for (round = 0; round < 2; round++) {
-		pmx_set_nofile(12, 12);
-		if (round == 0)
-			assert_int_equal(pmx_open_no_tmux(&c, robust_env), 0);
-		else
-			assert_int_equal(pmx_open_no_tmux(&c, NULL), 0);
-		pmx_set_nofile(0, 0);
+		open_limited(&c, round, 12, 12, false);
 		d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}",
 		    15000);
 		assert_non_null(d);
@@ -645,12 +649,7 @@ test_nofile_soft(void **state)
 
 	(void)state;
 	for (round = 0; round < 2; round++) {
-		pmx_set_nofile(12, 4096);
-		if (round == 0)
-			assert_int_equal(pmx_open_no_tmux(&c, robust_env), 0);
-		else
-			assert_int_equal(pmx_open(&c, NULL), 0);
-		pmx_set_nofile(0, 0);
+		open_limited(&c, round, 12, 4096, true);
 		for (i = 0; i < 3; i++) {
 			ids[i] = pmx_start_program(&c, "{\"argv\":[\"sh\","
 			    "\"-c\",\"sleep 1; echo ok\"]}", NULL);
@@ -821,7 +820,5 @@ main(void)
 	/* Runtime directories under each harness's TMPDIR, to be found. */
 	unsetenv("XDG_RUNTIME_DIR");
 	unsetenv("TMUX_TMPDIR");
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("death", tests, NULL, NULL));
+	return (HARNESS_RUN("death", tests, NULL, NULL));
 }

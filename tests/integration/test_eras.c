@@ -24,7 +24,8 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "rpc.h"
+#include "harness.h"
+#include "xmalloc.h"
 #include "timeutil.h"
 
 #define META	"\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":" \
@@ -127,7 +128,7 @@ modern_start(struct pmx *c, const char *argv, const char *level)
 	    "modelcontextprotocol/logLevel\":\"" : "", level ? level : "",
 	    level ? "\"" : "");
 	pmx_send(c, "tools/call", params);
-	if ((d = pmx_next(c, WAIT_MS)) == NULL)
+	if ((d = pmx_next(c, REPLY_MS)) == NULL)
 		fail_msg("no reply to start_program");
 	return (d);
 }
@@ -204,7 +205,7 @@ test_legacy_quiet_until_used(void **state)
 	id = pmx_start_program(c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
 	assert_non_null(id);
 	free(id);
-	end = now_ms() + WAIT_MS;
+	end = now_ms() + REPLY_MS;
 	for (;;) {
 		if ((d = pmx_next(c, (int)(end - now_ms()))) == NULL)
 			fail_msg("no notifications/resources/list_changed");
@@ -253,12 +254,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, rpc_setup, rpc_teardown)
 		T(test_modern_meta),
 		T(test_modern_discover),
 		T(test_modern_removed),
 		cmocka_unit_test_setup_teardown(test_modern_log_level,
-		    setup_one, teardown),
+		    setup_one, rpc_teardown),
 		T(test_legacy_quiet_until_used),
 		T(test_legacy_no_tasks),
 #undef T

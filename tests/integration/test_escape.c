@@ -29,7 +29,7 @@
 
 #include "client.h"
 #include "needs.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 /* Open progmux in robust mode (no tmux of the test's) or desktop mode,
@@ -47,109 +47,11 @@
 #define SANITIZED 0
 #endif
 
-static void
-open_mode(struct pmx *c, bool robust, const char *const *env)
-{
-	const char	*e[8];
-	int		 n = 0;
-
-	if (!robust) {
-		assert_int_equal(pmx_open(c, env), 0);
-		return;
-	}
-	e[n++] = "PROGMUX_ROBUST=1";
-	for (; env != NULL && *env != NULL && n < 7; env++)
-		e[n++] = *env;
-	e[n] = NULL;
-	assert_int_equal(pmx_open_no_tmux(c, e), 0);
-}
-
-/* The runtime directory, from progmux's start line (allocated). */
-static char *
-rundir_of(struct pmx *c)
-{
-	char	*dir = pmx_start_field(c, "runtime directory", 10000);
-
-	assert_non_null(dir);
-	return (dir);
-}
-
-/* The tmux socket progmux uses (allocated): the test's, or the private
- * server's in robust mode. */
-static char *
-socket_of(struct pmx *c)
-{
-	char	*sock = pmx_start_field(c, "socket", 10000);
-
-	assert_non_null(sock);
-	return (sock);
-}
-
-/* Wait up to ms until no process has needle in its command line; how
- * many are left then. */
-static int
-wait_none(const char *needle, int ms)
-{
-	int64_t	deadline = now_ms() + ms;
-	int	n;
-
-	while ((n = pmx_count_procs(needle)) > 0 && now_ms() < deadline)
-		usleep(20000);
-	return (n);
-}
-
-/* Wait up to ms until n processes have needle in their command line. */
-static int
-wait_some(const char *needle, int want, int ms)
-{
-	int64_t	deadline = now_ms() + ms;
-	int	n;
-
-	while ((n = pmx_count_procs(needle)) < want && now_ms() < deadline)
-		usleep(20000);
-	return (n);
-}
-
 /* A marker of this test: "sleep 3KPPPPPP" style, unique per kind. */
 static void
 needle(char *buf, size_t len, int kind)
 {
 	snprintf(buf, len, "sleep %d%d%05d", 3, kind, (int)getpid() % 100000);
-}
-
-/* Parent pid of pid, or -1. */
-static pid_t
-ppid_of(pid_t pid)
-{
-	char	 path[64], *s, *p;
-	pid_t	 pp = -1;
-	size_t	 flen;
-	int	 v;
-
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if ((s = pmx_read_file(path, &flen)) == NULL)
-		return (-1);
-	if ((p = strrchr(s, ')')) != NULL && sscanf(p + 1, " %*c %d", &v) == 1)
-		pp = (pid_t)v;
-	free(s);
-	return (pp);
-}
-
-/* VmRSS of pid in KiB, or -1. */
-static long
-rss_kb(pid_t pid)
-{
-	char	 path[64], *s, *p;
-	size_t	 flen;
-	long	 kb = -1;
-
-	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-	if ((s = pmx_read_file(path, &flen)) == NULL)
-		return (-1);
-	if ((p = strstr(s, "VmRSS:")) != NULL)
-		kb = strtol(p + 6, NULL, 10);
-	free(s);
-	return (kb);
 }
 
 /* The tmux server's pid on sock. */
@@ -181,18 +83,6 @@ dir_has(const char *dir, const char *prefix)
 			yes = true;
 	closedir(d);
 	return (yes);
-}
-
-/* Wait up to ms for path to be gone; true if it is. */
-static bool
-wait_path_gone(const char *path, int ms)
-{
-	int64_t		deadline = now_ms() + ms;
-	struct stat	st;
-
-	while (lstat(path, &st) == 0 && now_ms() < deadline)
-		usleep(20000);
-	return (lstat(path, &st) == -1);
 }
 
 /*
@@ -274,8 +164,8 @@ test_rundir_swapped(void **state)
 	(void)state;
 	open_mode(&c, false, NULL);
 	dir = rundir_of(&c);
-	d = sc_call_ok(&c, "run_program", "{\"argv\":[\"echo\",\"one\"]}");
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(&c, "run_program",
+	    "{\"argv\":[\"echo\",\"one\"]}"));
 	snprintf(away, sizeof away, "%s.away", dir);
 	assert_int_equal(rename(dir, away), 0);
 	assert_int_equal(mkdir(dir, 0700), 0);
@@ -500,7 +390,6 @@ escape_one(bool robust, enum escape_end how)
 	static const char *what[] = { "launcher killed", "guard killed",
 	    "stop_program" };
 	struct pmx	 c;
-	struct json_doc	*d;
 	char		 n[3][32], *pane, *id, args[100], *out, *sock;
 	pid_t		 prog, launcher;
 	int		 left, i;
@@ -509,12 +398,12 @@ escape_one(bool robust, enum escape_end how)
 	sock = socket_of(&c);
 	id = start_escaper(&c, n, &pane);
 	prog = pmx_find_proc(n[2]);
-	launcher = ppid_of(prog);
+	launcher = pmx_ppid(prog);
 	out = pmx_tmux_at(sock, "display-message", "-p", "-t", pane,
 	    "#{pane_pid}", NULL);
 	assert_non_null(out);
 	/* The pane's first process is the guard; the launcher its child. */
-	assert_int_equal(ppid_of(launcher), (pid_t)atol(out));
+	assert_int_equal(pmx_ppid(launcher), (pid_t)atol(out));
 	switch (how) {
 	case END_LAUNCHER:
 		kill(launcher, SIGKILL);
@@ -524,8 +413,7 @@ escape_one(bool robust, enum escape_end how)
 		break;
 	case END_STOP:
 		snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-		d = sc_call_ok(&c, "stop_program", args);
-		json_doc_free(d);
+		json_doc_free(sc_call_ok(&c, "stop_program", args));
 		break;
 	}
 	free(out);
@@ -697,23 +585,6 @@ reaper_of(struct pmx *c)
 #define STOPPED_MS	4000	/* how long a reader is stopped */
 #define TMUX_GROWTH_KB	(24 * 1024) /* tmux may grow by, at most */
 
-/* A process's peak resident memory (VmHWM), KiB; -1 if gone. */
-static long
-hwm_kb(pid_t pid)
-{
-	char	 path[64], *s, *p;
-	size_t	 flen;
-	long	 kb = -1;
-
-	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-	if ((s = pmx_read_file(path, &flen)) == NULL)
-		return (-1);
-	if ((p = strstr(s, "VmHWM:")) != NULL)
-		kb = strtol(p + 6, NULL, 10);
-	free(s);
-	return (kb);
-}
-
 #define SEQ_BYTES	22888896L	/* seq 1 3000000 */
 
 /* Is t (n bytes) the start of seq's output: 1, 2, 3 ... each on a line,
@@ -787,7 +658,7 @@ reader_stopped(bool stop_reaper, long ceiling)
 	tmux = tmux_server_pid(sock);
 	who = stop_reaper ? reaper_of(&c) : c.front;
 	assert_true(who > 0);
-	before = rss_kb(tmux);
+	before = pmx_status_kb(tmux, "VmRSS");
 	kill(who, SIGSTOP);
 	/* (The keys go over tmux directly: the front is stopped.) */
 	free(pmx_tmux_at(sock, "send-keys", "-t", "%1", "Enter", NULL));
@@ -797,8 +668,8 @@ reader_stopped(bool stop_reaper, long ceiling)
 	usleep(STOPPED_MS * 1000);
 	while (pmx_count_procs("seq 1 3000000") > 0 && now_ms() - t0 < 60000)
 		usleep(50000);
-	after = rss_kb(tmux);
-	whwm = hwm_kb(writer);
+	after = pmx_status_kb(tmux, "VmRSS");
+	whwm = pmx_status_kb(writer, "VmHWM");
 	kill(who, SIGCONT);
 	print_message("%s stopped %lld ms, ceiling %ld: tmux RSS %ld -> %ld "
 	    "KiB, writer peak %ld KiB\n", stop_reaper ? "reaper" : "front",
@@ -884,10 +755,8 @@ test_pane_history_cells(void **state)
 
 	(void)state;
 	open_mode(&c, false, NULL);
-	d = pmx_call(&c, "run_program", "{\"argv\":[\"true\"],\"width\":10000,"
-	    "\"height\":100}", 20000);
-	assert_non_null(d);
-	assert_true(pmx_is_error(d));
+	d = sc_call_err(&c, "run_program", "{\"argv\":[\"true\"],"
+	    "\"width\":10000,\"height\":100}");
 	assert_non_null(strstr(pmx_text(d), "PROGMUX_PANE_MAX_CELLS"));
 	assert_non_null(strstr(pmx_text(d), "history-limit"));
 	json_doc_free(d);
@@ -1170,8 +1039,5 @@ main(void)
 		cmocka_unit_test(test_eof_after_start),
 	};
 
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("escape", tests, NULL, NULL));
+	return (HARNESS_RUN("escape", tests, NULL, NULL));
 }

@@ -18,7 +18,7 @@
 
 #include "client.h"
 #include "needs.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define LONG_MS		20000	/* a timeout the tests must not reach */
@@ -29,64 +29,6 @@ static const int log_errors[12] = {
 	1, 17, 999, 1000, 4321, 9000, 12345, 15000, 17777, 19000, 19998, 20000
 };
 
-static struct pmx	C;
-
-static int
-group_setup(void **state)
-{
-	(void)state;
-	return (pmx_open(&C, NULL));
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return (pmx_close(&C) == 0 ? 0 : -1);
-}
-
-static struct json_doc *
-call_ok(const char *tool, const char *args)
-{
-	return (sc_call_ok(&C, tool, args));
-}
-
-/* read_program on id with these extra arguments. */
-static struct json_doc *
-rd(const char *id, int64_t cursor, int64_t timeout, const char *extra)
-{
-	char	args[600];
-
-	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":%lld,"
-	    "\"timeoutMs\":%lld%s%s}", id, (long long)cursor,
-	    (long long)timeout, extra[0] ? "," : "", extra);
-	return (call_ok("read_program", args));
-}
-
-/* stop_program id. */
-static void
-stop(const char *id)
-{
-	char	args[200];
-
-	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-	json_doc_free(call_ok("stop_program", args));
-}
-
-/* A call that must be a tool error whose text holds needle. */
-static void
-refused(const char *tool, const char *args, const char *needle)
-{
-	struct json_doc	*d = pmx_call(&C, tool, args, 40000);
-
-	assert_non_null(d);
-	if (!pmx_is_error(d))
-		fail_msg("%s %s was not refused: %s", tool, args, pmx_text(d));
-	if (strstr(pmx_text(d), needle) == NULL)
-		fail_msg("%s %s: the error does not say %s: %s", tool, args,
-		    needle, pmx_text(d));
-	json_doc_free(d);
-}
 
 /* The python program printing the log; its argv as JSON members. */
 static const char log_argv[] = "\"argv\":[\"python3\",\"-c\",\"import sys\\n"
@@ -181,10 +123,11 @@ test_read_tail_running(void **state)
 
 	(void)state;
 	PMX_NEED_TTYWAIT();
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"seq 1 50; stty "
+	id = pmx_start_program(&group,
+	    "{\"argv\":[\"sh\",\"-c\",\"seq 1 50; stty "
 	    "-echo; read go; echo after; exec sleep 30\"]}", &pane);
 	assert_non_null(id);
-	free(pmx_read_until(&C, id, "\n50\n", LONG_MS));
+	free(pmx_read_until(&group, id, "\n50\n", LONG_MS));
 	d = rd(id, 0, LONG_MS, "\"tail\":2");
 	assert_string_equal(sc_need_str(d, "text"), "49\n50\n");
 	assert_int_equal(sc_int(d, "skippedLines"), 48);
@@ -342,7 +285,7 @@ test_read_filter_running(void **state)
 	int64_t		 t0;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"echo one; "
+	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\",\"echo one; "
 	    "sleep 0.5; echo two; sleep 0.5; echo 'FAIL: three'; exec sleep "
 	    "30\"]}", NULL);
 	assert_non_null(id);
@@ -393,17 +336,17 @@ test_run_filter_tail(void **state)
 
 	/* What is still refused, and why. */
 	refused("run_program", "{\"argv\":[\"true\"],\"filter\":\"(\"}",
-	    "filter");
+	    "filter", NULL);
 	refused("run_program", "{\"argv\":[\"true\"],\"context\":1}",
-	    "context goes with filter");
+	    "context goes with filter", NULL);
 	refused("read_program", "{\"programId\":\"p1\",\"filter\":\"(\"}",
-	    "filter");
+	    "filter", NULL);
 	refused("read_program", "{\"programId\":\"p1\",\"until\":\"(\"}",
-	    "until");
+	    "until", NULL);
 	refused("read_program", "{\"programId\":\"p1\",\"context\":1}",
-	    "context goes with filter");
+	    "context goes with filter", NULL);
 	refused("read_program", "{\"programId\":\"p1\",\"context\":1,"
-	    "\"tail\":2,\"until\":\"a\"}", "context goes with filter");
+	    "\"tail\":2,\"until\":\"a\"}", "context goes with filter", NULL);
 }
 
 /* Has the program whose argv[2] holds needle ended (list_programs)? */
@@ -446,20 +389,20 @@ test_run_filter_bounded(void **state)
 	    "\"arguments\":{\"argv\":[\"python3\",\"-c\",\"import sys\\n"
 	    "sys.stdout.write(('b' * 20 + '\\\\n') * 20000)\"],"
 	    "\"filter\":\"^(b|bb)*[^b]\"}}");
-	rid = pmx_send(&C, "tools/call", args);
+	rid = pmx_send(&group, "tools/call", args);
 	t0 = now_ms();
 	while (!ended_by_argv("('b' * 20")) {
 		if (now_ms() - t0 > LONG_MS)
 			fail_msg("the program never ended");
 		usleep(10000);
 	}
-	pid = pmx_send(&C, "ping", NULL);
-	d = pmx_next(&C, 40000);
+	pid = pmx_send(&group, "ping", NULL);
+	d = pmx_next(&group, 40000);
 	assert_non_null(d);
 	if (json_int(json_get(json_root(d), "id")) != pid)
 		fail_msg("the run answered before the ping: %s", pmx_text(d));
 	json_doc_free(d);
-	d = pmx_wait(&C, rid, 40000);
+	d = pmx_wait(&group, rid, 40000);
 	assert_non_null(d);
 	assert_false(pmx_is_error(d));
 	assert_int_equal(sc_int(d, "matchedLines"), 0);
@@ -589,7 +532,8 @@ test_read_combinations(void **state)
 		snprintf(args, sizeof args, "{\"programId\":\"%s\",%s}", id,
 		    refused_args[i]);
 		refused("read_program", args, "context goes with filter: it is "
-		    "how many lines to show around each line filter matches");
+		    "how many lines to show around each line filter matches",
+		    NULL);
 	}
 	stop(id);
 	free(id);
@@ -611,7 +555,7 @@ test_one_call(void **state)
 	char		*id;
 
 	(void)state;
-	id = pmx_start_program(&C, build, NULL);
+	id = pmx_start_program(&group, build, NULL);
 	assert_non_null(id);
 	d = rd(id, 0, LONG_MS, "\"until\":\"BUILD FAILED\"");
 	assert_true(sc_bool(d, "matched"));
@@ -625,7 +569,7 @@ test_one_call(void **state)
 	json_doc_free(d);
 	free(id);
 
-	id = pmx_start_program(&C, build, NULL);
+	id = pmx_start_program(&group, build, NULL);
 	assert_non_null(id);
 	d = rd(id, 0, LONG_MS, "\"tail\":5");
 	assert_string_equal(sc_need_str(d, "text"), "199997\n199998\n199999\n"
@@ -655,8 +599,5 @@ main(void)
 		cmocka_unit_test(test_one_call),
 	};
 
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("filter", tests, group_setup,
-	    group_teardown));
+	return (HARNESS_RUN("filter", tests, group_setup, group_teardown));
 }

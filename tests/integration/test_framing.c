@@ -25,7 +25,8 @@
 #include <sys/ioctl.h>
 
 #include "client.h"
-#include "rpc.h"
+#include "harness.h"
+#include "xmalloc.h"
 
 /* A ping line padded by a params._meta string of pad bytes. */
 static char *
@@ -140,23 +141,6 @@ test_message_too_large(void **state)
 #define SLOW_READS	5000	/* read_program requests a client sends */
 #define SLOW_HWM_KB	(128 * 1024)	/* the front's peak RSS may reach */
 #define SLOW_ASAN_KB	(64 * 1024)	/* more for AddressSanitizer's own */
-
-/* A number from /proc/PID/status (kB), or -1. */
-static long
-status_kb(pid_t pid, const char *field)
-{
-	char	 path[64], *text, *at;
-	size_t	 len;
-	long	 kb = -1;
-
-	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-	if ((text = pmx_read_file(path, &len)) == NULL)
-		return (-1);
-	if ((at = strstr(text, field)) != NULL && at[strlen(field)] == ':')
-		kb = strtol(at + strlen(field) + 1, NULL, 10);
-	free(text);
-	return (kb);
-}
 
 /* Write what c's stdin takes now from b (non-blocking); false if none. */
 static bool
@@ -318,7 +302,7 @@ test_slow_client_bounded(void **state)
 	}
 	assert_int_equal(next, first + SLOW_READS);
 	assert_int_equal(in.len, 0);
-	hwm = status_kb(c->front, "VmHWM");
+	hwm = pmx_status_kb(c->front, "VmHWM");
 	assert_true(hwm > 0);
 	/* A sanitizer build keeps shadow memory and redzones as well. */
 	snprintf(path, sizeof path, "/proc/%ld/maps", (long)c->front);
@@ -465,7 +449,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, rpc_setup, rpc_teardown)
 		T(test_message_8mib),
 		T(test_message_too_large),
 		T(test_slow_client_bounded),

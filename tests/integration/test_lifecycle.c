@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "client.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define children_of	pmx_children
@@ -522,9 +522,7 @@ test_no_tmux(void **state)
 	(void)state;
 	assert_int_equal(pmx_open(&c, env), 0);
 	for (i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-		d = pmx_call(&c, calls[i][0], calls[i][1], 10000);
-		assert_non_null(d);
-		assert_true(pmx_is_error(d));
+		d = sc_call_err(&c, calls[i][0], calls[i][1]);
 		if (strstr(pmx_text(d), "tmux") == NULL)
 			fail_msg("%s: %s", calls[i][0], pmx_text(d));
 		json_doc_free(d);
@@ -600,9 +598,7 @@ test_old_tmux(void **state)
 	snprintf(envbin, sizeof envbin, "PROGMUX_TMUX_BIN=%s", path);
 	assert_int_equal(pmx_open(&c, env), 0);
 	for (i = 0; i < 2; i++) {
-		d = pmx_call(&c, "run_program", "{\"argv\":[\"true\"]}", 10000);
-		assert_non_null(d);
-		assert_true(pmx_is_error(d));
+		d = sc_call_err(&c, "run_program", "{\"argv\":[\"true\"]}");
 		if (strstr(pmx_text(d), "3.2a") == NULL)
 			fail_msg("%s", pmx_text(d));
 		json_doc_free(d);
@@ -779,8 +775,5 @@ main(void)
 
 	/* No login shell (the person's profile) in any pane we cause. */
 	setenv("SHELL", "/bin/sh", 1);
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("lifecycle", tests, NULL, NULL));
+	return (HARNESS_RUN("lifecycle", tests, NULL, NULL));
 }

@@ -29,7 +29,7 @@
 #include <cmocka.h>
 
 #include "client.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define WAIT_MS	15000
@@ -61,33 +61,13 @@ wait_all_ended(struct pmx *c, size_t n)
 	}
 }
 
-/* Is programId id still held? (Asked of list_programs, which reads no
- * program's text: a read would count as reading it.) */
-static bool
-known(struct pmx *c, const char *id)
-{
-	const struct json	*progs;
-	struct json_doc		*d;
-	size_t			 i;
-	bool			 yes = false;
-
-	d = sc_call_ok(c, "list_programs", "{}");
-	progs = sc_get(d, "programs");
-	for (i = 0; i < json_len(progs); i++)
-		if (strcmp(json_str(json_get(json_at(progs, i), "programId"),
-		    NULL), id) == 0)
-			yes = true;
-	json_doc_free(d);
-	return (yes);
-}
-
 /* Wait until id is no longer known (evicted), failing after WAIT_MS. */
 static void
 wait_unknown(struct pmx *c, const char *id)
 {
 	int64_t	deadline = now_ms() + WAIT_MS;
 
-	while (known(c, id)) {
+	while (is_listed(c, id)) {
 		if (now_ms() > deadline)
 			fail_msg("%s is still known", id);
 		usleep(20000);
@@ -187,7 +167,7 @@ test_unread_kept(void **state)
 	wait_all_ended(&c, 5);
 	/* All five kept, and a sixth start refused. */
 	for (i = 0; i < 5; i++)
-		assert_true(known(&c, ids[i]));
+		assert_true(is_listed(&c, ids[i]));
 	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", WAIT_MS);
 	assert_true(pmx_is_error(d));
 	assert_non_null(strstr(pmx_text(d), "PROGMUX_KEEP_ENDED"));
@@ -336,7 +316,7 @@ test_unread_lifetime(void **state)
 	/* Its end evicts both (one kept), the oldest first. */
 	wait_unknown(&c, a);
 	wait_unknown(&c, b);
-	assert_true(known(&c, x));
+	assert_true(is_listed(&c, x));
 	free(a);
 	free(b);
 	free(x);
@@ -389,7 +369,7 @@ test_stop_at_start(void **state)
 		d = sc_call_ok(&c, "stop_program", args);
 		assert_non_null(strstr(pmx_text(d), "forgotten"));
 		json_doc_free(d);
-		assert_false(known(&c, id));
+		assert_false(is_listed(&c, id));
 		free(id);
 		n++;
 	}
@@ -409,7 +389,7 @@ test_stop_at_start(void **state)
 		assert_non_null(strstr(pmx_text(d), "forgotten"));
 		json_doc_free(d);
 		snprintf(args, sizeof args, "p%d", n);
-		assert_false(known(&c, args));
+		assert_false(is_listed(&c, args));
 	}
 	d = sc_call_ok(&c, "list_programs", "{}");
 	assert_int_equal(json_len(sc_get(d, "programs")), 0);
@@ -646,7 +626,6 @@ static void
 test_ssh_hung(void **state)
 {
 	struct pmx	*cp = &ssh.c;
-	struct json_doc	*d;
 	char		 path[600], cfg[2000], script[2000], marker[64];
 	char		 envmark[400], *argv[12], *out, *bin, *id;
 	const char	*sshd = "/usr/sbin/sshd";
@@ -745,8 +724,7 @@ test_ssh_hung(void **state)
 		usleep(20000);
 	}
 	assert_true(pmx_count_env(envmark) >= 4);	/* front, tmux, ... */
-	d = sc_call_ok(cp, "list_programs", "{}");
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(cp, "list_programs", "{}"));
 
 	/* The connection hangs: its client answers nothing any more. */
 	assert_int_equal(kill(cp->pid, SIGSTOP), 0);

@@ -19,24 +19,9 @@
 #include <cmocka.h>
 
 #include "client.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
-static struct pmx	C;
-
-static int
-group_setup(void **state)
-{
-	(void)state;
-	return (pmx_open(&C, NULL));
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return (pmx_close(&C) == 0 ? 0 : -1);
-}
 
 /* Start, read to the end, return the text; *last keeps the final read. */
 static char *
@@ -44,34 +29,11 @@ run(const char *args, struct json_doc **last)
 {
 	char	*id, *text;
 
-	id = pmx_start_program(&C, args, NULL);
+	id = pmx_start_program(&group, args, NULL);
 	assert_non_null(id);
-	text = pmx_read_all(&C, id, 20000, last);
+	text = pmx_read_all(&group, id, 20000, last);
 	free(id);
 	return (text);
-}
-
-/* A call that must fail as a tool error mentioning each needle. */
-static void
-expect_tool_error(const char *tool, const char *args, ...)
-{
-	struct json_doc	*d;
-	const char	*needle, *text;
-	va_list		 ap;
-
-	d = pmx_call(&C, tool, args, 10000);
-	assert_non_null(d);
-	if (!pmx_is_error(d))
-		fail_msg("%s %s did not fail: %s", tool, args, pmx_text(d));
-	text = pmx_text(d);
-	va_start(ap, args);
-	while ((needle = va_arg(ap, const char *)) != NULL) {
-		if (strstr(text, needle) == NULL)
-			fail_msg("error for %s %s lacks \"%s\": %s", tool, args,
-			    needle, text);
-	}
-	va_end(ap);
-	json_doc_free(d);
 }
 
 /* The server still answers: a trivial program runs to completion. */
@@ -131,7 +93,7 @@ test_argv_verbatim(void **state)
 	json_doc_free(d);
 
 	/* Nothing was run by a shell. */
-	snprintf(marker, sizeof marker, "%s/pwned", C.dir);
+	snprintf(marker, sizeof marker, "%s/pwned", group.dir);
 	xasprintf(&args, "{\"argv\":[\"echo\",\"$(touch %s)\",\";\","
 	    "\"touch\",\"%s\"]}", marker, marker);
 	text = run(args, &d);
@@ -208,7 +170,7 @@ test_start_directory(void **state)
 	char		*text, *args, *q, dir[400];
 
 	(void)state;
-	snprintf(dir, sizeof dir, "%s/with space;and$dollar", C.dir);
+	snprintf(dir, sizeof dir, "%s/with space;and$dollar", group.dir);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	q = pmx_jstr(dir);
 	xasprintf(&args, "{\"argv\":[\"pwd\"],\"startDirectory\":%s}", q);
@@ -247,7 +209,7 @@ test_not_started(void **state)
 	free(text);
 	json_doc_free(d);
 
-	snprintf(path, sizeof path, "%s/notexec", C.dir);
+	snprintf(path, sizeof path, "%s/notexec", group.dir);
 	f = fopen(path, "w");
 	fputs("#!/bin/sh\necho no\n", f);
 	fclose(f);
@@ -310,11 +272,11 @@ test_running_and_timeout(void **state)
 	int64_t		 t0;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\","
+	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\","
 	    "\"echo first; exec sleep 30\"]}", NULL);
 	assert_non_null(id);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-	d = pmx_call(&C, "read_program", args, 10000);
+	d = pmx_call(&group, "read_program", args, 10000);
 	assert_string_equal(sc_str(d, "text"), "first\n");
 	assert_string_equal(sc_str(d, "outcome"), "running");
 	assert_false(sc_bool(d, "ended"));
@@ -327,7 +289,7 @@ test_running_and_timeout(void **state)
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":6,"
 	    "\"timeoutMs\":300}", id);
 	t0 = now_ms();
-	d = pmx_call(&C, "read_program", args, 10000);
+	d = pmx_call(&group, "read_program", args, 10000);
 	assert_true(now_ms() - t0 >= 290);
 	assert_string_equal(sc_str(d, "text"), "");
 	assert_int_equal(sc_int(d, "cursor"), 6);
@@ -338,7 +300,7 @@ test_running_and_timeout(void **state)
 	/* timeoutMs 0 answers at once. */
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":6,"
 	    "\"timeoutMs\":0}", id);
-	d = pmx_call(&C, "read_program", args, 10000);
+	d = pmx_call(&group, "read_program", args, 10000);
 	assert_int_equal(sc_int(d, "effectiveTimeoutMs"), 0);
 	assert_string_equal(sc_str(d, "text"), "");
 	json_doc_free(d);
@@ -355,24 +317,24 @@ test_read_wakes_on_line(void **state)
 	int64_t		 rid, pid, t0;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\","
+	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\","
 	    "\"read x; echo got $x; exec sleep 30\"]}", &pane);
 	assert_non_null(id);
 	snprintf(args, sizeof args, "{\"name\":\"read_program\","
 	    "\"arguments\":{\"programId\":\"%s\",\"timeoutMs\":20000}}", id);
-	rid = pmx_send(&C, "tools/call", args);
-	pid = pmx_send(&C, "ping", NULL);
+	rid = pmx_send(&group, "tools/call", args);
+	pid = pmx_send(&group, "ping", NULL);
 	/* The ping is answered while the read waits: its reply comes first. */
-	d = pmx_next(&C, 10000);
+	d = pmx_next(&group, 10000);
 	assert_non_null(d);
 	assert_int_equal(json_int(json_get(json_root(d), "id")), pid);
 	json_doc_free(d);
 	/* Type a line into the pane: the waiting read answers with it, long
 	 * before its 20 s are up. */
 	t0 = now_ms();
-	free(pmx_tmux(&C, "send-keys", "-t", pane, "-l", "hi", NULL));
-	free(pmx_tmux(&C, "send-keys", "-t", pane, "Enter", NULL));
-	d = pmx_wait(&C, rid, 15000);
+	free(pmx_tmux(&group, "send-keys", "-t", pane, "-l", "hi", NULL));
+	free(pmx_tmux(&group, "send-keys", "-t", pane, "Enter", NULL));
+	d = pmx_wait(&group, rid, 15000);
 	assert_non_null(d);
 	if (strstr(sc_str(d, "text"), "hi\n") == NULL &&
 	    sc_bool(d, "waitingForInput")) {
@@ -382,7 +344,7 @@ test_read_wakes_on_line(void **state)
 		    "\"cursor\":%lld,\"timeoutMs\":20000}", id,
 		    (long long)sc_int(d, "cursor"));
 		json_doc_free(d);
-		d = pmx_call(&C, "read_program", args, 15000);
+		d = pmx_call(&group, "read_program", args, 15000);
 		assert_non_null(d);
 	}
 	assert_true(now_ms() - t0 < 10000);	/* not the 20 s timeout */
@@ -400,26 +362,27 @@ test_paging(void **state)
 	char		*id, args[200];
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"seq\",\"1\",\"10\"]}", NULL);
+	id = pmx_start_program(&group,
+	    "{\"argv\":[\"seq\",\"1\",\"10\"]}", NULL);
 	/* Wait for the end, then read it in pages. */
-	free(pmx_read_all(&C, id, 10000, NULL));
+	free(pmx_read_all(&group, id, 10000, NULL));
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"maxLines\":3}",
 	    id);
-	d = pmx_call(&C, "read_program", args, 10000);
+	d = pmx_call(&group, "read_program", args, 10000);
 	assert_string_equal(sc_str(d, "text"), "1\n2\n3\n");
 	assert_int_equal(sc_int(d, "cursor"), 6);
 	assert_false(sc_bool(d, "ended"));
 	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":6,"
 	    "\"maxLines\":4}", id);
-	d = pmx_call(&C, "read_program", args, 10000);
+	d = pmx_call(&group, "read_program", args, 10000);
 	assert_string_equal(sc_str(d, "text"), "4\n5\n6\n7\n");
 	assert_false(sc_bool(d, "ended"));
 	assert_string_equal(sc_str(d, "outcome"), "completed");
 	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":14,"
 	    "\"maxLines\":4}", id);
-	d = pmx_call(&C, "read_program", args, 10000);
+	d = pmx_call(&group, "read_program", args, 10000);
 	assert_string_equal(sc_str(d, "text"), "8\n9\n10\n");
 	assert_true(sc_bool(d, "ended"));
 	assert_true(sc_bool(d, "outputComplete"));
@@ -427,12 +390,12 @@ test_paging(void **state)
 	/* Mid-line cursor works; past the end is an error. */
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":19}",
 	    id);
-	d = pmx_call(&C, "read_program", args, 10000);
+	d = pmx_call(&group, "read_program", args, 10000);
 	assert_string_equal(sc_str(d, "text"), "0\n");
 	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":22}",
 	    id);
-	expect_tool_error("read_program", args, "cursor", NULL);
+	refused("read_program", args, "cursor", NULL);
 	free(id);
 
 	/* Long output comes in pages of at most about 24,000 characters,
@@ -445,14 +408,14 @@ test_paging(void **state)
 		int		 pages = 0;
 		bool		 ended = false;
 
-		id = pmx_start_program(&C, "{\"argv\":[\"seq\",\"1\","
+		id = pmx_start_program(&group, "{\"argv\":[\"seq\",\"1\","
 		    "\"20000\"]}", NULL);
 		assert_non_null(id);
-		free(pmx_read_all(&C, id, 20000, NULL));
+		free(pmx_read_all(&group, id, 20000, NULL));
 		while (!ended) {
 			snprintf(args, sizeof args, "{\"programId\":\"%s\","
 			    "\"cursor\":%lld}", id, (long long)cursor);
-			d = pmx_call(&C, "read_program", args, 10000);
+			d = pmx_call(&group, "read_program", args, 10000);
 			t = sc_str(d, "text");
 			len = strlen(t);
 			assert_true(len > 0 && len <= 24000);
@@ -533,64 +496,64 @@ test_bad_start_input(void **state)
 	size_t	 i;
 
 	(void)state;
-	expect_tool_error("start_program", "{\"argv\":[]}", "argv", NULL);
-	expect_tool_error("start_program", "{}", "argv", NULL);
-	expect_tool_error("start_program", "{\"argv\":\"ls\"}", "argv", NULL);
-	expect_tool_error("start_program", "{\"argv\":[1]}", "argv", NULL);
+	refused("start_program", "{\"argv\":[]}", "argv", NULL);
+	refused("start_program", "{}", "argv", NULL);
+	refused("start_program", "{\"argv\":\"ls\"}", "argv", NULL);
+	refused("start_program", "{\"argv\":[1]}", "argv", NULL);
 	big = xmalloc(257 * 6 + 32);
 	strcpy(big, "{\"argv\":[");
 	for (i = 0; i < 257; i++)
 		strcat(big, i ? ",\"x\"" : "\"x\"");
 	strcat(big, "]}");
-	expect_tool_error("start_program", big, "argv", "256", NULL);
+	refused("start_program", big, "argv", "256", NULL);
 	free(big);
-	expect_tool_error("start_program", "{\"argv\":[\"echo\",\"a\\u0000b\"]}",
+	refused("start_program", "{\"argv\":[\"echo\",\"a\\u0000b\"]}",
 	    "NUL", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"fromPaneId\":\"1\"}", "fromPaneId", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"fromPaneId\":\"%1; kill-server\"}", "fromPaneId", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"fromPaneId\":\"%99999\"}", "%99999", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"placement\":\"split\"}", "fromPaneId", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"fromPaneId\":\"%0\",\"placement\":\"tab\"}", "placement", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],\"width\":0}",
+	refused("start_program", "{\"argv\":[\"true\"],\"width\":0}",
 	    "width", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"height\":10001}", "height", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"width\":1.5}", "width", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"lifetimeMs\":0}", "lifetimeMs", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"lifetimeMs\":-5}", "lifetimeMs", NULL);
 	xasprintf(&args, "{\"argv\":[\"true\"],\"startDirectory\":7}");
-	expect_tool_error("start_program", args, "startDirectory", NULL);
+	refused("start_program", args, "startDirectory", NULL);
 	free(args);
-	expect_tool_error("start_program", "{\"argv\":[\"cat\"],\"input\":\"x\"}",
+	refused("start_program", "{\"argv\":[\"cat\"],\"input\":\"x\"}",
 	    "input", "run_program", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],\"keep\":true}",
+	refused("start_program", "{\"argv\":[\"true\"],\"keep\":true}",
 	    "keep", "run_program", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"inheritShell\":true}", "inheritShell", "run_program", NULL);
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],"
+	refused("start_program", "{\"argv\":[\"true\"],"
 	    "\"separateStderr\":true}", "separateStderr", "run_program", NULL);
 	/* A field it does not know is no error (it is ignored, and named),
 	 * but does not hide one. */
-	expect_tool_error("start_program", "{\"argv\":[\"true\"],\"width\":0,"
+	refused("start_program", "{\"argv\":[\"true\"],\"width\":0,"
 	    "\"bogusField\":1}", "width", "ignored unknown field "
 	    "\"bogusField\"", NULL);
-	expect_tool_error("read_program", "{\"programId\":\"nope\"}", "nope",
+	refused("read_program", "{\"programId\":\"nope\"}", "nope",
 	    NULL);
-	expect_tool_error("read_program", "{\"programId\":\"\"}", "programId",
+	refused("read_program", "{\"programId\":\"\"}", "programId",
 	    NULL);
-	expect_tool_error("read_program", "{\"programId\":\"p1\","
+	refused("read_program", "{\"programId\":\"p1\","
 	    "\"cursor\":-1}", "cursor", NULL);
-	expect_tool_error("read_program", "{\"programId\":\"p1\","
+	refused("read_program", "{\"programId\":\"p1\","
 	    "\"maxLines\":0}", "maxLines", NULL);
-	expect_tool_error("read_program", "{\"programId\":\"p1\","
+	refused("read_program", "{\"programId\":\"p1\","
 	    "\"timeoutMs\":1.5}", "timeoutMs", NULL);
 	still_serving();
 }
@@ -602,14 +565,14 @@ test_lifetime_reported(void **state)
 	struct json_doc	*d;
 
 	(void)state;
-	d = pmx_call(&C, "start_program", "{\"argv\":[\"true\"]}", 10000);
+	d = pmx_call(&group, "start_program", "{\"argv\":[\"true\"]}", 10000);
 	assert_int_equal(sc_int(d, "effectiveLifetimeMs"), 600000);
 	json_doc_free(d);
-	d = pmx_call(&C, "start_program", "{\"argv\":[\"true\"],"
+	d = pmx_call(&group, "start_program", "{\"argv\":[\"true\"],"
 	    "\"lifetimeMs\":9007199254740991}", 10000);
 	assert_int_equal(sc_int(d, "effectiveLifetimeMs"), 3600000);
 	json_doc_free(d);
-	d = pmx_call(&C, "start_program", "{\"argv\":[\"true\"],"
+	d = pmx_call(&group, "start_program", "{\"argv\":[\"true\"],"
 	    "\"lifetimeMs\":1234}", 10000);
 	assert_int_equal(sc_int(d, "effectiveLifetimeMs"), 1234);
 	json_doc_free(d);
@@ -624,14 +587,15 @@ test_expired(void **state)
 	char		*id, *pane, *text;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"trap '' TERM "
+	id = pmx_start_program(&group,
+	    "{\"argv\":[\"sh\",\"-c\",\"trap '' TERM "
 	    "HUP; echo up; while :; do sleep 0.1; done\"],\"lifetimeMs\":500}",
 	    &pane);
 	assert_non_null(id);
 	/* No call for a while: the pane must go by itself. */
-	assert_true(pmx_wait_pane_gone(&C, pane, 10000));
+	assert_true(pmx_wait_pane_gone(&group, pane, 10000));
 	/* (Its end may still be on its way from the reaper: read to it.) */
-	text = pmx_read_all(&C, id, 10000, &d);
+	text = pmx_read_all(&group, id, 10000, &d);
 	assert_string_equal(text, "up\n");
 	free(text);
 	assert_string_equal(sc_str(d, "outcome"), "expired");
@@ -651,20 +615,20 @@ test_gone(void **state)
 	char		*id, *pane, *text;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\","
+	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\","
 	    "\"echo before; exec sleep 30\"]}", &pane);
-	d = pmx_call(&C, "read_program", "{\"programId\":\"p0\"}", 1000);
+	d = pmx_call(&group, "read_program", "{\"programId\":\"p0\"}", 1000);
 	json_doc_free(d);
 	{
 		char args[100];
 
 		snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-		d = pmx_call(&C, "read_program", args, 10000);
+		d = pmx_call(&group, "read_program", args, 10000);
 		assert_string_equal(sc_str(d, "text"), "before\n");
 		json_doc_free(d);
 	}
-	free(pmx_tmux(&C, "kill-pane", "-t", pane, NULL));
-	text = pmx_read_all(&C, id, 10000, &d);
+	free(pmx_tmux(&group, "kill-pane", "-t", pane, NULL));
+	text = pmx_read_all(&group, id, 10000, &d);
 	assert_string_equal(text, "before\n");
 	assert_string_equal(sc_str(d, "outcome"), "gone");
 	assert_true(sc_null(d, "exitStatus"));
@@ -684,10 +648,10 @@ test_pane_removed_at_end(void **state)
 	char		*id, *pane, *text;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"echo\",\"bye\"]}", &pane);
-	text = pmx_read_all(&C, id, 10000, &d);
+	id = pmx_start_program(&group, "{\"argv\":[\"echo\",\"bye\"]}", &pane);
+	text = pmx_read_all(&group, id, 10000, &d);
 	assert_string_equal(text, "bye\n");
-	assert_true(pmx_wait_pane_gone(&C, pane, 5000));
+	assert_true(pmx_wait_pane_gone(&group, pane, 5000));
 	free(text);
 	json_doc_free(d);
 	free(id);
@@ -703,60 +667,60 @@ test_from_pane(void **state)
 	char		*base, *id, *pane, *text, *args, *out, *win, *win2;
 
 	(void)state;
-	base = pmx_tmux(&C, "display-message", "-p", "-t", "=base:",
+	base = pmx_tmux(&group, "display-message", "-p", "-t", "=base:",
 	    "#{pane_id}", NULL);
 	assert_non_null(base);
 	base[strcspn(base, "\n")] = '\0';
-	win = pmx_tmux(&C, "display-message", "-p", "-t", base,
+	win = pmx_tmux(&group, "display-message", "-p", "-t", base,
 	    "#{session_name}", NULL);
 
 	xasprintf(&args, "{\"argv\":[\"pwd\"],\"fromPaneId\":\"%s\"}", base);
-	id = pmx_start_program(&C, args, &pane);
+	id = pmx_start_program(&group, args, &pane);
 	free(args);
 	assert_non_null(id);
-	text = pmx_read_all(&C, id, 10000, &d);
-	out = pmx_tmux(&C, "display-message", "-p", "-t", base,
+	text = pmx_read_all(&group, id, 10000, &d);
+	out = pmx_tmux(&group, "display-message", "-p", "-t", base,
 	    "#{pane_current_path}", NULL);
 	assert_non_null(out);
 	assert_string_equal(text, out);		/* in its directory */
 	free(out);
-	win2 = pmx_tmux(&C, "display-message", "-p", "-t", pane,
+	win2 = pmx_tmux(&group, "display-message", "-p", "-t", pane,
 	    "#{session_name}", NULL);
 	assert_non_null(win2);
 	assert_string_equal(win, win2);	/* same session */
 	free(win2);
-	out = pmx_tmux(&C, "display-message", "-p", "-t", pane,
+	out = pmx_tmux(&group, "display-message", "-p", "-t", pane,
 	    "#{window_id}", NULL);
-	win2 = pmx_tmux(&C, "display-message", "-p", "-t", base,
+	win2 = pmx_tmux(&group, "display-message", "-p", "-t", base,
 	    "#{window_id}", NULL);
 	assert_string_not_equal(out, win2);	/* a window of its own */
 	free(out);
 	free(win2);
 	/* Still there after the end; stop_program removes it. */
-	out = pmx_tmux(&C, "list-panes", "-a", "-F", "#{pane_id}", NULL);
+	out = pmx_tmux(&group, "list-panes", "-a", "-F", "#{pane_id}", NULL);
 	assert_true(pmx_has_line(out, pane));
 	free(out);
 	free(text);
 	json_doc_free(d);
 	xasprintf(&args, "{\"programId\":\"%s\"}", id);
-	d = pmx_call(&C, "stop_program", args, 10000);
+	d = pmx_call(&group, "stop_program", args, 10000);
 	free(args);
 	assert_false(pmx_is_error(d));
 	json_doc_free(d);
-	if (!pmx_wait_pane_gone(&C, pane, 5000))
+	if (!pmx_wait_pane_gone(&group, pane, 5000))
 		fail_msg("kept pane %s stayed after stop", pane);
 	free(id);
 	free(pane);
 
 	xasprintf(&args, "{\"argv\":[\"stty\",\"size\"],\"fromPaneId\":\"%s\","
 	    "\"placement\":\"split\"}", base);
-	id = pmx_start_program(&C, args, &pane);
+	id = pmx_start_program(&group, args, &pane);
 	free(args);
 	assert_non_null(id);
-	text = pmx_read_all(&C, id, 10000, &d);
-	out = pmx_tmux(&C, "display-message", "-p", "-t", pane,
+	text = pmx_read_all(&group, id, 10000, &d);
+	out = pmx_tmux(&group, "display-message", "-p", "-t", pane,
 	    "#{window_id}", NULL);
-	win2 = pmx_tmux(&C, "display-message", "-p", "-t", base,
+	win2 = pmx_tmux(&group, "display-message", "-p", "-t", base,
 	    "#{window_id}", NULL);
 	assert_string_equal(out, win2);	/* the same window: a split */
 	free(out);
@@ -790,8 +754,8 @@ test_ids_unique(void **state)
 	char	*a, *b;
 
 	(void)state;
-	a = pmx_start_program(&C, "{\"argv\":[\"true\"]}", NULL);
-	b = pmx_start_program(&C, "{\"argv\":[\"true\"]}", NULL);
+	a = pmx_start_program(&group, "{\"argv\":[\"true\"]}", NULL);
+	b = pmx_start_program(&group, "{\"argv\":[\"true\"]}", NULL);
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_string_not_equal(a, b);
@@ -826,9 +790,5 @@ main(void)
 		cmocka_unit_test(test_ids_unique),
 	};
 
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("programs", tests, group_setup,
-	    group_teardown));
+	return (HARNESS_RUN("programs", tests, group_setup, group_teardown));
 }

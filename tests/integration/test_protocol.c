@@ -25,7 +25,8 @@
 #include <string.h>
 
 #include "client.h"
-#include "rpc.h"
+#include "harness.h"
+#include "xmalloc.h"
 
 /* Pins: each supported version is echoed; an unknown one gets the newest. */
 static void
@@ -320,7 +321,7 @@ test_cancel_drops_reply(void **state)
 		fail_msg("a reply came after the cancellation");
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":0}",
 	    prog);
-	d = pmx_call(c, "read_program", args, WAIT_MS);
+	d = pmx_call(c, "read_program", args, REPLY_MS);
 	assert_non_null(d);
 	assert_false(pmx_is_error(d));
 	sc = pmx_sc(d);
@@ -651,7 +652,7 @@ test_logging(void **state)
 	char		*prog;
 
 	id = pmx_send(c0, "logging/setLevel", "{\"level\":\"loud\"}");
-	d = pmx_wait(c0, id, WAIT_MS);
+	d = pmx_wait(c0, id, REPLY_MS);
 	assert_non_null(d);
 	assert_int_equal(json_int(json_get(json_get(json_root(d), "error"),
 	    "code")), -32602);
@@ -662,20 +663,20 @@ test_logging(void **state)
 	prog = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
 	assert_non_null(prog);
 	id = pmx_send(&c, "logging/setLevel", "{\"level\":\"warning\"}");
-	d = pmx_wait(&c, id, WAIT_MS);
+	d = pmx_wait(&c, id, REPLY_MS);
 	assert_non_null(pmx_result(d));
 	json_doc_free(d);
-	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", WAIT_MS);
+	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", REPLY_MS);
 	assert_true(pmx_is_error(d));
 	json_doc_free(d);
 	assert_int_equal(count_held(&c, "notifications/message", "level",
 	    "warning", NULL), 1);
 
 	id = pmx_send(&c, "logging/setLevel", "{\"level\":\"error\"}");
-	d = pmx_wait(&c, id, WAIT_MS);
+	d = pmx_wait(&c, id, REPLY_MS);
 	assert_non_null(pmx_result(d));
 	json_doc_free(d);
-	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", WAIT_MS);
+	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", REPLY_MS);
 	assert_true(pmx_is_error(d));
 	json_doc_free(d);
 	assert_int_equal(count_held(&c, "notifications/message", "level",
@@ -688,7 +689,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, rpc_setup, rpc_teardown)
 		T(test_version_negotiation),
 		T(test_initialize_result),
 		T(test_ping),

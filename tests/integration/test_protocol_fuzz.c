@@ -21,7 +21,8 @@
 #include <string.h>
 
 #include "client.h"
-#include "rpc.h"
+#include "harness.h"
+#include "xmalloc.h"
 
 /* The fuzz run's generator: the harness's xorshift64*, seeded. */
 static uint64_t
@@ -194,7 +195,7 @@ fuzz_one(struct pmx *c, int n, const char *p, size_t len,
 		send_line(c, line);
 	}
 	for (;;) {
-		if ((d = pmx_next(c, WAIT_MS)) == NULL) {
+		if ((d = pmx_next(c, REPLY_MS)) == NULL) {
 			snprintf(why, sizeof why, "no sentinel reply (server "
 			    "dead or stuck, or wrote a non-JSON line)");
 			ok = false;
@@ -467,7 +468,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, rpc_setup, rpc_teardown)
 		T(test_fuzz),
 #undef T
 	};

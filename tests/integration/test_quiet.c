@@ -31,51 +31,16 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define QUIET_ROUNDS	4
-
-/* Open progmux in robust mode (no tmux of the test's) or desktop mode. */
-static void
-open_mode(struct pmx *c, bool robust)
-{
-	const char	*e[] = { "PROGMUX_ROBUST=1", NULL };
-
-	if (robust)
-		assert_int_equal(pmx_open_no_tmux(c, e), 0);
-	else
-		assert_int_equal(pmx_open(c, NULL), 0);
-}
 
 /* A marker of this test: "sleep 4KPPPPP", unique per kind. */
 static void
 needle(char *buf, size_t len, int kind)
 {
 	snprintf(buf, len, "sleep 4%d%05d", kind, (int)getpid() % 100000);
-}
-
-/* Wait up to ms until no process has needle in its command line. */
-static int
-wait_none(const char *n, int ms)
-{
-	int64_t	deadline = now_ms() + ms;
-	int	left;
-
-	while ((left = pmx_count_procs(n)) > 0 && now_ms() < deadline)
-		poll(NULL, 0, 20);
-	return (left);
-}
-
-/* Wait up to ms for path to be gone; true if it is. */
-static bool
-wait_path_gone(const char *path, int ms)
-{
-	int64_t		deadline = now_ms() + ms;
-	struct stat	st;
-
-	while (lstat(path, &st) == 0 && now_ms() < deadline)
-		poll(NULL, 0, 20);
-	return (lstat(path, &st) == -1);
 }
 
 /* Does a line of text hold "warning" or "error" (any case)? The first
@@ -158,7 +123,7 @@ test_start_then_eof(void **state)
 	(void)state;
 	needle(n, sizeof n, 1);
 	for (robust = 0; robust < 2; robust++) {
-		open_mode(&c, robust);
+		open_mode(&c, robust, NULL);
 		dir = pmx_start_field(&c, "runtime directory", 10000);
 		assert_non_null(dir);
 		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
@@ -189,7 +154,7 @@ test_start_now_eof(void **state)
 	(void)state;
 	needle(n, sizeof n, 2);
 	for (i = 0; i < 2 * QUIET_ROUNDS; i++) {
-		open_mode(&c, i % 2);
+		open_mode(&c, i % 2, NULL);
 		dir = pmx_start_field(&c, "runtime directory", 10000);
 		assert_non_null(dir);
 		send_start(&c, n);
@@ -216,7 +181,7 @@ test_connect_eof(void **state)
 
 	(void)state;
 	for (robust = 0; robust < 2; robust++) {
-		open_mode(&c, robust);
+		open_mode(&c, robust, NULL);
 		dir = pmx_start_field(&c, "runtime directory", 10000);
 		assert_non_null(dir);
 		eof(&c);
@@ -257,7 +222,7 @@ test_tree_killed(void **state)
 	(void)state;
 	needle(n, sizeof n, 3);
 	for (i = 0; i < 2 * QUIET_ROUNDS; i++) {
-		open_mode(&c, i % 2);
+		open_mode(&c, i % 2, NULL);
 		dir = pmx_start_field(&c, "runtime directory", 10000);
 		assert_non_null(dir);
 		snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\","
@@ -322,7 +287,7 @@ test_end_said(void **state)
 
 	(void)state;
 	for (robust = 0; robust < 2; robust++) {
-		open_mode(&c, robust);
+		open_mode(&c, robust, NULL);
 		d = pmx_call(&c, "list_programs", "{}", 10000);
 		assert_non_null(d);
 		json_doc_free(d);
@@ -357,8 +322,5 @@ main(void)
 		cmocka_unit_test(test_end_said),
 	};
 
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("quiet", tests, NULL, NULL));
+	return (HARNESS_RUN("quiet", tests, NULL, NULL));
 }

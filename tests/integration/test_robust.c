@@ -28,29 +28,10 @@
 
 #include "client.h"
 #include "needs.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 static const char *robust_env[] = { "PROGMUX_ROBUST=1", NULL };
-
-/* Open progmux in robust mode (no tmux of ours) or desktop mode. */
-static void
-open_mode(struct pmx *c, bool robust, const char *const *env)
-{
-	static char	 tt[400];
-	const char	*e[8];
-	int		 n = 0;
-
-	if (robust) {
-		e[n++] = "PROGMUX_ROBUST=1";
-		for (; env != NULL && *env != NULL && n < 6; env++)
-			e[n++] = *env;
-		e[n] = NULL;
-		assert_int_equal(pmx_open_no_tmux(c, e), 0);
-	} else
-		assert_int_equal(pmx_open(c, env), 0);
-	(void)tt;
-}
 
 /* The private server's socket: the one tmux -S ... of progmux's client. */
 static char *
@@ -473,10 +454,7 @@ test_no_leaks(void **state)
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}",
 	    json_str(json_get(pmx_sc(d), "programId"), NULL));
 	json_doc_free(d);
-	d = pmx_call(&c, "stop_program", args, 10000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(&c, "stop_program", args));
 	snprintf(path, sizeof path, "/proc/%d/fd", (int)c.front);
 #define COUNT_DIR(p, n) do {						\
 	DIR *dd = opendir(p); struct dirent *de; (n) = 0;		\
@@ -495,10 +473,7 @@ test_no_leaks(void **state)
 		assert_non_null(id);
 		snprintf(args, sizeof args, "{\"programId\":\"%s\","
 		    "\"graceMs\":100}", id);
-		d = pmx_call(&c, "stop_program", args, 10000);
-		assert_non_null(d);
-		assert_false(pmx_is_error(d));
-		json_doc_free(d);
+		json_doc_free(sc_call_ok(&c, "stop_program", args));
 		free(id);
 	}
 	t0 = now_ms();
@@ -709,18 +684,13 @@ test_stop_kept_quiet(void **state)
 
 	(void)state;
 	open_mode(&c, false, NULL);
-	d = pmx_call(&c, "run_program", "{\"argv\":[\"echo\",\"kept\"],"
-	    "\"keep\":true}", 20000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
+	d = sc_call_ok(&c, "run_program", "{\"argv\":[\"echo\",\"kept\"],"
+	    "\"keep\":true}");
 	assert_string_equal(sc_str(d, "outcome"), "completed");
 	id = xstrdup(sc_str(d, "programId"));
 	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-	d = pmx_call(&c, "stop_program", args, 15000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(&c, "stop_program", args));
 	free(id);
 	dir = runtime_dir(&c);
 	assert_non_null(dir);
@@ -884,8 +854,5 @@ main(void)
 	};
 
 	(void)robust_env;
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("robust", tests, NULL, NULL));
+	return (HARNESS_RUN("robust", tests, NULL, NULL));
 }

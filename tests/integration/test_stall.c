@@ -28,7 +28,7 @@
 #include <cmocka.h>
 
 #include "client.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define PING_MAX_US	100000	/* any ping, under load (see above) */
@@ -125,7 +125,7 @@ read_args(const char *id, int64_t cursor, int64_t timeout)
 
 /* Send a read_program call without waiting; its request id. */
 static int64_t
-send_read(struct pmx *c, const char *id, int64_t cursor, int64_t timeout)
+stall_send_read(struct pmx *c, const char *id, int64_t cursor, int64_t timeout)
 {
 	char	*args, *params;
 	int64_t	 rid;
@@ -226,7 +226,7 @@ test_threads_prompt(void **state)
 		json_doc_free(d);
 	}
 	for (i = 0; i < 10; i++)
-		rid[i] = send_read(&c, id, cursor, 6000);
+		rid[i] = stall_send_read(&c, id, cursor, 6000);
 	/* Pings for 4 s, one every 10 ms, while the reads wait. */
 	for (t0 = now_ms(); now_ms() - t0 < 4000 && n < 400; n++) {
 		lat[n] = ping_us(&c);
@@ -286,7 +286,7 @@ test_many_waiting_reads(void **state)
 	rid0 = c.next_id + 1;
 	for (i = 0; i < want; i++) {
 		sent[i] = now_us();
-		assert_int_equal(send_read(&c, id, 0, READ_WAIT_MS), rid0 +
+		assert_int_equal(stall_send_read(&c, id, 0, READ_WAIT_MS), rid0 +
 		    (int64_t)i);
 	}
 	ping_id = pmx_send(&c, "ping", NULL);
@@ -475,8 +475,5 @@ main(void)
 		cmocka_unit_test(test_before_initialize),
 	};
 
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("stall", tests, NULL, NULL));
+	return (HARNESS_RUN("stall", tests, NULL, NULL));
 }

@@ -73,7 +73,7 @@
 #include <cmocka.h>
 
 #include "client.h"
-#include "sc.h"
+#include "harness.h"
 #include "utf8.h"
 #include "xmalloc.h"
 
@@ -83,7 +83,6 @@
 #define ST_HISTORY	"5000"	/* the private server's history-limit */
 #define ST_CELL		21	/* bytes one cell holds in tmux 3.3a */
 
-static struct pmx	C;
 static int		tmux_version;	/* 303 for 3.3a, 308 for 3.8 */
 static char		tmux_name[32];	/* "3.3a" */
 
@@ -131,7 +130,7 @@ st_below(uint64_t n)
 static int
 st_version(void)
 {
-	char	*v = pmx_tmux(&C, "display-message", "-p", "#{version}",
+	char	*v = pmx_tmux(&group, "display-message", "-p", "#{version}",
 		    NULL);
 	char	*p;
 	int	 major = 0, minor = 0;
@@ -153,7 +152,7 @@ st_version(void)
  * progmux on a private tmux server with room in its history for a
  * round, and that tmux's version. */
 static int
-group_setup(void **state)
+st_setup(void **state)
 {
 	char	*out;
 
@@ -163,26 +162,16 @@ group_setup(void **state)
 		fprintf(stderr, "no UTF-8 locale for wcwidth\n");
 		return (-1);
 	}
-	if (pmx_open(&C, NULL) == -1) {
-		pmx_close(&C);
+	if (group_open(NULL) == -1)
 		return (-1);
-	}
-	out = pmx_tmux(&C, "set-option", "-g", "history-limit", ST_HISTORY,
+	out = pmx_tmux(&group, "set-option", "-g", "history-limit", ST_HISTORY,
 	    NULL);
 	free(out);
 	if (out == NULL || (tmux_version = st_version()) < 0) {
-		pmx_close(&C);
+		pmx_close(&group);
 		return (-1);
 	}
 	return (0);
-}
-
-/* progmux and its tmux server end. */
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return (pmx_close(&C));
 }
 
 /* ---- The generator ---- */
@@ -963,7 +952,7 @@ st_round(uint64_t seed, size_t *nlines, size_t *nbytes)
 	pmx_srand(seed);
 	st_generate(&g, ST_LINES);
 
-	xasprintf(&path, "%s/stream", C.dir);
+	xasprintf(&path, "%s/stream", group.dir);
 	f = fopen(path, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(g.b.data, 1, g.b.len, f), g.b.len);
@@ -972,14 +961,14 @@ st_round(uint64_t seed, size_t *nlines, size_t *nbytes)
 	jp = pmx_jstr(path);
 	xasprintf(&args, "{\"argv\":[\"cat\",%s],\"keep\":true,\"width\":%d,"
 	    "\"height\":24,\"timeoutMs\":30000}", jp, ST_WIDTH);
-	d = sc_call_ok(&C, "run_program", args);
+	d = sc_call_ok(&group, "run_program", args);
 	if (!sc_bool(d, "ended"))
 		fail_msg("cat did not end: %s", pmx_text(d));
 	id = xstrdup(sc_need_str(d, "programId"));
 	pane = xstrdup(sc_need_str(d, "paneId"));
 	json_doc_free(d);
 
-	text = pmx_read_all(&C, id, 60000, &last);
+	text = pmx_read_all(&group, id, 60000, &last);
 	assert_non_null(last);
 	if (!sc_bool(last, "ended"))
 		fail_msg("the text was not read to its end");
@@ -989,15 +978,15 @@ st_round(uint64_t seed, size_t *nlines, size_t *nbytes)
 	json_doc_free(last);
 
 	if (tmux_version >= 304)	/* -T: up to the last cell used */
-		cap = pmx_tmux(&C, "capture-pane", "-p", "-N", "-T", "-S",
+		cap = pmx_tmux(&group, "capture-pane", "-p", "-N", "-T", "-S",
 		    "-", "-E", "-", "-t", pane, NULL);
 	else
-		cap = pmx_tmux(&C, "capture-pane", "-p", "-N", "-S", "-",
+		cap = pmx_tmux(&group, "capture-pane", "-p", "-N", "-S", "-",
 		    "-E", "-", "-t", pane, NULL);
 	assert_non_null(cap);
 	free(args);
 	xasprintf(&args, "{\"programId\":\"%s\"}", id);
-	json_doc_free(sc_call_ok(&C, "stop_program", args));
+	json_doc_free(sc_call_ok(&group, "stop_program", args));
 	unlink(path);
 
 	nours = st_split(text, strlen(text), &ours);
@@ -1107,5 +1096,5 @@ main(void)
 		cmocka_unit_test(test_strip_vs_tmux),
 	};
 
-	return (cmocka_run_group_tests(tests, group_setup, group_teardown));
+	return (cmocka_run_group_tests(tests, st_setup, group_teardown));
 }

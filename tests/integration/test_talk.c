@@ -21,33 +21,12 @@
 
 #include "client.h"
 #include "needs.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define LONG_MS		20000	/* a timeout the tests must not reach */
 #define WELL_BEFORE_MS	10000	/* "well before" that timeout */
 
-static struct pmx	C;
-
-static int
-group_setup(void **state)
-{
-	(void)state;
-	return (pmx_open(&C, NULL));
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return (pmx_close(&C) == 0 ? 0 : -1);
-}
-
-static struct json_doc *
-call_ok(const char *tool, const char *args)
-{
-	return (sc_call_ok(&C, tool, args));
-}
 
 /* A boolean field that must be there. */
 static bool
@@ -60,18 +39,6 @@ need_bool(const struct json_doc *d, const char *key)
 	return (json_bool(v));
 }
 
-/* read_program with these extra arguments (JSON members or ""). */
-static struct json_doc *
-rd(const char *id, int64_t cursor, int64_t timeout, const char *extra)
-{
-	char	args[600];
-
-	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":%lld,"
-	    "\"timeoutMs\":%lld%s%s}", id, (long long)cursor,
-	    (long long)timeout, extra[0] ? "," : "", extra);
-	return (call_ok("read_program", args));
-}
-
 /* send_keys keys (a JSON string) to pane, waiting up to timeout. */
 static struct json_doc *
 send(const char *pane, const char *keys, int64_t timeout)
@@ -81,16 +48,6 @@ send(const char *pane, const char *keys, int64_t timeout)
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":%s,"
 	    "\"timeoutMs\":%lld}", pane, keys, (long long)timeout);
 	return (call_ok("send_keys", args));
-}
-
-/* stop_program id. */
-static void
-stop(const char *id)
-{
-	char	args[200];
-
-	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-	json_doc_free(call_ok("stop_program", args));
 }
 
 /*
@@ -133,14 +90,13 @@ static void
 test_shell_read_prompt(void **state)
 {
 	struct json_doc		*d;
-	const struct json	*list, *it;
+	const struct json	*it;
 	char			*id, *pane;
 	int64_t			 t0;
-	size_t			 i;
-	bool			 found = false;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"printf 'Name? '; "
+	id = pmx_start_program(&group,
+	    "{\"argv\":[\"sh\",\"-c\",\"printf 'Name? '; "
 	    "read n; echo \\\"hi $n\\\"\"]}", &pane);
 	assert_non_null(id);
 	t0 = now_ms();
@@ -157,20 +113,12 @@ test_shell_read_prompt(void **state)
 	    "waiting for input at \"Name? \""));
 	json_doc_free(d);
 
-	d = call_ok("list_programs", "{}");
-	list = sc_get(d, "programs");
-	for (i = 0; i < json_len(list); i++) {
-		it = json_at(list, i);
-		if (strcmp(json_str(json_get(it, "programId"), NULL), id) != 0)
-			continue;
-		found = true;
-		assert_non_null(json_get(it, "waitingForInput"));
-		assert_true(json_bool(json_get(it, "waitingForInput")));
-		assert_non_null(json_get(it, "unfinishedLine"));
-		assert_string_equal(json_str(json_get(it, "unfinishedLine"),
-		    NULL), "Name? ");
-	}
-	assert_true(found);
+	assert_non_null(it = listed(&group, id, &d));
+	assert_non_null(json_get(it, "waitingForInput"));
+	assert_true(json_bool(json_get(it, "waitingForInput")));
+	assert_non_null(json_get(it, "unfinishedLine"));
+	assert_string_equal(json_str(json_get(it, "unfinishedLine"), NULL),
+	    "Name? ");
 	json_doc_free(d);
 
 	d = send(pane, "\"bob\"", LONG_MS);
@@ -198,7 +146,8 @@ test_python_repl(void **state)
 
 	(void)state;
 	PMX_NEED_TTYWAIT();
-	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-q\"]}", &pane);
+	id = pmx_start_program(&group,
+	    "{\"argv\":[\"python3\",\"-q\"]}", &pane);
 	assert_non_null(id);
 	d = read_until_waiting(id, &cursor, NULL);
 	assert_string_equal(sc_need_str(d, "unfinishedLine"), ">>> ");
@@ -237,7 +186,7 @@ test_password_prompt(void **state)
 	char		*id, *pane;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
+	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
 	    "printf 'Password: '; read p; stty echo; echo got\"]}", &pane);
 	assert_non_null(id);
 	d = rd(id, 0, LONG_MS, "");
@@ -332,22 +281,22 @@ test_run_prompt_latency(void **state)
 	int64_t		 run_ms, read_ms, rid;
 
 	(void)state;
-	xasprintf(&file, "%s/prompt-at", C.dir);
+	xasprintf(&file, "%s/prompt-at", group.dir);
 	jfile = pmx_jstr(file);
 	/* A read parked before the prompt comes. */
 	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"sleep 1.5; "
 	    "printf 'Proceed? [y/N] '; date +%%s%%N >\\\"$1\\\"; read a\","
 	    "\"sh\",%s]}", jfile);
-	id = pmx_start_program(&C, args, &pane);
+	id = pmx_start_program(&group, args, &pane);
 	assert_non_null(id);
 	snprintf(args, sizeof args, "{\"name\":\"read_program\","
 	    "\"arguments\":{\"programId\":\"%s\",\"timeoutMs\":%d}}", id,
 	    LONG_MS);
-	rid = pmx_send(&C, "tools/call", args);
-	d = pmx_wait(&C, rid, 40000);
+	rid = pmx_send(&group, "tools/call", args);
+	d = pmx_wait(&group, rid, 40000);
 	assert_non_null(d);
 	assert_true(need_bool(d, "waitingForInput"));
-	read_ms = (C.read_real_ns - prompt_ns(file)) / 1000000;
+	read_ms = (group.read_real_ns - prompt_ns(file)) / 1000000;
 	json_doc_free(d);
 	stop(id);
 	free(id);
@@ -357,11 +306,11 @@ test_run_prompt_latency(void **state)
 	    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"sleep 1.5; printf "
 	    "'Proceed? [y/N] '; date +%%s%%N >\\\"$1\\\"; read a\",\"sh\","
 	    "%s],\"timeoutMs\":%d}}", jfile, LONG_MS);
-	rid = pmx_send(&C, "tools/call", args);
-	d = pmx_wait(&C, rid, 40000);
+	rid = pmx_send(&group, "tools/call", args);
+	d = pmx_wait(&group, rid, 40000);
 	assert_non_null(d);
 	assert_true(need_bool(d, "waitingForInput"));
-	run_ms = (C.read_real_ns - prompt_ns(file)) / 1000000;
+	run_ms = (group.read_real_ns - prompt_ns(file)) / 1000000;
 	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
 	stop(id);
@@ -393,7 +342,7 @@ test_run_record_readable(void **state)
 	assert_non_null(strstr(pmx_text(d), "read_program from cursor 0"));
 	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
-	all = pmx_read_all(&C, id, LONG_MS, &d);
+	all = pmx_read_all(&group, id, LONG_MS, &d);
 	assert_non_null(all);
 	assert_true(strncmp(all, "1\n2\n3\n", 6) == 0);
 	assert_non_null(strstr(all, "\n19999\n20000\n"));
@@ -419,7 +368,7 @@ test_keeps_waiting(void **state)
 
 	(void)state;
 	PMX_NEED_TTYWAIT();
-	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-c\",\"import "
+	id = pmx_start_program(&group, "{\"argv\":[\"python3\",\"-c\",\"import "
 	    "select, sys\\nprint('watching', flush=True)\\nfor i in "
 	    "range(200):\\n    r, _, _ = select.select([sys.stdin], [], [], "
 	    "0.3)\\n    print('tick', i, flush=True)\\n\"]}", NULL);
@@ -446,31 +395,24 @@ static void
 test_busy_partial_line(void **state)
 {
 	struct json_doc		*d;
-	const struct json	*list, *it;
+	const struct json	*it;
 	char			*id;
 	int64_t			 t0 = now_ms();
-	size_t			 i;
 	bool			 seen = false;
 
 	(void)state;
 	PMX_NEED_TTYWAIT();
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"printf "
+	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\",\"printf "
 	    "'Compiling... '; sleep 3; echo done\"]}", NULL);
 	assert_non_null(id);
 	/* list_programs shows the partial line, not waiting. */
 	while (!seen) {
 		if (now_ms() - t0 > LONG_MS)
 			fail_msg("list_programs never showed the partial line");
-		d = call_ok("list_programs", "{}");
-		list = sc_get(d, "programs");
-		for (i = 0; i < json_len(list); i++) {
-			it = json_at(list, i);
-			if (strcmp(json_str(json_get(it, "programId"), NULL),
-			    id) != 0 || json_get(it, "unfinishedLine") == NULL)
-				continue;
-			if (strcmp(json_str(json_get(it, "unfinishedLine"),
-			    NULL), "Compiling... ") != 0)
-				continue;
+		it = listed(&group, id, &d);
+		if (it != NULL && json_get(it, "unfinishedLine") != NULL &&
+		    strcmp(json_str(json_get(it, "unfinishedLine"), NULL),
+		    "Compiling... ") == 0) {
 			seen = true;
 			assert_false(json_bool(json_get(it,
 			    "waitingForInput")));
@@ -499,7 +441,7 @@ test_server_not_waiting(void **state)
 	int64_t		 cursor;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-m\","
+	id = pmx_start_program(&group, "{\"argv\":[\"python3\",\"-m\","
 	    "\"http.server\",\"0\",\"--bind\",\"127.0.0.1\"]}", NULL);
 	assert_non_null(id);
 	d = rd(id, 0, LONG_MS, "\"until\":\"^Serving HTTP on .* port "
@@ -518,6 +460,35 @@ test_server_not_waiting(void **state)
 }
 
 /*
+ * id's program (in pane) waits for a line before it prints: a read that
+ * finds nothing (the old server has no early return: it runs out), then
+ * a read from cursor 0 parked, then "go" typed; the parked read's reply,
+ * which must be a result.
+ */
+static struct json_doc *
+read_parked_then_go(const char *id, const char *pane)
+{
+	struct json_doc	*d;
+	char		 args[400];
+	int64_t		 rid;
+
+	d = rd(id, 0, 3000, "");
+	assert_string_equal(sc_need_str(d, "text"), "");
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"name\":\"read_program\","
+	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
+	    "\"timeoutMs\":%d}}", id, LONG_MS);
+	rid = pmx_send(&group, "tools/call", args);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"go\"}",
+	    pane);
+	json_doc_free(call_ok("send_keys", args));
+	d = pmx_wait(&group, rid, 40000);
+	assert_non_null(d);
+	assert_false(pmx_is_error(d));
+	return (d);
+}
+
+/*
  * `git log -5 --stat` (printed at once) comes in one read, by a read that
  * was already waiting when it came: the program holds it back until the
  * test has parked the read (a line on its terminal, not echoed), and
@@ -527,47 +498,22 @@ test_server_not_waiting(void **state)
 static void
 test_git_log_burst(void **state)
 {
-	static const char script[] =
-	    "set -e; cd \"$1\"; git init -q repo; cd repo\n"
-	    "for i in 1 2 3 4 5 6; do\n"
-	    "  for f in a b c d; do seq 1 $((i * 7)) > \"$f$i.txt\"; done\n"
-	    "  git add .\n"
-	    "  git -c user.name=T -c user.email=t@example.org commit -q "
-	    "-m \"commit $i with a longer subject line\"\n"
-	    "done\n";
 	struct json_doc	*d;
-	char		*argv[] = { "sh", "-c", (char *)script, "sh", C.dir,
-			    NULL };
 	char		*out, *dir, *id, *pane, args[800];
-	int		 st, reads;
-	int64_t		 cursor, rid;
+	int		 reads;
+	int64_t		 cursor;
 
 	(void)state;
-	out = pmx_run_capture(argv, &st);
-	free(out);
-	assert_int_equal(st, 0);
-	xasprintf(&dir, "%s/repo", C.dir);
+	assert_non_null(dir = pmx_git_repo(&group));
 	out = pmx_jstr(dir);
 	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
 	    "read go; exec git log -5 --stat\"],\"startDirectory\":%s}", out);
 	free(out);
 	free(dir);
-	id = pmx_start_program(&C, args, &pane);
+	id = pmx_start_program(&group, args, &pane);
 	assert_non_null(id);
 	/* (The old server has no early return: this read runs out.) */
-	d = rd(id, 0, 3000, "");
-	assert_string_equal(sc_need_str(d, "text"), "");
-	json_doc_free(d);
-	snprintf(args, sizeof args, "{\"name\":\"read_program\","
-	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
-	    "\"timeoutMs\":%d}}", id, LONG_MS);
-	rid = pmx_send(&C, "tools/call", args);
-	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"go\"}",
-	    pane);
-	json_doc_free(call_ok("send_keys", args));
-	d = pmx_wait(&C, rid, 40000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
+	d = read_parked_then_go(id, pane);
 	assert_non_null(strstr(sc_need_str(d, "text"), "commit 6 with"));
 	cursor = sc_int(d, "cursor");
 	json_doc_free(d);
@@ -597,28 +543,16 @@ static void
 test_seq_pages(void **state)
 {
 	struct json_doc	*d;
-	char		*id, *pane, args[300];
-	int64_t		 cursor = 0, chars = 0, want, rid;
+	char		*id, *pane;
+	int64_t		 cursor = 0, chars = 0, want;
 	int		 reads = 0;
 	bool		 ended = false;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
+	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
 	    "read go; exec seq 1 200000\"]}", &pane);
 	assert_non_null(id);
-	d = rd(id, 0, 3000, "");
-	assert_string_equal(sc_need_str(d, "text"), "");
-	json_doc_free(d);
-	snprintf(args, sizeof args, "{\"name\":\"read_program\","
-	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
-	    "\"timeoutMs\":%d}}", id, LONG_MS);
-	rid = pmx_send(&C, "tools/call", args);
-	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"go\"}",
-	    pane);
-	json_doc_free(call_ok("send_keys", args));
-	d = pmx_wait(&C, rid, 40000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
+	d = read_parked_then_go(id, pane);
 	for (;;) {
 		chars += (int64_t)strlen(sc_need_str(d, "text"));	/* ASCII */
 		cursor = sc_int(d, "cursor");
@@ -653,7 +587,8 @@ test_until(void **state)
 	int64_t		 cursor;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"for i in 1 2 3 "
+	id = pmx_start_program(&group,
+	    "{\"argv\":[\"sh\",\"-c\",\"for i in 1 2 3 "
 	    "4 5; do echo noise $i; done; sleep 0.5; echo 'ready on port "
 	    "8080'; echo after; exec sleep 30\"]}", NULL);
 	assert_non_null(id);
@@ -681,9 +616,7 @@ test_until(void **state)
 
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"until\":\"(\"}",
 	    id);
-	d = pmx_call(&C, "read_program", args, 20000);
-	assert_non_null(d);
-	assert_true(pmx_is_error(d));
+	d = sc_call_err(&group, "read_program", args);
 	assert_non_null(strstr(pmx_text(d), "until"));
 	json_doc_free(d);
 	stop(id);
@@ -707,7 +640,7 @@ test_until_dialect(void **state)
 	size_t		 i;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"echo noise; "
+	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\",\"echo noise; "
 	    "echo 'listening on port 8123'; exec sleep 30\"]}", NULL);
 	assert_non_null(id);
 	for (i = 0; i < sizeof pats / sizeof pats[0]; i++) {
@@ -744,12 +677,12 @@ test_until_hostile(void **state)
 	size_t		 i;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"python3\",\"-c\",\"import "
+	id = pmx_start_program(&group, "{\"argv\":[\"python3\",\"-c\",\"import "
 	    "sys, time\\nsys.stdout.write(('a' * 20 + '\\\\n') * 20000)\\n"
 	    "sys.stdout.write('end\\\\n')\\nsys.stdout.flush()\\n"
 	    "time.sleep(60)\"]}", NULL);
 	assert_non_null(id);
-	all = pmx_read_until(&C, id, "end\n", LONG_MS);
+	all = pmx_read_until(&group, id, "end\n", LONG_MS);
 	assert_non_null(all);
 	total = (int64_t)strlen(all);
 	free(all);
@@ -757,19 +690,19 @@ test_until_hostile(void **state)
 	snprintf(args, sizeof args, "{\"name\":\"read_program\","
 	    "\"arguments\":{\"programId\":\"%s\",\"cursor\":0,"
 	    "\"timeoutMs\":3000,\"until\":\"^(a|aa)*[^a]\"}}", id);
-	rid = pmx_send(&C, "tools/call", args);
+	rid = pmx_send(&group, "tools/call", args);
 	t0 = now_us();
-	pid = pmx_send(&C, "ping", NULL);
+	pid = pmx_send(&group, "ping", NULL);
 	/* Replies come in order of answering: the ping's first. */
-	ping = pmx_next(&C, 40000);
+	ping = pmx_next(&group, 40000);
 	assert_non_null(ping);
 	print_message("ping answered in %.1f ms while the read matched\n",
-	    (double)(C.read_us - t0) / 1000);
+	    (double)(group.read_us - t0) / 1000);
 	if (json_int(json_get(json_root(ping), "id")) != pid)
 		fail_msg("the read answered before the ping: %s",
 		    pmx_text(ping));
 	json_doc_free(ping);
-	d = pmx_wait(&C, rid, 40000);
+	d = pmx_wait(&group, rid, 40000);
 	assert_non_null(d);
 	assert_false(pmx_is_error(d));
 	assert_false(need_bool(d, "matched"));
@@ -783,9 +716,7 @@ test_until_hostile(void **state)
 	/* Over the match limit: an error naming until and the limit. */
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":0,"
 	    "\"until\":\"^(a|aa|aaa)*[^a]\"}", id);
-	d = pmx_call(&C, "read_program", args, 40000);
-	assert_non_null(d);
-	assert_true(pmx_is_error(d));
+	d = sc_call_err(&group, "read_program", args);
 	assert_non_null(strstr(pmx_text(d), "until"));
 	assert_non_null(strstr(pmx_text(d), "limit"));
 	json_doc_free(d);
@@ -793,7 +724,7 @@ test_until_hostile(void **state)
 	for (i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
 		snprintf(args, sizeof args, "{\"programId\":\"%s\","
 		    "\"timeoutMs\":0,\"until\":\"%s\"}", id, hostile[i]);
-		d = pmx_call(&C, "read_program", args, 40000);
+		d = pmx_call(&group, "read_program", args, 40000);
 		if (d == NULL)
 			fail_msg("until %s: no answer", hostile[i]);
 		if (pmx_is_error(d))
@@ -801,12 +732,24 @@ test_until_hostile(void **state)
 		json_doc_free(d);
 	}
 	/* And the server is still there. */
-	pid = pmx_send(&C, "ping", NULL);
-	ping = pmx_wait(&C, pid, 40000);
+	pid = pmx_send(&group, "ping", NULL);
+	ping = pmx_wait(&group, pid, 40000);
 	assert_non_null(ping);
 	json_doc_free(ping);
 	stop(id);
 	free(id);
+}
+
+/* Stop the less of a test on file, remove the file, free them all. */
+static void
+less_end(char *id, char *pane, char *file, char *jfile)
+{
+	stop(id);
+	free(id);
+	free(pane);
+	free(jfile);
+	unlink(file);
+	free(file);
 }
 
 /*
@@ -823,10 +766,10 @@ test_send_keys_screen(void **state)
 	const char	*screen;
 
 	(void)state;
-	assert_non_null(file = pmx_lines_file(&C, "lines.txt", 200));
+	assert_non_null(file = pmx_lines_file(&group, "lines.txt", 200));
 	jfile = pmx_jstr(file);
 	snprintf(args, sizeof args, "{\"argv\":[\"less\",%s]}", jfile);
-	id = pmx_start_program(&C, args, &pane);
+	id = pmx_start_program(&group, args, &pane);
 	assert_non_null(id);
 	json_doc_free(read_until_waiting_from(id, 0));
 
@@ -850,12 +793,7 @@ test_send_keys_screen(void **state)
 	assert_non_null(strstr(sc_need_str(d, "screen"), "line 200"));
 	assert_null(strstr(sc_need_str(d, "screen"), "line 100"));
 	json_doc_free(d);
-	stop(id);
-	free(id);
-	free(pane);
-	free(jfile);
-	unlink(file);
-	free(file);
+	less_end(id, pane, file, jfile);
 }
 
 /*
@@ -874,11 +812,11 @@ test_send_keys_follows(void **state)
 	int		 i;
 
 	(void)state;
-	assert_non_null(file = pmx_lines_file(&C, "lines.txt", 200));
+	assert_non_null(file = pmx_lines_file(&group, "lines.txt", 200));
 	jfile = pmx_jstr(file);
 	snprintf(args, sizeof args, "{\"argv\":[\"less\",%s]}", jfile);
 	for (i = 0; i < 10; i++) {
-		id = pmx_start_program(&C, args, &pane);
+		id = pmx_start_program(&group, args, &pane);
 		assert_non_null(id);
 		json_doc_free(read_until_waiting_from(id, 0));
 		snprintf(args + 300, 300, "{\"paneId\":\"%s\",\"keys\":\"q\","
@@ -893,7 +831,7 @@ test_send_keys_follows(void **state)
 		free(id);
 		free(pane);
 	}
-	id = pmx_start_program(&C, args, &pane);
+	id = pmx_start_program(&group, args, &pane);
 	assert_non_null(id);
 	snprintf(args + 300, 300, "{\"paneId\":\"%s\",\"keys\":\"100g\","
 	    "\"enter\":false,\"timeoutMs\":%d}", pane, LONG_MS);
@@ -903,12 +841,7 @@ test_send_keys_follows(void **state)
 		fail_msg("not the screen at line 100: %s", pmx_text(d));
 	assert_string_equal(sc_need_str(d, "reason"), "screen");
 	json_doc_free(d);
-	stop(id);
-	free(id);
-	free(pane);
-	free(jfile);
-	unlink(file);
-	free(file);
+	less_end(id, pane, file, jfile);
 }
 
 /* send_keys with timeoutMs on a pane that is not a program's: the keys
@@ -920,7 +853,7 @@ test_send_keys_not_program(void **state)
 	char		*pane;
 
 	(void)state;
-	pane = pmx_tmux(&C, "new-session", "-d", "-s", "talk-other", "-P",
+	pane = pmx_tmux(&group, "new-session", "-d", "-s", "talk-other", "-P",
 	    "-F", "#{pane_id}", "sleep 60", NULL);
 	assert_non_null(pane);
 	pane[strcspn(pane, "\n")] = '\0';
@@ -929,7 +862,7 @@ test_send_keys_not_program(void **state)
 	assert_null(sc_get(d, "programId"));
 	assert_non_null(strstr(pmx_text(d), "not the pane of a program"));
 	json_doc_free(d);
-	free(pmx_tmux(&C, "kill-session", "-t", "talk-other", NULL));
+	free(pmx_tmux(&group, "kill-session", "-t", "talk-other", NULL));
 	free(pane);
 }
 
@@ -956,9 +889,5 @@ main(void)
 		cmocka_unit_test(test_send_keys_not_program),
 	};
 
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("talk", tests, group_setup,
-	    group_teardown));
+	return (HARNESS_RUN("talk", tests, group_setup, group_teardown));
 }

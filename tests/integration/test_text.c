@@ -22,12 +22,11 @@
 #include <cmocka.h>
 
 #include "client.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
 #define LONG_MS	15000
 
-static struct pmx	C;
 
 /* Fields seen, each way: every flag true and false, nullables both. */
 static unsigned		seen_true[32], seen_false[32];
@@ -38,20 +37,13 @@ static const char	*flags[] = {
 };
 
 static int
-group_setup(void **state)
+text_setup(void **state)
 {
 	static const char *const env[] = {
 	    "PROGMUX_OUTPUT_MAX_BYTES=65536", NULL };
 
 	(void)state;
-	return (pmx_open(&C, env));
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return (pmx_close(&C));
+	return (group_open(env));
 }
 
 /* The reasons a call can give, and the words the text says each in. */
@@ -351,7 +343,7 @@ call(const char *tool, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof args, fmt, ap);
 	va_end(ap);
-	d = sc_call_ok(&C, tool, args);
+	d = sc_call_ok(&group, tool, args);
 	carries(d, tool);
 	return (d);
 }
@@ -510,7 +502,7 @@ test_tail_filter_screen(void **state)
 	json_doc_free(call("stop_program", "{\"programId\":\"%s\"}", id));
 	free(id);
 
-	assert_non_null(file = pmx_lines_file(&C, "lines.txt", 200));
+	assert_non_null(file = pmx_lines_file(&group, "lines.txt", 200));
 	jfile = pmx_jstr(file);
 	d = call("start_program", "{\"argv\":[\"less\",%s]}", jfile);
 	id = xstrdup(sc_str(d, "programId"));
@@ -612,5 +604,5 @@ main(void)
 		cmocka_unit_test(test_every_way_seen),
 	};
 
-	return (cmocka_run_group_tests(tests, group_setup, group_teardown));
+	return (cmocka_run_group_tests(tests, text_setup, group_teardown));
 }

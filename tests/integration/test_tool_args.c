@@ -20,7 +20,8 @@
 #include <string.h>
 
 #include "client.h"
-#include "rpc.h"
+#include "harness.h"
+#include "xmalloc.h"
 
 /* Assert that obj has member key of type type; return it. */
 static const struct json *
@@ -284,7 +285,7 @@ expect_tool_error(struct pmx *c, const char *tool, const char *args,
 	const struct json	*r, *ie;
 	const char		*text;
 
-	if ((d = pmx_call(c, tool, args, WAIT_MS)) == NULL)
+	if ((d = pmx_call(c, tool, args, REPLY_MS)) == NULL)
 		fail_msg("%s %s: no reply", tool, args);
 	assert_envelope(d);
 	if ((r = json_get(json_root(d), "result")) == NULL)
@@ -649,7 +650,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, rpc_setup, rpc_teardown)
 		T(test_tools_list_shape),
 		T(test_tools_match_seeds),
 		T(test_tools_list_bad_cursor),

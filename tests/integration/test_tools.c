@@ -19,18 +19,17 @@
 #include <cmocka.h>
 
 #include "client.h"
-#include "sc.h"
+#include "harness.h"
 #include "xmalloc.h"
 
-static struct pmx	C;
 static char		home[400];
 static char		slowdir[] = "/tmp/progmux-slowreaper-XXXXXX";
-static bool		slowdir_made;	/* removed by group_teardown */
+static bool		slowdir_made;	/* removed by tools_teardown */
 
 /* progmux runs with HOME and SHELL of our own, so inheritShell reads a
  * login profile this test wrote. */
 static int
-group_setup(void **state)
+tools_setup(void **state)
 {
 	static char	 henv[450], penv[600];
 	const char	*env[] = { henv, "SHELL=/bin/sh", NULL };
@@ -62,11 +61,11 @@ group_setup(void **state)
 	/* Programs get the tmux server's environment: start it with ours. */
 	setenv("HOME", home, 1);
 	setenv("SHELL", "/bin/sh", 1);
-	return (pmx_open(&C, env));
+	return (group_open(env));
 }
 
 static int
-group_teardown(void **state)
+tools_teardown(void **state)
 {
 	char	cmd[500];
 
@@ -79,34 +78,14 @@ group_teardown(void **state)
 		if (system(cmd) != 0)
 			return (-1);
 	}
-	return (pmx_close(&C) == 0 ? 0 : -1);
-}
-
-static struct json_doc *
-call_ok(const char *tool, const char *args)
-{
-	return (sc_call_ok(&C, tool, args));
-}
-
-static void
-expect_error(const char *tool, const char *args, const char *needle)
-{
-	struct json_doc	*d = pmx_call(&C, tool, args, 20000);
-
-	assert_non_null(d);
-	if (!pmx_is_error(d))
-		fail_msg("%s %s did not fail", tool, args);
-	if (needle != NULL && strstr(pmx_text(d), needle) == NULL)
-		fail_msg("%s %s: error lacks \"%s\": %s", tool, args, needle,
-		    pmx_text(d));
-	json_doc_free(d);
+	return (group_teardown(state));
 }
 
 static bool
 pane_exists(const char *pane)
 {
-	char	*out = pmx_tmux(&C, "list-panes", "-a", "-F", "#{pane_id}",
-	    NULL);
+	char	*out = pmx_tmux(&group, "list-panes", "-a", "-F",
+	    "#{pane_id}", NULL);
 	bool	 yes;
 
 	yes = out != NULL && pmx_has_line(out, pane);
@@ -117,7 +96,7 @@ pane_exists(const char *pane)
 static void
 wait_pane_gone(const char *pane)
 {
-	if (!pmx_wait_pane_gone(&C, pane, 5000))
+	if (!pmx_wait_pane_gone(&group, pane, 5000))
 		fail_msg("pane %s is still there", pane);
 }
 
@@ -199,7 +178,8 @@ test_run_timeout(void **state)
 	    "\"timeoutMs\":10000}", sc_str(d, "programId"),
 	    (long long)sc_int(d, "cursor"));
 	{
-		char	*text = pmx_read_all(&C, sc_str(d, "programId"), 10000,
+		char	*text = pmx_read_all(&group,
+		    sc_str(d, "programId"), 10000,
 		    &r);
 
 		assert_string_equal(text, "early\nlate\n");
@@ -347,14 +327,15 @@ test_stop(void **state)
 	snprintf(needle, sizeof needle, "sleep 7%06d", (int)getpid() % 1000000);
 	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"trap '' TERM; "
 	    "echo ready; exec %s\"]}", needle);
-	id = pmx_start_program(&C, args, &pane);
+	id = pmx_start_program(&group, args, &pane);
 	assert_non_null(id);
-	text = pmx_read_until(&C, id, "ready\n", 10000);	/* TERM ignored */
+	text = pmx_read_until(&group,
+	    id, "ready\n", 10000);	/* TERM ignored */
 	assert_non_null(text);
 	free(text);
 	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
 	    "{\"programId\":\"%s\",\"cursor\":6,\"timeoutMs\":20000}}", id);
-	rid = pmx_send(&C, "tools/call", args);
+	rid = pmx_send(&group, "tools/call", args);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"graceMs\":300}",
 	    id);
 	d = call_ok("stop_program", args);
@@ -363,7 +344,7 @@ test_stop(void **state)
 	assert_string_equal(sc_str(d, "signal"), "SIGKILL");
 	assert_string_equal(sc_str(d, "programId"), id);
 	json_doc_free(d);
-	d = pmx_wait(&C, rid, 5000);
+	d = pmx_wait(&group, rid, 5000);
 	assert_non_null(d);
 	assert_string_equal(sc_str(d, "outcome"), "stopped");
 	json_doc_free(d);
@@ -371,11 +352,11 @@ test_stop(void **state)
 	assert_int_equal(pmx_count_procs(needle), 0);
 	/* Forgotten: stopping or reading again is an error. */
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-	expect_error("stop_program", args, id);
-	expect_error("read_program", args, id);
-	expect_error("stop_program", "{\"programId\":\"nosuch\"}", "nosuch");
-	expect_error("stop_program", "{\"programId\":\"x\",\"graceMs\":-1}",
-	    "graceMs");
+	refused("stop_program", args, id, NULL);
+	refused("read_program", args, id, NULL);
+	refused("stop_program", "{\"programId\":\"nosuch\"}", "nosuch", NULL);
+	refused("stop_program", "{\"programId\":\"x\",\"graceMs\":-1}",
+	    "graceMs", NULL);
 	free(id);
 	free(pane);
 }
@@ -407,7 +388,7 @@ test_capture(void **state)
 	char		*id, *pane, args[200];
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"seq 1 50; "
+	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\",\"seq 1 50; "
 	    "printf '\\\\033[2;5Hmoved'; exec sleep 30\"],\"width\":40,"
 	    "\"height\":10}", &pane);
 	assert_non_null(id);
@@ -428,10 +409,10 @@ test_capture(void **state)
 	d = call_ok("capture_pane", args);
 	assert_non_null(strstr(sc_str(d, "text"), "1\n2\n3\n"));
 	json_doc_free(d);
-	expect_error("capture_pane", "{\"paneId\":\"%99999\"}", "%99999");
-	expect_error("capture_pane", "{\"paneId\":\"%1; kill-server\"}",
-	    "paneId");
-	expect_error("capture_pane", "{\"paneId\":\"#{pane_id}\"}", "paneId");
+	refused("capture_pane", "{\"paneId\":\"%99999\"}", "%99999", NULL);
+	refused("capture_pane", "{\"paneId\":\"%1; kill-server\"}",
+	    "paneId", NULL);
+	refused("capture_pane", "{\"paneId\":\"#{pane_id}\"}", "paneId", NULL);
 	free(id);
 	free(pane);
 }
@@ -452,7 +433,8 @@ test_send_keys_literal(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		id = pmx_start_program(&C, "{\"argv\":[\"head\",\"-n\",\"1\"]}",
+		id = pmx_start_program(&group,
+		    "{\"argv\":[\"head\",\"-n\",\"1\"]}",
 		    &pane);
 		assert_non_null(id);
 		snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"%s\","
@@ -460,7 +442,7 @@ test_send_keys_literal(void **state)
 		d = call_ok("send_keys", args);
 		assert_true(sc_bool(d, "sent"));
 		json_doc_free(d);
-		text = pmx_read_all(&C, id, 10000, &d);
+		text = pmx_read_all(&group, id, 10000, &d);
 		{
 			/* The echo of the typing and head's copy: both. */
 			struct json_doc	*k;
@@ -539,10 +521,7 @@ test_send_keys_before_reaper(void **state)
 		assert_non_null(id);
 		snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":"
 		    "\"typed at once\"}", pane);
-		d = pmx_call(&c2, "send_keys", args, 10000);
-		assert_non_null(d);
-		assert_false(pmx_is_error(d));
-		json_doc_free(d);
+		json_doc_free(sc_call_ok(&c2, "send_keys", args));
 		text = pmx_read_all(&c2, id, 10000, &d);
 		assert_non_null(text);
 		assert_string_equal(text, "typed at once\ntyped at once\n");
@@ -569,10 +548,7 @@ test_send_keys_before_reaper(void **state)
 	pmx_send_raw(&c2, cmd, strlen(cmd));
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"after\"}",
 	    pane);
-	d = pmx_call(&c2, "send_keys", args, 10000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(&c2, "send_keys", args));
 	text = pmx_read_all(&c2, id, 10000, &d);
 	assert_string_equal(text, "after\nafter\n");
 	assert_string_equal(sc_str(d, "outcome"), "completed");
@@ -597,10 +573,7 @@ test_send_keys_before_reaper(void **state)
 	assert_non_null(id);
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"C-c\","
 	    "\"enter\":false}", pane);
-	d = pmx_call(&c2, "send_keys", args, 10000);
-	assert_non_null(d);
-	assert_false(pmx_is_error(d));
-	json_doc_free(d);
+	json_doc_free(sc_call_ok(&c2, "send_keys", args));
 	text = pmx_read_all(&c2, id, 10000, &d);
 	assert_string_equal(sc_str(d, "outcome"), "completed");
 	assert_string_equal(sc_str(d, "signal"), "SIGINT");
@@ -622,37 +595,20 @@ test_send_keys_ctrl_c(void **state)
 	char		*id, *pane, args[200], *text;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sleep\",\"30\"]}", &pane);
+	id = pmx_start_program(&group, "{\"argv\":[\"sleep\",\"30\"]}", &pane);
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"C-c\","
 	    "\"enter\":false}", pane);
 	d = call_ok("send_keys", args);
 	json_doc_free(d);
-	text = pmx_read_all(&C, id, 10000, &d);
+	text = pmx_read_all(&group, id, 10000, &d);
 	assert_string_equal(sc_str(d, "outcome"), "completed");
 	assert_string_equal(sc_str(d, "signal"), "SIGINT");
 	free(text);
 	json_doc_free(d);
-	expect_error("send_keys", "{\"paneId\":\"%99999\",\"keys\":\"x\"}",
-	    "%99999");
+	refused("send_keys", "{\"paneId\":\"%99999\",\"keys\":\"x\"}",
+	    "%99999", NULL);
 	free(id);
 	free(pane);
-}
-
-/* Is programId listed by list_programs? */
-static bool
-listed(const char *id)
-{
-	struct json_doc		*d = call_ok("list_programs", "{}");
-	const struct json	*list = sc_get(d, "programs");
-	size_t			 i;
-	bool			 yes = false;
-
-	for (i = 0; i < json_len(list); i++)
-		if (strcmp(json_str(json_get(json_at(list, i), "programId"),
-		    NULL), id) == 0)
-			yes = true;
-	json_doc_free(d);
-	return (yes);
 }
 
 /* Start a program that ignores SIGTERM and wait until it runs. */
@@ -661,10 +617,11 @@ start_term_proof(void)
 {
 	char	*id, *text;
 
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"trap '' TERM; "
+	id = pmx_start_program(&group,
+	    "{\"argv\":[\"sh\",\"-c\",\"trap '' TERM; "
 	    "echo ready; exec sleep 30\"]}", NULL);
 	assert_non_null(id);
-	text = pmx_read_until(&C, id, "ready\n", 10000);
+	text = pmx_read_until(&group, id, "ready\n", 10000);
 	assert_non_null(text);
 	free(text);
 	return (id);
@@ -686,32 +643,32 @@ test_stop_twice_and_cancelled(void **state)
 	id = start_term_proof();
 	snprintf(args, sizeof args, "{\"name\":\"stop_program\",\"arguments\":"
 	    "{\"programId\":\"%s\",\"graceMs\":300}}", id);
-	first = pmx_send(&C, "tools/call", args);
+	first = pmx_send(&group, "tools/call", args);
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"graceMs\":300}",
 	    id);
 	d = call_ok("stop_program", args);
 	assert_string_equal(sc_str(d, "outcome"), "stopped");
 	assert_string_equal(sc_str(d, "signal"), "SIGKILL");
 	json_doc_free(d);
-	d = pmx_wait(&C, first, 10000);
+	d = pmx_wait(&group, first, 10000);
 	assert_non_null(d);
 	assert_false(pmx_is_error(d));
 	assert_string_equal(sc_str(d, "outcome"), "stopped");
 	json_doc_free(d);
-	assert_false(listed(id));
+	assert_false(is_listed(&group, id));
 	free(id);
 
 	id = start_term_proof();
 	snprintf(args, sizeof args, "{\"jsonrpc\":\"2.0\",\"id\":\"stop-c\","
 	    "\"method\":\"tools/call\",\"params\":{\"name\":\"stop_program\","
 	    "\"arguments\":{\"programId\":\"%s\",\"graceMs\":300}}}", id);
-	pmx_send_raw(&C, args, strlen(args));
+	pmx_send_raw(&group, args, strlen(args));
 	snprintf(args, sizeof args, "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/cancelled\",\"params\":{\"requestId\":"
 	    "\"stop-c\"}}");
-	pmx_send_raw(&C, args, strlen(args));
+	pmx_send_raw(&group, args, strlen(args));
 	t0 = now_ms();
-	while (listed(id)) {
+	while (is_listed(&group, id)) {
 		if (now_ms() - t0 > 10000)
 			fail_msg("%s is still listed after its stop", id);
 		usleep(20000);
@@ -731,11 +688,12 @@ test_capture_guard_lines(void **state)
 	char		*id, *pane, *text, args[200];
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"printf '%%end 1 "
+	id = pmx_start_program(&group,
+	    "{\"argv\":[\"sh\",\"-c\",\"printf '%%end 1 "
 	    "1 1\\\\n%%error 2 2 1\\\\n%%begin 3 3 1\\\\nafter\\\\n'; exec sleep "
 	    "30\"]}", &pane);
 	assert_non_null(id);
-	text = pmx_read_until(&C, id, "after\n", 10000);
+	text = pmx_read_until(&group, id, "after\n", 10000);
 	assert_non_null(text);
 	free(text);
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", pane);
@@ -758,29 +716,19 @@ static void
 test_list_programs(void **state)
 {
 	struct json_doc		*d;
-	const struct json	*list, *it;
+	const struct json	*it;
 	char			*id;
-	size_t			 i;
-	bool			 found = false;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sleep\",\"20\"],"
+	id = pmx_start_program(&group, "{\"argv\":[\"sleep\",\"20\"],"
 	    "\"lifetimeMs\":60000}", NULL);
-	d = call_ok("list_programs", "{}");
-	list = sc_get(d, "programs");
-	for (i = 0; i < json_len(list); i++) {
-		it = json_at(list, i);
-		if (strcmp(json_str(json_get(it, "programId"), NULL), id) != 0)
-			continue;
-		found = true;
-		assert_string_equal(json_str(json_at(json_get(it, "argv"), 0),
-		    NULL), "sleep");
-		assert_string_equal(json_str(json_get(it, "outcome"), NULL),
-		    "running");
-		assert_true(json_int(json_get(it, "lifetimeLeftMs")) <= 60000);
-		assert_true(json_int(json_get(it, "lifetimeLeftMs")) > 50000);
-	}
-	assert_true(found);
+	assert_non_null(it = listed(&group, id, &d));
+	assert_string_equal(json_str(json_at(json_get(it, "argv"), 0), NULL),
+	    "sleep");
+	assert_string_equal(json_str(json_get(it, "outcome"), NULL),
+	    "running");
+	assert_true(json_int(json_get(it, "lifetimeLeftMs")) <= 60000);
+	assert_true(json_int(json_get(it, "lifetimeLeftMs")) > 50000);
 	json_doc_free(d);
 	/* A field it does not know is ignored, and said. */
 	d = call_ok("list_programs", "{\"x\":1}");
@@ -804,10 +752,10 @@ test_nul_in_ids(void **state)
 	size_t		 t, listed_before;
 
 	(void)state;
-	id = pmx_start_program(&C, "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
+	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
 	    "exec sleep 30\"]}", &pane);
 	assert_non_null(id);
-	text = pmx_read_until(&C, id, "ready\n", 10000);
+	text = pmx_read_until(&group, id, "ready\n", 10000);
 	assert_non_null(text);
 	free(text);
 	d = call_ok("list_programs", "{}");
@@ -816,22 +764,24 @@ test_nul_in_ids(void **state)
 	for (t = 0; t < sizeof tails / sizeof *tails; t++) {
 		snprintf(args, sizeof args, "{\"programId\":\"%s%s\"}", id,
 		    tails[t]);
-		expect_error("stop_program", args, "programId contains a NUL");
-		expect_error("read_program", args, "programId contains a NUL");
+		refused("stop_program", args, "programId contains a NUL", NULL);
+		refused("read_program", args, "programId contains a NUL", NULL);
 		snprintf(args, sizeof args, "{\"paneId\":\"%s%s\"}", pane,
 		    tails[t]);
-		expect_error("capture_pane", args, "paneId contains a NUL");
+		refused("capture_pane", args, "paneId contains a NUL", NULL);
 		snprintf(args, sizeof args, "{\"paneId\":\"%s%s\",\"keys\":"
 		    "\"exit\"}", pane, tails[t]);
-		expect_error("send_keys", args, "paneId contains a NUL");
+		refused("send_keys", args, "paneId contains a NUL", NULL);
 		snprintf(args, sizeof args, "{\"argv\":[\"true\"],"
 		    "\"fromPaneId\":\"%s%s\"}", pane, tails[t]);
-		expect_error("start_program", args, "fromPaneId contains a NUL");
-		expect_error("run_program", args, "fromPaneId contains a NUL");
+		refused("start_program", args, "fromPaneId contains a NUL",
+		    NULL);
+		refused("run_program", args, "fromPaneId contains a NUL", NULL);
 		snprintf(args, sizeof args, "{\"argv\":[\"true\"],"
 		    "\"fromPaneId\":\"%s\",\"placement\":\"split%s\"}", pane,
 		    tails[t]);
-		expect_error("start_program", args, "placement contains a NUL");
+		refused("start_program", args, "placement contains a NUL",
+		    NULL);
 	}
 	/* Nothing was stopped, typed, or started beside it. */
 	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"timeoutMs\":0}",
@@ -914,18 +864,18 @@ test_pane_max_cells(void **state)
 	size_t		 progs;
 
 	(void)state;
-	progs = count_programs(&C);
-	expect_error("start_program", "{\"argv\":[\"true\"],\"width\":2000,"
-	    "\"height\":1000}", "PROGMUX_PANE_MAX_CELLS");
-	expect_error("run_program", "{\"argv\":[\"true\"],\"width\":2000,"
-	    "\"height\":1000}", "PROGMUX_PANE_MAX_CELLS");
-	expect_error("start_program", "{\"argv\":[\"true\"],\"width\":10000,"
-	    "\"height\":10000}", "PROGMUX_PANE_MAX_CELLS");
-	assert_int_equal(count_programs(&C), progs);
-	assert_false(window_sized(&C, "2000x1000"));
-	assert_false(window_sized(&C, "10000x10000"));
+	progs = count_programs(&group);
+	refused("start_program", "{\"argv\":[\"true\"],\"width\":2000,"
+	    "\"height\":1000}", "PROGMUX_PANE_MAX_CELLS", NULL);
+	refused("run_program", "{\"argv\":[\"true\"],\"width\":2000,"
+	    "\"height\":1000}", "PROGMUX_PANE_MAX_CELLS", NULL);
+	refused("start_program", "{\"argv\":[\"true\"],\"width\":10000,"
+	    "\"height\":10000}", "PROGMUX_PANE_MAX_CELLS", NULL);
+	assert_int_equal(count_programs(&group), progs);
+	assert_false(window_sized(&group, "2000x1000"));
+	assert_false(window_sized(&group, "10000x10000"));
 
-	text = run_stty(&C, 1000, 1000, &err);
+	text = run_stty(&group, 1000, 1000, &err);
 	if (text == NULL)
 		fail_msg("1000x1000 refused: %s", err);
 	assert_string_equal(text, "1000 1000\n");
@@ -985,19 +935,6 @@ expect_own_refused(struct pmx *p, const char *tool, const char *args)
 	json_doc_free(d);
 }
 
-/* A tools/call through p that must succeed. */
-static void
-expect_own_ok(struct pmx *p, const char *tool, const char *args)
-{
-	struct json_doc	*d = pmx_call(p, tool, args, OWN_WAIT_MS);
-
-	if (d == NULL)
-		fail_msg("%s %s: no answer", tool, args);
-	if (pmx_is_error(d))
-		fail_msg("%s %s failed: %s", tool, args, pmx_text(d));
-	json_doc_free(d);
-}
-
 /*
  * Issue 14: the own pane found without the environment. progmux runs in a
  * pane of the private server as the child of that pane's shell, with
@@ -1023,9 +960,9 @@ test_own_pane_from_ancestry(void **state)
 	if (realpath(getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
 	    "build/progmux", bin) == NULL)
 		fail_msg("no progmux binary");
-	snprintf(in, sizeof in, "%s/own-in", C.dir);
-	snprintf(out, sizeof out, "%s/own-out", C.dir);
-	snprintf(status, sizeof status, "%s/own-status", C.dir);
+	snprintf(in, sizeof in, "%s/own-in", group.dir);
+	snprintf(out, sizeof out, "%s/own-out", group.dir);
+	snprintf(status, sizeof status, "%s/own-status", group.dir);
 	assert_int_equal(mkfifo(in, 0600), 0);
 	assert_int_equal(mkfifo(out, 0600), 0);
 	memset(&P, 0, sizeof P);
@@ -1039,8 +976,8 @@ test_own_pane_from_ancestry(void **state)
 	snprintf(cmd, sizeof cmd, "unset TMUX TMUX_PANE; "
 	    "PROGMUX_SOCKET_PATH='%s' PROGMUX_SESSION=own TMPDIR='%s' "
 	    "TMUX_TMPDIR='%s' '%s' <'%s' >'%s' 2>/dev/null; echo $? >'%s'",
-	    C.sock, C.dir, C.dir, bin, in, out, status);
-	got = pmx_tmux(&C, "new-window", "-d", "-t", "base", "-P", "-F",
+	    group.sock, group.dir, group.dir, bin, in, out, status);
+	got = pmx_tmux(&group, "new-window", "-d", "-t", "base", "-P", "-F",
 	    "#{pane_id} #{pane_pid}", "sh", "-c", cmd, NULL);
 	assert_non_null(got);
 	assert_int_equal(sscanf(got, "%31s %ld", own, &pid), 2);
@@ -1069,24 +1006,24 @@ test_own_pane_from_ancestry(void **state)
 	expect_own_refused(&P, "send_keys", args);
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"x\","
 	    "\"enter\":false,\"force\":true}", own);
-	expect_own_ok(&P, "send_keys", args);
+	json_doc_free(sc_call_ok(&P, "send_keys", args));
 
 	/* Another pane, listed after the first list: allowed. */
-	got = pmx_tmux(&C, "new-window", "-d", "-t", "base", "-P", "-F",
+	got = pmx_tmux(&group, "new-window", "-d", "-t", "base", "-P", "-F",
 	    "#{pane_id}", "cat", NULL);
 	assert_non_null(got);
 	assert_int_equal(sscanf(got, "%31s", other), 1);
 	free(got);
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", other);
-	expect_own_ok(&P, "capture_pane", args);
+	json_doc_free(sc_call_ok(&P, "capture_pane", args));
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"typed\","
 	    "\"enter\":false}", other);
-	expect_own_ok(&P, "send_keys", args);
+	json_doc_free(sc_call_ok(&P, "send_keys", args));
 	/* The own pane is still refused once the panes were listed again. */
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", own);
 	expect_own_refused(&P, "capture_pane", args);
 	/* A progmux outside that pane may capture it. */
-	expect_own_ok(&C, "capture_pane", args);
+	json_doc_free(sc_call_ok(&group, "capture_pane", args));
 
 	/* EOF: progmux exits 0, then its pane's shell. */
 	close(P.to);
@@ -1102,7 +1039,7 @@ test_own_pane_from_ancestry(void **state)
 	close(P.from);
 	buf_free(&P.rbuf);
 	json_doc_free(pmx_next(&P, 0));
-	free(pmx_tmux(&C, "kill-pane", "-t", other, NULL));
+	free(pmx_tmux(&group, "kill-pane", "-t", other, NULL));
 	unlink(in);
 	unlink(out);
 	unlink(status);
@@ -1132,9 +1069,5 @@ main(void)
 		cmocka_unit_test(test_own_pane_from_ancestry),
 	};
 
-	/* PMX_TEST_FILTER=name runs only the matching tests. */
-	if (getenv("PMX_TEST_FILTER") != NULL)
-		cmocka_set_test_filter(getenv("PMX_TEST_FILTER"));
-	return (cmocka_run_group_tests_name("tools", tests, group_setup,
-	    group_teardown));
+	return (HARNESS_RUN("tools", tests, tools_setup, tools_teardown));
 }

@@ -1,0 +1,236 @@
+/*
+ * scale.c — figure 5: reads on many live programs at once against the
+ * same reads done through tmux.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "client.h"
+#include "compat.h"
+#include "json.h"
+#include "timeutil.h"
+#include "utf8.h"
+#include "xmalloc.h"
+
+#include "bench.h"
+
+/* Read every live program's lines at once, pipelined; 0 if all came. */
+static int
+scale_read(struct pmx *c, char **ids, int n)
+{
+	struct seqcheck		*chk;
+	int64_t			*req, *cursor;
+	struct json_doc		*d;
+	const struct json	*sc;
+	const char		*text;
+	size_t			 len;
+	int64_t			 rid;
+	int			 i, left = n, rc = 0;
+
+	chk = xcalloc((size_t)n, sizeof *chk);
+	req = xcalloc((size_t)n, sizeof *req);
+	cursor = xcalloc((size_t)n, sizeof *cursor);
+	for (i = 0; i < n; i++) {
+		chk[i].next = 1;
+		req[i] = bc_send_read(c, ids[i], 0, 20000);
+	}
+	while (left > 0) {
+		if ((d = pmx_read_line(c, CALL_MS)) == NULL) {
+			bench_broke("scale: %d programs never gave all their "
+			    "lines", left);
+			rc = -1;
+			break;
+		}
+		rid = bc_id(d);
+		for (i = 0; i < n && req[i] != rid; i++)
+			;
+		if (i == n) {
+			json_doc_free(d);
+			continue;
+		}
+		if ((sc = bc_ok(d, "read_program")) == NULL) {
+			json_doc_free(d);
+			rc = -1;
+			break;
+		}
+		text = json_str(json_get(sc, "text"), &len);
+		seq_feed(&chk[i], text, len);
+		cursor[i] = json_int(json_get(sc, "cursor"));
+		json_doc_free(d);
+		if (chk[i].bad) {
+			bench_broke("scale: program %s line %ld missing or out "
+			    "of order", ids[i], chk[i].bad_line);
+			rc = -1;
+			break;
+		}
+		if (seq_done(&chk[i], sz.scale_lines)) {
+			req[i] = -1;
+			left--;
+		} else
+			req[i] = bc_send_read(c, ids[i], cursor[i], 20000);
+	}
+	free(chk);
+	free(req);
+	free(cursor);
+	return (rc);
+}
+
+/*
+ * progmux's start_program and tmux's own new-window, alternately, runs
+ * times each: both measured at the same moments, with the same panes
+ * live, so a busy machine weighs on both alike.
+ */
+static void
+scale_samples(struct pmx *c, struct ctl *t, struct samples *ps,
+    struct samples *ts)
+{
+	char	*id;
+	int64_t	 us;
+	int	 i, b0 = nbroke;
+
+	free(bc_start(c, "[\"true\"]", NULL));
+	for (i = 0; i < sz.runs && nbroke == b0; i++) {
+		if ((id = bc_start(c, "[\"true\"]", &us)) == NULL)
+			return;
+		free(id);
+		smp_add(ps, (double)us / 1000.0);
+		if (ctl_cmd(t, "new-window -d -t base: true", NULL, 10000,
+		    &us) != 0)
+			return;
+		smp_add(ts, (double)us / 1000.0);
+	}
+}
+
+/* A start latency figure and tmux's, at live programs against 1 live. */
+static void
+scale_figures(int live, struct samples *one, struct samples *nw1,
+    struct samples *many, struct samples *nwn, bool slowdown)
+{
+	struct fig	*fl, *ft, *fs;
+	char		 name[96];
+
+	snprintf(name, sizeof name, "5 start latency at %d live", live);
+	fl = fig_new(live == sz.live_scale ? "scale_start_latency" :
+	    "scale_start_latency_mid", xstrdup(name), "ms", slowdown ?
+	    "-" : "ratio <= 1.5");
+	fl->base_what = "at 1 live";
+	fl->show_p90 = true;
+	snprintf(name, sizeof name, "5 tmux new-window at %d live", live);
+	ft = fig_new(live == sz.live_scale ? "scale_tmux_new_window" :
+	    "scale_tmux_new_window_mid", xstrdup(name), "ms", "-");
+	ft->base_what = "at 1 live, tmux -C";
+	ft->show_p90 = true;
+	ft->median = smp_q(nwn, 0.5);
+	ft->p90 = smp_q(nwn, 0.9);
+	ft->base_median = smp_q(nw1, 0.5);
+	ft->base_p90 = smp_q(nw1, 0.9);
+	ft->ratio = ft->median / ft->base_median;
+	ft->runs = (int)nwn->n;
+	fl->median = smp_q(many, 0.5);
+	fl->p90 = smp_q(many, 0.9);
+	fl->base_median = smp_q(one, 0.5);
+	fl->base_p90 = smp_q(one, 0.9);
+	fl->ratio = fl->median / fl->base_median;
+	fl->met = many->n > 0 && !slowdown ? fl->ratio <= 1.5 : -1;
+	fl->runs = (int)many->n;
+	bench_log("scale: start %.2f ms at %d live vs %.2f ms at 1; tmux "
+	    "new-window %.2f vs %.2f", fl->median, live, fl->base_median,
+	    ft->median, ft->base_median);
+	if (!slowdown)
+		return;
+	/* How much more progmux slows down than tmux itself does. */
+	snprintf(name, sizeof name, "5 start slowdown at %d live over "
+	    "tmux's own", live);
+	fs = fig_new("scale_slowdown_over_tmux", xstrdup(name), "x",
+	    "<= 1.25");
+	fs->median = fl->ratio / ft->ratio;
+	fs->ratio = fs->median;
+	fs->base_what = "new-window's slowdown";
+	fs->met = many->n > 0 && nwn->n > 0 ? fs->median <= 1.25 : -1;
+	fs->runs = (int)many->n;
+}
+
+/* Figure 5: many programs alive at once. */
+void
+bench_scale(void)
+{
+	struct pmx	 c;
+	struct ctl	 t;
+	struct samples	 one = { 0 }, nw1 = { 0 }, mid = { 0 },
+			 nwmid = { 0 }, many = { 0 }, nwn = { 0 };
+	struct fig	*fr;
+	char		**ids, argv[128], name[96];
+	int64_t		 t0;
+	double		 read_ms;
+	int		 i, n = 0, live_mid;
+	int		 b0 = nbroke;
+
+	live_mid = sz.live_scale < 100 ? sz.live_scale / 2 : 100;
+	snprintf(name, sizeof name, "5 scale: %d x %d lines read complete",
+	    sz.live_scale, sz.scale_lines);
+	fr = fig_new("scale_read_complete", xstrdup(name), "", "all");
+	if (bench_open_ctl(&c, &t) == -1)
+		return;
+	ids = xcalloc((size_t)sz.live_scale, sizeof *ids);
+	snprintf(argv, sizeof argv, "[\"sh\",\"-c\",\"seq 1 %d; exec sleep "
+	    "60\"]", sz.scale_lines);
+	if ((ids[n] = bc_start(&c, argv, NULL)) != NULL)
+		n++;
+	scale_samples(&c, &t, &one, &nw1);
+	for (; n < live_mid && nbroke == b0; n++)
+		if ((ids[n] = bc_start(&c, argv, NULL)) == NULL)
+			break;
+	if (n == live_mid)
+		scale_samples(&c, &t, &mid, &nwmid);
+	scale_figures(live_mid, &one, &nw1, &mid, &nwmid, true);
+	for (; n < sz.live_scale && nbroke == b0; n++)
+		if ((ids[n] = bc_start(&c, argv, NULL)) == NULL)
+			break;
+	if (n == sz.live_scale) {
+		t0 = now_us();
+		if (scale_read(&c, ids, n) == 0) {
+			read_ms = (double)(now_us() - t0) / 1000.0;
+			xasprintf(&fr->text, "yes, all read in %.0f ms",
+			    read_ms);
+			fr->median = read_ms;
+			fr->met = 1;
+		} else {
+			fr->text = xstrdup("NO");
+			fr->met = 0;
+		}
+		fr->runs = 1;
+		scale_samples(&c, &t, &many, &nwn);
+	}
+	scale_figures(n, &one, &nw1, &many, &nwn, false);
+	for (i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	smp_free(&one);
+	smp_free(&nw1);
+	smp_free(&mid);
+	smp_free(&nwmid);
+	smp_free(&many);
+	smp_free(&nwn);
+	ctl_close(&t);
+	bench_close(&c);
+}
