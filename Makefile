@@ -159,9 +159,6 @@ $(HOOK_OBJ): $(B)/obj/%.hooks.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DPROGMUX_TESTING $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-# What the tests share, built once (tests/*.c).
-$(B)/obj/tests/%.o: CPPFLAGS += -Iserver -Ireaper -Itests
-
 # Schemas are embedded byte for byte: tools/list serves what schemas/ holds.
 $(B)/gen/schemas.c: $(SCHEMAS) scripts/build/embed-schemas.sh
 	@mkdir -p $(B)/gen
@@ -205,18 +202,16 @@ integration: $(ITEST_BIN)
 
 # Integration tests drive build/progmux through tests/client.c (the
 # client) and tests/harness.c (the checks and set-ups the suites share),
-# each compiled once; a test and the harness rebuild when any header
-# they may include changes.
-TEST_HDR   = $(wildcard tests/*.h common/*.h server/*.h reaper/*.h)
+# each compiled once (tests/schema_check.c too, for test_jschema).
 HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/harness.o
 
-$(B)/obj/tests/%.o: tests/%.c $(TEST_HDR)
+$(B)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(B)/itests/%: tests/integration/%.c $(HARNESS_OBJ) $(TEST_HDR) $(LIBS_TEST)
+$(B)/itests/%: tests/integration/%.c $(HARNESS_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(HARNESS_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
 # Fuzz targets (libFuzzer, clang): tests/fuzz/fuzz_NAME.c defines
 # LLVMFuzzerTestOneInput over common/. `make fuzz` runs each briefly on
@@ -235,17 +230,17 @@ fuzz: $(FUZZ_BIN)
 BENCH_PMX_SRC = $(wildcard tests/bench/progmux/*.c)
 BENCH_BIN += $(B)/bench/bench_progmux
 
-$(B)/bench/%: tests/bench/%.c $(B)/obj/tests/client.o $(TEST_HDR) $(LIBS_TEST)
+$(B)/bench/%: tests/bench/%.c $(B)/obj/tests/client.o $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/tests/client.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/tests/client.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
 
 $(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tests/client.o $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(PCRE_LIBS) -lm
 
-$(B)/obj/tests/bench/progmux/%.o: tests/bench/progmux/%.c tests/bench/progmux/bench.h $(TEST_HDR)
+$(B)/obj/tests/bench/progmux/%.o: tests/bench/progmux/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 bench: all $(BENCH_BIN)
 	sh scripts/test/bench.sh $(B)
@@ -402,4 +397,5 @@ build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
 	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS) $(PCRE_LIBS)
 
 # The headers each object and test program was built from (DEPFLAGS).
--include $(wildcard $(B)/obj/*/*.d $(B)/tests/*.d $(B)/itests/*.d $(B)/bench/*.d)
+-include $(wildcard $(B)/obj/*/*.d $(B)/obj/tests/bench/progmux/*.d \
+	$(B)/tests/*.d $(B)/itests/*.d $(B)/bench/*.d)

@@ -6,7 +6,7 @@
 # is up to date and has its dependency file; then, for each header of
 # common/, server/, reaper/ and tests/ that a source includes directly,
 # make is asked (make -q -W HEADER: as if it had just changed) whether
-# that source's object would be rebuilt; and whether reaper/strip.o,
+# that source's object or test program would be rebuilt; and whether reaper/strip.o,
 # which reads no server header, would be left alone when server.h
 # changes.
 set -u
@@ -28,9 +28,14 @@ for h in common/*.h server/*.h reaper/*.h tests/*.h; do
 	[ -f "$h" ] || continue
 	base=${h##*/}
 	hit=""
-	for c in common/*.c server/*.c reaper/*.c tests/*.c; do
+	for c in common/*.c server/*.c reaper/*.c tests/*.c \
+	    tests/integration/*.c tests/unit/*.c; do
 		grep -q "^#include \"$base\"" "$c" 2>/dev/null || continue
-		o=$B/obj/${c%.c}.o
+		case $c in
+		tests/integration/*) o=$B/itests/${c##*/}; o=${o%.c} ;;
+		tests/unit/*) o=$B/tests/${c##*/}; o=${o%.c} ;;
+		*) o=$B/obj/${c%.c}.o ;;
+		esac
 		[ -f "$o" ] && { hit=$o; break; }
 	done
 	[ -n "$hit" ] || continue
