@@ -585,7 +585,7 @@ write_file(const char *path, const char *text, mode_t mode)
 }
 
 /*
- * progmux driven through ssh, as "Driving another host" in the README
+ * progmux driven through ssh, as "Driving another host" in docs/clients.md
  * shows, when the connection hangs (the client's ssh stopped: no packet
  * is answered, nothing is closed): with ClientAliveInterval on the far
  * sshd the session ends, and progmux there ends its programs, its tmux

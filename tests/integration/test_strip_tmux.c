@@ -11,8 +11,8 @@
  * is read with read_program, the pane with its history is captured
  * (capture-pane -p -N -S - -E -, with -T from tmux 3.4 on, so neither
  * side's trailing spaces are trimmed), and the two are compared line by
- * line. The only differences allowed are the README's text rules where
- * the text deliberately differs from the screen, each a named
+ * line. The only differences allowed are the text rules (progmux(1),
+ * Text) where the text deliberately differs from the screen, each a named
  * normalization below (st_normalize, st_normalize_tmux and the joining
  * of "cut string" lines); droppedBytes must be exactly the bytes of the
  * strings the generator cut at a line break. A difference prints the
@@ -832,7 +832,7 @@ st_width(uint32_t cp, int v)
 }
 
 /*
- * Our line s as tmux version v shows it, by the README's text rules:
+ * Our line s as tmux version v shows it, by the text rules (progmux(1)):
  *
  * - "invalid": before tmux 3.6 invalid UTF-8 shows nothing; the text has
  *   U+FFFD for it (the generator writes no literal U+FFFD);

@@ -374,7 +374,7 @@ call_noting(struct pmx *c, const char *tool, const char *args,
 }
 
 /*
- * Pins (issue 14): a field a tool does not know is ignored on every tool
+ * Pins: a field a tool does not know is ignored on every tool
  * (Gemini CLI's wait_for_previous), and the result's last text line names
  * it; no inputSchema forbids other fields; a known field with a bad value
  * is still an error naming it, with the ignored field noted too; a field

@@ -936,7 +936,7 @@ expect_own_refused(struct pmx *p, const char *tool, const char *args)
 }
 
 /*
- * Issue 14: the own pane found without the environment. progmux runs in a
+ * The own pane found without the environment. progmux runs in a
  * pane of the private server as the child of that pane's shell, with
  * TMUX and TMUX_PANE removed, speaking over FIFOs this test holds. Its
  * capture_pane and send_keys refuse that pane (send_keys runs there when
