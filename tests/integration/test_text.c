@@ -553,8 +553,10 @@ test_reasons(void **state)
 	json_doc_free(d);
 	json_doc_free(call("stop_program", "{\"programId\":\"%s\"}", id));
 	free(id);
-	/* The first read of a program at a prompt. */
-	d = call("start_program", "{\"argv\":[\"sh\",\"-c\",\"read x\"]}");
+	/* The first read of a program at a prompt (one it prints: a port
+	 * whose input-wait check cannot tell goes by the unfinished line). */
+	d = call("start_program", "{\"argv\":[\"sh\",\"-c\","
+	    "\"printf 'name? '; read x\"]}");
 	id = xstrdup(sc_str(d, "programId"));
 	json_doc_free(d);
 	d = call("read_program", "{\"programId\":\"%s\",\"timeoutMs\":%d}",
