@@ -172,7 +172,14 @@ $(B)/tests/%: tests/unit/%.c $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
-unit: $(UNIT_BIN) $(ITEST_BIN)
+# Programs the integration tests run in panes (tests/fixtures/*.c), in
+# $(B)/fixtures beside the binaries they test.
+FIXTURE_BIN = $(B)/fixtures/getpass
+$(B)/fixtures/%: tests/fixtures/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) $(SANFLAGS) $(LDFLAGS) -o $@ $<
+
+unit: $(UNIT_BIN) $(ITEST_BIN) $(FIXTURE_BIN)
 
 # Integration tests drive build/progmux through tests/client.c.
 $(B)/itests/%: tests/integration/%.c $(wildcard tests/integration/*.h) tests/client.c tests/client.h $(LIBS_TEST)

@@ -286,6 +286,7 @@ struct report {
 	size_t		 cursor;	/* where the reply's text ends */
 	bool		 ended;		/* the reply's "ended" */
 	bool		 waiting;	/* waits for input now */
+	bool		 hidden;	/* with echo off (a password?) */
 	size_t		 us, ue;	/* its unfinished line: text[us, ue) */
 };
 const char *report_text_at(const struct textbuf *, size_t off);
@@ -605,6 +606,7 @@ int64_t		 program_started_real(const struct program *);
 int64_t		 program_text_ms(const struct program *);
 void		 program_keys_sent(struct program *);
 bool		 program_waiting(struct program *);
+bool		 program_input_hidden(struct program *);
 bool		 program_waiting_due(struct program *, int64_t now);
 void		 program_episode_tell(struct program *);
 /* The fuzz harness's fixtures: a program that ran, made by hand. */
@@ -631,6 +633,7 @@ void		 pane_release_fifos(struct pane *);
 void		 pane_unlink_fifos(struct pane *, bool release);
 const char	*pane_id(const struct pane *);
 pid_t		 pane_pid(const struct pane *);
+int		 pane_input_hidden(const struct pane *);
 bool		 pane_is(const struct pane *, const char *id);
 const char	*pane_err_name(const struct pane *);
 void		 pane_take_fds(struct pane *, int *out, int *ctl, int *err);
