@@ -86,8 +86,19 @@ CPPFLAGS += -DPROGMUX_TARGET='"$(BUILD_TARGET)"'
 COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 	common/osdep-$(OSDEP).c \
 	$(if $(filter linux,$(OSDEP)),,common/osdep-shared.c)
-SERVER_SRC = $(filter-out server/ttywait-%.c,$(wildcard server/*.c)) \
-	server/ttywait-$(TTYWAIT).c
+# ask_user_secret's page needs libmicrohttpd: without it (a build for
+# another system, a static build without its source) neither the page
+# nor the tool is built, and the tool is not listed.
+SECRET_PAGE ?= $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1)
+SECRET_SRC = server/secret_page.c server/tool_secret.c
+SERVER_SRC = $(filter-out server/ttywait-%.c $(if $(SECRET_PAGE),,$(SECRET_SRC)),\
+	$(wildcard server/*.c)) server/ttywait-$(TTYWAIT).c
+ifneq ($(SECRET_PAGE),)
+MHD_CFLAGS ?= $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS   ?= $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+CPPFLAGS  += -DPROGMUX_SECRET_PAGE $(MHD_CFLAGS)
+PCRE_LIBS += $(MHD_LIBS)
+endif
 REAPER_SRC = $(wildcard reaper/*.c)
 # test_ttywait builds its panes with Linux's epoll: not for macOS.
 UNIT_SRC   = $(filter-out $(if $(filter darwin,$(OSDEP)),tests/unit/test_ttywait.c),\

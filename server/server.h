@@ -56,6 +56,7 @@ struct config {
 	char		*session;		/* PROGMUX_SESSION */
 	bool		 robust;
 	int64_t		 wait_max_ms;		/* PROGMUX_WAIT_MAX_MS */
+	int64_t		 secret_page_ms;	/* PROGMUX_SECRET_PAGE_MS */
 	int64_t		 output_max_bytes;	/* PROGMUX_OUTPUT_MAX_BYTES */
 	int64_t		 total_output_max_bytes; /* ..._TOTAL_OUTPUT_MAX_BYTES */
 	int64_t		 keep_ended;		/* PROGMUX_KEEP_ENDED */
@@ -178,6 +179,10 @@ struct tools_rpc {
 		    const char *message);
 	void	(*not_found)(struct mcp_req *, const char *uri,
 		    const char *why);	/* a resource is not there */
+	/* URL-mode elicitation (tools_elicit_url), if the client has it. */
+	bool	(*elicit_url)(struct mcp_req *, const char *url,
+		    const char *message, char **id);
+	void	(*elicit_done)(const char *id);
 };
 void	tools_set_rpc(const struct tools_rpc *);
 /* From mcp.c: 0 and the call answers (now or later); -1 if no such
@@ -212,6 +217,9 @@ void	tools_set_entry(struct req *, const struct tool_entry *);
 void	tools_set_deadline(struct req *, int64_t when);	/* timeout then */
 void	tools_set_wake(struct req *, int64_t when);	/* wake then */
 void	tools_progress_start(struct req *);	/* progress, if asked */
+bool	tools_elicit_url(struct req *, const char *url, const char *message,
+	    char **id);
+void	tools_elicit_done(const char *id);
 void	tools_progress_send(struct req *, double progress, double total,
 	    const char *message);
 int64_t	tools_arg_int(const struct json *, const char *, int64_t dflt);
@@ -230,6 +238,8 @@ extern const struct tool_entry tool_stop_entry;
 extern const struct tool_entry tool_list_entry;
 extern const struct tool_entry tool_pane_capture_entry;
 extern const struct tool_entry tool_keys_entry;
+extern const struct tool_entry tool_secret_entry;
+void	tool_secret_declined(struct req *, const char *why);
 
 /* tool_start.c — the start run_program makes too: made(req, program,
  * arg) once the pane exists, or made(NULL, NULL, arg) once the start
@@ -244,6 +254,13 @@ struct program *tool_start_waits_on(struct req *);
 
 /* tool_read.c — send_keys' reply is answered as a read is */
 struct watch;
+/* What a reply adds to a read's answer (ask_user_secret's): put writes
+ * its fields (w, text NULL), then its text (w NULL, text). */
+struct tool_read_extra {
+	void	(*put)(struct jw *w, struct buf *text, void *arg);
+	void	*arg;
+	size_t	 chars;
+};
 void	tool_read_answer(struct watch *, struct req *, void *);
 
 /* tool_pane.c — what capture_pane and send_keys (tool_keys.c) share:
@@ -405,6 +422,7 @@ struct watch	*watch_new(struct req *, struct program *, struct sel *,
 void		 watch_reply_of(struct watch *, const char *pane,
 		     size_t typed_from, size_t typed_len, bool screen);
 void		 watch_start(struct watch *);
+void		 watch_own_arg(struct watch *, void (*)(void *));
 void		 watch_timeout(struct req *);
 void		 watch_wake(struct req *);
 void		 watch_cancel(struct req *);
@@ -455,6 +473,7 @@ bool	tmux_alive(void);
 bool	tmux_idle(void);
 /* Queue a command line (already quoted); cb gets its output. */
 void	tmux_command(const char *line, tmux_cb, void *arg);
+void	tmux_command_secret(const char *line, tmux_cb, void *arg);
 bool	tmux_reaped(pid_t, int status);
 unsigned tmux_generation(void);
 

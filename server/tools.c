@@ -73,6 +73,9 @@ static struct tool {
 	{ &tool_pane_capture_entry, SAFETY_READONLY, false, NULL, NULL, NULL },
 	{ &tool_keys_entry, SAFETY_MUTATING, true, NULL, NULL, NULL },
 	{ &tool_list_entry, SAFETY_READONLY, false, NULL, NULL, NULL },
+#ifdef PROGMUX_SECRET_PAGE
+	{ &tool_secret_entry, SAFETY_MUTATING, false, NULL, NULL, NULL },
+#endif
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
 
@@ -786,6 +789,32 @@ tools_progress_send(struct req *req, double progress, double total,
     const char *message)
 {
 	tools_rpc->progress(req->rpc, progress, total, message);
+}
+
+/*
+ * URL-mode elicitation for req: ask the client to show the person url
+ * (message saying why), in whichever way its protocol era does. False
+ * when the client cannot (the tool then gives the address in its
+ * result); else *id is the elicitationId, and the person's answer comes
+ * to the tool (tool_secret_declined if they refuse).
+ */
+bool
+tools_elicit_url(struct req *req, const char *url, const char *message,
+    char **id)
+{
+	*id = NULL;
+	if (tools_rpc->elicit_url == NULL)
+		return (false);
+	return (tools_rpc->elicit_url(req->rpc, url, message, id));
+}
+
+/* The elicitation id is over (the secret came, or will not): the
+ * client is told, if it was asked. */
+void
+tools_elicit_done(const char *id)
+{
+	if (id != NULL && tools_rpc->elicit_done != NULL)
+		tools_rpc->elicit_done(id);
 }
 
 /* Argument helpers: values already passed the schema. An integer

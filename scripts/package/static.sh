@@ -134,4 +134,4 @@ make -s B="$B" CC="$CC" SAN= OPT="-O2 -g -fPIE -fstack-protector-strong" \
     PKG_CFLAGS="-I$D/deps/include -DPCRE2_STATIC -D_UINTPTR_T" \
     PKG_LIBS="$D/deps/lib/libmsgpackc.a" PCRE_LIBS="$D/deps/lib/libpcre2-8.a" \
     CMOCKA_LIBS="$D/deps/lib/libcmocka-static.a" LDFLAGS="-static-pie -Wl,-z,relro,-z,now" \
-    REAPER_STATIC= BUILD_TARGET="$T, static, musl $musl" $goals
+    REAPER_STATIC= SECRET_PAGE= BUILD_TARGET="$T, static, musl $musl" $goals

@@ -10,9 +10,21 @@
  * getpass.c, built beside progmux), bash's read -s, stty -echo in sh.
  * Every wait is on the event itself, bounded.
  */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +41,9 @@
 
 static struct pmx	C;
 static char		fixture[4096];	/* the getpass program */
+static char		rtdir[256];	/* progmux's XDG_RUNTIME_DIR */
+static bool		has_tool;	/* ask_user_secret is listed */
+static struct buf	replies;	/* every reply's text, to search */
 
 static int
 group_setup(void **state)
@@ -42,18 +57,54 @@ group_setup(void **state)
 	slash = strrchr(bin, '/');
 	snprintf(fixture, sizeof fixture, "%.*s/fixtures/getpass",
 	    slash != NULL ? (int)(slash - bin) : 1, slash != NULL ? bin : ".");
+	static char	 envs[2][300];
+	const char	*env[3];
+	struct json_doc		*d;
+	const struct json	*tools;
+	int64_t			 id;
+	size_t			 i;
+
 	if (access(fixture, X_OK) != 0) {
 		fprintf(stderr, "no %s: make unit builds it\n", fixture);
 		return (-1);
 	}
-	return (pmx_open(&C, NULL));
+	/* Its runtime directory where the test can search it; every level
+	 * of its log on stderr. The page expires quickly only in the test
+	 * that sets PMX_SECRET_EXPIRY (see test_expired). */
+	snprintf(rtdir, sizeof rtdir, "/tmp/progmux-secret-%ld-XXXXXX",
+	    (long)getpid());
+	if (mkdtemp(rtdir) == NULL)
+		return (-1);
+	snprintf(envs[0], sizeof envs[0], "XDG_RUNTIME_DIR=%s", rtdir);
+	snprintf(envs[1], sizeof envs[1], "PROGMUX_DEBUG=1");
+	env[0] = envs[0];
+	env[1] = envs[1];
+	env[2] = NULL;
+	if (pmx_open(&C, env) != 0)
+		return (-1);
+	id = pmx_send(&C, "tools/list", "{}");
+	if ((d = pmx_wait(&C, id, 10000)) == NULL)
+		return (-1);
+	tools = json_get(json_get(json_root(d), "result"), "tools");
+	for (i = 0; tools != NULL && i < json_len(tools); i++)
+		if (strcmp(json_str(json_get(json_at(tools, i), "name"), NULL),
+		    "ask_user_secret") == 0)
+			has_tool = true;
+	json_doc_free(d);
+	return (0);
 }
 
 static int
 group_teardown(void **state)
 {
+	char	*argv[] = { "rm", "-rf", rtdir, NULL };
+	int	 st, r;
+
 	(void)state;
-	return (pmx_close(&C) == 0 ? 0 : -1);
+	r = pmx_close(&C) == 0 ? 0 : -1;
+	free(pmx_run_capture(argv, &st));
+	buf_free(&replies);
+	return (r);
 }
 
 /* inputHidden: true, false (absent) or a failure if not a boolean. */
@@ -275,6 +326,552 @@ test_run_hidden(void **state)
 	free(argv);
 }
 
+/* --- ask_user_secret and its page ------------------------------------ */
+
+#define SECRET	"s3cr3t-P4ss w/ $ign;'q\"u~#%"	/* typed by the "person" */
+
+/* FNV-1a of s, as the getpass program prints it. */
+static void
+fnv(const char *s, char out[17])
+{
+	uint64_t	h = 14695981039346656037ULL;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* A call whose every reply text is kept, to be searched for the secret. */
+static struct json_doc *
+call_kept(const char *tool, const char *args)
+{
+	struct json_doc	*d = sc_call_ok(&C, tool, args);
+
+	buf_adds(&replies, pmx_text(d));
+	buf_addc(&replies, '\n');
+	return (d);
+}
+
+struct url {
+	char		host[64];	/* "127.0.0.1:PORT" */
+	unsigned	port;
+	char		path[200];
+};
+
+static void
+url_parse(const char *u, struct url *out)
+{
+	const char	*h = u + strlen("http://"), *sl;
+
+	if (strncmp(u, "http://127.0.0.1:", 17) != 0 ||
+	    (sl = strchr(h, '/')) == NULL)
+		fail_msg("not a page on 127.0.0.1: %s", u);
+	snprintf(out->host, sizeof out->host, "%.*s", (int)(sl - h), h);
+	out->port = (unsigned)atoi(h + 10);
+	snprintf(out->path, sizeof out->path, "%s", sl);
+}
+
+/*
+ * One HTTP request to addr:port (Connection: close); its status, or -1
+ * when the connection was refused. The whole answer (headers and body)
+ * in *resp.
+ */
+static int
+http(const char *addr, unsigned port, const char *method, const char *path,
+    const char *host, const char *origin, const char *body, struct buf *resp)
+{
+	struct sockaddr_in	sin;
+	struct timeval		tv = { 10, 0 };
+	struct buf		q = BUF_INIT;
+	char			chunk[4096];
+	ssize_t			n;
+	int			fd, status = 0;
+
+	buf_reset(resp);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd != -1);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)port);
+	inet_pton(AF_INET, addr, &sin.sin_addr);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof sin) == -1) {
+		close(fd);
+		return (-1);
+	}
+	buf_printf(&q, "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n",
+	    method, path, host);
+	if (origin != NULL)
+		buf_printf(&q, "Origin: %s\r\n", origin);
+	if (body != NULL)
+		buf_printf(&q, "Content-Type: application/x-www-form-urlencoded"
+		    "\r\nContent-Length: %zu\r\n", strlen(body));
+	buf_printf(&q, "\r\n%s", body != NULL ? body : "");
+	if (write(fd, q.data, q.len) != (ssize_t)q.len) {
+		close(fd);
+		buf_free(&q);
+		return (-1);
+	}
+	buf_free(&q);
+	while ((n = read(fd, chunk, sizeof chunk)) > 0)
+		buf_add(resp, chunk, (size_t)n);
+	close(fd);
+	if (resp->len == 0)
+		return (-1);	/* closed without an answer */
+	sscanf(buf_cstr(resp), "HTTP/1.%*d %d", &status);
+	return (status);
+}
+
+/* The form's body for secret s: form-urlencoded. */
+static char *
+form(const char *s)
+{
+	struct buf	 b = BUF_INIT;
+	char		*out;
+
+	buf_adds(&b, "secret=");
+	for (; *s != '\0'; s++) {
+		if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		    (*s >= '0' && *s <= '9') || strchr("-_.~", *s) != NULL)
+			buf_addc(&b, *s);
+		else if (*s == ' ')
+			buf_addc(&b, '+');
+		else
+			buf_printf(&b, "%%%02X", (unsigned char)*s);
+	}
+	out = xstrdup(buf_cstr(&b));
+	buf_free(&b);
+	return (out);
+}
+
+/* Is needle anywhere under dir (regular files, read whole)? */
+static bool
+in_tree(const char *dir, const char *needle)
+{
+	DIR		*d;
+	struct dirent	*e;
+	struct stat	 st;
+	char		 path[1024], *text;
+	size_t		 len;
+	bool		 found = false;
+
+	if ((d = opendir(dir)) == NULL)
+		return (false);
+	while (!found && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (lstat(path, &st) == -1)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			found = in_tree(path, needle);
+		else if (S_ISREG(st.st_mode) &&
+		    (text = pmx_read_file(path, &len)) != NULL) {
+			found = memmem(text, len, needle, strlen(needle)) !=
+			    NULL;
+			free(text);
+		}
+	}
+	closedir(d);
+	return (found);
+}
+
+/* The secret is nowhere: not in any reply, progmux's stderr (its debug
+ * log), its runtime directory, the pane's history in tmux. */
+static void
+no_trace(const char *pane)
+{
+	char	*hist;
+
+	if (memmem(replies.data, replies.len, SECRET, strlen(SECRET)) != NULL)
+		fail_msg("the secret is in a reply");
+	pmx_drain_err(&C);
+	if (C.errlog.len > 0 && memmem(C.errlog.data, C.errlog.len, SECRET,
+	    strlen(SECRET)) != NULL)
+		fail_msg("the secret is in progmux's stderr");
+	if (in_tree(rtdir, SECRET))
+		fail_msg("the secret is in the runtime directory");
+	if (pane != NULL) {
+		hist = pmx_tmux(&C, "capture-pane", "-p", "-S", "-", "-t",
+		    pane, (char *)NULL);
+		assert_non_null(hist);
+		if (strstr(hist, SECRET) != NULL)
+			fail_msg("the secret is in the pane's history");
+		free(hist);
+	}
+}
+
+/* Start the getpass program asking times times, waiting at its hidden
+ * prompt; its id, pane, cursor. */
+static char *
+start_getpass(int times, char **pane, int64_t *cursor)
+{
+	struct json_doc	*d;
+	char		*args, *argv, *id;
+
+	argv = pmx_jstr(fixture);
+	xasprintf(&args, "[%s,\"Vault passphrase: \",\"%d\"]", argv, times);
+	id = start(args, pane);
+	free(args);
+	free(argv);
+	*cursor = 0;
+	d = until_waiting(id, cursor);
+	assert_true(hidden(d));
+	json_doc_free(d);
+	return (id);
+}
+
+/* ask_user_secret on a client without URL elicitation: the address is
+ * in the result, for the person; the model is told not to open it. */
+static char *
+ask(const char *id, struct url *u)
+{
+	struct json_doc	*d;
+	char		 args[200], *url;
+
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	d = call_kept("ask_user_secret", args);
+	assert_false(sc_bool(d, "typed"));
+	url = xstrdup(sc_need_str(d, "urlForUser"));
+	assert_non_null(strstr(pmx_text(d), "must not open"));
+	assert_non_null(strstr(pmx_text(d), url));
+	url_parse(url, u);
+	json_doc_free(d);
+	return (url);
+}
+
+/* Read on (replies kept) until a line holding want came; bounded. */
+static void
+got_line(const char *id, int64_t *cursor, const char *want)
+{
+	struct json_doc	*d;
+	char		 args[200];
+	int64_t		 t0 = now_ms();
+	bool		 found;
+
+	for (;;) {
+		snprintf(args, sizeof args, "{\"programId\":\"%s\","
+		    "\"cursor\":%lld,\"timeoutMs\":%d}", id, (long long)*cursor,
+		    LONG_MS);
+		d = call_kept("read_program", args);
+		*cursor = sc_int(d, "cursor");
+		found = strstr(sc_need_str(d, "text"), want) != NULL;
+		if (!found && (sc_bool(d, "ended") ||
+		    now_ms() - t0 > 3 * LONG_MS))
+			fail_msg("no line \"%s\": %s", want, pmx_text(d));
+		json_doc_free(d);
+		if (found)
+			return;
+	}
+}
+
+/*
+ * The page, as a browser would use it: the form (its headers: no-store,
+ * a CSP that loads nothing; the prompt shown), the secret posted from
+ * the page's own origin; the program gets it (its hash), its text and
+ * every reply lack it; a second submission is refused and types nothing.
+ */
+static void
+test_page(void **state)
+{
+	struct url	 u;
+	struct buf	 r = BUF_INIT;
+	struct json_doc	*d;
+	char		*id, *pane, *url, *body, want[80], hash[17];
+	char		 origin[100];
+	int64_t		 cursor;
+	int		 st;
+
+	(void)state;
+	if (!has_tool)
+		skip();
+	id = start_getpass(2, &pane, &cursor);
+	url = ask(id, &u);
+	snprintf(origin, sizeof origin, "http://%s", u.host);
+
+	st = http("127.0.0.1", u.port, "GET", u.path, u.host, NULL, NULL, &r);
+	assert_int_equal(st, 200);
+	assert_non_null(strcasestr(buf_cstr(&r), "Cache-Control: no-store"));
+	assert_non_null(strcasestr(buf_cstr(&r),
+	    "Content-Security-Policy: default-src 'none'"));
+	assert_non_null(strstr(buf_cstr(&r), "Vault passphrase:"));
+	assert_non_null(strstr(buf_cstr(&r), "type=password"));
+	assert_null(strstr(buf_cstr(&r), "src="));
+	assert_null(strstr(buf_cstr(&r), "href="));
+
+	body = form(SECRET);
+	st = http("127.0.0.1", u.port, "POST", u.path, u.host, origin, body,
+	    &r);
+	assert_int_equal(st, 200);
+	assert_non_null(strstr(buf_cstr(&r), "typed into the program"));
+
+	/* The program read exactly the secret. */
+	fnv(SECRET, hash);
+	snprintf(want, sizeof want, "read %zu characters, hash %s",
+	    strlen(SECRET), hash);
+	got_line(id, &cursor, want);
+
+	/* Asked again (its second prompt): nothing more is taken. */
+	st = http("127.0.0.1", u.port, "POST", u.path, u.host, origin, body,
+	    &r);
+	assert_true(st == 410 || st == -1);
+	snprintf(want, sizeof want, "{\"programId\":\"%s\",\"cursor\":%lld,\"timeoutMs\":0}",
+	    id, (long long)cursor);
+	d = call_kept("read_program", want);
+	assert_null(strstr(pmx_text(d), "read "));
+	assert_true(hidden(d));
+	json_doc_free(d);
+	no_trace(pane);
+	stop(id);
+	free(body);
+	free(url);
+	free(id);
+	free(pane);
+	buf_free(&r);
+}
+
+/* The first non-loopback IPv4 address of this machine, or false. */
+static bool
+other_address(char *out, size_t len)
+{
+	struct ifaddrs	*ifs, *i;
+	bool		 found = false;
+
+	if (getifaddrs(&ifs) == -1)
+		return (false);
+	for (i = ifs; i != NULL && !found; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET)
+			continue;
+		if ((ntohl(((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr)
+		    >> 24) == 127)
+			continue;
+		inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr,
+		    out, (socklen_t)len);
+		found = true;
+	}
+	freeifaddrs(ifs);
+	return (found);
+}
+
+/* Nothing was typed: the program still waits at its hidden prompt with
+ * nothing read. */
+static void
+still_waiting(const char *id, int64_t cursor)
+{
+	struct json_doc	*d;
+	char		 args[200];
+
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":%lld,\"timeoutMs\":0}",
+	    id, (long long)cursor);
+	d = call_kept("read_program", args);
+	assert_null(strstr(pmx_text(d), "read "));
+	assert_true(sc_bool(d, "waitingForInput"));
+	json_doc_free(d);
+}
+
+/*
+ * Refused, and nothing typed: a wrong token, another Host (a DNS
+ * rebinding page), a POST from another origin or with none, the page's
+ * port on a non-loopback address of the machine. Then the right one is
+ * taken.
+ */
+static void
+test_refusals(void **state)
+{
+	struct url	 u;
+	struct buf	 r = BUF_INIT;
+	char		*id, *pane, *url, *body, bad[300], origin[100];
+	char		 addr[64], hash[17], want[80];
+	int64_t		 cursor;
+
+	(void)state;
+	if (!has_tool)
+		skip();
+	id = start_getpass(1, &pane, &cursor);
+	url = ask(id, &u);
+	snprintf(origin, sizeof origin, "http://%s", u.host);
+	body = form(SECRET);
+
+	snprintf(bad, sizeof bad, "/s/%064d", 0);
+	assert_int_equal(http("127.0.0.1", u.port, "GET", bad, u.host, NULL,
+	    NULL, &r), 404);
+	assert_int_equal(http("127.0.0.1", u.port, "POST", bad, u.host,
+	    origin, body, &r), 404);
+	snprintf(bad, sizeof bad, "%.*s", (int)strlen(u.path) - 1, u.path);
+	assert_int_equal(http("127.0.0.1", u.port, "POST", bad, u.host,
+	    origin, body, &r), 404);
+	snprintf(bad, sizeof bad, "localhost:%u", u.port);
+	assert_int_equal(http("127.0.0.1", u.port, "GET", u.path, bad, NULL,
+	    NULL, &r), 403);
+	assert_int_equal(http("127.0.0.1", u.port, "POST", u.path,
+	    "evil.example", "http://evil.example", body, &r), 403);
+	assert_int_equal(http("127.0.0.1", u.port, "POST", u.path, u.host,
+	    "http://evil.example", body, &r), 403);
+	assert_int_equal(http("127.0.0.1", u.port, "POST", u.path, u.host,
+	    "null", body, &r), 403);
+	assert_int_equal(http("127.0.0.1", u.port, "POST", u.path, u.host,
+	    NULL, body, &r), 403);
+	assert_int_equal(http("127.0.0.1", u.port, "PUT", u.path, u.host,
+	    origin, body, &r), 405);
+	if (other_address(addr, sizeof addr))
+		assert_int_equal(http(addr, u.port, "GET", u.path, u.host,
+		    NULL, NULL, &r), -1);
+	else
+		fprintf(stderr, "test_refusals: no non-loopback address to "
+		    "try\n");
+	still_waiting(id, cursor);
+
+	assert_int_equal(http("127.0.0.1", u.port, "POST", u.path, u.host,
+	    origin, body, &r), 200);
+	fnv(SECRET, hash);
+	snprintf(want, sizeof want, "read %zu characters, hash %s",
+	    strlen(SECRET), hash);
+	got_line(id, &cursor, want);
+	no_trace(NULL);
+	free(body);
+	free(url);
+	free(id);
+	free(pane);
+	buf_free(&r);
+}
+
+/*
+ * A program that turned echo back on before the secret came gets
+ * nothing: it asks a PIN with echo off (answered here with send_keys:
+ * a test value, not the secret), then a name with echo on; the page's
+ * secret, sent then, is not typed, and the page says why.
+ */
+static void
+test_echo_back_on(void **state)
+{
+	struct url	 u;
+	struct buf	 r = BUF_INIT;
+	struct json_doc	*d;
+	char		*id, *pane, *url, *body, origin[100], args[300];
+	int64_t		 cursor = 0;
+
+	(void)state;
+	if (!has_tool)
+		skip();
+	id = start("[\"sh\",\"-c\",\"stty -echo; printf 'PIN: '; read -r p; "
+	    "stty echo; echo; printf 'Name: '; read -r n; echo name=${#n}\"]",
+	    &pane);
+	d = until_waiting(id, &cursor);
+	assert_true(hidden(d));
+	json_doc_free(d);
+	url = ask(id, &u);
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"1234\","
+	    "\"timeoutMs\":%d}", pane, LONG_MS);
+	d = call_kept("send_keys", args);
+	cursor = sc_int(d, "cursor");
+	if (!sc_bool(d, "waitingForInput")) {
+		json_doc_free(d);
+		d = until_waiting(id, &cursor);
+	}
+	assert_false(hidden(d));
+	json_doc_free(d);
+
+	snprintf(origin, sizeof origin, "http://%s", u.host);
+	body = form(SECRET);
+	assert_int_equal(http("127.0.0.1", u.port, "POST", u.path, u.host,
+	    origin, body, &r), 409);
+	assert_non_null(strstr(buf_cstr(&r), "echo"));
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":%lld,\"timeoutMs\":0}",
+	    id, (long long)cursor);
+	d = call_kept("read_program", args);
+	assert_null(strstr(pmx_text(d), "name="));
+	assert_true(sc_bool(d, "waitingForInput"));
+	json_doc_free(d);
+	no_trace(pane);
+	stop(id);
+	free(body);
+	free(url);
+	free(id);
+	free(pane);
+	buf_free(&r);
+}
+
+/*
+ * An expired page takes nothing: a progmux whose pages last 1 ms; the
+ * page's port is closed once it expired (waited for, bounded), and the
+ * program was given nothing.
+ */
+static void
+test_expired(void **state)
+{
+	struct pmx	 E;
+	struct url	 u;
+	struct buf	 r = BUF_INIT;
+	struct json_doc	*d;
+	const char	*env[] = { "PROGMUX_SECRET_PAGE_MS=1", NULL };
+	char		*id, *pane, *argv, *args, *body, origin[100];
+	int64_t		 cursor = 0, t0;
+	int		 st;
+
+	(void)state;
+	if (!has_tool)
+		skip();
+	assert_int_equal(pmx_open(&E, env), 0);
+	argv = pmx_jstr(fixture);
+	xasprintf(&args, "{\"argv\":[%s]}", argv);
+	id = pmx_start_program(&E, args, &pane);
+	assert_non_null(id);
+	free(args);
+	free(argv);
+	for (t0 = now_ms();;) {
+		xasprintf(&args, "{\"programId\":\"%s\",\"cursor\":%lld,"
+		    "\"timeoutMs\":%d}", id, (long long)cursor, LONG_MS);
+		d = sc_call_ok(&E, "read_program", args);
+		free(args);
+		cursor = sc_int(d, "cursor");
+		if (sc_bool(d, "waitingForInput"))
+			break;
+		if (now_ms() - t0 > 3 * LONG_MS)
+			fail_msg("never waited: %s", pmx_text(d));
+		json_doc_free(d);
+	}
+	json_doc_free(d);
+	xasprintf(&args, "{\"programId\":\"%s\"}", id);
+	d = sc_call_ok(&E, "ask_user_secret", args);
+	free(args);
+	url_parse(sc_need_str(d, "urlForUser"), &u);
+	assert_int_equal(sc_int(d, "expiresInMs"), 1);
+	json_doc_free(d);
+	snprintf(origin, sizeof origin, "http://%s", u.host);
+	body = form(SECRET);
+	/* Until it expired (1 ms after it opened), the form is served:
+	 * look until it is not, then send. */
+	for (t0 = now_ms();;) {
+		st = http("127.0.0.1", u.port, "GET", u.path, u.host, NULL,
+		    NULL, &r);
+		if (st != 200)
+			break;
+		if (now_ms() - t0 > LONG_MS)
+			fail_msg("the page never expired");
+		poll(NULL, 0, 10);
+	}
+	assert_true(st == 410 || st == -1);
+	st = http("127.0.0.1", u.port, "POST", u.path, u.host, origin, body,
+	    &r);
+	if (st != 410 && st != -1)
+		fail_msg("status %d: %s", st, buf_cstr(&r));
+	xasprintf(&args, "{\"programId\":\"%s\",\"cursor\":%lld,"
+	    "\"timeoutMs\":0}", id, (long long)cursor);
+	d = sc_call_ok(&E, "read_program", args);
+	free(args);
+	assert_null(strstr(pmx_text(d), "read "));
+	assert_true(sc_bool(d, "waitingForInput"));
+	json_doc_free(d);
+	assert_int_equal(pmx_close(&E), 0);
+	free(body);
+	free(id);
+	free(pane);
+	buf_free(&r);
+}
+
 int
 main(void)
 {
@@ -283,6 +880,10 @@ main(void)
 		cmocka_unit_test(test_shells),
 		cmocka_unit_test(test_raw_not_hidden),
 		cmocka_unit_test(test_run_hidden),
+		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_echo_back_on),
+		cmocka_unit_test(test_expired),
 	};
 
 	return (cmocka_run_group_tests(tests, group_setup, group_teardown));
