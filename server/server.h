@@ -152,6 +152,7 @@ struct tool_entry {
 	const char	 *other_hint;
 	void		(*wake)(struct req *);	/* time to look again */
 	struct program	*(*program)(struct req *); /* the one it waits on */
+	void		(*elicited)(struct req *, const char *action);
 };
 #define TOOLS_PROGRESS_MS	1000	/* between progress notifications */
 #define TOOLS_REPLY_MAX		(4u * 1024 * 1024) /* bytes of any tool's reply */
@@ -179,10 +180,16 @@ struct tools_rpc {
 		    const char *message);
 	void	(*not_found)(struct mcp_req *, const char *uri,
 		    const char *why);	/* a resource is not there */
-	/* URL-mode elicitation (tools_elicit_url), if the client has it. */
-	bool	(*elicit_url)(struct mcp_req *, const char *url,
-		    const char *message, char **id);
+	/* URL-mode elicitation (tools_elicit_url): 0 the client has none,
+	 * 1 asked (the answer comes to tools_elicited), 2 the call was
+	 * answered input_required (2026-07-28; the rpc is freed). */
+	int	(*elicit_url)(struct mcp_req *, const char *url,
+		    const char *message, const char *id);
 	void	(*elicit_done)(const char *id);
+	/* A call made again after input_required: its requestState and
+	 * the person's action (only while the call is being made). */
+	bool	(*resumed)(struct mcp_req *, const char **state,
+		    const char **action);
 };
 void	tools_set_rpc(const struct tools_rpc *);
 /* From mcp.c: 0 and the call answers (now or later); -1 if no such
@@ -217,9 +224,15 @@ void	tools_set_entry(struct req *, const struct tool_entry *);
 void	tools_set_deadline(struct req *, int64_t when);	/* timeout then */
 void	tools_set_wake(struct req *, int64_t when);	/* wake then */
 void	tools_progress_start(struct req *);	/* progress, if asked */
-bool	tools_elicit_url(struct req *, const char *url, const char *message,
-	    char **id);
+#define TOOLS_ELICIT_NONE	0	/* the client cannot: say it otherwise */
+#define TOOLS_ELICIT_ASKED	1	/* the answer comes to .elicited */
+#define TOOLS_ELICIT_RETURNED	2	/* the call was answered: req is gone */
+int	tools_elicit_url(struct req *, const char *url, const char *message,
+	    const char *id);
 void	tools_elicit_done(const char *id);
+bool	tools_elicit_resumed(struct req *, const char **state,
+	    const char **action);
+void	tools_elicited(struct req *, const char *action);
 void	tools_progress_send(struct req *, double progress, double total,
 	    const char *message);
 int64_t	tools_arg_int(const struct json *, const char *, int64_t dflt);
@@ -239,7 +252,6 @@ extern const struct tool_entry tool_list_entry;
 extern const struct tool_entry tool_pane_capture_entry;
 extern const struct tool_entry tool_keys_entry;
 extern const struct tool_entry tool_secret_entry;
-void	tool_secret_declined(struct req *, const char *why);
 
 /* tool_start.c — the start run_program makes too: made(req, program,
  * arg) once the pane exists, or made(NULL, NULL, arg) once the start

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "log.h"
 #include "secret_page.h"
 #include "server.h"
@@ -46,7 +47,11 @@ struct secret_ask {
 	struct secret_page	*page;
 	struct req		*req;		/* the call waiting, or NULL */
 	int64_t			 wait_ms;	/* timeoutMs */
-	char			*elicit_id;	/* elicitationId, if asked */
+	char			 eid[33];	/* elicitationId, requestState */
+	bool			 mrtr;		/* asked by input_required: the
+						   outcome waits for the call
+						   made again */
+	bool			 over;		/* typed (why NULL) or not */
 	size_t			 chars;		/* characters typed */
 	size_t			 typed_from, typed_len;
 	const char		*why;		/* nothing typed: why */
@@ -75,7 +80,6 @@ tool_secret_free(struct secret_ask *a)
 	tool_secret_unlink(a);
 	secret_page_free(a->page);
 	free(a->pane);
-	free(a->elicit_id);
 	free(a);
 }
 
@@ -147,28 +151,15 @@ tool_secret_put(struct jw *w, struct buf *text, void *arg)
 		    "characters, not shown) and Enter\n", *chars);
 }
 
-/* Enter went: the reply, read as send_keys with timeoutMs reads it. */
+/* The reply to what was typed, read for req as send_keys with
+ * timeoutMs reads it; a is freed. */
 static void
-tool_secret_sent(void *arg, bool ok, const char *out, size_t len)
+tool_secret_reply(struct secret_ask *a, struct req *req, struct program *p)
 {
-	struct secret_ask	*a = arg;
-	struct program		*p = program_by_seq(a->prog);
 	struct tool_read_extra	*x;
 	struct watch		*w;
 	struct sel		 sel;
-	struct req		*req = a->req;
 
-	(void)len;
-	if (!ok) {
-		a->why = "tmux did not take the keys";
-		log_warn("ask_user_secret: %s: %s", a->pane, out);
-	}
-	if (req == NULL || p == NULL || !ok) {
-		if (req != NULL)
-			tool_secret_untyped(a);
-		tool_secret_free(a);
-		return;
-	}
 	a->req = NULL;
 	tools_set_state(req, NULL);
 	tools_set_entry(req, &tool_secret_reply_entry);
@@ -186,6 +177,32 @@ tool_secret_sent(void *arg, bool ok, const char *out, size_t len)
 	watch_reply_of(w, a->pane, a->typed_from, a->typed_len, false);
 	tool_secret_free(a);
 	watch_start(w);
+}
+
+/* Enter went: the reply, if a call waits for it. Asked by
+ * input_required, the outcome waits for the call made again. */
+static void
+tool_secret_sent(void *arg, bool ok, const char *out, size_t len)
+{
+	struct secret_ask	*a = arg;
+	struct program		*p = program_by_seq(a->prog);
+
+	(void)len;
+	if (!ok) {
+		a->why = "tmux did not take the keys";
+		log_warn("ask_user_secret: %s: %s", a->pane, out);
+	} else if (p == NULL)
+		a->why = "the program was removed";
+	if (a->req == NULL && a->mrtr) {
+		a->over = true;
+		return;
+	}
+	if (a->req == NULL || a->why != NULL) {
+		tool_secret_untyped(a);
+		tool_secret_free(a);
+		return;
+	}
+	tool_secret_reply(a, a->req, p);
 }
 
 /* The secret's send-keys answered (Enter's answer ends it). */
@@ -230,7 +247,7 @@ tool_secret_came(void *arg, const char *secret, size_t len, const char *why)
 	struct secret_ask	*a = arg;
 	struct program		*p = program_by_seq(a->prog);
 
-	tools_elicit_done(a->elicit_id);
+	tools_elicit_done(a->eid);
 	if (secret != NULL && why == NULL)
 		why = tool_secret_why_not(p);
 	if (secret == NULL || why != NULL) {
@@ -238,6 +255,12 @@ tool_secret_came(void *arg, const char *secret, size_t len, const char *why)
 		    "person sent the secret";
 		log_info("ask_user_secret: %s: nothing typed: %s", a->pane,
 		    a->why);
+		secret_page_free(a->page);
+		a->page = NULL;
+		if (a->req == NULL && a->mrtr) {
+			a->over = true;	/* told to the call made again */
+			return;
+		}
 		tool_secret_untyped(a);
 		tool_secret_free(a);
 		return;
@@ -280,6 +303,77 @@ tool_secret_url_reply(struct req *req, struct secret_ask *a,
 	toolres_free(&res);
 }
 
+/* req waits for the secret: until the page expires, and the reply. */
+static void
+tool_secret_wait(struct secret_ask *a, struct req *req)
+{
+	a->req = req;
+	tools_set_state(req, a);
+	tools_set_deadline(req, now_ms() + cfg.secret_page_ms + a->wait_ms +
+	    1000);
+}
+
+/*
+ * The call made again after input_required (2026-07-28), with the
+ * person's action: declined, the page goes; accepted, the call waits
+ * for the secret, or answers at once if it came (and was typed, or not)
+ * meanwhile.
+ */
+static void
+tool_secret_resume(struct req *req, struct program *p, const char *state,
+    const char *action)
+{
+	struct secret_ask	*a;
+
+	for (a = asks; a != NULL; a = a->next)
+		if (a->mrtr && a->prog == program_seq(p) &&
+		    strcmp(a->eid, state) == 0)
+			break;
+	if (a == NULL) {
+		tools_error(req, "ask_user_secret: %s: no page is open under "
+		    "this requestState (it expired, was used, or a newer call "
+		    "replaced it); call ask_user_secret again without it",
+		    program_id(p));
+		return;
+	}
+	a->mrtr = false;
+	if (strcmp(action, "accept") != 0 && !a->over) {
+		a->why = strcmp(action, "decline") == 0 ? "the person declined "
+		    "to open the page" : "the person dismissed the request";
+		a->req = req;
+		tool_secret_untyped(a);
+		tool_secret_free(a);
+		return;
+	}
+	if (a->over && a->why != NULL) {
+		a->req = req;
+		tool_secret_untyped(a);
+		tool_secret_free(a);
+		return;
+	}
+	if (a->over) {
+		tool_secret_reply(a, req, p);
+		return;
+	}
+	tool_secret_wait(a, req);
+}
+
+/* The person's answer to the elicitation (2025-11-25): accepted, the
+ * call goes on waiting for the secret; else the page goes. */
+static void
+tool_secret_elicited(struct req *req, const char *action)
+{
+	struct secret_ask	*a = tools_state(req);
+
+	if (a == NULL || strcmp(action, "accept") == 0)
+		return;
+	a->why = strcmp(action, "decline") == 0 ? "the person declined to "
+	    "open the page" : "the person dismissed the request";
+	tools_elicit_done(a->eid);
+	tool_secret_untyped(a);
+	tool_secret_free(a);
+}
+
 /* ask_user_secret. */
 static void
 tool_secret_run(struct req *req, const struct json *args)
@@ -287,12 +381,19 @@ tool_secret_run(struct req *req, const struct json *args)
 	const char		*id = tools_arg_str(args, "programId", NULL);
 	struct program		*p;
 	struct secret_ask	*a, *old;
-	const char		*why;
+	const char		*why, *state, *action;
 	char			*cause = NULL, prompt[TOOL_SECRET_PROMPT + 1];
-	size_t			 s, e;
+	char			*message;
+	unsigned char		 rnd[16];
+	size_t			 s, e, i;
+	int			 r;
 
 	if ((p = program_find(id)) == NULL) {
 		report_unknown(req, id);
+		return;
+	}
+	if (tools_elicit_resumed(req, &state, &action)) {
+		tool_secret_resume(req, p, state, action);
 		return;
 	}
 	if ((why = tool_secret_why_not(p)) != NULL &&
@@ -320,7 +421,13 @@ tool_secret_run(struct req *req, const struct json *args)
 		tool_secret_free(old);
 	}
 
+	if (getentropy(rnd, sizeof rnd) == -1) {
+		tools_error(req, "ask_user_secret: no random bytes");
+		return;
+	}
 	a = xcalloc(1, sizeof *a);
+	for (i = 0; i < sizeof rnd; i++)
+		snprintf(a->eid + 2 * i, 3, "%02x", rnd[i]);
 	a->prog = program_seq(p);
 	a->pane = xstrdup(program_pane_id(p));
 	a->wait_ms = tools_arg_int(args, "timeoutMs", TOOL_SECRET_WAIT_MS);
@@ -342,12 +449,19 @@ tool_secret_run(struct req *req, const struct json *args)
 
 	/* The person is asked by the client, if it can; else the address
 	 * goes in the result. */
-	if (tools_elicit_url(req, secret_page_url(a->page), prompt,
-	    &a->elicit_id)) {
-		a->req = req;
-		tools_set_state(req, a);
-		tools_set_deadline(req, now_ms() + cfg.secret_page_ms +
-		    a->wait_ms + 1000);
+	xasprintf(&message, "A program that the AI agent runs (%s, in tmux "
+	    "pane %s) asks for a password or passphrase: \"%s\". Open this "
+	    "page on this computer and type it there: it goes to the "
+	    "program, not to the agent or its model.", program_id(p),
+	    a->pane, prompt);
+	r = tools_elicit_url(req, secret_page_url(a->page), message, a->eid);
+	free(message);
+	if (r == TOOLS_ELICIT_RETURNED) {
+		a->mrtr = true;		/* req is answered and gone */
+		return;
+	}
+	if (r == TOOLS_ELICIT_ASKED) {
+		tool_secret_wait(a, req);
 		return;
 	}
 	tool_secret_url_reply(req, a, p);
@@ -378,20 +492,6 @@ tool_secret_timeout(struct req *req)
 	tool_secret_free(a);
 }
 
-/* The person declined or dismissed the elicitation: the page goes. */
-void
-tool_secret_declined(struct req *req, const char *why)
-{
-	struct secret_ask	*a = tools_state(req);
-
-	if (a == NULL)
-		return;
-	a->why = why;
-	tools_elicit_done(a->elicit_id);
-	tool_secret_untyped(a);
-	tool_secret_free(a);
-}
-
 /* Once typed, it waits for the program's reply as send_keys does. */
 static const struct tool_entry tool_secret_reply_entry = {
 	.name = "ask_user_secret",
@@ -406,5 +506,6 @@ const struct tool_entry tool_secret_entry = {
 	.name = "ask_user_secret",
 	.run = tool_secret_run,
 	.cancel = tool_secret_cancel,
-	.timeout = tool_secret_timeout
+	.timeout = tool_secret_timeout,
+	.elicited = tool_secret_elicited
 };

@@ -872,6 +872,306 @@ test_expired(void **state)
 	buf_free(&r);
 }
 
+/* --- elicitation, both eras ------------------------------------------ */
+
+#define META26	"\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":" \
+	"\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":" \
+	"{\"elicitation\":{\"url\":{}}}}"
+
+/* Keep the message as the client received it, under build/secrets. */
+static void
+keep_artefact(const char *name, const struct json_doc *d)
+{
+	const char	*raw;
+	size_t		 len;
+	char		 path[200];
+	FILE		*f;
+
+	mkdir("build", 0755);
+	mkdir("build/secrets", 0755);
+	snprintf(path, sizeof path, "build/secrets/%s", name);
+	raw = json_raw(json_root(d), &len);
+	if ((f = fopen(path, "w")) != NULL) {
+		fwrite(raw, 1, len, f);
+		fputc('\n', f);
+		fclose(f);
+	}
+}
+
+/* Start the getpass program on E and wait at its hidden prompt. */
+static char *
+start_on(struct pmx *E, char **pane)
+{
+	struct json_doc	*d;
+	char		*argv, *args, *id;
+	int64_t		 cursor = 0, t0;
+
+	argv = pmx_jstr(fixture);
+	xasprintf(&args, "{\"argv\":[%s,\"Key passphrase: \"]}", argv);
+	id = pmx_start_program(E, args, pane);
+	assert_non_null(id);
+	free(args);
+	free(argv);
+	for (t0 = now_ms();;) {
+		xasprintf(&args, "{\"programId\":\"%s\",\"cursor\":%lld,"
+		    "\"timeoutMs\":%d}", id, (long long)cursor, LONG_MS);
+		d = sc_call_ok(E, "read_program", args);
+		free(args);
+		cursor = sc_int(d, "cursor");
+		if (sc_bool(d, "waitingForInput")) {
+			assert_true(hidden(d));
+			json_doc_free(d);
+			return (id);
+		}
+		if (now_ms() - t0 > 3 * LONG_MS)
+			fail_msg("never waited: %s", pmx_text(d));
+		json_doc_free(d);
+	}
+}
+
+/* The next message that is a request of method m (bounded). */
+static struct json_doc *
+next_request(struct pmx *E, const char *m)
+{
+	struct json_doc		*d;
+	const struct json	*v;
+	int64_t			 t0 = now_ms();
+
+	while (now_ms() - t0 < LONG_MS) {
+		if ((d = pmx_next(E, LONG_MS)) == NULL)
+			break;
+		v = json_get(json_root(d), "method");
+		if (v != NULL && strcmp(json_str(v, NULL), m) == 0)
+			return (d);
+		json_doc_free(d);
+	}
+	fail_msg("no %s came", m);
+	return (NULL);
+}
+
+/* Answer the client's side of request q with action. */
+static void
+answer(struct pmx *E, const struct json_doc *q, const char *action)
+{
+	const char	*raw;
+	size_t		 len;
+	char		*line;
+
+	raw = json_raw(json_get(json_root(q), "id"), &len);
+	xasprintf(&line, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"result\":"
+	    "{\"action\":\"%s\"}}", (int)len, raw, action);
+	pmx_send_raw(E, line, strlen(line));
+	free(line);
+}
+
+/* The program read exactly the secret: the reply's text says so. */
+static void
+reply_typed(const struct json_doc *d)
+{
+	char	hash[17], want[80];
+
+	fnv(SECRET, hash);
+	snprintf(want, sizeof want, "read %zu characters, hash %s",
+	    strlen(SECRET), hash);
+	if (pmx_is_error(d))
+		fail_msg("an error: %s", pmx_text(d));
+	assert_true(sc_bool(d, "typed"));
+	assert_int_equal(sc_int(d, "typedCharacters"), (int64_t)strlen(SECRET));
+	if (strstr(sc_need_str(d, "text"), want) == NULL)
+		fail_msg("the reply lacks \"%s\": %s", want, pmx_text(d));
+	buf_adds(&replies, pmx_text(d));
+}
+
+/* POST the secret to the page at url, as the browser would. */
+static void
+submit(const char *url)
+{
+	struct url	 u;
+	struct buf	 r = BUF_INIT;
+	char		*body, origin[100];
+
+	url_parse(url, &u);
+	snprintf(origin, sizeof origin, "http://%s", u.host);
+	body = form(SECRET);
+	assert_int_equal(http("127.0.0.1", u.port, "POST", u.path, u.host,
+	    origin, body, &r), 200);
+	free(body);
+	buf_free(&r);
+}
+
+/*
+ * 2025-11-25, a client declaring elicitation.url: ask_user_secret sends
+ * it elicitation/create (mode url, an elicitationId, the page's address,
+ * a message) and waits; the client accepts, the "person" sends the
+ * secret, notifications/elicitation/complete names the id, and the call
+ * answers with the program's reply, without the secret. A declined one
+ * answers at once, nothing typed.
+ */
+static void
+test_elicit_2025(void **state)
+{
+	struct pmx		 E;
+	struct json_doc		*d, *q;
+	const struct json	*p;
+	char			*id, *pane, *line, eid[64], *url;
+	int64_t			 call;
+	bool			 complete = false;
+
+	(void)state;
+	if (!has_tool)
+		skip();
+	assert_int_equal(pmx_open_bare(&E, NULL), 0);
+	call = pmx_send(&E, "initialize", "{\"protocolVersion\":"
+	    "\"2025-11-25\",\"capabilities\":{\"elicitation\":{\"form\":{},"
+	    "\"url\":{}}},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}");
+	json_doc_free(pmx_wait(&E, call, LONG_MS));
+	line = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+	pmx_send_raw(&E, line, strlen(line));
+	id = start_on(&E, &pane);
+
+	xasprintf(&line, "{\"name\":\"ask_user_secret\",\"arguments\":"
+	    "{\"programId\":\"%s\"}}", id);
+	call = pmx_send(&E, "tools/call", line);
+	free(line);
+	q = next_request(&E, "elicitation/create");
+	keep_artefact("elicitation-2025-11-25.json", q);
+	p = json_get(json_root(q), "params");
+	assert_string_equal(json_str(json_get(p, "mode"), NULL), "url");
+	snprintf(eid, sizeof eid, "%s", json_str(json_get(p, "elicitationId"),
+	    NULL));
+	url = xstrdup(json_str(json_get(p, "url"), NULL));
+	assert_non_null(strstr(json_str(json_get(p, "message"), NULL),
+	    "Key passphrase:"));
+	answer(&E, q, "accept");
+	json_doc_free(q);
+
+	submit(url);
+	for (;;) {
+		if ((d = pmx_next(&E, LONG_MS)) == NULL)
+			fail_msg("no answer to ask_user_secret");
+		p = json_get(json_root(d), "method");
+		if (p != NULL && strcmp(json_str(p, NULL),
+		    "notifications/elicitation/complete") == 0) {
+			assert_string_equal(json_str(json_get(json_get(
+			    json_root(d), "params"), "elicitationId"), NULL),
+			    eid);
+			complete = true;
+		}
+		if (json_get(json_root(d), "id") != NULL &&
+		    json_int(json_get(json_root(d), "id")) == call)
+			break;
+		json_doc_free(d);
+	}
+	assert_true(complete);
+	reply_typed(d);
+	json_doc_free(d);
+	free(url);
+
+	/* Declined: answered at once, nothing typed. */
+	xasprintf(&line, "{\"name\":\"ask_user_secret\",\"arguments\":"
+	    "{\"programId\":\"%s\"}}", id);
+	free(id);
+	free(pane);
+	id = start_on(&E, &pane);
+	free(line);
+	xasprintf(&line, "{\"name\":\"ask_user_secret\",\"arguments\":"
+	    "{\"programId\":\"%s\"}}", id);
+	call = pmx_send(&E, "tools/call", line);
+	free(line);
+	q = next_request(&E, "elicitation/create");
+	answer(&E, q, "decline");
+	json_doc_free(q);
+	d = pmx_wait(&E, call, LONG_MS);
+	assert_non_null(d);
+	assert_false(sc_bool(d, "typed"));
+	assert_non_null(strstr(sc_need_str(d, "notTyped"), "declined"));
+	json_doc_free(d);
+	assert_int_equal(pmx_close(&E), 0);
+	free(id);
+	free(pane);
+}
+
+/*
+ * 2026-07-28, a request whose capabilities name elicitation.url: the
+ * call is answered input_required, with the elicitation/create request
+ * in inputRequests and a requestState; the call made again with the
+ * person's accept waits for the secret and answers with the program's
+ * reply. Declined, the call made again answers nothing typed.
+ */
+static void
+test_elicit_2026(void **state)
+{
+	struct json_doc		*d;
+	const struct json	*r, *p;
+	char			*id, *pane, *args, *url, rs[64];
+	int64_t			 call;
+
+	(void)state;
+	if (!has_tool)
+		skip();
+	id = start_getpass(1, &pane, &call);
+	xasprintf(&args, "{\"name\":\"ask_user_secret\",\"arguments\":"
+	    "{\"programId\":\"%s\"}," META26 "}", id);
+	call = pmx_send(&C, "tools/call", args);
+	d = pmx_wait(&C, call, LONG_MS);
+	assert_non_null(d);
+	keep_artefact("input-required-2026-07-28.json", d);
+	r = json_get(json_root(d), "result");
+	assert_string_equal(json_str(json_get(r, "resultType"), NULL),
+	    "input_required");
+	p = json_get(json_get(json_get(r, "inputRequests"), "secret"),
+	    "params");
+	assert_string_equal(json_str(json_get(json_get(json_get(r,
+	    "inputRequests"), "secret"), "method"), NULL), "elicitation/create");
+	assert_string_equal(json_str(json_get(p, "mode"), NULL), "url");
+	url = xstrdup(json_str(json_get(p, "url"), NULL));
+	snprintf(rs, sizeof rs, "%s", json_str(json_get(r, "requestState"),
+	    NULL));
+	json_doc_free(d);
+	free(args);
+
+	xasprintf(&args, "{\"name\":\"ask_user_secret\",\"arguments\":"
+	    "{\"programId\":\"%s\"},\"requestState\":\"%s\",\"inputResponses\":"
+	    "{\"secret\":{\"action\":\"accept\"}}," META26 "}", id, rs);
+	call = pmx_send(&C, "tools/call", args);
+	free(args);
+	submit(url);
+	d = pmx_wait(&C, call, LONG_MS);
+	assert_non_null(d);
+	assert_string_equal(json_str(json_get(json_get(json_root(d), "result"),
+	    "resultType"), NULL), "complete");
+	reply_typed(d);
+	json_doc_free(d);
+	free(url);
+	no_trace(NULL);
+	free(id);
+	free(pane);
+
+	/* Declined. */
+	id = start_getpass(1, &pane, &call);
+	xasprintf(&args, "{\"name\":\"ask_user_secret\",\"arguments\":"
+	    "{\"programId\":\"%s\"}," META26 "}", id);
+	call = pmx_send(&C, "tools/call", args);
+	d = pmx_wait(&C, call, LONG_MS);
+	snprintf(rs, sizeof rs, "%s", json_str(json_get(json_get(json_root(d),
+	    "result"), "requestState"), NULL));
+	json_doc_free(d);
+	free(args);
+	xasprintf(&args, "{\"name\":\"ask_user_secret\",\"arguments\":"
+	    "{\"programId\":\"%s\"},\"requestState\":\"%s\",\"inputResponses\":"
+	    "{\"secret\":{\"action\":\"decline\"}}," META26 "}", id, rs);
+	call = pmx_send(&C, "tools/call", args);
+	free(args);
+	d = pmx_wait(&C, call, LONG_MS);
+	assert_non_null(d);
+	assert_false(sc_bool(d, "typed"));
+	assert_non_null(strstr(sc_need_str(d, "notTyped"), "declined"));
+	json_doc_free(d);
+	stop(id);
+	free(id);
+	free(pane);
+}
+
 int
 main(void)
 {
@@ -884,6 +1184,8 @@ main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_echo_back_on),
 		cmocka_unit_test(test_expired),
+		cmocka_unit_test(test_elicit_2025),
+		cmocka_unit_test(test_elicit_2026),
 	};
 
 	return (cmocka_run_group_tests(tests, group_setup, group_teardown));
