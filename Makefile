@@ -9,6 +9,7 @@
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
 #   make test-clients  progmux through the pinned real agent clients (npm)
 #   make test-conformance  the official MCP conformance suite, both eras
+#   make test-secrets  ask_user_secret through chromium and the SDK clients
 #   make npm        the npm packages (static binaries for linux-x64 and
 #                   linux-arm64) in build/npm
 #   make npm-test   those packages installed and tested as users run them
@@ -267,6 +268,14 @@ endif
 test-clients: all
 	sh scripts/test-clients.sh $(B)
 
+# ask_user_secret end to end (scripts/test-secrets.sh): chromium fills
+# the page, the SDK clients answer the elicitation in both eras, a getpass
+# program and ssh (to an sshd of the test's own) take the secret, which is
+# then looked for everywhere; chromium and the npm packages are installed
+# when missing. The page as rendered: build/secrets/page.png.
+test-secrets: all unit
+	sh scripts/test-secrets.sh $(B)
+
 # The official MCP conformance suite (pinned in tests/conformance, npm),
 # its 2026-07-28 and its 2025 scenarios, through a stdio-to-HTTP bridge.
 test-conformance: all
@@ -327,7 +336,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: macos-gate npm npm-test deb deb-test all unit test test-long test-tmux test-clients test-conformance test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: test-secrets macos-gate npm npm-test deb deb-test all unit test test-long test-tmux test-clients test-conformance test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper

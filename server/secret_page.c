@@ -152,7 +152,9 @@ page_answer(struct MHD_Connection *c, unsigned status, const char *html)
 	MHD_add_response_header(r, "Content-Security-Policy", PAGE_CSP);
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	/* Not no-referrer: with it a browser sends Origin: null on the
+	 * form's POST, and the origin could not be checked. */
+	MHD_add_response_header(r, "Referrer-Policy", "same-origin");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, "Allow", "GET, POST");
 	ret = MHD_queue_response(c, status, r);
