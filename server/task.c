@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "log.h"
 #include "server.h"
 #include "timeutil.h"
