@@ -363,11 +363,13 @@ struct url {
 static void
 url_parse(const char *u, struct url *out)
 {
-	const char	*h = u + strlen("http://"), *sl;
+	const char	*h = u + strlen("http://"), *sl = NULL;
 
 	if (strncmp(u, "http://127.0.0.1:", 17) != 0 ||
-	    (sl = strchr(h, '/')) == NULL)
+	    (sl = strchr(h, '/')) == NULL) {
 		fail_msg("not a page on 127.0.0.1: %s", u);
+		return;
+	}
 	snprintf(out->host, sizeof out->host, "%.*s", (int)(sl - h), h);
 	out->port = (unsigned)atoi(h + 10);
 	snprintf(out->path, sizeof out->path, "%s", sl);
