@@ -187,11 +187,12 @@ tool_secret_sent(void *arg, bool ok, const char *out, size_t len)
 	struct secret_ask	*a = arg;
 	struct program		*p = program_by_seq(a->prog);
 
-	(void)len;
 	if (!ok) {
-		a->why = "tmux did not take the keys";
-		log_warn("ask_user_secret: %s: %s", a->pane, out);
-	} else if (p == NULL)
+		log_warn("ask_user_secret: %s: %.*s", a->pane, (int)len, out);
+		if (a->why == NULL)
+			a->why = "tmux did not take the keys";
+	}
+	if (a->why == NULL && p == NULL)
 		a->why = "the program was removed";
 	if (a->req == NULL && a->mrtr) {
 		a->over = true;
@@ -214,7 +215,8 @@ tool_secret_step(void *arg, bool ok, const char *out, size_t len)
 	(void)out;
 	(void)len;
 	if (!ok)
-		a->why = "tmux did not take the keys";
+		a->why = "tmux did not take the keys (the tmux control client "
+		    "was not attached, or the pane is gone)";
 }
 
 /* Type secret (len bytes) and Enter into the ask's pane. */
@@ -235,6 +237,11 @@ tool_secret_type(struct secret_ask *a, struct program *p, const char *secret,
 	tmux_quote(&b, secret);
 	tmux_command_secret(buf_cstr(&b), tool_secret_step, a);
 	wipe_buf(&b);
+	if (a->why != NULL) {
+		/* Refused at once (no attached client): no Enter alone. */
+		tool_secret_sent(a, false, a->why, strlen(a->why));
+		return;
+	}
 	snprintf(line, sizeof line, "send-keys -t %s Enter", a->pane);
 	tmux_command(line, tool_secret_sent, a);
 }
