@@ -26,6 +26,9 @@
  * given to the owner from a loop timer (never from inside the HTTP
  * handler, where the owner could not stop the daemon); cleared as soon as
  * the owner returns. Nothing here logs.
+ *
+ * Its layer is its own (Page): only tool_secret.c calls it; it calls
+ * the loop and common/ alone, and knows no tool, program or tmux.
  */
 #include <sys/types.h>
 #include <sys/select.h>

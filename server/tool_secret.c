@@ -264,7 +264,7 @@ tool_secret_came(void *arg, const char *secret, size_t len, const char *why)
 		    a->why);
 		secret_page_free(a->page);
 		a->page = NULL;
-		if (a->req == NULL && a->mrtr) {
+		if (a->req == NULL && a->mrtr && secret != NULL) {
 			a->over = true;	/* told to the call made again */
 			return;
 		}
