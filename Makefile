@@ -87,9 +87,10 @@ CPPFLAGS += -DPROGMUX_TARGET='"$(BUILD_TARGET)"'
 COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 	common/osdep-$(OSDEP).c \
 	$(if $(filter linux,$(OSDEP)),,common/osdep-shared.c)
-# ask_user_secret's page needs libmicrohttpd: without it (a build for
-# another system, a static build without its source) neither the page
-# nor the tool is built, and the tool is not listed.
+# ask_user_secret's page needs libmicrohttpd: without it (pkg-config does
+# not find it, or SECRET_PAGE= is given, as the macOS gate does) neither
+# the page nor the tool is built, and the tool is not listed. The static
+# builds link the one they build (scripts/package/static.sh).
 SECRET_PAGE ?= $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1)
 SECRET_SRC = server/secret_page.c server/tool_secret.c
 SERVER_SRC = $(filter-out server/ttywait-%.c $(if $(SECRET_PAGE),,$(SECRET_SRC)),\
