@@ -47,6 +47,7 @@ struct secret_ask {
 	struct secret_page	*page;
 	struct req		*req;		/* the call waiting, or NULL */
 	int64_t			 wait_ms;	/* timeoutMs */
+	int64_t			 asked_ms;	/* when the page opened */
 	char			 eid[33];	/* elicitationId, requestState */
 	bool			 mrtr;		/* asked by input_required: the
 						   outcome waits for the call
@@ -318,6 +319,25 @@ tool_secret_wait(struct secret_ask *a, struct req *req)
 	tools_set_state(req, a);
 	tools_set_deadline(req, now_ms() + cfg.secret_page_ms + a->wait_ms +
 	    1000);
+	tools_progress_start(req);
+}
+
+/* A progress note while the person has the page (a client that resets
+ * its timeout on progress waits as long as the page does). */
+static void
+tool_secret_progress(struct req *req)
+{
+	struct secret_ask	*a = tools_state(req);
+	char			 msg[160];
+	int64_t			 waited;
+
+	if (a == NULL || a->page == NULL)
+		return;
+	waited = now_ms() - a->asked_ms;
+	snprintf(msg, sizeof msg, "waiting %lld s for the person to send "
+	    "the secret on the page", (long long)(waited / 1000));
+	tools_progress_send(req, (double)waited, (double)cfg.secret_page_ms,
+	    msg);
 }
 
 /*
@@ -436,6 +456,7 @@ tool_secret_run(struct req *req, const struct json *args)
 	for (i = 0; i < sizeof rnd; i++)
 		snprintf(a->eid + 2 * i, 3, "%02x", rnd[i]);
 	a->prog = program_seq(p);
+	a->asked_ms = now_ms();
 	a->pane = xstrdup(program_pane_id(p));
 	a->wait_ms = tools_arg_int(args, "timeoutMs", TOOL_SECRET_WAIT_MS);
 	if (a->wait_ms > cfg.wait_max_ms)
@@ -514,5 +535,6 @@ const struct tool_entry tool_secret_entry = {
 	.run = tool_secret_run,
 	.cancel = tool_secret_cancel,
 	.timeout = tool_secret_timeout,
+	.progress = tool_secret_progress,
 	.elicited = tool_secret_elicited
 };

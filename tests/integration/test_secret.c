@@ -958,7 +958,8 @@ start_on(struct pmx *E, char **pane)
 	}
 }
 
-/* The next message that is a request of method m (bounded). */
+/* The next message that is a request (or notification) of method m
+ * (bounded). */
 static struct json_doc *
 next_request(struct pmx *E, const char *m)
 {
@@ -1059,7 +1060,8 @@ test_elicit_2025(void **state)
 	id = start_on(&E, &pane);
 
 	xasprintf(&line, "{\"name\":\"ask_user_secret\",\"arguments\":"
-	    "{\"programId\":\"%s\"}}", id);
+	    "{\"programId\":\"%s\"},\"_meta\":{\"progressToken\":\"pt\"}}",
+	    id);
 	call = pmx_send(&E, "tools/call", line);
 	free(line);
 	q = next_request(&E, "elicitation/create");
@@ -1073,6 +1075,13 @@ test_elicit_2025(void **state)
 	    "Key passphrase:"));
 	answer(&E, q, "accept");
 	json_doc_free(q);
+	/* While the person has the page, the call says so in progress. */
+	d = next_request(&E, "notifications/progress");
+	assert_string_equal(json_str(json_get(json_get(json_root(d),
+	    "params"), "progressToken"), NULL), "pt");
+	assert_non_null(strstr(json_str(json_get(json_get(json_root(d),
+	    "params"), "message"), NULL), "waiting"));
+	json_doc_free(d);
 
 	submit(url);
 	for (;;) {
