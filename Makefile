@@ -9,6 +9,7 @@
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
 #   make test-clients  progmux through the pinned real agent clients (npm)
 #   make test-conformance  the official MCP conformance suite, both eras
+#   make test-secrets  ask_user_secret through chromium and the SDK clients
 #   make npm        the npm packages (static binaries for linux-x64 and
 #                   linux-arm64) in build/npm
 #   make npm-test   those packages installed and tested as users run them
@@ -86,8 +87,20 @@ CPPFLAGS += -DPROGMUX_TARGET='"$(BUILD_TARGET)"'
 COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 	common/osdep-$(OSDEP).c \
 	$(if $(filter linux,$(OSDEP)),,common/osdep-shared.c)
-SERVER_SRC = $(filter-out server/ttywait-%.c,$(wildcard server/*.c)) \
-	server/ttywait-$(TTYWAIT).c
+# ask_user_secret's page needs libmicrohttpd: without it (pkg-config does
+# not find it, or SECRET_PAGE= is given, as the macOS gate does) neither
+# the page nor the tool is built, and the tool is not listed. The static
+# builds link the one they build (scripts/package/static.sh).
+SECRET_PAGE ?= $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1)
+SECRET_SRC = server/secret_page.c server/tool_secret.c
+SERVER_SRC = $(filter-out server/ttywait-%.c $(if $(SECRET_PAGE),,$(SECRET_SRC)),\
+	$(wildcard server/*.c)) server/ttywait-$(TTYWAIT).c
+ifneq ($(SECRET_PAGE),)
+MHD_CFLAGS ?= $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS   ?= $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+CPPFLAGS  += -DPROGMUX_SECRET_PAGE $(MHD_CFLAGS)
+PCRE_LIBS += $(MHD_LIBS)
+endif
 REAPER_SRC = $(wildcard reaper/*.c)
 # test_ttywait builds its panes with Linux's epoll: not for macOS.
 UNIT_SRC   = $(filter-out $(if $(filter darwin,$(OSDEP)),tests/unit/test_ttywait.c),\
@@ -194,11 +207,19 @@ $(B)/tests/%: tests/unit/%.c $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS) -lm
 
+# Programs the integration tests run in panes (tests/fixtures/*.c), in
+# $(B)/fixtures beside the binaries they test.
+FIXTURE_BIN = $(B)/fixtures/getpass
+$(B)/fixtures/%: tests/fixtures/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) $(SANFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $<
+
 # Test programs: `make unit` builds the unit tests (tests/unit), `make
-# integration` the suites that drive build/progmux (tests/integration).
+# integration` the suites that drive build/progmux (tests/integration)
+# and the programs they run.
 unit: $(UNIT_BIN)
 
-integration: $(ITEST_BIN)
+integration: $(ITEST_BIN) $(FIXTURE_BIN)
 
 # Integration tests drive build/progmux through tests/client.c (the
 # client) and tests/harness.c (the checks and set-ups the suites share),
@@ -291,6 +312,14 @@ endif
 test-clients: all
 	sh scripts/clients/test-clients.sh $(B)
 
+# ask_user_secret end to end (scripts/test/test-secrets.sh): chromium fills
+# the page, the SDK clients answer the elicitation in both eras, a getpass
+# program and ssh (to an sshd of the test's own) take the secret, which is
+# then looked for everywhere; chromium and the npm packages are installed
+# when missing. The page as rendered: build/secrets/page.png.
+test-secrets: all unit integration
+	sh scripts/test/test-secrets.sh $(B)
+
 # The official MCP conformance suite (pinned in tests/conformance, npm),
 # its 2026-07-28 and its 2025 scenarios, through a stdio-to-HTTP bridge.
 test-conformance: all
@@ -351,7 +380,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: macos-gate npm npm-test deb deb-test all unit integration test test-long test-tmux test-clients test-conformance test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: macos-gate npm npm-test deb deb-test all unit integration test test-long test-tmux test-clients test-conformance test-secrets test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper
@@ -398,4 +427,4 @@ build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
 
 # The headers each object and test program was built from (DEPFLAGS).
 -include $(wildcard $(B)/obj/*/*.d $(B)/obj/tests/bench/progmux/*.d \
-	$(B)/tests/*.d $(B)/itests/*.d $(B)/bench/*.d)
+	$(B)/fixtures/*.d $(B)/tests/*.d $(B)/itests/*.d $(B)/bench/*.d)

@@ -61,6 +61,9 @@ static const struct setting settings[] = {
 	{ "wait-max-ms", "PROGMUX_WAIT_MAX_MS", NULL, 'i', &cfg.wait_max_ms,
 	  0, 3600000, "30000", "ceiling on any wait (read_program, "
 	  "run_program)" },
+	{ "secret-page-ms", "PROGMUX_SECRET_PAGE_MS", NULL, 'i',
+	  &cfg.secret_page_ms, 1, 3600000, "300000", "how long "
+	  "ask_user_secret's page takes a secret" },
 	{ "output-max-bytes", "PROGMUX_OUTPUT_MAX_BYTES", NULL, 'i',
 	  &cfg.output_max_bytes, 1024, (int64_t)1 << 32, "8388608",
 	  "text kept per program; beyond it outputCut" },

@@ -114,6 +114,7 @@ struct mcp_req {
 
 	bool		 modern;	/* 2026-07-28: served statelessly */
 	bool		 task_ext;	/* modern: the client takes tasks */
+	bool		 elicit_url;	/* modern: it takes URL elicitation */
 	int64_t		 ttl;		/* a cacheable result's ttlMs, or -1 */
 	bool		 public;	/* its cacheScope */
 	struct task	*task;		/* the call became this task */
@@ -155,7 +156,25 @@ static struct {
 	bool		 resources_used; /* a 2025 client asked for them */
 	struct mcp_req	*watch;		/* answered while a call is made? */
 	bool		 watch_answered;
+	const struct json *watch_params; /* that call's params */
+	bool		 elicit_url;	/* the 2025 client takes URL
+					   elicitation */
+	uint64_t	 elicit_seq;	/* our requests' ids */
+	LIST_HEAD(, mcp_elicit) elicits;
 } mcp;
+
+/*
+ * A URL-mode elicitation asked of a 2025-11-25 client: our request's id
+ * (rid, "progmux-elicit-N"), the tools/call it is for (until that is
+ * answered), and its elicitationId, for notifications/elicitation/complete.
+ */
+struct mcp_elicit {
+	char			*rid;
+	struct mcp_req		*rpc;		/* NULL once answered */
+	char			*eid;
+	bool			 answered;	/* the client's answer came */
+	LIST_ENTRY(mcp_elicit)	 entry;
+};
 
 /*
  * The tools/call requests a tool has not answered yet, by idkey: a
@@ -177,6 +196,10 @@ static void	mcp_answer(struct mcp_req *, const char *, size_t);
 static bool	mcp_wants_progress(const struct mcp_req *);
 static void	mcp_progress(struct mcp_req *, double, double, const char *);
 static void	mcp_not_found(struct mcp_req *, const char *, const char *);
+static int	mcp_elicit_url(struct mcp_req *, const char *, const char *,
+		    const char *);
+static void	mcp_elicit_done(const char *);
+static bool	mcp_resumed(struct mcp_req *, const char **, const char **);
 
 /* What the tool layer answers calls with. */
 static const struct tools_rpc mcp_tools_rpc = {
@@ -184,7 +207,10 @@ static const struct tools_rpc mcp_tools_rpc = {
 	.answer = mcp_answer,
 	.wants_progress = mcp_wants_progress,
 	.progress = mcp_progress,
-	.not_found = mcp_not_found
+	.not_found = mcp_not_found,
+	.elicit_url = mcp_elicit_url,
+	.elicit_done = mcp_elicit_done,
+	.resumed = mcp_resumed
 };
 
 void
@@ -193,6 +219,7 @@ mcp_init(void)
 	memset(&mcp, 0, sizeof mcp);
 	LIST_INIT(&mcp.listens);
 	LIST_INIT(&mcp.result_waits);
+	LIST_INIT(&mcp.elicits);
 	mcp.log_level = 3;	/* warning */
 	mcp.cur_level = -1;
 	strcpy(mcp.version, MCP_LATEST);
@@ -366,6 +393,11 @@ mcp_ids_find(const char *key)
 static void
 mcp_req_done(struct mcp_req *req)
 {
+	struct mcp_elicit	*e;
+
+	LIST_FOREACH(e, &mcp.elicits, entry)
+		if (e->rpc == req)
+			e->rpc = NULL;	/* its answer goes nowhere now */
 	if (req == mcp.watch)
 		mcp.watch_answered = true;
 	mcp_ids_del(req);
@@ -811,6 +843,10 @@ mcp_initialize(struct mcp_req *req, const struct json *params)
 	}
 	snprintf(mcp.version, sizeof mcp.version, "%s", v ? v : MCP_LATEST);
 	mcp.init_answered = true;
+	/* URL elicitation is 2025-11-25's: declared as elicitation.url. */
+	mcp.elicit_url = strcmp(mcp.version, "2025-11-25") == 0 &&
+	    json_type(json_get(json_get(json_get(params, "capabilities"),
+	    "elicitation"), "url")) == JSON_OBJECT;
 
 	jw_init(&w, &b);
 	jw_obj_begin(&w);
@@ -1521,6 +1557,8 @@ mcp_modern_meta(struct mcp_req *req, const struct json *params)
 	}
 	ext = json_get(json_get(caps, "extensions"), MCP_TASKS_EXT);
 	req->task_ext = json_type(ext) == JSON_OBJECT;
+	req->elicit_url = json_type(json_get(json_get(caps, "elicitation"),
+	    "url")) == JSON_OBJECT;
 	mcp.cur_level = -1;
 	v = json_get(meta, MCP_META_LEVEL);
 	for (i = 0; json_type(v) == JSON_STRING &&
@@ -1665,8 +1703,10 @@ mcp_tools_call(struct mcp_req *req, const struct json *params)
 	/* A NUL inside the name must not match a tool by its prefix. */
 	mcp.watch = req;
 	mcp.watch_answered = false;
+	mcp.watch_params = params;
 	rc = memchr(s, '\0', len) == NULL ? tools_call(req, s, args) : -1;
 	mcp.watch = NULL;
+	mcp.watch_params = NULL;
 	if (rc == 0) {
 		/* Still waiting: a modern client that takes tasks gets one
 		 * if the wait goes on. */
@@ -1684,6 +1724,150 @@ mcp_tools_call(struct mcp_req *req, const struct json *params)
 	mcp_req_error(req, -32602, buf_cstr(&b));
 	buf_free(&b);
 	mcp_req_done(req);
+}
+
+/*
+ * URL-mode elicitation for the call rpc (tools_elicit_url): 0 when its
+ * client cannot take one; 1 when a 2025-11-25 client was sent
+ * elicitation/create (its answer comes to mcp_elicit_answer); 2 when a
+ * 2026-07-28 call was answered with an input_required result carrying
+ * the request (rpc is then freed; the client calls again with
+ * requestState id and its inputResponses). id is the elicitationId.
+ */
+static int
+mcp_elicit_url(struct mcp_req *rpc, const char *url, const char *message,
+    const char *id)
+{
+	struct mcp_elicit	*e;
+	struct buf		 b = BUF_INIT, p = BUF_INIT;
+	struct jw		 w;
+
+	if (rpc->task != NULL || (rpc->modern ? !rpc->elicit_url :
+	    !mcp.elicit_url))
+		return (0);
+	jw_init(&w, &p);
+	jw_obj_begin(&w);
+	jw_key(&w, "mode");
+	jw_str(&w, "url");
+	if (!rpc->modern) {	/* 2026-07-28's has none: requestState */
+		jw_key(&w, "elicitationId");
+		jw_str(&w, id);
+	}
+	jw_key(&w, "url");
+	jw_str(&w, url);
+	jw_key(&w, "message");
+	jw_str(&w, message);
+	jw_obj_end(&w);
+	if (rpc->modern) {
+		buf_adds(&b, "{\"inputRequests\":{\"secret\":{\"method\":"
+		    "\"elicitation/create\",\"params\":");
+		buf_add(&b, p.data, p.len);
+		/* id is ours: hex digits. */
+		buf_printf(&b, "}},\"requestState\":\"%s\"}", id);
+		mcp_reply_typed(rpc, b.data, b.len, "input_required");
+		mcp_req_done(rpc);
+		buf_free(&b);
+		buf_free(&p);
+		return (2);
+	}
+	e = xcalloc(1, sizeof *e);
+	xasprintf(&e->rid, "\"progmux-elicit-%llu\"",
+	    (unsigned long long)++mcp.elicit_seq);
+	e->rpc = rpc;
+	e->eid = xstrdup(id);
+	LIST_INSERT_HEAD(&mcp.elicits, e, entry);
+	buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":"
+	    "\"elicitation/create\",\"params\":", e->rid);
+	buf_add(&b, p.data, p.len);
+	buf_addc(&b, '}');
+	mcp_write_line(&b);
+	buf_free(&b);
+	buf_free(&p);
+	log_debug("elicitation/create %s for request %s", e->rid, rpc->id);
+	return (1);
+}
+
+static void
+mcp_elicit_free(struct mcp_elicit *e)
+{
+	LIST_REMOVE(e, entry);
+	free(e->rid);
+	free(e->eid);
+	free(e);
+}
+
+/*
+ * The client answered our request ridraw (raw JSON id): an elicitation's
+ * action (accept, decline, cancel; an error counts as cancel) goes to
+ * the call it is for. An answer to no request of ours is dropped.
+ */
+static void
+mcp_elicit_answer(const char *ridraw, const struct json *msg)
+{
+	struct mcp_elicit	*e;
+	const struct json	*a;
+	const char		*action = "cancel";
+
+	if (ridraw == NULL)
+		return;
+	LIST_FOREACH(e, &mcp.elicits, entry)
+		if (strcmp(e->rid, ridraw) == 0 && !e->answered)
+			break;
+	if (e == NULL)
+		return;
+	e->answered = true;
+	a = json_get(json_get(msg, "result"), "action");
+	if (json_type(a) == JSON_STRING && (strcmp(json_str(a, NULL),
+	    "accept") == 0 || strcmp(json_str(a, NULL), "decline") == 0))
+		action = json_str(a, NULL);
+	log_debug("elicitation %s: %s", e->rid, action);
+	if (e->rpc != NULL && e->rpc->call != NULL)
+		tools_elicited(e->rpc->call, action);
+	/* The rest is kept for its completion notification. */
+}
+
+/* The elicitation id is over: a 2025 client is told (it ignores ids it
+ * does not know); nothing is sent in the 2026-07-28 era. */
+static void
+mcp_elicit_done(const char *id)
+{
+	struct mcp_elicit	*e;
+	struct buf		 b = BUF_INIT;
+
+	LIST_FOREACH(e, &mcp.elicits, entry)
+		if (strcmp(e->eid, id) == 0)
+			break;
+	if (e == NULL)
+		return;
+	buf_printf(&b, "\"elicitationId\":\"%s\"", e->eid); /* hex */
+	mcp_notify("notifications/elicitation/complete", buf_cstr(&b), NULL);
+	buf_free(&b);
+	mcp_elicit_free(e);
+}
+
+/*
+ * A 2026-07-28 tools/call that comes back after input_required: its
+ * requestState and the action of its inputResponses' "secret" answer
+ * (accept, decline or cancel; cancel if it gave none). Only while the
+ * call is being made (the strings are the request's).
+ */
+static bool
+mcp_resumed(struct mcp_req *rpc, const char **state, const char **action)
+{
+	const struct json	*st, *a;
+
+	if (rpc != mcp.watch || !rpc->modern || mcp.watch_params == NULL)
+		return (false);
+	st = json_get(mcp.watch_params, "requestState");
+	if (json_type(st) != JSON_STRING)
+		return (false);
+	*state = json_str(st, NULL);
+	a = json_get(json_get(json_get(mcp.watch_params, "inputResponses"),
+	    "secret"), "action");
+	*action = json_type(a) == JSON_STRING && (strcmp(json_str(a, NULL),
+	    "accept") == 0 || strcmp(json_str(a, NULL), "decline") == 0) ?
+	    json_str(a, NULL) : "cancel";
+	return (true);
 }
 
 /* A key to match a cancellation's requestId against ids, by value. */
@@ -1778,7 +1962,8 @@ mcp_message(const struct json *msg)
 	}
 	if (method == NULL && (json_get(msg, "result") != NULL ||
 	    json_get(msg, "error") != NULL)) {
-		free(idraw);	/* a response; we send no requests */
+		mcp_elicit_answer(idraw, msg);	/* ours are elicitations */
+		free(idraw);
 		return;
 	}
 	if (method == NULL || json_type(method) != JSON_STRING ||

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -66,6 +67,7 @@ struct pane {
 	char			*id;		/* "%N" once made */
 	unsigned		 gen;		/* tmux_generation() of it */
 	pid_t			 pid;
+	char			*tty;		/* its terminal's path, or NULL */
 	int			 retries;
 	bool			 killed;
 	char			*dir;		/* its runtime directory */
@@ -211,6 +213,7 @@ pane_release(struct pane *pn)
 	free(pn->spec.from_pane);
 	free(pn->dir);
 	free(pn->id);
+	free(pn->tty);
 	free(pn);
 }
 
@@ -290,6 +293,35 @@ pid_t
 pane_pid(const struct pane *pn)
 {
 	return (pn->pid);
+}
+
+/*
+ * Does the program read its terminal with the input hidden: in line mode
+ * (ICANON) with echo off (ECHO clear), as getpass, sudo, ssh, su and
+ * read -s leave it? A full-screen program or a line editor (readline)
+ * clears ICANON too and echoes for itself: not hidden. 1 hidden, 0 not,
+ * -1 when it cannot be told (no terminal known, or it is gone). The
+ * terminal's settings are read from a descriptor of our own on it,
+ * opened without becoming our controlling terminal and without
+ * blocking, and closed at once: POSIX, and exact (the settings the
+ * program's read will use).
+ */
+int
+pane_input_hidden(const struct pane *pn)
+{
+	struct termios	t;
+	int		fd, r;
+
+	if (pn->tty == NULL)
+		return (-1);
+	fd = open(pn->tty, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1)
+		return (-1);
+	r = tcgetattr(fd, &t);
+	close(fd);
+	if (r == -1)
+		return (-1);
+	return ((t.c_lflag & ECHO) == 0 && (t.c_lflag & ICANON) != 0);
 }
 
 /* The pane is made: its id and its first process, on today's server. */
@@ -401,14 +433,16 @@ pane_kill_stray(const char *out)
 	}
 }
 
-/* new-window or split-window answered "%N PID". */
+/* new-window or split-window answered "%N PID TTY". */
 static void
 pane_made(void *arg, bool ok, const char *out, size_t len)
 {
 	struct pane	*pn = pane_answered(arg);
 	struct buf	 b = BUF_INIT;
 	char		*why, id[32];
+	const char	*tty;
 	long		 pid;
+	int		 n;
 
 	(void)len;
 	if (pn == NULL) {
@@ -426,7 +460,8 @@ pane_made(void *arg, bool ok, const char *out, size_t len)
 		pane_command(pn, NULL, NULL);
 		return;
 	}
-	if (!ok || sscanf(out, "%31s %ld", id, &pid) != 2 || id[0] != '%') {
+	if (!ok || sscanf(out, "%31s %ld%n", id, &pid, &n) != 2 ||
+	    id[0] != '%') {
 		xasprintf(&why, "tmux could not make a pane for the program: "
 		    "%s%s", ok ? "unexpected answer" : out,
 		    ok ? "" : tmux_error_hint(out));
@@ -435,6 +470,13 @@ pane_made(void *arg, bool ok, const char *out, size_t len)
 		return;
 	}
 	pane_set(pn, id, (pid_t)pid);
+	/* The path of its terminal, if tmux said (a path never holds a
+	 * space, a tmux without pane_tty says nothing). */
+	tty = out + n;
+	while (*tty == ' ')
+		tty++;
+	free(pn->tty);
+	pn->tty = *tty == '/' ? xstrndup(tty, strcspn(tty, " \r\n")) : NULL;
 	if (pn->spec.width > 0 || pn->spec.height > 0) {
 		buf_printf(&b, "%s -t %s", pn->spec.split ? "resize-pane" :
 		    "resize-window", pn->id);
@@ -474,11 +516,14 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
 	struct buf	b = BUF_INIT, t = BUF_INIT;
 
 	if (pn->spec.split)
-		buf_adds(&b, "split-window -d -P -F '#{pane_id} #{pane_pid}'");
+		buf_adds(&b, "split-window -d -P -F '#{pane_id} #{pane_pid} "
+		    "#{pane_tty}'");
 	else if (target != NULL)
-		buf_adds(&b, "new-window -a -d -P -F '#{pane_id} #{pane_pid}'");
+		buf_adds(&b, "new-window -a -d -P -F '#{pane_id} #{pane_pid} "
+		    "#{pane_tty}'");
 	else
-		buf_adds(&b, "new-window -d -P -F '#{pane_id} #{pane_pid}'");
+		buf_adds(&b, "new-window -d -P -F '#{pane_id} #{pane_pid} "
+		    "#{pane_tty}'");
 	buf_adds(&b, " -t ");
 	if (target != NULL)
 		tmux_quote(&b, target);

@@ -933,6 +933,14 @@ program_waiting(struct program *p)
 	return (pid > 0 && waiting_now(p->waiting, pid, &p->text));
 }
 
+/* Is the terminal it reads set to hide what is typed (pane.c)? Asked
+ * of a program seen waiting for input. */
+bool
+program_input_hidden(struct program *p)
+{
+	return (program_lookable(p) > 0 && pane_input_hidden(p->pane) == 1);
+}
+
 /* For a call waiting on p: an episode of waiting for input none has
  * reported? (The checks go on on the detector's own timer.) */
 bool

@@ -35,13 +35,14 @@ report_make(struct report *r, struct program *p, size_t cursor, bool ended,
 	r->p = p;
 	r->cursor = cursor;
 	r->ended = ended;
-	r->waiting = false;
+	r->waiting = r->hidden = false;
 	r->us = r->ue = 0;
 	if (program_ended(p) || program_state(p) == PROGRAM_STOPPING)
 		return;
 	textbuf_unfinished(program_text(p), cursor, REPORT_UNF_CHARS, &r->us,
 	    &r->ue);
 	r->waiting = waiting || program_waiting(p);
+	r->hidden = r->waiting && program_input_hidden(p);
 }
 
 /* Ended with all its output, as it should have ended? */
@@ -91,6 +92,10 @@ report_put_brief(struct jw *w, const struct report *r)
 	jw_bool(w, r->ended);
 	jw_key(w, "waitingForInput");
 	jw_bool(w, r->waiting);
+	if (r->hidden) {
+		jw_key(w, "inputHidden");
+		jw_bool(w, true);
+	}
 	jw_key(w, "unfinishedLine");
 	jw_strn(w, report_text_at(program_text(r->p), r->us), r->ue - r->us);
 }
@@ -144,7 +149,9 @@ report_end(struct buf *b, const struct program *p)
 static void
 report_waiting(struct buf *b, const struct report *r)
 {
-	if (r->waiting)
+	if (r->hidden)
+		buf_adds(b, ", waiting for hidden input (a password?)");
+	else if (r->waiting)
 		buf_adds(b, ", waiting for input");
 	if (r->ue > r->us) {
 		buf_adds(b, r->waiting ? " at \"" : ", unfinished line \"");

@@ -56,6 +56,7 @@ struct config {
 	char		*session;		/* PROGMUX_SESSION */
 	bool		 robust;
 	int64_t		 wait_max_ms;		/* PROGMUX_WAIT_MAX_MS */
+	int64_t		 secret_page_ms;	/* PROGMUX_SECRET_PAGE_MS */
 	int64_t		 output_max_bytes;	/* PROGMUX_OUTPUT_MAX_BYTES */
 	int64_t		 total_output_max_bytes; /* ..._TOTAL_OUTPUT_MAX_BYTES */
 	int64_t		 keep_ended;		/* PROGMUX_KEEP_ENDED */
@@ -149,6 +150,7 @@ struct tool_entry {
 	const char	 *other_hint;
 	void		(*wake)(struct req *);	/* time to look again */
 	struct program	*(*program)(struct req *); /* the one it waits on */
+	void		(*elicited)(struct req *, const char *action);
 };
 #define TOOLS_PROGRESS_MS	1000	/* between progress notifications */
 #define TOOLS_REPLY_MAX		(4u * 1024 * 1024) /* bytes of any tool's reply */
@@ -176,6 +178,16 @@ struct tools_rpc {
 		    const char *message);
 	void	(*not_found)(struct mcp_req *, const char *uri,
 		    const char *why);	/* a resource is not there */
+	/* URL-mode elicitation (tools_elicit_url): 0 the client has none,
+	 * 1 asked (the answer comes to tools_elicited), 2 the call was
+	 * answered input_required (2026-07-28; the rpc is freed). */
+	int	(*elicit_url)(struct mcp_req *, const char *url,
+		    const char *message, const char *id);
+	void	(*elicit_done)(const char *id);
+	/* A call made again after input_required: its requestState and
+	 * the person's action (only while the call is being made). */
+	bool	(*resumed)(struct mcp_req *, const char **state,
+		    const char **action);
 };
 void	tools_set_rpc(const struct tools_rpc *);
 /* From mcp.c: 0 and the call answers (now or later); -1 if no such
@@ -208,6 +220,15 @@ void	tools_set_entry(struct req *, const struct tool_entry *);
 void	tools_set_deadline(struct req *, int64_t when);	/* timeout then */
 void	tools_set_wake(struct req *, int64_t when);	/* wake then */
 void	tools_progress_start(struct req *);	/* progress, if asked */
+#define TOOLS_ELICIT_NONE	0	/* the client cannot: say it otherwise */
+#define TOOLS_ELICIT_ASKED	1	/* the answer comes to .elicited */
+#define TOOLS_ELICIT_RETURNED	2	/* the call was answered: req is gone */
+int	tools_elicit_url(struct req *, const char *url, const char *message,
+	    const char *id);
+void	tools_elicit_done(const char *id);
+bool	tools_elicit_resumed(struct req *, const char **state,
+	    const char **action);
+void	tools_elicited(struct req *, const char *action);
 void	tools_progress_send(struct req *, double progress, double total,
 	    const char *message);
 int64_t	tools_arg_int(const struct json *, const char *, int64_t dflt);
@@ -226,6 +247,7 @@ extern const struct tool_entry tool_stop_entry;
 extern const struct tool_entry tool_list_entry;
 extern const struct tool_entry tool_pane_capture_entry;
 extern const struct tool_entry tool_keys_entry;
+extern const struct tool_entry tool_secret_entry;
 
 /* tool_start.c — the start run_program makes too: made(req, program,
  * arg) once the pane exists, or made(NULL, NULL, arg) once the start
@@ -240,6 +262,13 @@ struct program *tool_start_waits_on(struct req *);
 
 /* tool_read.c — send_keys' reply is answered as a read is */
 struct watch;
+/* What a reply adds to a read's answer (ask_user_secret's): put writes
+ * its fields (w, text NULL), then its text (w NULL, text). */
+struct tool_read_extra {
+	void	(*put)(struct jw *w, struct buf *text, void *arg);
+	void	*arg;
+	size_t	 chars;
+};
 void	tool_read_answer(struct watch *, struct req *, void *);
 
 /* tool_pane.c — what capture_pane and send_keys (tool_keys.c) share:
@@ -282,6 +311,7 @@ struct report {
 	size_t		 cursor;	/* where the reply's text ends */
 	bool		 ended;		/* the reply's "ended" */
 	bool		 waiting;	/* waits for input now */
+	bool		 hidden;	/* with echo off (a password?) */
 	size_t		 us, ue;	/* its unfinished line: text[us, ue) */
 };
 const char *report_text_at(const struct textbuf *, size_t off);
@@ -400,6 +430,7 @@ struct watch	*watch_new(struct req *, struct program *, struct sel *,
 void		 watch_reply_of(struct watch *, const char *pane,
 		     size_t typed_from, size_t typed_len, bool screen);
 void		 watch_start(struct watch *);
+void		 watch_own_arg(struct watch *, void (*)(void *));
 void		 watch_timeout(struct req *);
 void		 watch_wake(struct req *);
 void		 watch_cancel(struct req *);
@@ -449,6 +480,7 @@ bool	tmux_alive(void);
 bool	tmux_idle(void);
 /* Queue a command line (already quoted); cb gets its output. */
 void	tmux_command(const char *line, tmux_cb, void *arg);
+void	tmux_command_secret(const char *line, tmux_cb, void *arg);
 bool	tmux_reaped(pid_t, int status);
 unsigned tmux_generation(void);
 
@@ -599,6 +631,7 @@ int64_t		 program_started_real(const struct program *);
 int64_t		 program_text_ms(const struct program *);
 void		 program_keys_sent(struct program *);
 bool		 program_waiting(struct program *);
+bool		 program_input_hidden(struct program *);
 bool		 program_waiting_due(struct program *, int64_t now);
 void		 program_episode_tell(struct program *);
 
@@ -621,6 +654,7 @@ void		 pane_release_fifos(struct pane *);
 void		 pane_unlink_fifos(struct pane *, bool release);
 const char	*pane_id(const struct pane *);
 pid_t		 pane_pid(const struct pane *);
+int		 pane_input_hidden(const struct pane *);
 bool		 pane_is(const struct pane *, const char *id);
 const char	*pane_err_name(const struct pane *);
 void		 pane_take_fds(struct pane *, int *out, int *ctl, int *err);

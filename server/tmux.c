@@ -60,6 +60,7 @@
 #include "osdep.h"
 #include "server.h"
 #include "timeutil.h"
+#include "wipe.h"
 #include "xmalloc.h"
 
 #define TMUX_WHY_EXIT	"progmux is exiting"
@@ -91,6 +92,7 @@ static struct {
 	char		 said[256];	/* the last line it said there */
 	struct buf	 rbuf;
 	struct buf	 wbuf;
+	bool		 wbuf_secret;	/* it held a secret's command */
 	struct tmux_cmd	*head, *tail;	/* awaiting their blocks */
 	struct tmux_parse ps;		/* the line parser's block */
 	int64_t		 attach_deadline;
@@ -105,6 +107,7 @@ static struct {
 #define TMUX_ATTACH_MS		2000	/* attached and answering by then */
 #define TMUX_ATTACH_TRIES	3
 #define TMUX_PROBE		"refresh-client -f no-output,ignore-size"
+#define TMUX_SECRET_ROOM	65536	/* queue room kept behind a secret */
 
 static void	tmux_dead(const char *);
 static void	tmux_fail(const char *);
@@ -120,6 +123,17 @@ unsigned
 tmux_generation(void)
 {
 	return (tm.gen);
+}
+
+/* Empty the write queue; if it held a secret's command, clear all its
+ * storage (what was written, and what a compaction moved). */
+static void
+tmux_wbuf_reset(void)
+{
+	buf_reset(&tm.wbuf);
+	if (tm.wbuf_secret && tm.wbuf.data != NULL)
+		wipe(tm.wbuf.data, tm.wbuf.cap);
+	tm.wbuf_secret = false;
 }
 
 /* Is a control client up (its descriptors open)? */
@@ -329,7 +343,7 @@ tmux_close_client(int sig)
 		kill(tm.pid, sig);
 	tm.pid = -1;
 	buf_reset(&tm.rbuf);
-	buf_reset(&tm.wbuf);
+	tmux_wbuf_reset();
 	tmux_parse_reset(&tm.ps);
 }
 
@@ -420,7 +434,7 @@ tmux_start(char **cause)
 		goto fail;
 	tmux_argv_build();
 	buf_reset(&tm.rbuf);
-	buf_reset(&tm.wbuf);
+	tmux_wbuf_reset();
 	tmux_parse_reset(&tm.ps);
 	free(tm.failure);
 	tm.failure = NULL;
@@ -679,7 +693,46 @@ tmux_on_writable(void)
 		tmux_dead(strerror(errno));
 		return;
 	}
+	if (tm.wbuf.len == 0 && tm.wbuf_secret)
+		tmux_wbuf_reset();
 	tmux_update_out();
+}
+
+/*
+ * A command whose line holds a secret (ask_user_secret's text, quoted
+ * by the caller): as tmux_command, but sent only to a client attached
+ * now (nothing kept to send later), never logged, and the write queue's
+ * storage cleared once it is written or dropped. Room is made first, so
+ * that commands queued behind it before it is written do not move it to
+ * a new allocation and leave a copy in freed memory.
+ */
+void
+tmux_command_secret(const char *line, tmux_cb cb, void *arg)
+{
+	struct tmux_cmd	*c;
+	size_t		 len = strlen(line);
+	const char	*why = "the tmux control client is not attached";
+
+	if (tm.state != TMUX_READY || !tmux_client_up()) {
+		if (cb != NULL)
+			cb(arg, false, why, strlen(why));
+		return;
+	}
+	log_debug("> %.*s... (secret text not logged)",
+	    (int)strcspn(line, "-"), line);
+	c = xcalloc(1, sizeof *c);
+	c->cb = cb;
+	c->arg = arg;
+	if (tm.tail != NULL)
+		tm.tail->next = c;
+	else
+		tm.head = c;
+	tm.tail = c;
+	buf_reserve(&tm.wbuf, len + 1 + TMUX_SECRET_ROOM);
+	tm.wbuf_secret = true;
+	buf_add(&tm.wbuf, line, len);
+	buf_addc(&tm.wbuf, '\n');
+	tmux_on_writable();
 }
 
 /* A whole block answering our command: hand it to the oldest command

@@ -33,7 +33,8 @@ tool_read_screen(struct watch *w, const struct textbuf *t, bool over,
  * screen), how the program stands, what the selection did, why. */
 static void
 tool_read_put(struct toolres *res, struct watch *w, const struct report *r,
-    const struct buf *shown, const struct sel_shown *sh)
+    const struct buf *shown, const struct sel_shown *sh,
+    const struct tool_read_extra *x)
 {
 	struct jw	*jw = &res->w;
 	const char	*pane = watch_pane(w);
@@ -61,6 +62,8 @@ tool_read_put(struct toolres *res, struct watch *w, const struct report *r,
 	}
 	jw_key(jw, "reason");
 	jw_str(jw, sel_reason_name(watch_reason(w)));
+	if (x != NULL)
+		x->put(jw, NULL, x->arg);
 	jw_obj_end(jw);
 }
 
@@ -68,11 +71,14 @@ tool_read_put(struct toolres *res, struct watch *w, const struct report *r,
  * what the selection did, the status line, and why it returned. */
 static void
 tool_read_text(struct buf *b, struct watch *w, const struct report *r,
-    const struct buf *shown, const struct sel_shown *sh)
+    const struct buf *shown, const struct sel_shown *sh,
+    const struct tool_read_extra *x)
 {
 	const char	*pane = watch_pane(w), *screen = watch_screen(w);
 	const char	*id = program_id(watch_program(w));
 
+	if (x != NULL)
+		x->put(NULL, b, x->arg);
 	if (screen != NULL)
 		buf_printf(b, "sent to %s (%s's pane, a full-screen program: "
 		    "its alternate screen); the screen now:\n%s\n", pane, id,
@@ -89,10 +95,12 @@ tool_read_text(struct buf *b, struct watch *w, const struct report *r,
 	sel_reason_text(b, watch_reason(w), watch_timeout_ms(w));
 }
 
-/* The watch's answer: a read's, or send_keys' reply. */
+/* The watch's answer: a read's, or send_keys' reply (arg: NULL, or a
+ * tool_read_extra whose fields and text it adds, freed here). */
 void
 tool_read_answer(struct watch *w, struct req *req, void *arg)
 {
+	struct tool_read_extra	*x = arg;
 	struct program		*p = watch_program(w);
 	struct sel		*s = watch_sel(w);
 	const struct textbuf	*t = program_text(p);
@@ -102,7 +110,6 @@ tool_read_answer(struct watch *w, struct req *req, void *arg)
 	struct sel_shown	 sh;
 	bool			 over;
 
-	(void)arg;
 	if (s->failed != NULL) {
 		tools_error(req, "%s; the read stopped at cursor %zu",
 		    s->failed, s->scan);
@@ -118,8 +125,8 @@ tool_read_answer(struct watch *w, struct req *req, void *arg)
 	if (r.waiting)
 		program_episode_tell(p);
 	toolres_init(&res);
-	tool_read_put(&res, w, &r, &shown, &sh);
-	tool_read_text(&res.text, w, &r, &shown, &sh);
+	tool_read_put(&res, w, &r, &shown, &sh, x);
+	tool_read_text(&res.text, w, &r, &shown, &sh, x);
 	tools_reply(req, &res);
 	toolres_free(&res);
 	buf_free(&shown);

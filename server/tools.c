@@ -73,6 +73,9 @@ static struct tool {
 	{ &tool_pane_capture_entry, SAFETY_READONLY, false, NULL, NULL, NULL },
 	{ &tool_keys_entry, SAFETY_MUTATING, true, NULL, NULL, NULL },
 	{ &tool_list_entry, SAFETY_READONLY, false, NULL, NULL, NULL },
+#ifdef PROGMUX_SECRET_PAGE
+	{ &tool_secret_entry, SAFETY_MUTATING, false, NULL, NULL, NULL },
+#endif
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
 
@@ -781,6 +784,56 @@ tools_progress_send(struct req *req, double progress, double total,
     const char *message)
 {
 	tools_rpc->progress(req->rpc, progress, total, message);
+}
+
+/*
+ * URL-mode elicitation for req: ask the client to show the person url
+ * (message saying why), as its protocol era does, with elicitationId id.
+ * TOOLS_ELICIT_NONE when the client cannot (the tool gives the address
+ * in its result); TOOLS_ELICIT_ASKED when it was asked and the person's
+ * answer comes to the tool's elicited hook; TOOLS_ELICIT_RETURNED when
+ * the call itself was answered (2026-07-28: input_required, the client
+ * calls again with requestState id): req is gone.
+ */
+int
+tools_elicit_url(struct req *req, const char *url, const char *message,
+    const char *id)
+{
+	int	r;
+
+	if (tools_rpc->elicit_url == NULL)
+		return (TOOLS_ELICIT_NONE);
+	r = tools_rpc->elicit_url(req->rpc, url, message, id);
+	if (r == TOOLS_ELICIT_RETURNED)
+		tools_free(req);
+	return (r);
+}
+
+/* The elicitation id is over (the secret came, or will not): the
+ * client is told, if it was asked in a way that tells. */
+void
+tools_elicit_done(const char *id)
+{
+	if (id != NULL && tools_rpc->elicit_done != NULL)
+		tools_rpc->elicit_done(id);
+}
+
+/* Is req a call made again after input_required: its requestState and
+ * the person's action (valid while the tool runs)? */
+bool
+tools_elicit_resumed(struct req *req, const char **state,
+    const char **action)
+{
+	return (tools_rpc->resumed != NULL &&
+	    tools_rpc->resumed(req->rpc, state, action));
+}
+
+/* The person answered an elicitation asked for req (from mcp.c). */
+void
+tools_elicited(struct req *req, const char *action)
+{
+	if (req->tool->elicited != NULL)
+		req->tool->elicited(req, action);
 }
 
 /* Argument helpers: values already passed the schema. An integer

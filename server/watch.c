@@ -66,6 +66,7 @@ struct watch {
 	bool			 input;		/* answered for an episode */
 	watch_answer_cb		 answer;
 	void			*arg;
+	void			(*arg_free)(void *);	/* arg's, or NULL */
 
 	char			*pane;		/* send_keys' reply: its pane */
 	size_t			 typed_from;	/* the line typed into */
@@ -134,12 +135,21 @@ watch_reply_of(struct watch *w, const char *pane, size_t typed_from,
 static void
 watch_free(struct watch *w)
 {
+	if (w->arg_free != NULL)
+		w->arg_free(w->arg);
 	program_unwait(w->waiter);
 	sel_free(&w->sel);
 	free(w->pane);
 	free(w->screen_text);
 	free(w->lost);
 	free(w);
+}
+
+/* The watch owns its answer's arg: freed with it by fn. */
+void
+watch_own_arg(struct watch *w, void (*fn)(void *))
+{
+	w->arg_free = fn;
 }
 
 /* The tool renders the answer, and the watch goes. */

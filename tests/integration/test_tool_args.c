@@ -487,6 +487,14 @@ expect_no_tool(struct pmx *c, const char *tool, const char *args)
 	json_doc_free(d);
 }
 
+/* ask_user_secret exists in a build with its page's library (the
+ * tests are built with the binaries' flags). */
+#ifdef PROGMUX_SECRET_PAGE
+#define SECRET_TOOL	"ask_user_secret "
+#else
+#define SECRET_TOOL	""
+#endif
+
 /* Start progmux with env; tools/list must name exactly want (sorted). */
 static void
 open_expect_tools(struct pmx *c, const char *const *env, const char *want)
@@ -507,7 +515,8 @@ open_expect_tools(struct pmx *c, const char *const *env, const char *want)
 /*
  * Pins: PROGMUX_SAFETY's tiers list exactly their tools (readonly:
  * read_program, capture_pane, list_programs; mutating: also start_program,
- * run_program, send_keys; destructive: also stop_program), and a call to a
+ * run_program, send_keys, ask_user_secret where it is built; destructive:
+ * also stop_program), and a call to a
  * tool outside the tier gets the unknown-tool error while one inside runs.
  */
 static void
@@ -531,8 +540,8 @@ test_safety_tiers(void **state)
 	json_doc_free(d);
 	assert_int_equal(pmx_close(&c), 0);
 
-	open_expect_tools(&c, mu, "capture_pane list_programs read_program "
-	    "run_program send_keys start_program");
+	open_expect_tools(&c, mu, SECRET_TOOL "capture_pane list_programs "
+	    "read_program run_program send_keys start_program");
 	expect_no_tool(&c, "stop_program", "{\"programId\":\"p1\"}");
 	d = pmx_call(&c, "run_program", "{\"argv\":[\"true\"]}", TIER_WAIT_MS);
 	assert_non_null(d);
@@ -540,8 +549,8 @@ test_safety_tiers(void **state)
 	json_doc_free(d);
 	assert_int_equal(pmx_close(&c), 0);
 
-	open_expect_tools(&c, de, "capture_pane list_programs read_program "
-	    "run_program send_keys start_program stop_program");
+	open_expect_tools(&c, de, SECRET_TOOL "capture_pane list_programs "
+	    "read_program run_program send_keys start_program stop_program");
 	assert_int_equal(pmx_close(&c), 0);
 }
 

@@ -86,6 +86,7 @@ void pane_release_fifos(struct pane *pn) { (void)pn; }
 void pane_unlink_fifos(struct pane *pn, bool r) { (void)r; pn->unlinked = true; }
 const char *pane_id(const struct pane *pn) { return (pn->id); }
 pid_t pane_pid(const struct pane *pn) { (void)pn; return (4242); }
+int pane_input_hidden(const struct pane *pn) { (void)pn; return (-1); }
 bool pane_is(const struct pane *pn, const char *id) { return (strcmp(pn->id,
     id) == 0); }
 const char *pane_err_name(const struct pane *pn) { (void)pn; return (NULL); }
