@@ -117,7 +117,7 @@ struct secret_page {
 };
 
 /* Every page alive, so that one in its grace after its owner went is
- * still ours (freed at exit by secret_page_free_all). */
+ * still ours (until it goes, or the process with it). */
 static struct secret_page	*page_list;
 
 static void	page_destroy(struct secret_page *);
@@ -627,12 +627,4 @@ secret_page_free(struct secret_page *pg)
 	    (pg->d != NULL && pg->used))
 		return;
 	page_destroy(pg);
-}
-
-/* At exit: every page goes. */
-void
-secret_page_free_all(void)
-{
-	while (page_list != NULL)
-		page_destroy(page_list);
 }

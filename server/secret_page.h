@@ -26,6 +26,5 @@ struct secret_page *secret_page_open(const char *what, int64_t ttl_ms,
 		    char **cause);
 const char	*secret_page_url(const struct secret_page *);
 void		 secret_page_free(struct secret_page *);
-void		 secret_page_free_all(void);
 
 #endif

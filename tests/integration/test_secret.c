@@ -33,20 +33,21 @@
 
 #include "client.h"
 #include "needs.h"
-#include "sc.h"
+#include "harness.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
 #define LONG_MS		20000	/* a read's timeout, never reached */
 
-static struct pmx	C;
 static char		fixture[4096];	/* the getpass program */
 static char		rtdir[256];	/* progmux's XDG_RUNTIME_DIR */
 static bool		has_tool;	/* ask_user_secret is listed */
 static struct buf	replies;	/* every reply's text, to search */
 
+/* The group's progmux, with its runtime directory where the test can
+ * search it and every level of its log on stderr. */
 static int
-group_setup(void **state)
+secret_setup(void **state)
 {
 	const char	*bin = getenv("PROGMUX_BIN");
 	const char	*slash;
@@ -65,7 +66,7 @@ group_setup(void **state)
 	size_t			 i;
 
 	if (access(fixture, X_OK) != 0) {
-		fprintf(stderr, "no %s: make unit builds it\n", fixture);
+		fprintf(stderr, "no %s: make integration builds it\n", fixture);
 		return (-1);
 	}
 	/* Its runtime directory where the test can search it; every level
@@ -80,10 +81,10 @@ group_setup(void **state)
 	env[0] = envs[0];
 	env[1] = envs[1];
 	env[2] = NULL;
-	if (pmx_open(&C, env) != 0)
+	if (group_open(env) != 0)
 		return (-1);
-	id = pmx_send(&C, "tools/list", "{}");
-	if ((d = pmx_wait(&C, id, 10000)) == NULL)
+	id = pmx_send(&group, "tools/list", "{}");
+	if ((d = pmx_wait(&group, id, 10000)) == NULL)
 		return (-1);
 	tools = json_get(json_get(json_root(d), "result"), "tools");
 	for (i = 0; tools != NULL && i < json_len(tools); i++)
@@ -95,13 +96,12 @@ group_setup(void **state)
 }
 
 static int
-group_teardown(void **state)
+secret_teardown(void **state)
 {
 	char	*argv[] = { "rm", "-rf", rtdir, NULL };
 	int	 st, r;
 
-	(void)state;
-	r = pmx_close(&C) == 0 ? 0 : -1;
+	r = group_teardown(state);
 	free(pmx_run_capture(argv, &st));
 	buf_free(&replies);
 	return (r);
@@ -120,15 +120,6 @@ hidden(const struct json_doc *d)
 	return (true);
 }
 
-static struct json_doc *
-rd(const char *id, int64_t cursor)
-{
-	char	args[300];
-
-	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":%lld,"
-	    "\"timeoutMs\":%d}", id, (long long)cursor, LONG_MS);
-	return (sc_call_ok(&C, "read_program", args));
-}
 
 /* Read on until a read says it waits for input (bounded); that read. */
 static struct json_doc *
@@ -138,7 +129,7 @@ until_waiting(const char *id, int64_t *cursor)
 	int64_t		 t0 = now_ms();
 
 	for (;;) {
-		d = rd(id, *cursor);
+		d = rd(id, *cursor, LONG_MS, "");
 		*cursor = sc_int(d, "cursor");
 		if (sc_bool(d, "waitingForInput"))
 			return (d);
@@ -175,14 +166,6 @@ waits_now(const char *id, int64_t cursor)
 	}
 }
 
-static void
-stop(const char *id)
-{
-	char	args[200];
-
-	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-	json_doc_free(sc_call_ok(&C, "stop_program", args));
-}
 
 /* Start argv (a JSON array); its id, its pane in *pane. */
 static char *
@@ -191,7 +174,7 @@ start(const char *argv, char **pane)
 	char	*args, *id;
 
 	xasprintf(&args, "{\"argv\":%s}", argv);
-	if ((id = pmx_start_program(&C, args, pane)) == NULL)
+	if ((id = pmx_start_program(&group, args, pane)) == NULL)
 		fail_msg("start_program %s failed", args);
 	free(args);
 	return (id);
@@ -237,7 +220,7 @@ test_getpass(void **state)
 	says_hidden(d, "Passphrase: ");
 	json_doc_free(d);
 
-	d = sc_call_ok(&C, "list_programs", "{}");
+	d = sc_call_ok(&group, "list_programs", "{}");
 	progs = sc_get(d, "programs");
 	for (i = 0; progs != NULL && i < json_len(progs); i++) {
 		it = json_at(progs, i);
@@ -252,7 +235,7 @@ test_getpass(void **state)
 
 	xasprintf(&args, "{\"paneId\":\"%s\",\"keys\":\"not-a-secret\","
 	    "\"literal\":true,\"timeoutMs\":%d}", pane, LONG_MS);
-	d = sc_call_ok(&C, "send_keys", args);
+	d = sc_call_ok(&group, "send_keys", args);
 	free(args);
 	cursor = sc_int(d, "cursor");
 	/* Its reply at the next prompt says hidden input (where the port
@@ -345,7 +328,7 @@ test_run_hidden(void **state)
 	(void)state;
 	argv = pmx_jstr(fixture);
 	xasprintf(&args, "{\"argv\":[%s],\"timeoutMs\":%d}", argv, LONG_MS);
-	d = sc_call_ok(&C, "run_program", args);
+	d = sc_call_ok(&group, "run_program", args);
 	assert_true(sc_bool(d, "waitingForInput"));
 	assert_true(hidden(d));
 	says_hidden(d, "Password: ");
@@ -376,7 +359,7 @@ fnv(const char *s, char out[17])
 static struct json_doc *
 call_kept(const char *tool, const char *args)
 {
-	struct json_doc	*d = sc_call_ok(&C, tool, args);
+	struct json_doc	*d = sc_call_ok(&group, tool, args);
 
 	buf_adds(&replies, pmx_text(d));
 	buf_addc(&replies, '\n');
@@ -519,14 +502,14 @@ no_trace(const char *pane)
 
 	if (memmem(replies.data, replies.len, SECRET, strlen(SECRET)) != NULL)
 		fail_msg("the secret is in a reply");
-	pmx_drain_err(&C);
-	if (C.errlog.len > 0 && memmem(C.errlog.data, C.errlog.len, SECRET,
+	pmx_drain_err(&group);
+	if (group.errlog.len > 0 && memmem(group.errlog.data, group.errlog.len, SECRET,
 	    strlen(SECRET)) != NULL)
 		fail_msg("the secret is in progmux's stderr");
 	if (in_tree(rtdir, SECRET))
 		fail_msg("the secret is in the runtime directory");
 	if (pane != NULL) {
-		hist = pmx_tmux(&C, "capture-pane", "-p", "-S", "-", "-t",
+		hist = pmx_tmux(&group, "capture-pane", "-p", "-S", "-", "-t",
 		    pane, (char *)NULL);
 		assert_non_null(hist);
 		if (strstr(hist, SECRET) != NULL)
@@ -1150,8 +1133,8 @@ test_elicit_2026(void **state)
 	id = start_getpass(1, &pane, &call);
 	xasprintf(&args, "{\"name\":\"ask_user_secret\",\"arguments\":"
 	    "{\"programId\":\"%s\"}," META26 "}", id);
-	call = pmx_send(&C, "tools/call", args);
-	d = pmx_wait(&C, call, LONG_MS);
+	call = pmx_send(&group, "tools/call", args);
+	d = pmx_wait(&group, call, LONG_MS);
 	assert_non_null(d);
 	keep_artefact("input-required-2026-07-28.json", d);
 	r = json_get(json_root(d), "result");
@@ -1171,10 +1154,10 @@ test_elicit_2026(void **state)
 	xasprintf(&args, "{\"name\":\"ask_user_secret\",\"arguments\":"
 	    "{\"programId\":\"%s\"},\"requestState\":\"%s\",\"inputResponses\":"
 	    "{\"secret\":{\"action\":\"accept\"}}," META26 "}", id, rs);
-	call = pmx_send(&C, "tools/call", args);
+	call = pmx_send(&group, "tools/call", args);
 	free(args);
 	submit(url);
-	d = pmx_wait(&C, call, LONG_MS);
+	d = pmx_wait(&group, call, LONG_MS);
 	assert_non_null(d);
 	assert_string_equal(json_str(json_get(json_get(json_root(d), "result"),
 	    "resultType"), NULL), "complete");
@@ -1189,8 +1172,8 @@ test_elicit_2026(void **state)
 	id = start_getpass(1, &pane, &call);
 	xasprintf(&args, "{\"name\":\"ask_user_secret\",\"arguments\":"
 	    "{\"programId\":\"%s\"}," META26 "}", id);
-	call = pmx_send(&C, "tools/call", args);
-	d = pmx_wait(&C, call, LONG_MS);
+	call = pmx_send(&group, "tools/call", args);
+	d = pmx_wait(&group, call, LONG_MS);
 	snprintf(rs, sizeof rs, "%s", json_str(json_get(json_get(json_root(d),
 	    "result"), "requestState"), NULL));
 	json_doc_free(d);
@@ -1198,9 +1181,9 @@ test_elicit_2026(void **state)
 	xasprintf(&args, "{\"name\":\"ask_user_secret\",\"arguments\":"
 	    "{\"programId\":\"%s\"},\"requestState\":\"%s\",\"inputResponses\":"
 	    "{\"secret\":{\"action\":\"decline\"}}," META26 "}", id, rs);
-	call = pmx_send(&C, "tools/call", args);
+	call = pmx_send(&group, "tools/call", args);
 	free(args);
-	d = pmx_wait(&C, call, LONG_MS);
+	d = pmx_wait(&group, call, LONG_MS);
 	assert_non_null(d);
 	assert_false(sc_bool(d, "typed"));
 	assert_non_null(strstr(sc_need_str(d, "notTyped"), "declined"));
@@ -1226,5 +1209,5 @@ main(void)
 		cmocka_unit_test(test_elicit_2026),
 	};
 
-	return (cmocka_run_group_tests(tests, group_setup, group_teardown));
+	return (cmocka_run_group_tests(tests, secret_setup, secret_teardown));
 }
