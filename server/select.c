@@ -619,7 +619,8 @@ sel_put(struct jw *w, const struct sel *s, const struct sel_shown *sh)
 
 /* What the selection did, in words, after the text: "[until matched the
  * last line; 199995 lines before it skipped, read_program from cursor 0
- * has them]", "[12 of 20000 lines matched (lines 1 to 20000); cursor N]". */
+ * has them]", "[12 of 20000 lines matched (lines 1 to 20000); cursor N]",
+ * "[the last 5 lines; 199996 lines before them skipped, ...]". */
 void
 sel_note(struct buf *b, const struct sel *s, const struct sel_shown *sh)
 {
@@ -640,11 +641,11 @@ sel_note(struct buf *b, const struct sel *s, const struct sel_shown *sh)
 	if (s->until != NULL)
 		buf_adds(b, s->until_end != 0 ? "[until matched the last "
 		    "line" : "[until matched no line yet");
-	else if (s->last && s->filter == NULL)
+	else if (s->last && s->filter == NULL && sh->skipped > 0)
 		buf_printf(b, "[the last %zu line%s", sh->lines,
 		    sh->lines == 1 ? "" : "s");
 	else
-		return;
+		return;	/* (a tail that skipped nothing is the whole text) */
 	if (sh->skipped > 0)
 		buf_printf(b, "; %zu %s before %s skipped, read_program from "
 		    "cursor %zu has %s", sh->skipped, lines, sh->lines == 1 ?

@@ -43,8 +43,9 @@ while read -r v w; do
 		echo $? >"$rcf"
 	} | tee "$out" | sed "s/^/[$v] /"
 	line=$(tail -1 "$out")
-	p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-	f=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	# test.sh's last line: "N passed, M failed, K skipped".
+	p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, [0-9]* skipped$/\1/p')
+	f=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, [0-9]* skipped$/\2/p')
 	if [ -z "$p" ]; then
 		p=0 f=1
 	elif [ "$(cat "$rcf")" -ne 0 ] && [ "$f" -eq 0 ]; then

@@ -445,6 +445,14 @@ test_runs_and_capture(void **state)
 	    "kill -TERM $$\"],\"timeoutMs\":%d}", LONG_MS);
 	assert_string_equal(sc_str(d, "signal"), "SIGTERM");
 	json_doc_free(d);
+	/* Output that fits: the text is the output, then the status line
+	 * (no note of a tail that left nothing out). */
+	d = call("run_program", "{\"argv\":[\"echo\",\"hi\"],"
+	    "\"timeoutMs\":%d}", LONG_MS);
+	if (strncmp(pmx_text(d), "hi\n[p", 5) != 0 ||
+	    strstr(pmx_text(d), "completed, exit status 0") == NULL)
+		fail_msg("run_program echo hi: %s", pmx_text(d));
+	json_doc_free(d);
 	d = call("run_program", "{\"argv\":[\"seq\",\"1\",\"500\"],"
 	    "\"maxLines\":5,\"timeoutMs\":%d}", LONG_MS);
 	assert_true(sc_int(d, "omittedChars") > 0);
