@@ -57,7 +57,7 @@ wire_api = "responses"
   const srv = status && status.result && (status.result.data || []).find((s) => s.name === 'progmux');
   const tools = srv && srv.tools ? Object.keys(srv.tools) : [];
   note(`codex app-server mcpServerStatus/list: progmux ${srv ? srv.serverInfo && srv.serverInfo.version : 'absent'}, tools ${tools.join(',')}`);
-  check('codex: app-server mcpServerStatus/list shows progmux with its 7 tools',
+  check(`codex: app-server mcpServerStatus/list shows progmux with its ${TOOLS.length} tools`,
     srv && TOOLS.every((t) => tools.includes(t)), JSON.stringify(status).slice(0, 400));
 
   const turn = await sh([x, 'exec', '--json', '--skip-git-repo-check', PROMPT],

@@ -4,7 +4,7 @@
 // process group, the scripted model and its log, the checks on what
 // progmux returned and what the client sent the model, a client typed
 // into in a pane of a private tmux server, and the clean-up checks.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,8 +19,16 @@ export const clientsDir = path.resolve(process.env.CLIENTS_DIR || path.join(root
 export const binDir = path.join(clientsDir, 'node_modules', '.bin');
 export const limit = Number(process.env.CLIENT_TIMEOUT_MS || 120000);
 export const PROMPT = 'Run echo hi with progmux, then start a program and read it.';
-export const TOOLS = ['run_program', 'start_program', 'read_program', 'stop_program',
+// The tools every build lists, and ask_user_secret where the build has it
+// (libmicrohttpd): the set the clients must show, from schemas/.
+const TOOLS_ALWAYS = ['run_program', 'start_program', 'read_program', 'stop_program',
   'send_keys', 'capture_pane', 'list_programs'];
+function builtTools() {
+  const r = spawnSync(bin, ['--check'], { encoding: 'utf8' });
+  const line = ((r.stdout || '') + (r.stderr || '')).split('\n').find((l) => /^tools:/.test(l)) || '';
+  return line.includes('ask_user_secret') ? [...TOOLS_ALWAYS, 'ask_user_secret'] : TOOLS_ALWAYS;
+}
+export const TOOLS = builtTools();
 
 export let passed = 0;
 export let failed = 0;

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  bin, binDir, PROMPT2, check, note, clientEnv, sh, jsonLines, place,
+  bin, binDir, PROMPT2, TOOLS, check, note, clientEnv, sh, jsonLines, place,
   healthLine, plain, checkPrompt, checkSent, progmuxLoud, readAll
 } from './common.mjs';
 
@@ -48,8 +48,8 @@ export async function copilot(model) {
   const loaded = ev.find((e) => e.type === 'session.mcp_server_tools_loaded' &&
     e.data.serverName === 'progmux');
   note(`copilot -p --output-format json: progmux ${up ? up.data.status : 'not connected'}, toolCount ${loaded ? loaded.data.toolCount : 'none'}`);
-  check('copilot: its json stream says progmux connected with 7 tools',
-    up && loaded && loaded.data.toolCount === 7, plain(turn.stderr).slice(-300));
+  check(`copilot: its json stream says progmux connected with its ${TOOLS.length} tools`,
+    up && loaded && loaded.data.toolCount === TOOLS.length, plain(turn.stderr).slice(-300));
   const names = new Map();
   const results = {};
   for (const e of ev) {

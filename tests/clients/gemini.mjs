@@ -138,6 +138,10 @@ async function geminiAt(env, g, home, work) {
     modelLog().slice(before).map((r) => /programId[^p]*(p\d+)/.exec(JSON.stringify(r.body)))
       .filter(Boolean).map((m) => m[1]).pop();
   const uri = `progmux://programs/${id}/output`;
+  // The first turn over (the model's "finished" shown, the input box
+  // back): keys typed while it still renders are lost.
+  await wait(async () => { const s = await screen();
+    return /finished/.test(s) && /Type your message/.test(s); }, 30000);
   const mark = modelLog().length;
   await type(`What did @progmux:${uri} print?`);
   const sent = () => modelLog().slice(mark).find((r) => r.api === 'gemini' &&

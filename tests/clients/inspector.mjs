@@ -13,6 +13,6 @@ export async function inspector() {
   const j = asJson(r.stdout);
   const names = j && Array.isArray(j.tools) ? j.tools.map((t) => t.name) : [];
   note(`mcp-inspector --cli tools/list: ${names.join(',')}`);
-  check('inspector: mcp-inspector --cli tools/list lists progmux\'s 7 tools',
+  check(`inspector: mcp-inspector --cli tools/list lists progmux's ${TOOLS.length} tools`,
     r.code === 0 && TOOLS.every((t) => names.includes(t)), r.stdout.slice(0, 300) + r.stderr);
 }
