@@ -65,7 +65,7 @@ async function until(pred, ms) {
  * answered with resultType "task"). Replies to ids "raw-N" are taken
  * before the client sees them.
  */
-function rawChannel(t, meta) {
+function rawChannel(t, meta, tag = 'raw') {
   const waiting = new Map();
   let next = 1;
   const orig = t.onmessage;
@@ -78,7 +78,7 @@ function rawChannel(t, meta) {
     orig(m, extra);
   };
   return (method, params) => new Promise((resolve, reject) => {
-    const id = `raw-${next++}`;
+    const id = `${tag}-${next++}`;
     const timer = setTimeout(() => { waiting.delete(id); reject(new Error(`${method}: no reply`)); }, 10000);
     waiting.set(id, (m) => {
       clearTimeout(timer);
@@ -215,6 +215,12 @@ async function modern(dir, sock) {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
   });
+  // The same without the tasks extension: a call that is never made a
+  // task, however long a loaded machine makes it.
+  const rawDirect = rawChannel(t, {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  }, 'direct');
   await step('modern: era modern, version 2026-07-28', () => {
     const era = client.getProtocolEra();
     const v = client.getNegotiatedProtocolVersion();
@@ -264,7 +270,7 @@ async function modern(dir, sock) {
       g = await raw('tasks/get', { taskId: task });
     } while (g.status === 'working' && Date.now() < end);
     if (g.status !== 'completed') return JSON.stringify(g);
-    const direct = await client.callTool({ name: 'run_program', arguments: { argv: ['sh', '-c', 'echo first; echo done'] } });
+    const direct = await rawDirect('tools/call', { name: 'run_program', arguments: { argv: ['sh', '-c', 'echo first; echo done'] } });
     if (g.result.structuredContent.text !== 'first\ndone\n') return JSON.stringify(g.result);
     const norm = (r) => neutral({ ...r, resultType: undefined, _meta: undefined }).replace(/"effectiveTimeoutMs":\d+/, '');
     if (norm(g.result) !== norm(direct)) return `${norm(g.result)} vs ${norm(direct)}`;
