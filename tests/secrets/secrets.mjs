@@ -132,11 +132,16 @@ function traces(ctx, secret, pane, results) {
   if (ctx.out.stderr.includes(secret)) where.push("progmux's stderr");
   for (const f of holders(ctx.rundir, secret)) where.push(f);
   for (const f of holders(ctx.profile, secret)) where.push(f);
-  if (pane) {
-    try {
-      const hist = execFileSync(tmuxBin, ['-S', ctx.sock, 'capture-pane', '-p', '-S', '-', '-t', pane]).toString();
-      if (hist.includes(secret)) where.push("the pane's tmux history");
-    } catch { /* the pane is gone with its program */ }
+  // The pane outlives its program (startHidden), so its whole history
+  // is there to search.
+  try {
+    const hist = execFileSync(tmuxBin, ['-S', ctx.sock, 'capture-pane', '-p', '-S', '-', '-t', pane],
+      { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+    if (!hist.includes('Vault passphrase') && !hist.includes('Key passphrase') && !/password/.test(hist))
+      where.push(`(not searched: ${pane}'s history does not hold the prompt)`);
+    if (hist.includes(secret)) where.push("the pane's tmux history");
+  } catch (e) {
+    where.push(`(not searched: ${pane}'s history: ${String(e.stderr || e).trim()})`);
   }
   return where.length ? `the secret is in: ${where.join(', ')}` : undefined;
 }
@@ -181,8 +186,11 @@ function handler(ctx, secret, seen) {
 }
 
 // Start a program and wait at its hidden prompt.
+// Start argv, its pane kept a while after it ends (a shell sleeps on),
+// so that its tmux history can be searched; read until it waits for
+// hidden input.
 async function startHidden(call, argv) {
-  const s = await call('start_program', { argv });
+  const s = await call('start_program', { argv: ['sh', '-c', '"$@"; exec sleep 120', 'sh', ...argv] });
   const id = s.structuredContent.programId;
   const pane = s.structuredContent.paneId;
   const w = await readUntil(call, id, (sc) => sc.waitingForInput);
