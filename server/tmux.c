@@ -652,6 +652,22 @@ tmux_stop(void)
 	tmux_dead(TMUX_WHY_EXIT);
 }
 
+/* A command waiting for its answer, last in the queue. */
+static struct tmux_cmd *
+tmux_enqueue(tmux_cb cb, void *arg)
+{
+	struct tmux_cmd	*c = xcalloc(1, sizeof *c);
+
+	c->cb = cb;
+	c->arg = arg;
+	if (tm.tail != NULL)
+		tm.tail->next = c;
+	else
+		tm.head = c;
+	tm.tail = c;
+	return (c);
+}
+
 /* Queue a command line (already quoted); cb gets its output. */
 void
 tmux_command(const char *line, tmux_cb cb, void *arg)
@@ -667,14 +683,7 @@ tmux_command(const char *line, tmux_cb cb, void *arg)
 		return;
 	}
 	log_debug("> %s", line);
-	c = xcalloc(1, sizeof *c);
-	c->cb = cb;
-	c->arg = arg;
-	if (tm.tail != NULL)
-		tm.tail->next = c;
-	else
-		tm.head = c;
-	tm.tail = c;
+	c = tmux_enqueue(cb, arg);
 	if (tm.state != TMUX_READY && tm.state != TMUX_EXITING) {
 		c->line = xstrdup(line);	/* written once attached */
 		return;
@@ -709,7 +718,6 @@ tmux_on_writable(void)
 void
 tmux_command_secret(const char *line, tmux_cb cb, void *arg)
 {
-	struct tmux_cmd	*c;
 	size_t		 len = strlen(line);
 	const char	*why = "the tmux control client is not attached";
 
@@ -720,14 +728,7 @@ tmux_command_secret(const char *line, tmux_cb cb, void *arg)
 	}
 	log_debug("> %.*s... (secret text not logged)",
 	    (int)strcspn(line, "-"), line);
-	c = xcalloc(1, sizeof *c);
-	c->cb = cb;
-	c->arg = arg;
-	if (tm.tail != NULL)
-		tm.tail->next = c;
-	else
-		tm.head = c;
-	tm.tail = c;
+	(void)tmux_enqueue(cb, arg);
 	buf_reserve(&tm.wbuf, len + 1 + TMUX_SECRET_ROOM);
 	tm.wbuf_secret = true;
 	buf_add(&tm.wbuf, line, len);
