@@ -1796,6 +1796,19 @@ mcp_elicit_free(struct mcp_elicit *e)
 	free(e);
 }
 
+/* An elicitation's action as the client gave it: accept or decline, and
+ * cancel for anything else (or nothing). */
+static const char *
+mcp_elicit_action(const struct json *a)
+{
+	const char	*s = json_str(a, NULL);
+
+	if (json_type(a) == JSON_STRING && (strcmp(s, "accept") == 0 ||
+	    strcmp(s, "decline") == 0))
+		return (s);
+	return ("cancel");
+}
+
 /*
  * The client answered our request ridraw (raw JSON id): an elicitation's
  * action (accept, decline, cancel; an error counts as cancel) goes to
@@ -1805,8 +1818,7 @@ static void
 mcp_elicit_answer(const char *ridraw, const struct json *msg)
 {
 	struct mcp_elicit	*e;
-	const struct json	*a;
-	const char		*action = "cancel";
+	const char		*action;
 
 	if (ridraw == NULL)
 		return;
@@ -1816,10 +1828,8 @@ mcp_elicit_answer(const char *ridraw, const struct json *msg)
 	if (e == NULL)
 		return;
 	e->answered = true;
-	a = json_get(json_get(msg, "result"), "action");
-	if (json_type(a) == JSON_STRING && (strcmp(json_str(a, NULL),
-	    "accept") == 0 || strcmp(json_str(a, NULL), "decline") == 0))
-		action = json_str(a, NULL);
+	action = mcp_elicit_action(json_get(json_get(msg, "result"),
+	    "action"));
 	log_debug("elicitation %s: %s", e->rid, action);
 	if (e->rpc != NULL && e->rpc->call != NULL)
 		tools_elicited(e->rpc->call, action);
@@ -1854,7 +1864,7 @@ mcp_elicit_done(const char *id)
 static bool
 mcp_resumed(struct mcp_req *rpc, const char **state, const char **action)
 {
-	const struct json	*st, *a;
+	const struct json	*st;
 
 	if (rpc != mcp.watch || !rpc->modern || mcp.watch_params == NULL)
 		return (false);
@@ -1862,11 +1872,8 @@ mcp_resumed(struct mcp_req *rpc, const char **state, const char **action)
 	if (json_type(st) != JSON_STRING)
 		return (false);
 	*state = json_str(st, NULL);
-	a = json_get(json_get(json_get(mcp.watch_params, "inputResponses"),
-	    "secret"), "action");
-	*action = json_type(a) == JSON_STRING && (strcmp(json_str(a, NULL),
-	    "accept") == 0 || strcmp(json_str(a, NULL), "decline") == 0) ?
-	    json_str(a, NULL) : "cancel";
+	*action = mcp_elicit_action(json_get(json_get(json_get(
+	    mcp.watch_params, "inputResponses"), "secret"), "action"));
 	return (true);
 }
 

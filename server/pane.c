@@ -516,14 +516,10 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
 	struct buf	b = BUF_INIT, t = BUF_INIT;
 
 	if (pn->spec.split)
-		buf_adds(&b, "split-window -d -P -F '#{pane_id} #{pane_pid} "
-		    "#{pane_tty}'");
-	else if (target != NULL)
-		buf_adds(&b, "new-window -a -d -P -F '#{pane_id} #{pane_pid} "
-		    "#{pane_tty}'");
+		buf_adds(&b, "split-window");
 	else
-		buf_adds(&b, "new-window -d -P -F '#{pane_id} #{pane_pid} "
-		    "#{pane_tty}'");
+		buf_adds(&b, target != NULL ? "new-window -a" : "new-window");
+	buf_adds(&b, " -d -P -F '#{pane_id} #{pane_pid} #{pane_tty}'");
 	buf_adds(&b, " -t ");
 	if (target != NULL)
 		tmux_quote(&b, target);

@@ -45,6 +45,7 @@
 #include <microhttpd.h>
 
 #include "compat.h"
+#include "randid.h"
 #include "secret_page.h"
 #include "server.h"
 #include "timeutil.h"
@@ -549,20 +550,15 @@ secret_page_open(const char *what, int64_t ttl_ms, secret_page_check check,
 	struct sockaddr_in		 sin;
 	socklen_t			 slen = sizeof sin;
 	const union MHD_DaemonInfo	*info;
-	unsigned char			 rnd[PAGE_TOKEN_BYTES];
-	char				*p;
-	size_t				 i;
+	char				 token[2 * PAGE_TOKEN_BYTES + 1];
 
-	if (getentropy(rnd, sizeof rnd) == -1) {
+	if (randid_hex(token, PAGE_TOKEN_BYTES) == -1) {
 		xasprintf(cause, "no random bytes for the page's token");
 		return (NULL);
 	}
 	pg = xcalloc(1, sizeof *pg);
-	p = pg->path;
-	p += sprintf(p, "/s/");
-	for (i = 0; i < sizeof rnd; i++)
-		p += sprintf(p, "%02x", rnd[i]);
-	wipe(rnd, sizeof rnd);
+	snprintf(pg->path, sizeof pg->path, "/s/%s", token);
+	wipe(token, sizeof token);
 
 	memset(&sin, 0, sizeof sin);
 	sin.sin_family = AF_INET;

@@ -270,6 +270,9 @@ struct tool_read_extra {
 	size_t	 chars;
 };
 void	tool_read_answer(struct watch *, struct req *, void *);
+void	tool_read_reply(struct req *, struct program *, const char *pane,
+	    size_t typed_from, size_t typed_len, bool screen, int64_t wait_ms,
+	    struct tool_read_extra *);
 
 /* tool_pane.c — what capture_pane and send_keys (tool_keys.c) share:
  * the call waiting for tmux, the check of the pane progmux runs in */

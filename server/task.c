@@ -28,6 +28,7 @@
 
 #include "compat.h"
 #include "log.h"
+#include "randid.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -103,19 +104,14 @@ struct task *
 task_new(struct mcp_req *rpc, struct req *call, bool modern,
     int64_t ttl_ms)
 {
-	static const char	 hex[] = "0123456789abcdef";
-	unsigned char		 rnd[16];
-	struct task		*t;
-	size_t			 i;
+	struct task	*t;
+	char		 id[33];
 
 	task_sweep();
-	if (getentropy(rnd, sizeof rnd) == -1)
+	if (randid_hex(id, 16) == -1)
 		return (NULL);
 	t = xcalloc(1, sizeof *t);
-	for (i = 0; i < sizeof rnd; i++) {
-		t->id[2 * i] = hex[rnd[i] >> 4];
-		t->id[2 * i + 1] = hex[rnd[i] & 15];
-	}
+	memcpy(t->id, id, sizeof id);
 	t->modern = modern;
 	t->status = TASK_WORKING;
 	t->created_real = t->updated_real = realtime_ms();

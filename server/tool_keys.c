@@ -66,8 +66,6 @@ tool_keys_sent(void *arg, bool ok, const char *out, size_t len)
 	struct program	*p = op->prog != 0 ? program_by_seq(op->prog) : NULL;
 	struct toolres	 res;
 	struct req	*req;
-	struct watch	*w;
-	struct sel	 sel;
 
 	(void)len;
 	if (op->req == NULL) {
@@ -86,17 +84,9 @@ tool_keys_sent(void *arg, bool ok, const char *out, size_t len)
 		tools_set_state(req, NULL);
 		op->req = NULL;
 		tools_set_entry(req, &tool_keys_reply_entry);
-		/* The reply, from the line typed into, read as a read is. */
-		memset(&sel, 0, sizeof sel);
-		sel.start = op->typed_from;
-		sel.max_lines = SIZE_MAX;
-		sel.wait = SEL_WAIT_LINES;
-		w = watch_new(req, p, &sel, op->wait_ms, now_ms() +
-		    op->wait_ms, tool_read_answer, NULL);
-		watch_reply_of(w, op->pane, op->typed_from, op->typed_len,
-		    op->alt);
+		tool_read_reply(req, p, op->pane, op->typed_from,
+		    op->typed_len, op->alt, op->wait_ms, NULL);
 		tool_pane_op_free(op);
-		watch_start(w);
 		return;
 	}
 	toolres_init(&res);

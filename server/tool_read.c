@@ -173,3 +173,30 @@ const struct tool_entry tool_read_entry = {
 	.progress = watch_progress,
 	.program = watch_req_program
 };
+
+/*
+ * The reply to keys typed into pane (send_keys with timeoutMs, and
+ * ask_user_secret): from the line typed into (typed_from; typed_len
+ * characters typed), read for req as a read is for wait_ms, or the
+ * settled screen if the pane shows its alternate screen. x, NULL or
+ * allocated, adds the tool's fields and text and goes with the watch.
+ */
+void
+tool_read_reply(struct req *req, struct program *p, const char *pane,
+    size_t typed_from, size_t typed_len, bool screen, int64_t wait_ms,
+    struct tool_read_extra *x)
+{
+	struct watch	*w;
+	struct sel	 sel;
+
+	memset(&sel, 0, sizeof sel);
+	sel.start = typed_from;
+	sel.max_lines = SIZE_MAX;
+	sel.wait = SEL_WAIT_LINES;
+	w = watch_new(req, p, &sel, wait_ms, now_ms() + wait_ms,
+	    tool_read_answer, x);
+	if (x != NULL)
+		watch_own_arg(w, free);
+	watch_reply_of(w, pane, typed_from, typed_len, screen);
+	watch_start(w);
+}

@@ -29,6 +29,7 @@
 
 #include "compat.h"
 #include "log.h"
+#include "randid.h"
 #include "secret_page.h"
 #include "server.h"
 #include "timeutil.h"
@@ -158,26 +159,17 @@ static void
 tool_secret_reply(struct secret_ask *a, struct req *req, struct program *p)
 {
 	struct tool_read_extra	*x;
-	struct watch		*w;
-	struct sel		 sel;
 
 	a->req = NULL;
 	tools_set_state(req, NULL);
 	tools_set_entry(req, &tool_secret_reply_entry);
-	memset(&sel, 0, sizeof sel);
-	sel.start = a->typed_from;
-	sel.max_lines = SIZE_MAX;
-	sel.wait = SEL_WAIT_LINES;
 	x = xcalloc(1, sizeof *x);
 	x->put = tool_secret_put;
 	x->chars = a->chars;
 	x->arg = &x->chars;
-	w = watch_new(req, p, &sel, a->wait_ms, now_ms() + a->wait_ms,
-	    tool_read_answer, x);
-	watch_own_arg(w, free);
-	watch_reply_of(w, a->pane, a->typed_from, a->typed_len, false);
+	tool_read_reply(req, p, a->pane, a->typed_from, a->typed_len, false,
+	    a->wait_ms, x);
 	tool_secret_free(a);
-	watch_start(w);
 }
 
 /* Enter went: the reply, if a call waits for it. Asked by
@@ -410,9 +402,8 @@ tool_secret_run(struct req *req, const struct json *args)
 	struct secret_ask	*a, *old;
 	const char		*why, *state, *action;
 	char			*cause = NULL, prompt[TOOL_SECRET_PROMPT + 1];
-	char			*message;
-	unsigned char		 rnd[16];
-	size_t			 s, e, i;
+	char			*message, eid[sizeof a->eid];
+	size_t			 s, e;
 	int			 r;
 
 	if ((p = program_find(id)) == NULL) {
@@ -423,15 +414,18 @@ tool_secret_run(struct req *req, const struct json *args)
 		tool_secret_resume(req, p, state, action);
 		return;
 	}
-	if ((why = tool_secret_why_not(p)) != NULL &&
-	    program_state(p) == PROGRAM_RUNNING && program_waiting(p))
+	/* The same checks as when the secret comes, said for a first ask. */
+	why = NULL;
+	if (program_ended(p) || program_state(p) != PROGRAM_RUNNING)
+		why = tool_secret_why_not(p);
+	else if (!program_waiting(p))
+		why = "it does not wait for input now (ask when read_program "
+		    "says inputHidden)";
+	else if (!program_input_hidden(p))
 		why = "it waits for input that its terminal echoes (not a "
 		    "password prompt): answer it with send_keys";
 	if (why != NULL) {
-		tools_error(req, "ask_user_secret: %s: %s", program_id(p),
-		    strcmp(why, "the program no longer waits for input") == 0 ?
-		    "it does not wait for input now (ask when read_program "
-		    "says inputHidden)" : why);
+		tools_error(req, "ask_user_secret: %s: %s", program_id(p), why);
 		return;
 	}
 	textbuf_unfinished(program_text(p), 0, TOOL_SECRET_PROMPT, &s, &e);
@@ -448,13 +442,12 @@ tool_secret_run(struct req *req, const struct json *args)
 		tool_secret_free(old);
 	}
 
-	if (getentropy(rnd, sizeof rnd) == -1) {
+	if (randid_hex(eid, (sizeof eid - 1) / 2) == -1) {
 		tools_error(req, "ask_user_secret: no random bytes");
 		return;
 	}
 	a = xcalloc(1, sizeof *a);
-	for (i = 0; i < sizeof rnd; i++)
-		snprintf(a->eid + 2 * i, 3, "%02x", rnd[i]);
+	memcpy(a->eid, eid, sizeof eid);
 	a->prog = program_seq(p);
 	a->asked_ms = now_ms();
 	a->pane = xstrdup(program_pane_id(p));
