@@ -118,7 +118,7 @@ SERVER_LIB_OBJ = $(filter-out $(B)/obj/server/main.o,$(SERVER_OBJ))
 # The server modules that hold test hooks (#ifdef PROGMUX_TESTING, see
 # server.h) are built a second time with them for the unit tests; the
 # binaries link the objects without.
-HOOK_SRC   = server/loop.c server/mcp.c server/pane.c server/program.c \
+HOOK_SRC   = server/loop.c server/mcp_session.c server/pane.c server/program.c \
 	server/tools.c
 HOOK_OBJ   = $(HOOK_SRC:%.c=$(B)/obj/%.hooks.o)
 SERVER_TEST_OBJ = $(filter-out $(HOOK_SRC:%.c=$(B)/obj/%.o),$(SERVER_LIB_OBJ)) \

@@ -270,11 +270,11 @@ report_list_line(struct buf *b, const struct report *r, int64_t left_ms,
 	buf_addc(b, '\n');
 }
 
-/* Answer req: this server holds no program id. */
+/* What to say of a program id this server does not hold, into b. */
 void
-report_unknown(struct req *req, const char *id)
+report_unknown(struct buf *b, const char *id)
 {
-	tools_error(req, "unknown programId \"%s\": it was never started "
+	buf_printf(b, "unknown programId \"%s\": it was never started "
 	    "here, was stopped, or was read to its end (or outlived its "
 	    "lifetime) and dropped after %lld later programs ended; "
 	    "list_programs shows the ones there are", id,

@@ -13,7 +13,7 @@
  * saying how much came before it and the cursor read_program goes on
  * from; the text is the program's own, untrusted, and every description
  * says so. The screen is captured through tmux, so that read answers
- * later (tools_resource_answer).
+ * later.
  *
  * What changed is found by looking (resource_poll, about once a second
  * while anyone listens): the set of programs held (a list change) and,
@@ -22,15 +22,24 @@
  * a lot is told at most once a look, and nothing here is on the path of
  * its text.
  *
- * Layer: tools (it reads programs, and tmux for the screen); the
- * protocol reaches it through tools.c only.
+ * The resources/ methods are here too: resources/list, templates and
+ * read in both eras, and a 2025 client's resources/subscribe and
+ * unsubscribe (the URIs kept here; mcp_listen.c tells them). Resources
+ * are offered with read_program (their output) and capture_pane (their
+ * screens), as the tools that read the same: the one thing asked of the
+ * tool table.
+ *
+ * Layer: protocol (a method family); reads programs, and tmux for the
+ * screen; answers through mcp_req.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "mcp.h"
 #include "xmalloc.h"
+
+#define RESOURCE_SUBS_MAX	1024	/* resources/subscribe URIs kept */
 
 #define RESOURCE_PREFIX		"progmux://programs/"
 #define RESOURCE_OUTPUT		"/output"
@@ -50,6 +59,9 @@ static struct {
 	struct resource_seen	*seen;
 	size_t			 n;
 	size_t			 cap;
+	char			**subs;		/* resources/subscribe's */
+	size_t			  nsubs;
+	bool			  used;		/* by a 2025 client */
 } rs;
 
 /* A screen read waiting for tmux. */
@@ -58,6 +70,39 @@ struct resource_capture {
 	char		*uri;
 	char		*id;
 };
+
+/* Are resources offered: with read_program, which reads the same? */
+bool
+resource_offered(void)
+{
+	return (tools_offered_name("read_program"));
+}
+
+/* Are screens offered: with capture_pane? */
+static bool
+resource_screens(void)
+{
+	return (tools_offered_name("capture_pane"));
+}
+
+/* Has a 2025 client used resources (then it is told what changes)? */
+bool
+resource_used(void)
+{
+	return (rs.used);
+}
+
+/* Has the 2025 client subscribed to uri? */
+bool
+resource_subscribed(const char *uri)
+{
+	size_t	i;
+
+	for (i = 0; i < rs.nsubs; i++)
+		if (strcmp(rs.subs[i], uri) == 0)
+			return (true);
+	return (false);
+}
 
 /* Is p's screen there to read: its pane made and not yet removed? */
 static bool
@@ -125,7 +170,7 @@ resource_entry(struct jw *w, const struct program *p, bool screen)
 
 /* Every resource there is now: each program's output, and (screens)
  * its screen while its pane is there. */
-void
+static void
 resource_list(struct jw *w, bool screens)
 {
 	struct program	*p;
@@ -138,7 +183,7 @@ resource_list(struct jw *w, bool screens)
 }
 
 /* The templates: any program's output and (screens) screen. */
-void
+static void
 resource_templates(struct jw *w, bool screens)
 {
 	jw_obj_begin(w);
@@ -284,9 +329,30 @@ resource_read_output(struct mcp_req *rpc, const char *uri,
 	jw_key(&w, "text");
 	jw_strn(&w, text.data, text.len);
 	resource_close(&w, p, omitted, pg.end, false);
-	tools_resource_answer(rpc, &b);
+	mcp_reply_jw(rpc, &b);
 	buf_free(&text);
-	buf_free(&b);
+}
+
+/* Answer a resources/read: its resource is not there (any more):
+ * -32002 for a 2025 client, -32602 for a 2026-07-28 one, its URI in the
+ * error's data. */
+static void
+resource_not_found(struct mcp_req *req, const char *uri, const char *why)
+{
+	struct buf	 data = BUF_INIT, msg = BUF_INIT;
+	struct jw	 w;
+
+	jw_init(&w, &data);
+	jw_obj_begin(&w);
+	jw_key(&w, "uri");
+	jw_str(&w, uri);
+	jw_obj_end(&w);
+	buf_printf(&msg, "resource not found: %s; resources/list names the "
+	    "ones there are", why);
+	mcp_fail_data(req, req->ctx.era == MCP_ERA_2026 ? -32602 :
+	    MCP_NO_RESOURCE, buf_cstr(&msg), buf_cstr(&data));
+	buf_free(&data);
+	buf_free(&msg);
 }
 
 /* capture-pane answered a screen read. */
@@ -299,7 +365,7 @@ resource_captured(void *arg, bool ok, const char *out, size_t len)
 	struct jw		 w;
 
 	if (!ok || p == NULL)
-		tools_resource_fail(c->rpc, c->uri, "the program's pane is "
+		resource_not_found(c->rpc, c->uri, "the program's pane is "
 		    "gone: its screen can no longer be read");
 	else {
 		while (len > 0 && out[len - 1] == '\n')
@@ -309,8 +375,7 @@ resource_captured(void *arg, bool ok, const char *out, size_t len)
 		jw_key(&w, "text");
 		jw_strn(&w, out, len);
 		resource_close(&w, p, 0, 0, true);
-		tools_resource_answer(c->rpc, &b);
-		buf_free(&b);
+		mcp_reply_jw(c->rpc, &b);
 	}
 	free(c->uri);
 	free(c->id);
@@ -322,16 +387,16 @@ resource_captured(void *arg, bool ok, const char *out, size_t len)
  * screen (if screens are offered); -1 if the URI names no resource there
  * is (nothing answered).
  */
-int
-resource_read(struct mcp_req *rpc, const char *uri, size_t len,
-    bool screens)
+static int
+resource_read(struct mcp_req *rpc, const char *uri, size_t len)
 {
 	struct resource_capture	*c;
 	struct program		*p;
 	struct buf		 cmd = BUF_INIT;
 	bool			 screen;
 
-	if ((p = resource_find(uri, len, screens, &screen)) == NULL)
+	if ((p = resource_find(uri, len, resource_screens(), &screen)) ==
+	    NULL)
 		return (-1);
 	if (!screen) {
 		resource_read_output(rpc, uri, p);
@@ -409,3 +474,139 @@ resource_poll(void (*list_changed)(void), void (*updated)(const char *))
 	buf_free(&b);
 	return (n > 0);
 }
+
+/* A 2025 client used resources: from now on it is told what changes. */
+static void
+resource_use(struct mcp_req *req)
+{
+	if (req->ctx.era == MCP_ERA_2025 && !rs.used) {
+		rs.used = true;
+		mcp_kick();
+	}
+}
+
+/* resources/list and resources/templates/list: all in one page. */
+static void
+resource_list_method(struct mcp_req *req, const struct json *params,
+    bool templates)
+{
+	struct buf	b = BUF_INIT;
+	struct jw	w;
+
+	resource_use(req);
+	if (mcp_cursor_refused(req, params, "all the resources"))
+		return;
+	req->ttl = templates ? MCP_TTL_FIXED : 0;
+	req->public = templates;
+	jw_init(&w, &b);
+	jw_obj_begin(&w);
+	jw_key(&w, templates ? "resourceTemplates" : "resources");
+	jw_arr_begin(&w);
+	if (templates)
+		resource_templates(&w, resource_screens());
+	else
+		resource_list(&w, resource_screens());
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	mcp_reply_jw(req, &b);
+}
+
+/* resources/list. */
+static void
+resource_list_all(struct mcp_req *req, const struct json *params)
+{
+	resource_list_method(req, params, false);
+}
+
+/* resources/templates/list. */
+static void
+resource_list_templates(struct mcp_req *req, const struct json *params)
+{
+	resource_list_method(req, params, true);
+}
+
+/* params.uri, or NULL having answered req. */
+static const char *
+resource_uri_arg(struct mcp_req *req, const struct json *params,
+    size_t *len)
+{
+	const struct json	*uri = json_get(params, "uri");
+
+	resource_use(req);
+	if (json_type(uri) != JSON_STRING) {
+		mcp_fail(req, -32602, "params.uri must be a resource's URI, a "
+		    "string");
+		return (NULL);
+	}
+	return (json_str(uri, len));
+}
+
+/* resources/read: now, or once tmux has the screen. */
+static void
+resource_read_method(struct mcp_req *req, const struct json *params)
+{
+	const char	*u;
+	size_t		 len;
+
+	if ((u = resource_uri_arg(req, params, &len)) == NULL)
+		return;
+	req->ttl = 0;
+	if (resource_read(req, u, len) == -1)
+		resource_not_found(req, u, "no program held has it");
+}
+
+/* resources/subscribe (2025): a URI at most once; updates once a look. */
+static void
+resource_subscribe(struct mcp_req *req, const struct json *params)
+{
+	const char	*u;
+	size_t		 len;
+
+	if ((u = resource_uri_arg(req, params, &len)) == NULL)
+		return;
+	if (!resource_subscribed(u) && rs.nsubs >= RESOURCE_SUBS_MAX) {
+		mcp_fail(req, -32602, "too many subscriptions (1024 "
+		    "resources): unsubscribe from some first");
+		return;
+	}
+	if (!resource_subscribed(u) && memchr(u, '\0', len) == NULL) {
+		rs.subs = xreallocarray(rs.subs, rs.nsubs + 1,
+		    sizeof *rs.subs);
+		rs.subs[rs.nsubs++] = xstrdup(u);
+		mcp_kick();
+	}
+	mcp_reply(req, "{}", 2);
+}
+
+/* resources/unsubscribe (2025). */
+static void
+resource_unsubscribe(struct mcp_req *req, const struct json *params)
+{
+	const char	*u;
+	size_t		 len, i;
+
+	if ((u = resource_uri_arg(req, params, &len)) == NULL)
+		return;
+	for (i = 0; i < rs.nsubs && strcmp(rs.subs[i], u) != 0; i++)
+		;
+	if (i < rs.nsubs) {
+		free(rs.subs[i]);
+		rs.subs[i] = rs.subs[--rs.nsubs];
+	}
+	mcp_reply(req, "{}", 2);
+}
+
+/* The rows of the method table. */
+const struct mcp_method resource_methods[] = {
+	{ "resources/list", MCP_IN_2025|MCP_IN_2026|MCP_NEEDS_RES,
+	    resource_list_all },
+	{ "resources/templates/list", MCP_IN_2025|MCP_IN_2026|MCP_NEEDS_RES,
+	    resource_list_templates },
+	{ "resources/read", MCP_IN_2025|MCP_IN_2026|MCP_NEEDS_RES,
+	    resource_read_method },
+	{ "resources/subscribe", MCP_IN_2025|MCP_NEEDS_RES,
+	    resource_subscribe },
+	{ "resources/unsubscribe", MCP_IN_2025|MCP_NEEDS_RES,
+	    resource_unsubscribe },
+	{ NULL, 0, NULL }
+};

@@ -90,8 +90,8 @@ const char *config_tmux_conf(char **cause);	/* robust mode's tmux.conf */
 /* keeper.c — the front's parent, there when the front is not */
 int	keeper_start(void);	/* in the front: a watch of the keeper, or -1 */
 
-/* mcp.c — JSON-RPC 2.0 on stdio: framing, methods, ids, batches,
- * notifications, backpressure */
+/* mcp.c, mcp_req.c — the protocol wing (its own header: mcp.h), as
+ * the rest of the front sees it: stdin in, stdout out */
 struct mcp_req;
 struct req;
 
@@ -102,28 +102,6 @@ bool	mcp_input_paused(void);		/* stdin waits for the client */
 void	mcp_input_resume(void);
 bool	mcp_output_pending(void);
 int	mcp_flush(int fd);
-
-/* task.c — tool calls whose result is fetched later (tasks) */
-struct task;
-enum task_status {
-	TASK_WORKING,
-	TASK_COMPLETED,
-	TASK_FAILED,
-	TASK_CANCELLED
-};
-struct task	*task_new(struct mcp_req *, struct req *, bool modern,
-		     int64_t ttl_ms);
-struct task	*task_find(const char *id, bool modern);
-struct task	*task_next(struct task *, bool modern);
-const char	*task_id(const struct task *);
-enum task_status task_status(const struct task *);
-const char	*task_result(const struct task *, size_t *len);
-void		 task_set_call(struct task *, struct req *);
-void		 task_put(struct jw *, const struct task *, bool detail);
-bool		 task_changed(struct task *);
-void		 task_complete(struct task *, const char *result, size_t len);
-struct mcp_req	*task_cancel(struct task *);
-bool		 tasks_working(void);
 
 /* tools.c — the tool table, argument checks, tool results, and the
  * tool calls waiting to be answered */
@@ -162,13 +140,15 @@ void	toolres_error(struct toolres *, const char *, ...)
 int	tools_init(char **cause);
 const char *tools_name(size_t);		/* each in turn; NULL at the end */
 bool	tools_offered(size_t);		/* in the tier and allow-list */
+bool	tools_offered_name(const char *);
 void	tools_list(struct jw *, bool tasks);
 bool	tools_task_ok(const char *name);	/* may become a task */
+const char *tools_instructions(void);
 /*
- * How the protocol answers a call: mcp.c gives these at its set-up, so
- * the tool layer calls no JSON-RPC itself. bind: the call a later
- * cancellation reaches; answer: the result (the request is then freed);
- * progress notifications, if the client asked for them.
+ * How the protocol answers a call: mcp_tools.c gives these at its
+ * set-up, so the tool layer calls no JSON-RPC itself. bind: the call a
+ * later cancellation reaches; answer: the result (the request is then
+ * done); progress notifications, if the client asked for them.
  */
 struct tools_rpc {
 	void	(*bind)(struct mcp_req *, struct req *);
@@ -176,8 +156,6 @@ struct tools_rpc {
 	bool	(*wants_progress)(const struct mcp_req *);
 	void	(*progress)(struct mcp_req *, double progress, double total,
 		    const char *message);
-	void	(*not_found)(struct mcp_req *, const char *uri,
-		    const char *why);	/* a resource is not there */
 	/* URL-mode elicitation (tools_elicit_url): 0 the client has none,
 	 * 1 asked (the answer comes to tools_elicited), 2 the call was
 	 * answered input_required (2026-07-28; the rpc is freed). */
@@ -190,25 +168,13 @@ struct tools_rpc {
 		    const char **action);
 };
 void	tools_set_rpc(const struct tools_rpc *);
-/* From mcp.c: 0 and the call answers (now or later); -1 if no such
- * tool. The client gave up on a call: it goes without an answer. */
+/* From the protocol: 0 and the call answers (now or later); -1 if no
+ * such tool. The client gave up on a call: it goes without an answer. */
 int	tools_call(struct mcp_req *, const char *name,
 	    const struct json *args);
 void	tools_cancel(struct req *);
-/* A waiting call, for its task: how it stands (false: no program yet),
- * and which tool it called. */
-bool	tools_status(struct req *, struct buf *, int64_t *cursor);
-/* Programs as resources (resource.c), for the protocol. */
-bool	tools_resources_offered(void);
-void	tools_resources_list(struct jw *);
-void	tools_resource_templates(struct jw *);
-int	tools_resource_read(struct mcp_req *, const char *uri, size_t len);
-bool	tools_resources_poll(void (*list_changed)(void),
-	    void (*updated)(const char *uri));
-/* For resource.c: answer a resources/read, or say it is not there. */
-void	tools_resource_answer(struct mcp_req *, struct buf *result);
-void	tools_resource_fail(struct mcp_req *, const char *uri,
-	    const char *why);
+/* The program a waiting call waits on (NULL: none yet), for its task. */
+struct program *tools_program(struct req *);
 /* For the tool files: answer a call (and forget it), keep state, set
  * its timers (DEADLINE_NONE clears one), send progress. */
 void	tools_reply(struct req *, struct toolres *);
@@ -330,16 +296,8 @@ void	report_list_line(struct buf *, const struct report *, int64_t left_ms,
 size_t	report_cut_len(const char *);
 size_t	report_argv(const struct program *, const char **arg,
 	    size_t *shown_len, size_t *chars, bool *cut);
-void	report_unknown(struct req *, const char *id);
+void	report_unknown(struct buf *, const char *id);
 void	report_task(struct buf *, struct program *, int64_t *cursor);
-
-/* resource.c — programs as resources: each one's output and screen */
-void	resource_list(struct jw *, bool screens);
-void	resource_templates(struct jw *, bool screens);
-int	resource_read(struct mcp_req *, const char *uri, size_t len,
-	    bool screens);
-bool	resource_poll(void (*list_changed)(void),
-	    void (*updated)(const char *uri));
 
 /* select.c — what a reply shows of a program's text: the first page at a
  * cursor, until's line and the lines before it, the last lines (tail),

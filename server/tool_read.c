@@ -141,11 +141,14 @@ tool_read_run(struct req *req, const struct json *args)
 	struct sel		 s;
 	struct page		 pg;
 	const char		*id = tools_arg_str(args, "programId", NULL);
+	struct buf		 msg = BUF_INIT;
 	char			*cause = NULL;
 	int64_t			 timeout;
 
 	if ((p = program_find(id)) == NULL) {
-		report_unknown(req, id);
+		report_unknown(&msg, id);
+		tools_error(req, "%s", buf_cstr(&msg));
+		buf_free(&msg);
 		return;
 	}
 	if (sel_parse(&s, args, SEL_ARG_CURSOR | SEL_ARG_UNTIL, &cause) == -1 ||

@@ -398,6 +398,7 @@ static void
 tool_secret_run(struct req *req, const struct json *args)
 {
 	const char		*id = tools_arg_str(args, "programId", NULL);
+	struct buf		 msg = BUF_INIT;
 	struct program		*p;
 	struct secret_ask	*a, *old;
 	const char		*why, *state, *action;
@@ -407,7 +408,9 @@ tool_secret_run(struct req *req, const struct json *args)
 	int			 r;
 
 	if ((p = program_find(id)) == NULL) {
-		report_unknown(req, id);
+		report_unknown(&msg, id);
+		tools_error(req, "%s", buf_cstr(&msg));
+		buf_free(&msg);
 		return;
 	}
 	if (tools_elicit_resumed(req, &state, &action)) {

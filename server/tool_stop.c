@@ -90,11 +90,14 @@ tool_stop_run(struct req *req, const struct json *args)
 	struct tool_stop_wait	*w;
 	struct program		*p;
 	const char		*id = tools_arg_str(args, "programId", NULL);
+	struct buf		 msg = BUF_INIT;
 	int64_t			 grace;
 
 	grace = tools_arg_int(args, "graceMs", PROTO_GRACE_MS);
 	if ((p = program_find(id)) == NULL) {
-		report_unknown(req, id);
+		report_unknown(&msg, id);
+		tools_error(req, "%s", buf_cstr(&msg));
+		buf_free(&msg);
 		return;
 	}
 	if (program_ended(p)) {

@@ -251,7 +251,30 @@ tools_tier_warn(void)
 	free(list);
 }
 
-static const struct tools_rpc	*tools_rpc;	/* mcp.c's, from its set-up */
+/* What the model is told of the server, in either era: when to use which
+ * tool. */
+static const char tools_instructions_text[] =
+	"progmux runs programs in tmux panes and returns what they "
+	"print as clean text; argv is never parsed by a shell. Use "
+	"run_program for a one-shot command (it waits for the end and "
+	"returns the output and exit status in one call). Use "
+	"start_program for anything that runs longer than one wait or "
+	"needs keys typed (a build, a server, a REPL), then read_program "
+	"with the cursor each read returns until ended is true; "
+	"send_keys types into its pane and stop_program ends it. For "
+	"full-screen programs (editors, top, pagers) and the current "
+	"state of progress bars, read the screen with capture_pane. "
+	"list_programs shows every program held.";
+
+/* The server's instructions, for initialize and server/discover. */
+const char *
+tools_instructions(void)
+{
+	return (tools_instructions_text);
+}
+
+static const struct tools_rpc	*tools_rpc;	/* the protocol's, from its
+						   set-up */
 
 /* How calls are answered (mcp.c, at its set-up). */
 void
@@ -358,7 +381,7 @@ tools_task_ok(const char *name)
 }
 
 /* Is the named tool offered? */
-static bool
+bool
 tools_offered_name(const char *name)
 {
 	size_t	t;
@@ -601,76 +624,14 @@ tools_cancel(struct req *req)
 	tools_free(req);
 }
 
-/*
- * How a waiting call stands, for its task: the program it waits on (its
- * tool's program hook), what it printed last and the cursor after its
- * last whole line, into b. False if the call has no program yet.
- */
-bool
-tools_status(struct req *req, struct buf *b, int64_t *cursor)
+/* The program a waiting call waits on (its tool's program hook), or
+ * NULL if it has none yet: how a task says how its call stands. */
+struct program *
+tools_program(struct req *req)
 {
-	struct program	*p;
-
-	if (req->tool->program == NULL || (p = req->tool->program(req)) ==
-	    NULL)
-		return (false);
-	report_task(b, p, cursor);
-	return (true);
-}
-
-/*
- * Programs as resources (resource.c), for the protocol: offered with
- * read_program (their output) and capture_pane (their screens), as the
- * tools that read the same.
- */
-bool
-tools_resources_offered(void)
-{
-	return (tools_offered_name("read_program"));
-}
-
-/* Every resource there is now. */
-void
-tools_resources_list(struct jw *w)
-{
-	resource_list(w, tools_offered_name("capture_pane"));
-}
-
-/* The resource templates. */
-void
-tools_resource_templates(struct jw *w)
-{
-	resource_templates(w, tools_offered_name("capture_pane"));
-}
-
-/* resources/read: answered now or later; -1 if no such resource. */
-int
-tools_resource_read(struct mcp_req *rpc, const char *uri, size_t len)
-{
-	return (resource_read(rpc, uri, len, tools_offered_name(
-	    "capture_pane")));
-}
-
-/* A look at what changed among the resources (resource_poll). */
-bool
-tools_resources_poll(void (*list_changed)(void),
-    void (*updated)(const char *))
-{
-	return (resource_poll(list_changed, updated));
-}
-
-/* Answer a resources/read with its result (a JSON object). */
-void
-tools_resource_answer(struct mcp_req *rpc, struct buf *result)
-{
-	tools_rpc->answer(rpc, result->data, result->len);
-}
-
-/* Answer a resources/read: the resource is not there (any more). */
-void
-tools_resource_fail(struct mcp_req *rpc, const char *uri, const char *why)
-{
-	tools_rpc->not_found(rpc, uri, why);
+	if (req->tool->program == NULL)
+		return (NULL);
+	return (req->tool->program(req));
 }
 
 #ifdef PROGMUX_TESTING
