@@ -3,7 +3,7 @@
  *
  * Input arrives in pieces from a non-blocking stdin; it is split on LF into
  * messages (a trailing CR is dropped), each parsed with json.c. A request
- * is looked up in the method table (each family's rows, mcp.h) for its
+ * is looked up in the method table (each family's rows, mcp_req.h) for its
  * era, and its row's handler answers it, now or later; replies go to the
  * queue main.c flushes when stdout is writable (mcp_req.c), so a slow
  * client never blocks the loop. This file holds the envelope, the table,
@@ -37,7 +37,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "mcp.h"
+#include "mcp_req.h"
 #include "xmalloc.h"
 
 #define MCP_LINE_MAX	(16u * 1024 * 1024)	/* one message, in bytes */

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "mcp.h"
+#include "mcp_req.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 

@@ -4,7 +4,7 @@
  * era writes them, the queue of replies for stdout and its back-pressure,
  * and the one writer of notifications. As tmux's cmd-queue.c holds the
  * item being run and its replies below every command, this file is
- * below every method family (mcp.h).
+ * below every method family (mcp_req.h).
  *
  * A request is answered once (mcp_reply, mcp_fail) and then done
  * (mcp_req_done). While mcp.c dispatches it, it is held: done marks it,
@@ -27,7 +27,7 @@
 
 #include "fdutil.h"
 #include "log.h"
-#include "mcp.h"
+#include "mcp_req.h"
 #include "xmalloc.h"
 
 #define MCP_OUT_MAX	(64u * 1024 * 1024)	/* replies queued, in bytes */

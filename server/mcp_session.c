@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "mcp.h"
+#include "mcp_req.h"
 #include "xmalloc.h"
 
 static const char *mcp_versions[] = {

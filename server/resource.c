@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp.h"
+#include "mcp_req.h"
 #include "xmalloc.h"
 
 #define RESOURCE_SUBS_MAX	1024	/* resources/subscribe URIs kept */

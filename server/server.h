@@ -90,7 +90,7 @@ const char *config_tmux_conf(char **cause);	/* robust mode's tmux.conf */
 /* keeper.c — the front's parent, there when the front is not */
 int	keeper_start(void);	/* in the front: a watch of the keeper, or -1 */
 
-/* mcp.c, mcp_req.c — the protocol wing (its own header: mcp.h), as
+/* mcp.c, mcp_req.c — the protocol wing (its own header: mcp_req.h), as
  * the rest of the front sees it: stdin in, stdout out */
 struct mcp_req;
 struct req;
@@ -480,6 +480,15 @@ void	tmux_probe_kill(void);
 bool	tmux_probe_reaped(pid_t, int status);
 int	tmux_probe(char **version, char **cause);	/* waits: not in the loop */
 int	tmux_server_running(void);	/* waits: for --check only */
+int	tmux_nofile_check(char **cause);	/* enough descriptors? */
+struct tmux_client {		/* the control client's process */
+	pid_t	 pid;
+	int	 in;		/* we read its stdout */
+	int	 out;		/* we write its stdin */
+	int	 err;		/* we read its stderr, or -1 */
+};
+int	tmux_client_spawn(const char *conf, struct tmux_client *,
+	    char **cause);
 bool	tmux_run_wait(const char *command, int64_t wait_ms); /* waits */
 
 /* tmux_lock.c — the attach lock, taken while a client attaches */

@@ -38,7 +38,7 @@
 
 #include "compat.h"
 #include "log.h"
-#include "mcp.h"
+#include "mcp_req.h"
 #include "randid.h"
 #include "timeutil.h"
 #include "xmalloc.h"

@@ -44,20 +44,14 @@
  * (tmux_reaped).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/resource.h>
 
-#include "compat.h"
-#include "cspawn.h"
 #include "fdutil.h"
-#include "frame.h"
 #include "log.h"
-#include "osdep.h"
 #include "server.h"
 #include "timeutil.h"
 #include "wipe.h"
@@ -103,7 +97,6 @@ static struct {
 	struct loop_timer *timer;	/* the attach's deadline */
 } tm = { .pid = -1, .in = -1, .out = -1, .err = -1 };
 
-#define TMUX_NOFILE_MIN		64	/* below this, tmux is not started */
 #define TMUX_ATTACH_MS		2000	/* attached and answering by then */
 #define TMUX_ATTACH_TRIES	3
 #define TMUX_PROBE		"refresh-client -f no-output,ignore-size"
@@ -395,26 +388,6 @@ tmux_timer_arm(void)
 }
 
 /*
- * tmux inherits our descriptor limit (main.c raised the soft one to the
- * hard one). A server started under a tiny limit cannot open its panes
- * and spins: refuse to start it at all, saying which limit to raise.
- */
-static int
-tmux_check_nofile(char **cause)
-{
-	struct rlimit	rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
-	    rl.rlim_cur >= TMUX_NOFILE_MIN)
-		return (0);
-	xasprintf(cause, "the descriptor limit is too low to start tmux "
-	    "(RLIMIT_NOFILE soft %llu hard %llu; progmux needs at least %d): "
-	    "raise it with ulimit -n", (unsigned long long)rl.rlim_cur,
-	    (unsigned long long)rl.rlim_max, TMUX_NOFILE_MIN);
-	return (-1);
-}
-
-/*
  * Start the control client (and with it the server and session): from
  * DOWN to VERSION, LOCKING or STARTING. -1 with *cause if it cannot even
  * be tried; otherwise commands queue until it is READY (or fail then).
@@ -429,7 +402,7 @@ tmux_start(char **cause)
 		*cause = xstrdup(TMUX_WHY_EXIT);
 		return (-1);
 	}
-	if (tmux_check_nofile(cause) == -1 ||
+	if (tmux_nofile_check(cause) == -1 ||
 	    (cfg.robust && (tm.conf = config_tmux_conf(cause)) == NULL))
 		goto fail;
 	tmux_argv_build();
@@ -458,96 +431,19 @@ fail:
 	return (-1);
 }
 
-/* In the client, before its exec: die with us, and not start at all if
- * we died already. */
-static int
-tmux_spawn_hook(void *arg)
-{
-	pid_t	parent = *(pid_t *)arg;
-
-	if (osdep_parent_death(SIGTERM, parent) == 0)
-		return (0);
-	if (errno != ENOSYS)
-		return (-1);
-	if (getppid() != parent) {	/* (no such signal here) */
-		errno = ESRCH;
-		return (-1);
-	}
-	return (0);
-}
-
-/*
- * Spawn the control client (the one spawn sequence: its exec failing is
- * known at once), attaching to our session (tmux_session_argv). The
- * client dies with us: a parent-death signal (PR_SET_PDEATHSIG) sends it
- * SIGTERM however we die (tmux then drops it and its session), and if
- * we died before the prctl took, it does not start at all. Where the
- * system has no such signal, the end of its stdin ends it: we alone hold
- * the pipe's other end. It is a session leader with no terminal: its
- * stdin is the protocol.
- */
+/* Spawn the control client (tmux_client_spawn): STARTING's descriptors
+ * in the loop, its deadline set. */
 static int
 tmux_spawn(char **cause)
 {
-	struct spawn		 sp;
-	enum spawn_stage	 stage;
-	int			 in[2], out[2], ep[2], err;
-	char			*argv[24], **tv;
-	size_t			 n = 0, i;
-	pid_t			 parent = getpid(), pid;
+	struct tmux_client	c;
 
-	if (compat_pipe2(in, O_CLOEXEC) == -1) {
-		xasprintf(cause, "pipe: %s", fd_strerror(errno));
+	if (tmux_client_spawn(cfg.robust ? tm.conf : NULL, &c, cause) == -1)
 		return (-1);
-	}
-	if (compat_pipe2(out, O_CLOEXEC) == -1) {
-		xasprintf(cause, "pipe: %s", fd_strerror(errno));
-		close(in[0]);
-		close(in[1]);
-		return (-1);
-	}
-	if (compat_pipe2(ep, O_CLOEXEC) == -1)
-		ep[0] = ep[1] = -1;	/* its stderr is then nobody's */
-	for (tv = tmux_client_argv(), i = 0; tv[i] != NULL; i++)
-		argv[n++] = tv[i];
-	if (cfg.robust) {
-		argv[n++] = (char *)"-f";
-		argv[n++] = (char *)tm.conf;
-	}
-	argv[n++] = (char *)"-C";
-	tmux_session_argv(argv, &n);
-	argv[n] = NULL;
-
-	memset(&sp, 0, sizeof sp);
-	sp.argv = argv;
-	sp.flags = SPAWN_SETSID | SPAWN_SEARCH;
-	sp.fds[0] = out[0];
-	sp.fds[1] = in[1];
-	sp.fds[2] = ep[1] != -1 ? ep[1] : SPAWN_NULL;
-	sp.nfds = 3;
-	sp.hook = tmux_spawn_hook;
-	sp.hook_arg = &parent;
-	pid = cspawn_start(&sp, &stage, &err);
-	close(out[0]);
-	close(in[1]);
-	if (ep[1] != -1)
-		close(ep[1]);
-	if (pid == -1 || stage != SPAWN_OK) {
-		close(in[0]);
-		close(out[1]);
-		if (ep[0] != -1)
-			close(ep[0]);
-		if (pid == -1)
-			xasprintf(cause, "fork: %s", fd_strerror(err));
-		else
-			xasprintf(cause, "cannot run %s: %s", cfg.tmux_bin,
-			    fd_strerror(err));
-		return (-1);	/* a child that failed is reaped as any */
-	}
-	tm.pid = pid;
-	tm.in = in[0];
-	tm.out = out[1];
-	tm.err = ep[0];
+	tm.pid = c.pid;
+	tm.in = c.in;
+	tm.out = c.out;
+	tm.err = c.err;
 	tm.said[0] = '\0';
 	buf_reset(&tm.ebuf);
 	fd_nonblock(tm.in, 1);
@@ -559,9 +455,6 @@ tmux_spawn(char **cause)
 		loop_fd_add(tm.err, LOOP_READ, tmux_on_event, NULL);
 	}
 	tm.attach_deadline = now_ms() + TMUX_ATTACH_MS;
-	log_debug("control client %ld on %s", (long)tm.pid,
-	    cfg.socket_path ? cfg.socket_path : cfg.socket_name ?
-	    cfg.socket_name : "the default socket");
 	return (0);
 }
 

@@ -11,7 +11,8 @@
  * from tmux_reaped), a timer bounds it at TMUX_VERSION_MS, and the
  * caller is told once how it went. tmux_run_wait, outside the loop,
  * runs one command and waits for it: `tmux list-sessions` for --check,
- * the keeper's `tmux kill-server`.
+ * the keeper's `tmux kill-server`. The control client's process is
+ * started here too (tmux_client_spawn); tmux.c speaks with it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "compat.h"
@@ -28,6 +30,7 @@
 #include "fdutil.h"
 #include "frame.h"
 #include "log.h"
+#include "osdep.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -35,6 +38,7 @@
 #define TMUX_VERSION_MS		5000	/* `tmux -V` answers by then */
 #define TMUX_VERSION_MAX	256	/* bytes of its output kept */
 #define TMUX_RUN_RECHECK_MS	10	/* tmux_run_wait: has it exited? */
+#define TMUX_NOFILE_MIN		64	/* below this, tmux is not started */
 
 static struct {
 	pid_t		   pid;		/* `tmux -V`, until reaped */
@@ -363,4 +367,122 @@ int
 tmux_server_running(void)
 {
 	return (tmux_run_wait("list-sessions", TMUX_VERSION_MS));
+}
+
+/*
+ * tmux inherits our descriptor limit (main.c raised the soft one to the
+ * hard one). A server started under a tiny limit cannot open its panes
+ * and spins: refuse to start it at all, saying which limit to raise.
+ */
+int
+tmux_nofile_check(char **cause)
+{
+	struct rlimit	rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
+	    rl.rlim_cur >= TMUX_NOFILE_MIN)
+		return (0);
+	xasprintf(cause, "the descriptor limit is too low to start tmux "
+	    "(RLIMIT_NOFILE soft %llu hard %llu; progmux needs at least %d): "
+	    "raise it with ulimit -n", (unsigned long long)rl.rlim_cur,
+	    (unsigned long long)rl.rlim_max, TMUX_NOFILE_MIN);
+	return (-1);
+}
+
+/* In the client, before its exec: die with us, and not start at all if
+ * we died already. */
+static int
+tmux_client_hook(void *arg)
+{
+	pid_t	parent = *(pid_t *)arg;
+
+	if (osdep_parent_death(SIGTERM, parent) == 0)
+		return (0);
+	if (errno != ENOSYS)
+		return (-1);
+	if (getppid() != parent) {	/* (no such signal here) */
+		errno = ESRCH;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Spawn the control client (the one spawn sequence: its exec failing is
+ * known at once), attaching to our session (tmux_session_argv), with
+ * conf as the server's options if not NULL; our ends of its stdin,
+ * stdout and stderr (-1: none) into *c. The
+ * client dies with us: a parent-death signal (PR_SET_PDEATHSIG) sends it
+ * SIGTERM however we die (tmux then drops it and its session), and if
+ * we died before the prctl took, it does not start at all. Where the
+ * system has no such signal, the end of its stdin ends it: we alone hold
+ * the pipe's other end. It is a session leader with no terminal: its
+ * stdin is the protocol.
+ */
+int
+tmux_client_spawn(const char *conf, struct tmux_client *c, char **cause)
+{
+	struct spawn		 sp;
+	enum spawn_stage	 stage;
+	int			 in[2], out[2], ep[2], err;
+	char			*argv[24], **tv;
+	size_t			 n = 0, i;
+	pid_t			 parent = getpid(), pid;
+
+	if (compat_pipe2(in, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", fd_strerror(errno));
+		return (-1);
+	}
+	if (compat_pipe2(out, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", fd_strerror(errno));
+		close(in[0]);
+		close(in[1]);
+		return (-1);
+	}
+	if (compat_pipe2(ep, O_CLOEXEC) == -1)
+		ep[0] = ep[1] = -1;	/* its stderr is then nobody's */
+	for (tv = tmux_client_argv(), i = 0; tv[i] != NULL; i++)
+		argv[n++] = tv[i];
+	if (conf != NULL) {
+		argv[n++] = (char *)"-f";
+		argv[n++] = (char *)conf;
+	}
+	argv[n++] = (char *)"-C";
+	tmux_session_argv(argv, &n);
+	argv[n] = NULL;
+
+	memset(&sp, 0, sizeof sp);
+	sp.argv = argv;
+	sp.flags = SPAWN_SETSID | SPAWN_SEARCH;
+	sp.fds[0] = out[0];
+	sp.fds[1] = in[1];
+	sp.fds[2] = ep[1] != -1 ? ep[1] : SPAWN_NULL;
+	sp.nfds = 3;
+	sp.hook = tmux_client_hook;
+	sp.hook_arg = &parent;
+	pid = cspawn_start(&sp, &stage, &err);
+	close(out[0]);
+	close(in[1]);
+	if (ep[1] != -1)
+		close(ep[1]);
+	if (pid == -1 || stage != SPAWN_OK) {
+		close(in[0]);
+		close(out[1]);
+		if (ep[0] != -1)
+			close(ep[0]);
+		if (pid == -1)
+			xasprintf(cause, "fork: %s", fd_strerror(err));
+		else
+			xasprintf(cause, "cannot run %s: %s", cfg.tmux_bin,
+			    fd_strerror(err));
+		return (-1);	/* a child that failed is reaped as any */
+	}
+	c->pid = pid;
+	c->in = in[0];
+	c->out = out[1];
+	c->err = ep[0];
+	log_debug("control client %ld on %s", (long)pid,
+	    cfg.socket_path ? cfg.socket_path : cfg.socket_name ?
+	    cfg.socket_name : "the default socket");
+	return (0);
 }

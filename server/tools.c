@@ -368,28 +368,32 @@ tools_list(struct jw *w, bool tasks)
 	}
 }
 
-/* May a call of the named tool become a task (its waits may be long)? */
-bool
-tools_task_ok(const char *name)
+/* The index of the named tool, offered or not, or NTOOLS. */
+static size_t
+tools_index(const char *name)
 {
 	size_t	t;
 
 	for (t = 0; t < NTOOLS; t++)
 		if (strcmp(tools[t].entry->name, name) == 0)
-			return (tools[t].task && tools_offered(t));
-	return (false);
+			break;
+	return (t);
+}
+
+/* May a call of the named tool become a task (its waits may be long)? */
+bool
+tools_task_ok(const char *name)
+{
+	size_t	t = tools_index(name);
+
+	return (t < NTOOLS && tools[t].task && tools_offered(t));
 }
 
 /* Is the named tool offered? */
 bool
 tools_offered_name(const char *name)
 {
-	size_t	t;
-
-	for (t = 0; t < NTOOLS; t++)
-		if (strcmp(tools[t].entry->name, name) == 0)
-			return (tools_offered(t));
-	return (false);
+	return (tools_offered(tools_index(name)));
 }
 
 /* A client's field name, quoted and cut short, on one line. */

@@ -1,5 +1,5 @@
 /*
- * mcp.h — the protocol wing: what its files share, and nothing above it
+ * mcp_req.h — the protocol wing: what its files share, and nothing above it
  * sees. Laid out as tmux lays out its commands:
  *
  *   mcp.c          stdin lines, the envelope, the one method table of
@@ -22,8 +22,8 @@
  * Each method family exports its rows of the method table (struct
  * mcp_method), as each tool file exports a struct tool_entry.
  */
-#ifndef PROGMUX_MCP_H
-#define PROGMUX_MCP_H
+#ifndef PROGMUX_MCP_REQ_H
+#define PROGMUX_MCP_REQ_H
 
 #include <sys/queue.h>
 
