@@ -64,6 +64,16 @@ report_cut(const struct program *p)
 	return (program_cut(p) || program_text(p)->cut);
 }
 
+/* Write programId and paneId. */
+void
+report_put_ids(struct jw *w, const struct program *p)
+{
+	jw_key(w, "programId");
+	jw_str(w, program_id(p));
+	jw_key(w, "paneId");
+	jw_str(w, program_pane_id(p));
+}
+
 /* Write exitStatus and signal as the schemas define them. */
 void
 report_put_exit(struct jw *w, const struct program *p)

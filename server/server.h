@@ -1,35 +1,41 @@
 /*
  * server.h — the front process: declarations shared by server/ files,
- * one section per file.
+ * one section per file. docs/ARCHITECTURE.md ("The layers of the front")
+ * says what each layer is and which arrows are never drawn.
  *
- * Layers, each calling only the ones below it (../shared/layers.json
- * draws them):
+ * Layers, each calling only the ones below it:
  *
  *   set-up     main.c (start-up, the exit, reaping children), keeper.c
- *   protocol   mcp.c: JSON-RPC only, both protocol eras; task.c (calls
- *              that became tasks)
- *   dispatch   tools.c: the tool table, arguments, results, the calls
- *              waiting (each with its own timers); mcp.c gives it its
- *              reply functions at set-up
+ *   protocol   mcp.c (stdin, the envelope, the one method table of both
+ *              eras) over its method families, each exporting its rows:
+ *              mcp_session.c, mcp_tools.c, task.c, resource.c,
+ *              mcp_listen.c; over mcp_req.c (the request and its
+ *              context, replies, the output queue). Their own header is
+ *              mcp_req.h; this one shows only stdin and stdout of them
  *   tools      tool_start.c, tool_run.c, tool_read.c, tool_stop.c,
- *              tool_list.c, tool_pane.c, tool_keys.c, resource.c (the
- *              programs as resources), with select.c (what a reply shows
- *              of a program's text), watch.c (a call waiting on a
- *              program) and report.c (how they report a program)
+ *              tool_list.c, tool_pane.c, tool_keys.c, tool_secret.c
+ *              (with its page, secret_page.c), with select.c (what a
+ *              reply shows of a program's text), watch.c (a call waiting
+ *              on a program) and report.c (how they report a program)
+ *   dispatch   tools.c: the tool table, arguments, the call and its
+ *              services; below the tool files (as tmux's cmd-queue.c),
+ *              running them through their entries; the protocol gives
+ *              it its reply functions at set-up
  *   programs   program.c (the table and each program's lifecycle), made
  *              of pane.c (its FIFOs and pane), reaper_link.c (its
  *              reaper) and waiting.c (does it wait for input?); the
  *              three get callbacks and never call program.c
  *   tmux       tmux.c, the control-mode client, with tmux_parse.c (its
- *              lines and quoting, pure), tmux_probe.c (the version),
- *              tmux_lock.c (the attach lock), tmux_session.c (our session)
+ *              lines and quoting, pure), tmux_probe.c (which tmux and how
+ *              it is run), tmux_lock.c (the attach lock), tmux_session.c
+ *              (our session)
  *
  * all over config.c (settings, read by all), loop.c (the poll loop every
  * layer registers its descriptors, timers and before-sleep work with),
  * quiet.c (warnings about an end the exit may explain) and common/.
  * A program tells what changes to the waiters its callers registered
  * (program_wait); a warning for the client goes through the log sink the
- * protocol layer sets (log_set_sink).
+ * protocol sets (log_set_sink).
  */
 #ifndef PROGMUX_SERVER_H
 #define PROGMUX_SERVER_H
@@ -289,6 +295,7 @@ void	report_make(struct report *, struct program *, size_t cursor,
 void	report_put(struct jw *, const struct report *);
 void	report_put_brief(struct jw *, const struct report *);
 void	report_put_exit(struct jw *, const struct program *);
+void	report_put_ids(struct jw *, const struct program *);
 void	report_line(struct buf *, const struct report *);
 void	report_list_line(struct buf *, const struct report *, int64_t left_ms,
 	    const char *started);
@@ -397,6 +404,13 @@ void		 watch_wake(struct req *);
 void		 watch_cancel(struct req *);
 void		 watch_progress(struct req *);
 struct program	*watch_req_program(struct req *);
+/* A tool_entry's hooks for a call waiting as a read does (run, if not
+ * NULL, starts it). */
+#define WATCH_ENTRY(n, r) {						\
+	.name = (n), .run = (r), .cancel = watch_cancel,		\
+	.timeout = watch_timeout, .wake = watch_wake,			\
+	.progress = watch_progress, .program = watch_req_program	\
+}
 void		*watch_arg(const struct watch *);
 struct program	*watch_program(const struct watch *);
 struct sel	*watch_sel(struct watch *);

@@ -236,14 +236,8 @@ tool_keys_run(struct req *req, const struct json *args)
 
 /* send_keys once its keys went and it waits for the reply: settled as
  * a read (watch.c, tool_read.c). */
-static const struct tool_entry tool_keys_reply_entry = {
-	.name = "send_keys",
-	.cancel = watch_cancel,
-	.timeout = watch_timeout,
-	.wake = watch_wake,
-	.progress = watch_progress,
-	.program = watch_req_program
-};
+static const struct tool_entry tool_keys_reply_entry =
+    WATCH_ENTRY("send_keys", NULL);
 
 const struct tool_entry tool_keys_entry = {
 	.name = "send_keys",

@@ -167,15 +167,8 @@ tool_read_run(struct req *req, const struct json *args)
 	watch_start(w);
 }
 
-const struct tool_entry tool_read_entry = {
-	.name = "read_program",
-	.run = tool_read_run,
-	.cancel = watch_cancel,
-	.timeout = watch_timeout,
-	.wake = watch_wake,
-	.progress = watch_progress,
-	.program = watch_req_program
-};
+const struct tool_entry tool_read_entry =
+    WATCH_ENTRY("read_program", tool_read_run);
 
 /*
  * The reply to keys typed into pane (send_keys with timeoutMs, and

@@ -144,10 +144,7 @@ tool_run_answer(struct watch *w, struct req *req, void *arg)
 		    program_state(p) == PROGRAM_STOPPING, &shown, &sh);
 		toolres_init(&res);
 		jw_obj_begin(&res.w);
-		jw_key(&res.w, "programId");
-		jw_str(&res.w, program_id(p));
-		jw_key(&res.w, "paneId");
-		jw_str(&res.w, program_pane_id(p));
+		report_put_ids(&res.w, p);
 		if (program_spec(p)->separate_stderr &&
 		    program_errtext(p)->len > 0)
 			buf_adds(&res.text, "[stdout]\n");

@@ -517,14 +517,8 @@ tool_secret_timeout(struct req *req)
 }
 
 /* Once typed, it waits for the program's reply as send_keys does. */
-static const struct tool_entry tool_secret_reply_entry = {
-	.name = "ask_user_secret",
-	.cancel = watch_cancel,
-	.timeout = watch_timeout,
-	.wake = watch_wake,
-	.progress = watch_progress,
-	.program = watch_req_program
-};
+static const struct tool_entry tool_secret_reply_entry =
+    WATCH_ENTRY("ask_user_secret", NULL);
 
 const struct tool_entry tool_secret_entry = {
 	.name = "ask_user_secret",

@@ -169,10 +169,7 @@ tool_start_reply(struct req *req, struct program *p)
 
 	toolres_init(&res);
 	jw_obj_begin(&res.w);
-	jw_key(&res.w, "programId");
-	jw_str(&res.w, program_id(p));
-	jw_key(&res.w, "paneId");
-	jw_str(&res.w, program_pane_id(p));
+	report_put_ids(&res.w, p);
 	jw_key(&res.w, "effectiveLifetimeMs");
 	jw_int(&res.w, spec->lifetime_ms);
 	jw_obj_end(&res.w);
