@@ -447,7 +447,7 @@ json_fail_depth(char **cause, size_t at)
 {
 	char	what[64];
 
-	snprintf(what, sizeof what, "nesting deeper than %d levels",
+	snprintf(what, sizeof what, JSON_DEEP_CAUSE " %d levels",
 	    JSON_MAX_DEPTH);
 	json_fail(cause, at, what);
 }

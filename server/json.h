@@ -25,6 +25,7 @@
 #include "utf8.h"
 
 #define JSON_MAX_DEPTH	128	/* deeper input is refused, not recursed into */
+#define JSON_DEEP_CAUSE	"nesting deeper than" /* how such a refusal begins */
 
 enum json_type {
 	JSON_NULL,

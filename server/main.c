@@ -9,7 +9,11 @@
  * client in tmux.c, each reaper's socket in reaper_link.c. main_run turns
  * the loop; between turns it frees what was dropped and flushes stdout.
  *
- * stdin EOF or a terminating signal starts the exit, in the same loop:
+ * stdin EOF first drains: nothing more is read, and every call already
+ * taken is answered (each within its own wait, at most the wait ceiling,
+ * PROGMUX_WAIT_MAX_MS) and its reply written, as a person piping
+ * requests into progmux expects. Then, or at once on a terminating
+ * signal or a client gone (stdout broken), the exit, in the same loop:
  * every program is told to end, the panes (and in robust mode the private
  * tmux server) go, stdout is flushed, tmux's last answers are read and
  * every child reaped, all within MAIN_EXIT_FLUSH_MS; then exit 0.
@@ -36,15 +40,19 @@
 #include "xmalloc.h"
 
 #define MAIN_EXIT_FLUSH_MS	2000	/* at most this long to say goodbye */
+#define MAIN_DRAIN_SLACK_MS	1000	/* past the wait ceiling, a drain ends */
 
 static struct {
 	int	 sigfd;
 	bool	 quit;		/* a terminating signal came */
 	bool	 eof;		/* stdin ended */
+	bool	 draining;	/* and the calls taken are being answered */
 	bool	 out_broken;	/* stdout takes nothing more */
 	bool	 exiting;	/* the exit has begun */
+	int64_t	 drain_deadline;
 	int64_t	 exit_deadline;
-} mn = { .sigfd = -1, .exit_deadline = DEADLINE_NONE };
+} mn = { .sigfd = -1, .drain_deadline = DEADLINE_NONE,
+    .exit_deadline = DEADLINE_NONE };
 
 #define MAIN_CHECK_BYTES	(64 * 1024)	/* written to prove room */
 #define MAIN_CHECK_FREE		(1024 * 1024)	/* less free is "full" */
@@ -345,11 +353,44 @@ main_exit_begin(void)
 	mn.exiting = true;
 	quiet_exit();
 	mn.exit_deadline = now_ms() + MAIN_EXIT_FLUSH_MS;
-	loop_fd_del(STDIN_FILENO);
-	if (mn.eof)
-		mcp_input_eof();
+	if (!mn.draining) {
+		loop_fd_del(STDIN_FILENO);
+		if (mn.eof)
+			mcp_input_eof();
+	}
 	programs_shutdown();
 	tmux_shutdown();
+}
+
+/*
+ * stdin ended: read nothing more (a last line without LF still counts),
+ * and let every call taken be answered before the exit begins; a call
+ * waits at most the wait ceiling, so the drain is bounded by it.
+ */
+static void
+main_drain_begin(void)
+{
+	mn.draining = true;
+	mn.drain_deadline = now_ms() + cfg.wait_max_ms + MAIN_DRAIN_SLACK_MS;
+	loop_fd_del(STDIN_FILENO);
+	mcp_input_eof();
+	if (mcp_replies_owed())
+		log_debug("end of input: answering the calls in flight first");
+}
+
+/* Is it time to begin the exit: a signal, the client gone, or the end
+ * of input and every call taken answered (or the drain's deadline)? */
+static bool
+main_exit_due(void)
+{
+	if (mn.exiting)
+		return (false);
+	if (mn.quit)
+		return (true);
+	if (mn.eof && !mn.draining)
+		main_drain_begin();
+	return (mn.draining && ((!mcp_replies_owed() && !mcp_input_held()) ||
+	    now_ms() >= mn.drain_deadline));
 }
 
 /*
@@ -384,8 +425,9 @@ main_tidy(void)
 	if (!mn.exiting) {
 		mcp_input_resume();
 		/* Backpressure: no requests while replies pile up. */
-		loop_fd_mask(STDIN_FILENO, mcp_input_paused() ? 0 :
-		    LOOP_READ);
+		if (!mn.draining)
+			loop_fd_mask(STDIN_FILENO, mcp_input_paused() ? 0 :
+			    LOOP_READ);
 	}
 	if (!mn.out_broken)
 		loop_fd_mask(STDOUT_FILENO, mcp_output_pending() ?
@@ -399,14 +441,15 @@ main_run(void)
 {
 	for (;;) {
 		main_tidy();
-		if (!mn.exiting && (mn.quit || mn.eof)) {
+		if (main_exit_due()) {
 			main_exit_begin();
 			main_tidy();
 		}
 		if (mn.exiting && (main_exit_done() ||
 		    now_ms() >= mn.exit_deadline))
 			break;
-		loop_run_once(mn.exit_deadline);
+		loop_run_once(mn.exiting ? mn.exit_deadline :
+		    mn.drain_deadline);
 	}
 	tmux_stop();
 	config_rundir_leave();	/* or the last reaper of ours removes it */

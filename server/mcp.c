@@ -56,6 +56,7 @@ static struct {
 	struct buf	 in;
 	bool		 skipping;	/* dropping an over-long line */
 	bool		 held;		/* in holds whole lines not yet taken */
+	bool		 eof;		/* stdin ended: in's last line counts */
 } mcp;
 
 /* Start with nothing read, nothing queued, no client yet. */
@@ -285,13 +286,15 @@ mcp_message(const struct json *msg)
 		mcp_request_2025(req, m, mlen, params);
 }
 
+static char	*mcp_head_id(const char *, size_t);
+
 /* One line of input. */
 static void
 mcp_line(const char *p, size_t len)
 {
 	struct json_doc		*doc;
 	const struct json	*root;
-	char			*cause = NULL, msg[512];
+	char			*cause = NULL, *id, msg[512];
 	size_t			 i, n;
 
 	while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' ||
@@ -307,8 +310,14 @@ mcp_line(const char *p, size_t len)
 	    len > MCP_LOGGED ? "..." : "");
 	if ((doc = json_parse(p, len, &cause)) == NULL) {
 		snprintf(msg, sizeof msg, "parse error: %s", cause);
+		/* Too deep is our limit, as too large is: its id, if it came
+		 * first, is echoed so the client is not left waiting. Other
+		 * JSON that cannot be read gets "id": null. */
+		id = strncmp(cause, JSON_DEEP_CAUSE, strlen(JSON_DEEP_CAUSE))
+		    == 0 ? mcp_head_id(p, len) : NULL;
 		free(cause);
-		mcp_reply_error(NULL, -32700, msg);
+		mcp_reply_error(id, -32700, msg);
+		free(id);
 		return;
 	}
 	root = json_root(doc);
@@ -475,7 +484,18 @@ mcp_input(const char *p, size_t len)
 	}
 }
 
-/* Take the input held back, once the replies are under the ceiling. */
+/* After the end of input, once nothing is held: a last line without LF
+ * still counts. */
+static void
+mcp_input_last(void)
+{
+	if (mcp.in.len > 0 && !mcp.skipping)
+		mcp_line(mcp.in.data, mcp.in.len);
+	buf_reset(&mcp.in);
+}
+
+/* Take the input held back, once the replies are under the ceiling (and
+ * after the end of input, the last line). */
 void
 mcp_input_resume(void)
 {
@@ -493,14 +513,24 @@ mcp_input_resume(void)
 	mcp.held = false;
 	mcp_input(t.data, t.len);
 	buf_free(&t);
+	if (mcp.eof && !mcp.held)
+		mcp_input_last();
 }
 
-/* EOF: a last line without LF still counts. */
+/* EOF: what is held back is still taken as the client reads its
+ * replies (mcp_input_resume), and a last line without LF counts. */
 void
 mcp_input_eof(void)
 {
-	if (mcp.in.len > 0 && !mcp.skipping)
-		mcp_line(mcp.in.data, mcp.in.len);
-	buf_reset(&mcp.in);
+	mcp.eof = true;
+	if (!mcp.held)
+		mcp_input_last();
+}
+
+/* Is input held back, not yet taken? */
+bool
+mcp_input_held(void)
+{
+	return (mcp.held);
 }
 

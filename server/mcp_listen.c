@@ -303,6 +303,7 @@ mcp_listen_method(struct mcp_req *req, const struct json *params)
 	mcp_notify_obj("notifications/subscriptions/acknowledged", &b,
 	    req->id);
 	mcp_ids_add(req);	/* until notifications/cancelled names it */
+	mcp_req_settle(req);	/* (a stream: no reply ends it) */
 	mcp_listen_kick();
 }
 

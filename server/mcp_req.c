@@ -39,6 +39,7 @@ struct batch {
 };
 
 static struct {
+	size_t		 owed;		/* requests not yet replied to */
 	struct buf	 out;		/* replies queued for stdout */
 	struct batch	*batch;		/* the batch being read, if any */
 	struct mcp_req	*current;	/* the request being dispatched */
@@ -151,11 +152,33 @@ mcp_req_new(const char *id, const struct json *idv)
 	req->idkey = mcp_id_key(idv);
 	req->ttl = -1;
 	req->ctx.log_level = -1;
+	mr.owed++;
 	if (mr.batch != NULL) {
 		req->batch = mr.batch;
 		mr.batch->outstanding++;
 	}
 	return (req);
+}
+
+/*
+ * Nothing more is owed for req: it was replied to (its result, an error,
+ * a task for it, input_required), or dropped, or it is a stream that no
+ * reply ends (subscriptions/listen).
+ */
+void
+mcp_req_settle(struct mcp_req *req)
+{
+	if (req->settled)
+		return;
+	req->settled = true;
+	mr.owed--;
+}
+
+/* Are requests waiting for their reply (end of input waits for them)? */
+bool
+mcp_replies_owed(void)
+{
+	return (mr.owed > 0);
 }
 
 /* Free req. */
@@ -181,6 +204,7 @@ mcp_req_done(struct mcp_req *req)
 	if (req->done)
 		return;
 	req->done = true;
+	mcp_req_settle(req);
 	if (req->ref != NULL) {
 		*req->ref = NULL;	/* its answer goes nowhere now */
 		req->ref = NULL;
@@ -389,6 +413,7 @@ mcp_reply_typed(struct mcp_req *req, const char *result, size_t len,
 	buf_addc(&b, '}');
 	mcp_emit(req->batch, &b);
 	buf_free(&b);
+	mcp_req_settle(req);
 }
 
 /* Answer req with its (complete) result, and be done with it. */

@@ -78,6 +78,7 @@ struct mcp_req {
 	struct mcp_req	**hprev;	/* waits (hprev NULL: not in it) */
 	bool		 held;		/* being dispatched: freed after */
 	bool		 done;		/* answered or dropped */
+	bool		 settled;	/* nothing more owed (mcp_req_settle) */
 	struct mcp_req	**ref;		/* a pointer to it elsewhere, cleared
 					   when it goes */
 	int64_t		 ttl;		/* a cacheable result's ttlMs, or -1 */
@@ -115,6 +116,7 @@ struct mcp_method {
 /* mcp_req.c — requests, replies, the output queue */
 struct mcp_req	*mcp_req_new(const char *id, const struct json *idv);
 void		 mcp_req_done(struct mcp_req *);
+void		 mcp_req_settle(struct mcp_req *);
 void		 mcp_req_hold(struct mcp_req *);	/* while dispatched */
 void		 mcp_req_release(struct mcp_req *);
 struct mcp_req	*mcp_req_current(void);		/* the one dispatched */

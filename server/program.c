@@ -86,6 +86,7 @@ struct program {
 	uint64_t		 ended_seq;	/* order of ending */
 	bool			 told_end;	/* a reply said it ended, with
 						   all its text: read */
+	bool			 told_id;	/* a reply gave its id */
 
 	struct program_waiters	 waiters;
 	int			 notifying;	/* depth of program_notify */
@@ -223,15 +224,17 @@ programs_text_kept(void)
 
 /*
  * May p go to make room? Ended, with nothing waiting on it, and read to
- * its end (a reply told its end) or past its lifetime. An ended program
- * not yet read is kept.
+ * its end (a reply told its end), past its lifetime, or never named to
+ * the client (a run cancelled with keep: nothing gave its id). An ended
+ * program not yet read is kept.
  */
 static bool
 program_evictable(const struct program *p, int64_t now)
 {
 	if (!program_ended(p) || !TAILQ_EMPTY(&p->waiters))
 		return (false);
-	return (p->told_end || now - p->started_ms >= p->spec.lifetime_ms);
+	return (p->told_end || !p->told_id ||
+	    now - p->started_ms >= p->spec.lifetime_ms);
 }
 
 /* The oldest evictable program (CLOSED only, if closed_only); *closed
@@ -366,6 +369,21 @@ void
 program_told_end(struct program *p)
 {
 	p->told_end = true;
+}
+
+/* A reply gave the client p's id: from now on p is the client's to read
+ * or stop, and counts among the unread once it ends. */
+void
+program_told_id(struct program *p)
+{
+	p->told_id = true;
+}
+
+/* Has a reply given the client p's id? */
+bool
+program_id_told(const struct program *p)
+{
+	return (p->told_id);
 }
 
 /* A new program, STARTING, at the end of the table. */

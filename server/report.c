@@ -64,10 +64,11 @@ report_cut(const struct program *p)
 	return (program_cut(p) || program_text(p)->cut);
 }
 
-/* Write programId and paneId. */
+/* Write programId and paneId: the client has p's id from now on. */
 void
-report_put_ids(struct jw *w, const struct program *p)
+report_put_ids(struct jw *w, struct program *p)
 {
+	program_told_id(p);
 	jw_key(w, "programId");
 	jw_str(w, program_id(p));
 	jw_key(w, "paneId");

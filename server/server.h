@@ -106,8 +106,10 @@ void	mcp_input(const char *, size_t);	/* bytes from stdin */
 void	mcp_input_eof(void);
 bool	mcp_input_paused(void);		/* stdin waits for the client */
 void	mcp_input_resume(void);
+bool	mcp_input_held(void);		/* lines read, not yet taken */
 bool	mcp_output_pending(void);
 int	mcp_flush(int fd);
+bool	mcp_replies_owed(void);		/* requests not yet replied to */
 
 /* tools.c — the tool table, argument checks, tool results, and the
  * tool calls waiting to be answered */
@@ -295,7 +297,7 @@ void	report_make(struct report *, struct program *, size_t cursor,
 void	report_put(struct jw *, const struct report *);
 void	report_put_brief(struct jw *, const struct report *);
 void	report_put_exit(struct jw *, const struct program *);
-void	report_put_ids(struct jw *, const struct program *);
+void	report_put_ids(struct jw *, struct program *);
 void	report_line(struct buf *, const struct report *);
 void	report_list_line(struct buf *, const struct report *, int64_t left_ms,
 	    const char *started);
@@ -579,6 +581,8 @@ struct program	*program_next(struct program *);
 size_t		 programs_alive(void);
 int		 programs_admit(char **cause);
 void		 program_told_end(struct program *);
+void		 program_told_id(struct program *);
+bool		 program_id_told(const struct program *);
 struct program_waiter;
 struct program_waiter *program_wait(struct program *, program_cb, void *);
 void		 program_unwait(struct program_waiter *);

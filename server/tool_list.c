@@ -26,6 +26,7 @@ tool_list_one(struct toolres *res, struct program *p, int64_t now)
 	jw_obj_begin(&res->w);
 	jw_key(&res->w, "programId");
 	jw_str(&res->w, program_id(p));
+	program_told_id(p);
 	jw_key(&res->w, "argv");
 	jw_arr_begin(&res->w);
 	n = report_argv(p, arg, len, &chars, &cut);

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
+#include "proto.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -60,7 +62,16 @@ tool_run_after(struct buf *b, struct program *p, const struct report *r,
 	const struct program_spec	*spec = program_spec(p);
 	const char			*pane = program_pane_id(p);
 
-	if (!program_ended(p) && r->waiting)
+	if (!program_ended(p) && r->hidden)
+		buf_printf(b, " it waits for a password (its input is hidden): "
+		    "%s; never type a password with send_keys. It is kept "
+		    "(lifetime %lld ms); then read_program from cursor %zu, or "
+		    "end it with stop_program", tools_offered_name(
+		    "ask_user_secret") ? "call ask_user_secret with its "
+		    "programId, and the person types it on a page of their "
+		    "own" : "ask the person to type it into its pane (tmux "
+		    "attach)", (long long)spec->lifetime_ms, r->cursor);
+	else if (!program_ended(p) && r->waiting)
 		buf_printf(b, " it waits for input it was not given: it is "
 		    "kept (lifetime %lld ms); answer it with send_keys on pane "
 		    "%s, then read_program from cursor %zu, or end it with "
@@ -136,9 +147,11 @@ tool_run_answer(struct watch *w, struct req *req, void *arg)
 		tools_error(req, "the program could not be started: %s",
 		    program_why(p));
 		program_drop(p);	/* nobody knows its id */
-	} else if (sel->failed != NULL)
+	} else if (sel->failed != NULL) {
 		tools_error(req, "%s; %s is kept: read_program reads it",
 		    sel->failed, program_id(p));
+		program_told_id(p);
+	}
 	else {
 		sel_show(sel, program_text(p), program_ended(p) ||
 		    program_state(p) == PROGRAM_STOPPING, &shown, &sh);
@@ -215,24 +228,35 @@ tool_run_run(struct req *req, const struct json *args)
 	tool_start_program(req, args, &spec, tool_run_made, run);
 }
 
-/* The client gave up on a run waiting for the end: without keep, an
- * ended program goes (it is going on, kept, otherwise). */
+/*
+ * The client gave up on a run waiting for the end (notifications/
+ * cancelled, tasks/cancel): unless it asked to keep the program, or a
+ * reply gave it the program's id, nobody can read or stop the program
+ * any more, so it is ended (SIGTERM, SIGKILL after the grace) and
+ * forgotten, as stop_program would.
+ */
 static void
 tool_run_cancel(struct req *req)
 {
 	struct watch	*w = tools_state(req);
 	struct tool_run	*run;
 	struct program	*p;
-	bool		 drop;
+	bool		 forget;
 
 	if (w == NULL)
 		return;
 	run = watch_arg(w);
 	p = watch_program(w);
-	drop = !run->keep && program_ended(p);
+	forget = !run->keep && !program_id_told(p);
 	watch_cancel(req);
 	free(run);
-	if (drop)
+	if (!forget)
+		return;
+	log_debug("%s: its run was cancelled: stopped and forgotten",
+	    program_id(p));
+	if (!program_ended(p))
+		program_stop(p, PROTO_GRACE_MS);	/* dropped at its end */
+	if (program_ended(p))
 		program_drop(p);
 }
 

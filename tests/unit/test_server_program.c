@@ -216,6 +216,7 @@ start(const char *name)
 	spec.argc = 1;
 	spec.lifetime_ms = 600000;
 	assert_int_equal(program_start(p, &spec, &cause), 0);
+	program_told_id(p);	/* as start_program's reply gives it */
 	return (p);
 }
 
