@@ -45,6 +45,7 @@ $(error OSDEP=$(OSDEP): say linux, darwin or posix)
 endif
 # The input-wait check (server/ttywait-*.c): /proc on Linux, none elsewhere.
 TTYWAIT  = $(if $(filter linux,$(OSDEP)),linux,none)
+LOOPBE   = $(if $(filter linux,$(OSDEP)),epoll,poll)
 # msgpack-c names itself msgpack-c from version 6 on (Homebrew's).
 MSGPACK_PC := $(shell pkg-config --exists msgpack-c 2>/dev/null && echo msgpack-c || echo msgpack)
 PKGS     = $(MSGPACK_PC) cmocka libpcre2-8
@@ -93,8 +94,9 @@ COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 # builds link the one they build (scripts/package/static.sh).
 SECRET_PAGE ?= $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1)
 SECRET_SRC = server/secret_page.c server/tool_secret.c
-SERVER_SRC = $(filter-out server/ttywait-%.c $(if $(SECRET_PAGE),,$(SECRET_SRC)),\
-	$(wildcard server/*.c)) server/ttywait-$(TTYWAIT).c
+SERVER_SRC = $(filter-out server/ttywait-%.c server/loop-%.c \
+	$(if $(SECRET_PAGE),,$(SECRET_SRC)),\
+	$(wildcard server/*.c)) server/ttywait-$(TTYWAIT).c server/loop-$(LOOPBE).c
 ifneq ($(SECRET_PAGE),)
 MHD_CFLAGS ?= $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS   ?= $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)

@@ -9,7 +9,8 @@
  * min-heap, so setting, clearing and finding the earliest cost O(log n)
  * however many there are (each waiting request holds its own), and a
  * turn costs nothing for the timers that are not due. loop_run_once()
- * polls until the earliest deadline, calls each fired descriptor's
+ * waits (loop_be.h: epoll on Linux, poll elsewhere) until the earliest
+ * deadline, calls each fired descriptor's
  * callback, then runs the timers that are due, earliest first; one set
  * during a turn runs on the next at the earliest. The descriptor
  * registrations live in a table indexed by descriptor; each
@@ -23,11 +24,11 @@
 #include <sys/queue.h>
 
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "loop_be.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -67,9 +68,8 @@ static struct {
 	uint64_t	  timer_seq;
 	uint64_t	  turn;
 	struct loop_timers due;		/* taken out by the pass running */
-	struct pollfd	 *pfd;		/* the last poll's array */
-	uint64_t	 *pserial;	/* each entry's registration */
-	size_t		  pcap;
+	struct loop_event *ev;		/* what the last wait found */
+	size_t		  nev;
 	struct {
 		loop_timer_cb	 cb;
 		void		*arg;
@@ -116,22 +116,30 @@ loop_fd_add(int fd, int mask, loop_fd_cb cb, void *arg)
 	lp.fds[fd].serial = ++lp.serial;
 	lp.fds[fd].cb = cb;
 	lp.fds[fd].arg = arg;
+	loop_be_set(fd, mask, lp.fds[fd].serial);
 }
 
-/* Change what fd waits for (it must be registered). */
+/* Change what fd waits for (it must be registered); the backend hears
+ * only of a change. */
 void
 loop_fd_mask(int fd, int mask)
 {
-	if (fd >= 0 && (size_t)fd < lp.nfds && lp.fds[fd].used)
-		lp.fds[fd].mask = mask;
+	if (fd < 0 || (size_t)fd >= lp.nfds || !lp.fds[fd].used ||
+	    lp.fds[fd].mask == mask)
+		return;
+	lp.fds[fd].mask = mask;
+	loop_be_set(fd, mask, lp.fds[fd].serial);
 }
 
 /* Forget fd (before closing it). */
 void
 loop_fd_del(int fd)
 {
-	if (fd >= 0 && (size_t)fd < lp.nfds)
-		memset(&lp.fds[fd], 0, sizeof lp.fds[fd]);
+	if (fd < 0 || (size_t)fd >= lp.nfds || !lp.fds[fd].used)
+		return;
+	if (lp.fds[fd].mask != 0)
+		loop_be_set(fd, 0, 0);
+	memset(&lp.fds[fd], 0, sizeof lp.fds[fd]);
 }
 
 /* Is a before b in the heap: earlier, or as early and set first? */
@@ -327,73 +335,42 @@ loop_run_timers(int64_t now)
 }
 #endif
 
-/* The registered descriptors as a pollfd array; returns its length. */
-static size_t
-loop_build(void)
-{
-	size_t	i, n = 0;
-	short	ev;
-
-	for (i = 0; i < lp.nfds; i++) {
-		if (!lp.fds[i].used)
-			continue;
-		if (n == lp.pcap) {
-			lp.pcap = lp.pcap == 0 ? 16 : lp.pcap * 2;
-			lp.pfd = xreallocarray(lp.pfd, lp.pcap,
-			    sizeof *lp.pfd);
-			lp.pserial = xreallocarray(lp.pserial, lp.pcap,
-			    sizeof *lp.pserial);
-		}
-		ev = 0;
-		if (lp.fds[i].mask & LOOP_READ)
-			ev |= POLLIN;
-		if (lp.fds[i].mask & LOOP_WRITE)
-			ev |= POLLOUT;
-		/* With no interest, -1: poll skips it, even its POLLHUP. */
-		lp.pfd[n] = (struct pollfd){ ev != 0 ? (int)i : -1, ev, 0 };
-		lp.pserial[n++] = lp.fds[i].serial;
-	}
-	return (n);
-}
-
 /*
- * One turn: the before-sleep hooks, then poll until the earliest deadline (that of a timer, or the
- * caller's), call each fired descriptor's callback with what fired
- * (hang-up and error count as both, as far as it asked), then run the
- * timers that are due. A descriptor removed or replaced by an earlier
- * callback of the same turn is skipped.
+ * One turn: the before-sleep hooks, then wait until the earliest
+ * deadline (that of a timer, or the caller's), call each fired
+ * descriptor's callback with what fired (hang-up and error count as
+ * both, as far as it asked), then run the timers that are due. A
+ * descriptor removed or replaced by an earlier callback of the same turn
+ * is skipped.
  */
 void
 loop_run_once(int64_t deadline)
 {
 	struct loop_fd	*f;
-	size_t		 n, i;
-	int		 fd, fired;
+	size_t		 i;
+	int		 n, fd, fired;
 
 	for (i = 0; i < lp.nhooks; i++)
 		lp.hooks[i].cb(lp.hooks[i].arg);
 	lp.turn++;
-	n = loop_build();
+	if (lp.nev < lp.nfds + 16) {
+		lp.nev = lp.nfds + 16;
+		lp.ev = xreallocarray(lp.ev, lp.nev, sizeof *lp.ev);
+	}
 	deadline = loop_next_deadline(deadline);
-	if (poll(lp.pfd, n, poll_timeout(deadline)) == -1) {
+	if ((n = loop_be_wait(poll_timeout(deadline), lp.ev, lp.nev)) == -1) {
 		if (errno == EINTR)
 			return;
-		fatalx("poll: %s", strerror(errno));
+		fatalx("waiting on descriptors: %s", strerror(errno));
 	}
-	for (i = 0; i < n; i++) {
-		if ((fd = lp.pfd[i].fd) == -1 || lp.pfd[i].revents == 0)
+	for (i = 0; i < (size_t)n; i++) {
+		fd = lp.ev[i].fd;
+		if (fd < 0 || (size_t)fd >= lp.nfds)
 			continue;
 		f = &lp.fds[fd];
-		if (!f->used || f->serial != lp.pserial[i])
+		if (!f->used || f->serial != lp.ev[i].serial)
 			continue;
-		fired = 0;
-		if (lp.pfd[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
-			fired |= LOOP_READ;
-		if (lp.pfd[i].revents & (POLLOUT | POLLHUP | POLLERR |
-		    POLLNVAL))
-			fired |= LOOP_WRITE;
-		fired &= f->mask;
-		if (fired != 0)
+		if ((fired = lp.ev[i].fired & f->mask) != 0)
 			f->cb(fd, fired, f->arg);
 	}
 	loop_timers_pass(now_ms());
