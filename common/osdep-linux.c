@@ -28,7 +28,7 @@ int
 osdep_features(void)
 {
 	return (OSDEP_SUBREAPER | OSDEP_PARENT_DEATH | OSDEP_CLOSE_RANGE |
-	    OSDEP_CMDLINE_WORDS | OSDEP_SIGNAL_SENDER);
+	    OSDEP_CMDLINE_WORDS);
 }
 
 const char *
@@ -221,16 +221,26 @@ osdep_signals(const sigset_t *set)
 }
 
 int
-osdep_signal_next(int fd, int *signo, pid_t *from)
+osdep_signal_next(int fd, int *signo)
 {
 	struct signalfd_siginfo	si;
 
 	if (read(fd, &si, sizeof si) != (ssize_t)sizeof si)
 		return (0);
 	*signo = (int)si.ssi_signo;
-	if (from != NULL)
-		*from = (pid_t)si.ssi_pid;
 	return (1);
+}
+
+/* TMPDIR is kept as it is: no system of ours sweeps it in days (systemd's
+ * /tmp ages by 10 days; XDG_RUNTIME_DIR, read first, lasts as long as
+ * the user's sessions). */
+int
+osdep_unswept_dir(const char *base, char *buf, size_t size)
+{
+	(void)base;
+	(void)buf;
+	(void)size;
+	return (0);
 }
 
 int

@@ -257,7 +257,7 @@ main_on_signal(int fd, int fired, void *arg)
 
 	(void)fired;
 	(void)arg;
-	while (osdep_signal_next(fd, &signo, NULL)) {
+	while (osdep_signal_next(fd, &signo)) {
 		if (signo == SIGCHLD)
 			(void)main_reap();
 		else if (!mn.quit) {

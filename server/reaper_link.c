@@ -123,7 +123,7 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
 	char		**tv = tmux_client_argv();
 	size_t		  n = 0;
 
-	msg_begin(&m, MSG_START, 14);
+	msg_begin(&m, MSG_START, 15);
 	msg_str(&m, "id", l->id);
 	msg_strv(&m, "argv", st->argv, st->argc);
 	msg_str(&m, "dir", st->dir);
@@ -141,6 +141,7 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
 	else
 		msg_nil(&m, "input");
 	msg_bool(&m, "separate_stderr", st->separate_stderr);
+	msg_bool(&m, "verdict", st->inherit_shell);
 	while (tv != NULL && tv[n] != NULL)
 		n++;
 	msg_strv(&m, "tmux", tv, n);

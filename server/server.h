@@ -583,6 +583,8 @@ struct program_spec {
 	size_t		  input_len;
 	bool		  has_input;
 	bool		  separate_stderr;
+	bool		  inherit_shell; /* argv runs in the login shell's
+					    script (tool_start.c) */
 };
 
 void		 program_spec_free(struct program_spec *);

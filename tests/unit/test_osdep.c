@@ -130,13 +130,11 @@ test_port(void **state)
 
 	(void)state;
 	print_message("port %s: subreaper %s, parent-death signal %s, "
-	    "close_range %s, command line words %s, signal sender %s, "
-	    "input-wait check %s\n", osdep_name(),
-	    (f & OSDEP_SUBREAPER) ? "yes" : "no",
+	    "close_range %s, command line words %s, input-wait check %s\n",
+	    osdep_name(), (f & OSDEP_SUBREAPER) ? "yes" : "no",
 	    (f & OSDEP_PARENT_DEATH) ? "yes" : "no",
 	    (f & OSDEP_CLOSE_RANGE) ? "yes" : "no",
 	    (f & OSDEP_CMDLINE_WORDS) ? "whole" : "split at spaces",
-	    (f & OSDEP_SIGNAL_SENDER) ? "yes" : "no",
 	    ttywait_can_tell() ? "yes" : "cannot tell");
 	assert_true(strcmp(osdep_name(), "linux") == 0 ||
 	    strcmp(osdep_name(), "darwin") == 0 ||
@@ -364,18 +362,17 @@ signal_parent(void *arg)
 	kill(getppid(), SIGUSR2);
 }
 
-/* Pins: signals arrive on a close-on-exec, non-blocking descriptor, each
- * with its sender where the port names one (us, a child; the child
- * whose exit SIGCHLD says); none waits after they are read. */
+/* Pins: signals arrive on a close-on-exec, non-blocking descriptor,
+ * each one (ours, a child's kill, the child's exit); none waits after
+ * they are read. */
 static void
 test_signals(void **state)
 {
 	sigset_t	set, old;
 	int		fd, signo, tell, hold, seen_usr1 = 0, seen_usr2 = 0,
 			seen_chld = 0;
-	pid_t		from, pid;
+	pid_t		pid;
 	int64_t		deadline;
-	bool		sender = osdep_features() & OSDEP_SIGNAL_SENDER;
 
 	(void)state;
 	sigemptyset(&set);
@@ -392,24 +389,17 @@ test_signals(void **state)
 	deadline = now_ms() + WAIT_MS;
 	while ((!seen_usr1 || !seen_usr2 || !seen_chld) &&
 	    readable(fd, poll_timeout(deadline))) {
-		while (osdep_signal_next(fd, &signo, &from)) {
-			if (signo == SIGUSR1) {
+		while (osdep_signal_next(fd, &signo)) {
+			if (signo == SIGUSR1)
 				seen_usr1 = 1;
-				if (sender)
-					assert_int_equal(from, getpid());
-			} else if (signo == SIGUSR2) {
+			else if (signo == SIGUSR2)
 				seen_usr2 = 1;
-				if (sender)
-					assert_int_equal(from, pid);
-			} else if (signo == SIGCHLD) {
+			else if (signo == SIGCHLD)
 				seen_chld = 1;
-				if (sender)
-					assert_int_equal(from, pid);
-			}
 		}
 	}
 	assert_true(seen_usr1 && seen_usr2 && seen_chld);
-	assert_int_equal(osdep_signal_next(fd, &signo, &from), 0);
+	assert_int_equal(osdep_signal_next(fd, &signo), 0);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 	close(tell);
 	signal(SIGUSR1, SIG_DFL);
