@@ -41,6 +41,7 @@
 
 #include "compat.h"
 #include "osdep.h"
+#include "osdep-port.h"
 #include "timeutil.h"
 #include "ttywait.h"
 
@@ -282,6 +283,55 @@ test_cmdline(void **state)
 	close(in[1]);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 	assert_int_equal(osdep_cmdline(pid, buf, sizeof buf), -1);
+}
+
+/* KERN_PROCARGS2's bytes: argc, then what follows (n bytes). */
+static size_t
+procargs(char *buf, int argc, const char *rest, size_t n)
+{
+	memcpy(buf, &argc, sizeof argc);
+	memcpy(buf + sizeof argc, rest, n);
+	return (sizeof argc + n);
+}
+
+/*
+ * Pins: macOS's KERN_PROCARGS2 parsed from bytes, as its kernel lays them
+ * out (the path's NULs up to 8 bytes past where it began): the words
+ * after the padding, an empty first word kept as a word whether the
+ * path needed padding or not, the environment left out; bytes not of
+ * that form refused.
+ */
+static void
+test_procargs(void **state)
+{
+	char		 buf[128];
+	const char	*w;
+	size_t		 n;
+
+	(void)state;
+	/* "/usr/bin/env" and its NUL, padded to 16: "env", "a". */
+	n = procargs(buf, 2, "/usr/bin/env\0\0\0\0env\0a\0HOME=/\0", 30);
+	assert_int_equal(osdep_procargs(buf, n, &w), 6);
+	assert_memory_equal(w, "env\0a\0", 6);
+	/* The same with an empty first word. */
+	n = procargs(buf, 2, "/usr/bin/env\0\0\0\0\0a\0HOME=/\0", 27);
+	assert_int_equal(osdep_procargs(buf, n, &w), 3);
+	assert_memory_equal(w, "\0a\0", 3);
+	/* "/bin/sh" needs no padding: its empty first word is the next NUL. */
+	n = procargs(buf, 3, "/bin/sh\0\0-c\0x\0PATH=/bin\0", 25);
+	assert_int_equal(osdep_procargs(buf, n, &w), 6);
+	assert_memory_equal(w, "\0-c\0x\0", 6);
+	/* Fewer words than argc, something in the padding, no argc. */
+	n = procargs(buf, 3, "/bin/sh\0a\0b\0", 12);
+	assert_int_equal(osdep_procargs(buf, n, &w), -1);
+	n = procargs(buf, 1, "/bin/ls\0\0x\0", 11);
+	assert_int_equal(osdep_procargs(buf, n, &w), 1);
+	assert_int_equal(w[0], '\0');
+	n = procargs(buf, 1, "/bin/l\0x\0", 9);
+	assert_int_equal(osdep_procargs(buf, n, &w), -1);
+	assert_int_equal(osdep_procargs(buf, 3, &w), -1);
+	n = procargs(buf, 0, "/bin/ls\0", 8);
+	assert_int_equal(osdep_procargs(buf, n, &w), -1);
 }
 
 /* Pins: our own executable, by its real path. */
@@ -772,6 +822,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_proc_tty),
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_cmdline),
+		cmocka_unit_test(test_procargs),
 		cmocka_unit_test(test_self_exe),
 		cmocka_unit_test(test_connect_at),
 		cmocka_unit_test(test_signals),
