@@ -533,6 +533,36 @@ test_no_tmux(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
+/*
+ * Pins: a tmux named without a slash that is on no PATH directory and
+ * in none of the directories tried after it (Homebrew's, MacPorts') is
+ * an error that says where it was looked for and how to install tmux
+ * with this system's own installer (apt-get on Debian, brew on macOS),
+ * not another system's.
+ */
+static void
+test_no_tmux_advice(void **state)
+{
+	const char	*env[] = { "PROGMUX_TMUX_BIN=no-such-tmux-here", NULL };
+	const char	*want = access("/usr/bin/apt-get", X_OK) == 0 ?
+			    "(apt-get install tmux)" :
+			    access("/opt/homebrew/bin/brew", X_OK) == 0 ||
+			    access("/usr/local/bin/brew", X_OK) == 0 ?
+			    "(brew install tmux)" : "install tmux";
+	struct pmx	 c;
+	struct json_doc	*d;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, env), 0);
+	d = sc_call_err(&c, "run_program", "{\"argv\":[\"true\"]}");
+	print_message("%s\n", pmx_text(d));
+	assert_non_null(strstr(pmx_text(d), "not on PATH nor in "
+	    "/opt/homebrew/bin, /usr/local/bin or /opt/local/bin"));
+	assert_non_null(strstr(pmx_text(d), want));
+	json_doc_free(d);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
 /* Neither capture_pane nor send_keys acts on the pane progmux runs in
  * ($TMUX_PANE on its own server), unless send_keys is forced, however
  * the pane id is written (%00 is %0 to tmux). */
@@ -767,6 +797,7 @@ main(void)
 		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_empty_flag_values),
 		cmocka_unit_test(test_no_tmux),
+		cmocka_unit_test(test_no_tmux_advice),
 		cmocka_unit_test(test_old_tmux),
 		cmocka_unit_test(test_own_pane),
 		cmocka_unit_test(test_hundred_programs),
