@@ -325,9 +325,9 @@ config_rundir(char **cause)
 	}
 	/*
 	 * The lock lives at the fd number reapers get it as (anything we
-	 * inherited there is close-on-exec and unused): posix_spawn then
-	 * hands it over in place, and no other descriptor it moves can be
-	 * that number.
+	 * inherited there is close-on-exec and unused): no other descriptor
+	 * posix_spawn moves can be that number, and a reaper gets it from a
+	 * copy (reaper_link.c).
 	 */
 	if ((fd = rundir_lock_at(dfd)) == -1 || (fd != PROTO_LOCK_FD &&
 	    compat_dup3(fd, PROTO_LOCK_FD, O_CLOEXEC) == -1)) {

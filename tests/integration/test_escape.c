@@ -35,18 +35,6 @@
 
 /* Open progmux in robust mode (no tmux of the test's) or desktop mode,
  * with extra env. */
-/* Built with AddressSanitizer (make SAN=1): gcc says so with a macro,
- * clang through __has_feature. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 /* A marker of this test: "sleep 3KPPPPPP" style, unique per kind. */
 static void
@@ -613,29 +601,6 @@ test_rundir_gone_no_program(void **state)
 		}
 }
 
-/* The reaper of the only program running: the front's child that runs
- * progmux-reaper with no arguments. */
-static pid_t
-reaper_of(struct pmx *c)
-{
-	pid_t	 kids[64];
-	char	 path[64], *cmd;
-	size_t	 len;
-	int	 n, i;
-	pid_t	 r = -1;
-
-	n = pmx_children(c->front, kids, 64);
-	for (i = 0; i < n && r == -1; i++) {
-		snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)kids[i]);
-		if ((cmd = pmx_read_file(path, &len)) == NULL)
-			continue;
-		if (strlen(cmd) + 1 == len && strstr(cmd, "progmux-reaper"))
-			r = kids[i];
-		free(cmd);
-	}
-	return (r);
-}
-
 #define STOPPED_MS	4000	/* how long a reader is stopped */
 #define TMUX_GROWTH_KB	(24 * 1024) /* tmux may grow by, at most */
 
@@ -710,7 +675,7 @@ reader_stopped(bool stop_reaper, long ceiling)
 	writer = pmx_find_proc(needle);
 	assert_true(writer > 0);
 	tmux = tmux_server_pid(sock);
-	who = stop_reaper ? reaper_of(&c) : c.front;
+	who = stop_reaper ? pmx_reaper_of(c.front) : c.front;
 	assert_true(who > 0);
 	before = pmx_status_kb(tmux, "VmRSS");
 	kill(who, SIGSTOP);

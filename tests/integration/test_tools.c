@@ -944,24 +944,6 @@ test_pane_max_cells(void **state)
 
 #define OWN_WAIT_MS	30000	/* progmux in a pane, on a loaded machine */
 
-/* Does /proc/PID/environ hold a variable called name? */
-static bool
-proc_env_has(pid_t pid, const char *name)
-{
-	char	 path[64], *env, *p;
-	size_t	 len, n = strlen(name);
-	bool	 yes = false;
-
-	snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
-	if ((env = pmx_read_file(path, &len)) == NULL)
-		fail_msg("cannot read %s", path);
-	for (p = env; p < env + len; p += strlen(p) + 1)
-		if (strncmp(p, name, n) == 0 && p[n] == '=')
-			yes = true;
-	free(env);
-	return (yes);
-}
-
 /* A tools/call through P that must be refused as the own pane. */
 static void
 expect_own_refused(struct pmx *p, const char *tool, const char *args)
@@ -1039,8 +1021,8 @@ test_own_pane_from_ancestry(void **state)
 	/* What is under test: progmux below the pane's process, no TMUX. */
 	assert_int_equal(pmx_children(shell, kids, 4), 1);
 	assert_true(kids[0] != shell);
-	assert_false(proc_env_has(kids[0], "TMUX"));
-	assert_false(proc_env_has(kids[0], "TMUX_PANE"));
+	assert_int_equal(pmx_has_env_var(kids[0], "TMUX"), 0);
+	assert_int_equal(pmx_has_env_var(kids[0], "TMUX_PANE"), 0);
 
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", own);
 	expect_own_refused(&P, "capture_pane", args);
