@@ -404,6 +404,81 @@ test_connect_at(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/*
+ * The child's side of test_connect_cwd: as nobody (if root, for whom
+ * every directory is readable), a listener in top/sock; then from
+ * top/cwd, made unreadable (0311), a connect to it in the directory.
+ * Exits 0 if it connects and the working directory is still top/cwd,
+ * 2 if an unreadable working directory cannot be had here, 1 else.
+ */
+static void __attribute__((noreturn))
+connect_cwd_child(const char *top)
+{
+	struct sockaddr_un	sa;
+	struct stat		before, after;
+	char			path[PATH_MAX];
+	int			lfd, dfd, fd;
+
+	if (geteuid() == 0 && (setgid(65534) == -1 || setuid(65534) == -1))
+		_exit(2);
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s/sock/s", top);
+	snprintf(path, sizeof path, "%s/sock", top);
+	if ((lfd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    bind(lfd, (struct sockaddr *)&sa, sizeof sa) == -1 ||
+	    listen(lfd, 4) == -1 ||
+	    (dfd = open(path, O_RDONLY | O_DIRECTORY)) == -1)
+		_exit(1);
+	snprintf(path, sizeof path, "%s/cwd", top);
+	if (chdir(path) == -1 || chmod(".", 0311) == -1 ||
+	    stat(".", &before) == -1)
+		_exit(1);
+	if ((fd = open(".", O_RDONLY)) != -1)
+		_exit(2);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    osdep_connect_at(fd, dfd, "s") == -1 || stat(".", &after) == -1 ||
+	    before.st_ino != after.st_ino || before.st_dev != after.st_dev)
+		_exit(1);
+	_exit(0);
+}
+
+/* Pins: a connect in the directory works from a working directory we
+ * may enter but not read (a folder the person's system keeps us from
+ * listing), which is left as it was. */
+static void
+test_connect_cwd(void **state)
+{
+	char	top[] = "/tmp/progmux-osdep-XXXXXX", path[PATH_MAX];
+	int	st;
+	pid_t	pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	assert_int_equal(chmod(top, 0711), 0);
+	snprintf(path, sizeof path, "%s/sock", top);
+	assert_int_equal(mkdir(path, 0700), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(path, 65534, 65534), 0);
+	snprintf(path, sizeof path, "%s/cwd", top);
+	assert_int_equal(mkdir(path, 0700), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(path, 65534, 65534), 0);
+	if ((pid = fork()) == 0)
+		connect_cwd_child(top);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(chmod(path, 0700), 0);
+	snprintf(path, sizeof path, "rm -rf '%s'", top);
+	assert_int_equal(system(path), 0);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 2) {
+		print_message("skipped: no working directory that cannot be "
+		    "read can be had here\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* In the child: send SIGUSR2 to our parent. */
 static void
 signal_parent(void *arg)
@@ -825,6 +900,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_procargs),
 		cmocka_unit_test(test_self_exe),
 		cmocka_unit_test(test_connect_at),
+		cmocka_unit_test(test_connect_cwd),
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_close_range),
 		cmocka_unit_test(test_pidfd),
