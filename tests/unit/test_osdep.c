@@ -4,13 +4,16 @@
  * cross-compiles it, a Mac runs it). It first prints the port and what
  * it says it offers (osdep_features), then each function against real
  * processes: the process table (a process's parent, group, session,
- * state, terminal and foreground group; children; command line; our own
- * executable), the exit descriptor (of a child, of a process that is
+ * state, terminal and foreground group; children; command line, and
+ * macOS's KERN_PROCARGS2 parsed from bytes; our own executable), the
+ * clock of deadlines, where runtime files are safe from the system's
+ * cleaner, a connect in a directory (from an unreadable working
+ * directory too), the exit descriptor (of a child, of a process that is
  * not ours, of one already gone), the parent watch, signals as a
- * descriptor with their sender, descriptors closed or marked in one
- * call, a subreaper and a parent-death signal, and the walks that signal
- * a tree, a group and a session. What a port says it lacks must fail
- * with ENOSYS; what it says it has must work.
+ * descriptor, descriptors closed or marked in one call, a subreaper and
+ * a parent-death signal, and the walks that signal a tree, a group and
+ * a session. What a port says it lacks must fail with ENOSYS; what it
+ * says it has must work.
  *
  * Every child is made here, waited on with a deadline (never a sleep),
  * and ended by its pid and reaped before its test ends.
@@ -332,6 +335,74 @@ test_procargs(void **state)
 	assert_int_equal(osdep_procargs(buf, 3, &w), -1);
 	n = procargs(buf, 0, "/bin/ls\0", 8);
 	assert_int_equal(osdep_procargs(buf, n, &w), -1);
+}
+
+/*
+ * Pins: deadlines count time awake on every system: now_ms() reads
+ * TIMEUTIL_CLOCK, which is CLOCK_UPTIME_RAW on macOS (its CLOCK_MONOTONIC
+ * counts sleep, Linux's does not). Prints how long the machine has
+ * slept since it started, by which macOS's two clocks differ (0 on a
+ * machine that never slept: there the two cannot be told apart).
+ */
+static void
+test_clock(void **state)
+{
+	struct timespec	ts;
+	int64_t		before, at, after;
+
+	(void)state;
+	before = now_ms();
+	assert_int_equal(clock_gettime(TIMEUTIL_CLOCK, &ts), 0);
+	after = now_ms();
+	at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	assert_true(before <= at && at <= after);
+#ifdef __APPLE__
+	assert_int_equal(TIMEUTIL_CLOCK, CLOCK_UPTIME_RAW);
+	assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+	print_message("slept %lld ms since boot (CLOCK_MONOTONIC less "
+	    "CLOCK_UPTIME_RAW)\n", (long long)((int64_t)ts.tv_sec * 1000 +
+	    ts.tv_nsec / 1000000 - at));
+#else
+	assert_int_equal(TIMEUTIL_CLOCK, CLOCK_MONOTONIC);
+#endif
+}
+
+/*
+ * Pins: where runtime files go when TMPDIR is the directory the system
+ * sweeps of files unused for days: on macOS (TMPDIR unset, /tmp, or the
+ * per-user temporary directory) the per-user cache directory, ours and
+ * private, which it never sweeps; a TMPDIR of the person's own choosing
+ * is kept. Elsewhere TMPDIR is always kept. Prints what it saw.
+ */
+static void
+test_unswept_dir(void **state)
+{
+	char		 buf[PATH_MAX], mine[] = "/tmp/progmux-osdep-XXXXXX";
+	const char	*tmpdir = getenv("TMPDIR");
+	struct stat	 sb;
+	int		 r;
+
+	(void)state;
+	assert_non_null(mkdtemp(mine));
+	assert_int_equal(osdep_unswept_dir(mine, buf, sizeof buf), 0);
+	assert_int_equal(rmdir(mine), 0);
+	r = osdep_unswept_dir(NULL, buf, sizeof buf);
+	print_message("TMPDIR %s: runtime files %s\n", tmpdir ? tmpdir :
+	    "unset", r == 1 ? buf : "in TMPDIR");
+	if (strcmp(osdep_name(), "darwin") != 0) {
+		assert_int_equal(r, 0);
+		assert_int_equal(osdep_unswept_dir("/tmp", buf, sizeof buf), 0);
+		return;
+	}
+	assert_int_equal(r, 1);
+	assert_int_equal(stat(buf, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode) && sb.st_uid == geteuid() &&
+	    (sb.st_mode & 077) == 0);
+	assert_non_null(strstr(buf, "/C"));
+	assert_int_equal(osdep_unswept_dir("/tmp", buf, sizeof buf), 1);
+	if (tmpdir != NULL && strstr(tmpdir, "/T") != NULL)
+		assert_int_equal(osdep_unswept_dir(tmpdir, buf, sizeof buf),
+		    1);
 }
 
 /* Pins: our own executable, by its real path. */
@@ -899,6 +970,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_procargs),
 		cmocka_unit_test(test_self_exe),
+		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_unswept_dir),
 		cmocka_unit_test(test_connect_at),
 		cmocka_unit_test(test_connect_cwd),
 		cmocka_unit_test(test_signals),
