@@ -219,6 +219,45 @@ test_proc_tty(void **state)
 	free(name);
 }
 
+/*
+ * Pins: poll on a pane's terminal (the idle window's standard input, a
+ * pseudo-terminal's slave) tells nothing while the pane lives, not
+ * POLLNVAL (macOS's poll(2) "does not support devices" in general), and
+ * tells the pane gone once tmux closes the master: POLLHUP, POLLERR or
+ * a POLLIN whose read ends. Prints what poll said.
+ */
+static void
+test_pty_hangup(void **state)
+{
+	struct pollfd	 pfd;
+	char		*name;
+	int		 m, n;
+
+	(void)state;
+	assert_int_not_equal((m = posix_openpt(O_RDWR | O_NOCTTY)), -1);
+	assert_int_equal(grantpt(m), 0);
+	assert_int_equal(unlockpt(m), 0);
+	assert_non_null((name = ptsname(m)));
+	pfd.fd = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	assert_int_not_equal(pfd.fd, -1);
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	n = poll(&pfd, 1, 0);
+	print_message("pane's terminal, pane alive: poll %d, revents %#x\n",
+	    n, (unsigned)pfd.revents);
+	assert_int_equal(n, 0);
+	close(m);
+	pfd.revents = 0;
+	n = poll(&pfd, 1, WAIT_MS);
+	print_message("pane's terminal, pane gone: poll %d, revents %#x "
+	    "(POLLIN %#x, POLLHUP %#x, POLLERR %#x)\n", n,
+	    (unsigned)pfd.revents, POLLIN, POLLHUP, POLLERR);
+	assert_int_equal(n, 1);
+	assert_false(pfd.revents & POLLNVAL);
+	assert_true(pfd.revents & (POLLHUP | POLLERR | POLLIN));
+	close(pfd.fd);
+}
+
 /* Pins: exactly our children (not a grandchild), and a cap. */
 static void
 test_children(void **state)
@@ -966,6 +1005,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_port),
 		cmocka_unit_test(test_proc),
 		cmocka_unit_test(test_proc_tty),
+		cmocka_unit_test(test_pty_hangup),
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_procargs),
