@@ -231,17 +231,6 @@ osdep_signal_next(int fd, int *signo)
 	return (1);
 }
 
-/* TMPDIR is kept as it is: no system of ours sweeps it in days (systemd's
- * /tmp ages by 10 days; XDG_RUNTIME_DIR, read first, lasts as long as
- * the user's sessions). */
-int
-osdep_unswept_dir(const char *base, char *buf, size_t size)
-{
-	(void)base;
-	(void)buf;
-	(void)size;
-	return (0);
-}
 
 int
 osdep_close_range(int lowfd, int highfd, int cloexec)

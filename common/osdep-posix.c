@@ -326,16 +326,6 @@ osdep_self_exe(const char *argv0, char *buf, size_t size)
 	return (ret);
 }
 
-/* POSIX says nothing of a system sweeping TMPDIR. */
-int
-osdep_unswept_dir(const char *base, char *buf, size_t size)
-{
-	(void)base;
-	(void)buf;
-	(void)size;
-	return (0);
-}
-
 int
 osdep_close_range(int lowfd, int highfd, int cloexec)
 {

@@ -1,8 +1,9 @@
 /*
  * osdep.c — what every port shares (osdep.h): the walks of the process
  * table the port reads (osdep_table), the parent watch, an exit
- * descriptor of the parent (osdep_pidfd), and the parse of macOS's
- * KERN_PROCARGS2 (pure, so that every system's tests reach it).
+ * descriptor of the parent (osdep_pidfd), the parse of macOS's
+ * KERN_PROCARGS2 (pure, so that every system's tests reach it), and
+ * where runtime files go on every system but macOS.
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,6 +14,20 @@
 
 #include "osdep.h"
 #include "osdep-port.h"
+
+#ifndef __APPLE__
+/* TMPDIR is kept as it is: only macOS sweeps it within days, of files
+ * still in use (osdep-darwin.c). Linux's systemd ages /tmp by 10 days,
+ * and XDG_RUNTIME_DIR, read first, lasts as long as the user's sessions. */
+int
+osdep_unswept_dir(const char *base, char *buf, size_t size)
+{
+	(void)base;
+	(void)buf;
+	(void)size;
+	return (0);
+}
+#endif
 
 int
 osdep_parent_watch(pid_t parent)

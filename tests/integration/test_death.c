@@ -648,18 +648,27 @@ test_nofile_soft(void **state)
 	}
 }
 
-/* TMUX_TMPDIR for a test: DIR/tt, and the lock's path in it. */
+/*
+ * A harness whose first progmux has come and gone (its tmux server
+ * stays), and TMUX_TMPDIR for the next, DIR/tt, as "TMUX_TMPDIR=..." in
+ * ttenv; the attach lock's path in it.
+ */
 static void
-lock_paths(struct pmx *c, char *tt, size_t ttsize, char *lock,
+lock_setup(struct pmx *c, char *ttenv, size_t envsize, char *lock,
     size_t locksize)
 {
-	char	dir[600];
+	char	tt[400], dir[500];
 
-	snprintf(tt, ttsize, "%s/tt", c->dir);
+	assert_int_equal(pmx_open(c, NULL), 0);
+	close(c->to);
+	c->to = -1;
+	assert_int_equal(pmx_wait_exit(c, 10000), 0);
+	snprintf(tt, sizeof tt, "%s/tt", c->dir);
 	snprintf(dir, sizeof dir, "%s/tmux-%u", tt, (unsigned)getuid());
 	assert_int_equal(mkdir(tt, 0700), 0);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	snprintf(lock, locksize, "%s/progmux-attach.lock", dir);
+	snprintf(ttenv, envsize, "TMUX_TMPDIR=%s", tt);
 }
 
 /*
@@ -675,18 +684,13 @@ test_lock_held(void **state)
 	const char	*env[] = { ttenv, NULL };
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		 tt[600], lock[700], client[400];
+	char		 lock[700], client[400];
 	int64_t		 t0, start, ping;
 	pid_t		 kids[4];
 	int		 fd;
 
 	(void)state;
-	assert_int_equal(pmx_open(&c, NULL), 0);
-	close(c.to);
-	c.to = -1;
-	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
-	lock_paths(&c, tt, sizeof tt, lock, sizeof lock);
-	snprintf(ttenv, sizeof ttenv, "TMUX_TMPDIR=%s", tt);
+	lock_setup(&c, ttenv, sizeof ttenv, lock, sizeof lock);
 	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
@@ -732,17 +736,12 @@ test_lock_foreign(void **state)
 	const char	*env[] = { ttenv, NULL };
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		 tt[600], lock[700], target[700];
+	char		 lock[700], target[700];
 	struct stat	 sb;
 	int		 fd, round;
 
 	(void)state;
-	assert_int_equal(pmx_open(&c, NULL), 0);
-	close(c.to);
-	c.to = -1;
-	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
-	lock_paths(&c, tt, sizeof tt, lock, sizeof lock);
-	snprintf(ttenv, sizeof ttenv, "TMUX_TMPDIR=%s", tt);
+	lock_setup(&c, ttenv, sizeof ttenv, lock, sizeof lock);
 	snprintf(target, sizeof target, "%s/target", c.dir);
 	for (round = 0; round < 2; round++) {
 		fd = -1;
