@@ -224,9 +224,11 @@ unit: $(UNIT_BIN)
 integration: $(ITEST_BIN) $(FIXTURE_BIN)
 
 # Integration tests drive build/progmux through tests/client.c (the
-# client) and tests/harness.c (the checks and set-ups the suites share),
-# each compiled once (tests/schema_check.c too, for test_jschema).
-HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/harness.o
+# client), tests/procs.c (the processes they look at, through the port)
+# and tests/harness.c (the checks and set-ups the suites share), each
+# compiled once (tests/schema_check.c too, for test_jschema).
+HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/procs.o \
+	$(B)/obj/tests/harness.o
 
 $(B)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -253,11 +255,12 @@ fuzz: $(FUZZ_BIN)
 BENCH_PMX_SRC = $(wildcard tests/bench/progmux/*.c)
 BENCH_BIN += $(B)/bench/bench_progmux
 
-$(B)/bench/%: tests/bench/%.c $(B)/obj/tests/client.o $(LIBS_TEST)
+BENCH_CLIENT_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/procs.o
+$(B)/bench/%: tests/bench/%.c $(BENCH_CLIENT_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/tests/client.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_CLIENT_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
 
-$(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tests/client.o $(LIBS_TEST)
+$(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(BENCH_CLIENT_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(PCRE_LIBS) -lm
 

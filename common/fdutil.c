@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include "fdutil.h"
 #include "osdep.h"
@@ -128,13 +129,51 @@ fd_closefrom(int lowfd, int keep)
 			close(fd);
 }
 
+/* How the working directory is held to come back to it: for search
+ * only where the system can, so that one we may enter but not list
+ * (mode 0311) will do. */
+#if defined(O_SEARCH)
+#define FD_CWD_OPEN	(O_SEARCH | O_CLOEXEC)
+#elif defined(O_PATH)
+#define FD_CWD_OPEN	(O_PATH | O_DIRECTORY | O_CLOEXEC)
+#else
+#define FD_CWD_OPEN	(O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#endif
+
+/*
+ * fn(arg) in a child that enters dfd, for a working directory we cannot
+ * hold at all (a folder macOS's privacy controls keep from us): what fn
+ * does to the file system and to the descriptors the child shares with
+ * us (a socket's connection) is ours; its result and errno come back in
+ * the child's exit status.
+ */
+static int
+fd_in_dir_child(int dfd, int (*fn)(void *), void *arg)
+{
+	pid_t	pid;
+	int	st;
+
+	if ((pid = fork()) == -1)
+		return (-1);
+	if (pid == 0)
+		_exit(fchdir(dfd) == 0 && fn(arg) == 0 ? 0 :
+		    errno > 0 && errno < 256 ? errno : EIO);
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			return (-1);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return (0);
+	errno = WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
+	return (-1);
+}
+
 int
 fd_in_dir(int dfd, int (*fn)(void *), void *arg)
 {
 	int	cwd, ret, err;
 
-	if ((cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return (-1);
+	if ((cwd = open(".", FD_CWD_OPEN)) == -1)
+		return (fd_in_dir_child(dfd, fn, arg));
 	if (fchdir(dfd) == -1) {
 		err = errno;
 		close(cwd);

@@ -29,8 +29,10 @@ int	fd_above(int fd, int min);
  * Call fn(arg) with dfd as the working directory, then go back: a call on
  * a name in dfd, reached through dfd itself, where the system has no *at
  * form of it (connect, mkfifo before macOS 13). For a process with one
- * thread. fn's result, with its errno; -1 if the directory could not be
- * entered or left.
+ * thread. The working directory need not be readable; one that cannot
+ * be held at all is left alone, fn running in a child (a fork) that
+ * enters dfd. fn's result, with its errno; -1 if the directory could not
+ * be entered or left.
  */
 int	fd_in_dir(int dfd, int (*fn)(void *), void *arg);
 /* connect(2) sock to the Unix socket name in dfd, through fd_in_dir. */

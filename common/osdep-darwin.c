@@ -8,14 +8,16 @@
  *			form, without the terminal, for another user's)
  *   children		proc_listchildpids
  *   command line	sysctl(KERN_PROCARGS2): argc, the executable's
- *			path, then the words
+ *			path, then the words (osdep_procargs, osdep.c)
  *   own executable	proc_pidpath
  *   connect		in the checked directory (fchdir), by its name
  *			(osdep-shared.c): XNU has no connectat, and a path
  *			from F_GETPATH could be swapped and overflow
  *			sun_path (104 bytes)
- *   signals		a self-pipe (osdep-shared.c), with the sender from
- *			SA_SIGINFO; kqueue's EVFILT_SIGNAL has none
+ *   signals		a self-pipe (osdep-shared.c)
+ *   runtime files	the per-user cache directory (confstr), where TMPDIR
+ *			is the per-user temporary one or /tmp: the system
+ *			sweeps those of what is unused for 3 days
  *   close_range	the descriptors PROC_PIDLISTFDS lists, closed or
  *			marked one by one
  *   exit descriptor	a kqueue holding EVFILT_PROC NOTE_EXIT on the pid:
@@ -28,13 +30,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libproc.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/event.h>
 #include <sys/proc.h>
 #include <sys/proc_info.h>
+#include <sys/stat.h>
 #include <sys/sysctl.h>
 #include <sys/types.h>
 
@@ -47,7 +52,7 @@
 int
 osdep_features(void)
 {
-	return (OSDEP_CLOSE_RANGE | OSDEP_CMDLINE_WORDS | OSDEP_SIGNAL_SENDER);
+	return (OSDEP_CLOSE_RANGE | OSDEP_CMDLINE_WORDS);
 }
 
 const char *
@@ -184,18 +189,16 @@ osdep_children(pid_t pid, pid_t *out, int max)
 	return (n > max ? max : n);
 }
 
-/*
- * KERN_PROCARGS2: an int argc, the executable's path and its NUL
- * padding, then argc words each ending in a NUL (and the environment,
- * which we leave). The words go to buf as Linux's cmdline has them.
- */
+/* KERN_PROCARGS2, parsed by osdep_procargs: the words go to buf as
+ * Linux's cmdline has them. */
 ssize_t
 osdep_cmdline(pid_t pid, char *buf, size_t size)
 {
-	int	 mib[3] = { CTL_KERN, KERN_ARGMAX, 0 }, argmax, argc;
-	char	*args, *p, *end, *words;
-	size_t	 len = sizeof argmax, n;
-	ssize_t	 ret = -1;
+	int		 mib[3] = { CTL_KERN, KERN_ARGMAX, 0 }, argmax;
+	char		*args;
+	const char	*words;
+	size_t		 len = sizeof argmax;
+	ssize_t		 n;
 
 	if (sysctl(mib, 2, &argmax, &len, NULL, 0) == -1 || argmax <= 0 ||
 	    (args = malloc((size_t)argmax)) == NULL)
@@ -203,29 +206,60 @@ osdep_cmdline(pid_t pid, char *buf, size_t size)
 	mib[1] = KERN_PROCARGS2;
 	mib[2] = (int)pid;
 	len = (size_t)argmax;
-	if (sysctl(mib, 3, args, &len, NULL, 0) == -1 || len < sizeof argc)
-		goto out;
-	memcpy(&argc, args, sizeof argc);
-	end = args + len;
-	p = args + sizeof argc;
-	p = memchr(p, '\0', (size_t)(end - p));		/* the path */
-	while (p != NULL && p < end && *p == '\0')
-		p++;
-	if (p == NULL || p >= end || argc <= 0)
-		goto out;
-	for (words = p; argc > 0 && p < end; argc--) {
-		if ((p = memchr(p, '\0', (size_t)(end - p))) == NULL)
-			break;
-		p++;
+	if (sysctl(mib, 3, args, &len, NULL, 0) == -1 ||
+	    (n = osdep_procargs(args, len, &words)) == -1) {
+		free(args);
+		return (-1);
 	}
-	n = (size_t)((p != NULL ? p : end) - words);
-	if (n > size)
-		n = size;
-	memcpy(buf, words, n);
-	ret = (ssize_t)n;
-out:
+	if ((size_t)n > size)
+		n = (ssize_t)size;
+	memcpy(buf, words, (size_t)n);
 	free(args);
-	return (ret);
+	return (n);
+}
+
+/* A directory confstr names (name), without its trailing slash, into
+ * buf; -1 if there is none. */
+static int
+osdep_confdir(int name, char *buf, size_t size)
+{
+	size_t	n;
+
+	if ((n = confstr(name, buf, size)) == 0 || n > size)
+		return (-1);
+	n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	return (0);
+}
+
+/* Are a and b the same directory? */
+static bool
+osdep_same_dir(const char *a, const char *b)
+{
+	struct stat	sa, sb;
+
+	return (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
+/*
+ * The system sweeps its per-user temporary directory (TMPDIR as launchd
+ * sets it) and /tmp of what nobody read for 3 days; its per-user cache
+ * directory it never sweeps.
+ */
+int
+osdep_unswept_dir(const char *base, char *buf, size_t size)
+{
+	char	tmp[PATH_MAX];
+
+	if (base != NULL && !osdep_same_dir(base, "/tmp") &&
+	    (osdep_confdir(_CS_DARWIN_USER_TEMP_DIR, tmp, sizeof tmp) ==
+	    -1 || !osdep_same_dir(base, tmp)))
+		return (0);
+	if (osdep_confdir(_CS_DARWIN_USER_CACHE_DIR, buf, size) == -1)
+		return (-1);
+	return (1);
 }
 
 int

@@ -28,7 +28,7 @@ int
 osdep_features(void)
 {
 	return (OSDEP_SUBREAPER | OSDEP_PARENT_DEATH | OSDEP_CLOSE_RANGE |
-	    OSDEP_CMDLINE_WORDS | OSDEP_SIGNAL_SENDER);
+	    OSDEP_CMDLINE_WORDS);
 }
 
 const char *
@@ -221,17 +221,16 @@ osdep_signals(const sigset_t *set)
 }
 
 int
-osdep_signal_next(int fd, int *signo, pid_t *from)
+osdep_signal_next(int fd, int *signo)
 {
 	struct signalfd_siginfo	si;
 
 	if (read(fd, &si, sizeof si) != (ssize_t)sizeof si)
 		return (0);
 	*signo = (int)si.ssi_signo;
-	if (from != NULL)
-		*from = (pid_t)si.ssi_pid;
 	return (1);
 }
+
 
 int
 osdep_close_range(int lowfd, int highfd, int cloexec)

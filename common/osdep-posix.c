@@ -12,7 +12,7 @@
  *			as two: no OSDEP_CMDLINE_WORDS)
  *   own executable	argv[0], through PATH if it has no slash
  *   connect		in the checked directory (fchdir), by its name
- *   signals		a self-pipe, with the sender (both osdep-shared.c)
+ *   signals		a self-pipe (osdep-shared.c)
  *   exit descriptor	pidfd_open where the kernel has it, standing in for
  *			what every port has its own of (macOS: a kqueue)
  *			and POSIX has none of; else ENOSYS
@@ -52,7 +52,7 @@ extern char	**environ;
 int
 osdep_features(void)
 {
-	return (OSDEP_SIGNAL_SENDER);
+	return (0);
 }
 
 const char *

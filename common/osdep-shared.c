@@ -5,12 +5,11 @@
  * subreaper or parent-death signal (ENOSYS).
  *
  * Signals, as skalibs' selfpipe does it where there is no signalfd: a
- * handler catches each signal of the set and writes its number and
- * sender into a pipe, and the loop reads them. The handler only writes
- * one record (the signal and who sent it, from SA_SIGINFO), keeping errno: a write of less than
- * PIPE_BUF is whole or not at all, and a full pipe (thousands of records
- * not yet read) loses the record, as a signal already pending would be
- * lost anyway. The pipe is this process's: a child that inherited it
+ * handler catches each signal of the set and writes its number into a
+ * pipe, and the loop reads them. The handler only writes that one
+ * record, keeping errno: a write of less than PIPE_BUF is whole or not
+ * at all, and a full pipe (thousands of records not yet read) loses the
+ * record, as a signal already pending would be lost anyway. The pipe is this process's: a child that inherited it
  * with the handlers makes its own when it asks (cspawn.c resets the
  * handlers of a child that execs, and the pipe is close-on-exec).
  */
@@ -24,27 +23,16 @@
 #include "fdutil.h"
 #include "osdep.h"
 
-struct selfpipe_rec {
-	int	signo;
-	pid_t	from;
-};
-
 static int	selfpipe_fd[2] = { -1, -1 };
 static pid_t	selfpipe_owner;
 
-/* The handler: one record into the pipe. */
+/* The handler: the signal's number into the pipe. */
 static void
-selfpipe_catch(int signo, siginfo_t *si, void *uctx)
+selfpipe_catch(int signo)
 {
-	struct selfpipe_rec	rec;
-	int			saved = errno;
+	int	saved = errno;
 
-	(void)uctx;
-	rec.signo = signo;
-	/* A sender only where there is one: kill(2), sigqueue(3), a child. */
-	rec.from = si != NULL && (si->si_code == SI_USER ||
-	    si->si_code == SI_QUEUE || signo == SIGCHLD) ? si->si_pid : 0;
-	(void)!write(selfpipe_fd[1], &rec, sizeof rec);
+	(void)!write(selfpipe_fd[1], &signo, sizeof signo);
 	errno = saved;
 }
 
@@ -69,8 +57,8 @@ osdep_signals(const sigset_t *set)
 		selfpipe_owner = getpid();
 	}
 	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = selfpipe_catch;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_handler = selfpipe_catch;
+	sa.sa_flags = SA_RESTART;
 	sigfillset(&sa.sa_mask);
 	sigemptyset(&mask);
 	for (sig = 1; sig < NSIG; sig++) {
@@ -86,20 +74,14 @@ osdep_signals(const sigset_t *set)
 }
 
 int
-osdep_signal_next(int fd, int *signo, pid_t *from)
+osdep_signal_next(int fd, int *signo)
 {
-	struct selfpipe_rec	rec;
-	ssize_t			n;
+	ssize_t	n;
 
 	do
-		n = read(fd, &rec, sizeof rec);
+		n = read(fd, signo, sizeof *signo);
 	while (n == -1 && errno == EINTR);
-	if (n != (ssize_t)sizeof rec)
-		return (0);
-	*signo = rec.signo;
-	if (from != NULL)
-		*from = rec.from;
-	return (1);
+	return (n == (ssize_t)sizeof *signo);
 }
 
 int

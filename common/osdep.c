@@ -1,16 +1,33 @@
 /*
  * osdep.c — what every port shares (osdep.h): the walks of the process
- * table the port reads (osdep_table), and the parent watch, an exit
- * descriptor of the parent (osdep_pidfd).
+ * table the port reads (osdep_table), the parent watch, an exit
+ * descriptor of the parent (osdep_pidfd), the parse of macOS's
+ * KERN_PROCARGS2 (pure, so that every system's tests reach it), and
+ * where runtime files go on every system but macOS.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "osdep.h"
 #include "osdep-port.h"
+
+#ifndef __APPLE__
+/* TMPDIR is kept as it is: only macOS sweeps it within days, of files
+ * still in use (osdep-darwin.c). Linux's systemd ages /tmp by 10 days,
+ * and XDG_RUNTIME_DIR, read first, lasts as long as the user's sessions. */
+int
+osdep_unswept_dir(const char *base, char *buf, size_t size)
+{
+	(void)base;
+	(void)buf;
+	(void)size;
+	return (0);
+}
+#endif
 
 int
 osdep_parent_watch(pid_t parent)
@@ -26,6 +43,45 @@ osdep_parent_watch(pid_t parent)
 		return (-1);
 	}
 	return (fd);
+}
+
+/* What the kernel pads the executable's path to: a pointer's size in
+ * the process read (every process is 64-bit on macOS 13 and newer). */
+#define OSDEP_PROCARGS_ALIGN	8
+
+ssize_t
+osdep_procargs(const char *args, size_t len, const char **words)
+{
+	const char	*p, *end = args + len, *w;
+	size_t		 off;
+	int		 argc;
+
+	if (len < sizeof argc)
+		return (-1);
+	memcpy(&argc, args, sizeof argc);
+	p = args + sizeof argc;
+	if (argc <= 0 || (w = memchr(p, '\0', (size_t)(end - p))) == NULL)
+		return (-1);
+	/*
+	 * The words begin where the path's padding ends, not at the first
+	 * byte that is no NUL: an empty first word is a NUL of its own.
+	 */
+	off = (size_t)(w + 1 - p);
+	off = (off + OSDEP_PROCARGS_ALIGN - 1) & ~(size_t)
+	    (OSDEP_PROCARGS_ALIGN - 1);
+	if (off > (size_t)(end - p))
+		return (-1);
+	for (w++; w < p + off; w++)
+		if (*w != '\0')
+			return (-1);
+	*words = p + off;
+	for (w = *words; argc > 0; argc--) {
+		if (w >= end || (w = memchr(w, '\0', (size_t)(end - w))) ==
+		    NULL)
+			return (-1);
+		w++;
+	}
+	return ((ssize_t)(w - *words));
 }
 
 /* For qsort and bsearch: by pid. */

@@ -32,7 +32,6 @@
 #define OSDEP_CLOSE_RANGE	0x04	/* osdep_close_range in one call */
 #define OSDEP_CMDLINE_WORDS	0x08	/* osdep_cmdline keeps each word whole
 					   (else split at spaces) */
-#define OSDEP_SIGNAL_SENDER	0x10	/* osdep_signal_next names the sender */
 
 /* The OSDEP_* bits of this port. */
 int	osdep_features(void);
@@ -62,6 +61,15 @@ ssize_t	osdep_cmdline(pid_t pid, char *buf, size_t size);
 /* The path of our own executable into buf (argv0: how we were started,
  * for a system that can only search for it); -1 if it cannot be had. */
 int	osdep_self_exe(const char *argv0, char *buf, size_t size);
+/*
+ * Where runtime files kept for days go instead of base (TMPDIR's value,
+ * or NULL when it is not set) if the system sweeps base of what is not
+ * used for days: into buf (size bytes), a per-user directory it never
+ * sweeps, and 1 (macOS: its per-user temporary directory and /tmp are
+ * swept after 3 days; the cache directory, _CS_DARWIN_USER_CACHE_DIR,
+ * is not). 0 where base is kept as it is; -1 with errno.
+ */
+int	osdep_unswept_dir(const char *base, char *buf, size_t size);
 /* Connect the Unix socket sock to the socket name in the directory dfd,
  * reached through dfd itself, never through a path that could have been
  * swapped meanwhile; connect(2)'s result. */
@@ -73,11 +81,12 @@ int	osdep_connect_at(int sock, int dfd, const char *name);
  * The caller blocks them first or not: the port blocks them (signalfd)
  * or catches them (a self-pipe) as it needs; a child's exec (cspawn.c)
  * resets both. osdep_signal_next gives the next one waiting (its
- * number, and the pid that sent it where OSDEP_SIGNAL_SENDER, else 0),
- * 1; or 0 once none waits.
+ * number), 1; or 0 once none waits. Who sent a signal is not told:
+ * macOS gives a kill(2) no sender code and keeps one sender per
+ * process, which the next SIGCHLD takes.
  */
 int	osdep_signals(const sigset_t *set);
-int	osdep_signal_next(int fd, int *signo, pid_t *from);
+int	osdep_signal_next(int fd, int *signo);
 
 /* Close (or, with cloexec, mark close-on-exec) descriptors lowfd to
  * highfd; -1 if the system cannot do it in one call (the caller loops). */

@@ -12,7 +12,7 @@ now_ms(void)
 {
 	struct timespec	ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(TIMEUTIL_CLOCK, &ts);
 	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
@@ -21,7 +21,7 @@ now_us(void)
 {
 	struct timespec	ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(TIMEUTIL_CLOCK, &ts);
 	return ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
 }
 

@@ -6,10 +6,24 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define DEADLINE_NONE	INT64_MAX
 
-int64_t	now_ms(void);		/* CLOCK_MONOTONIC */
+/*
+ * The clock of every deadline stops while the system sleeps, as Linux's
+ * CLOCK_MONOTONIC does: a program's lifetime and a wait count time
+ * awake, and a laptop's lid closed for the night does not end every
+ * program at once when it opens. macOS's CLOCK_MONOTONIC counts sleep;
+ * its CLOCK_UPTIME_RAW does not.
+ */
+#ifdef CLOCK_UPTIME_RAW
+#define TIMEUTIL_CLOCK	CLOCK_UPTIME_RAW
+#else
+#define TIMEUTIL_CLOCK	CLOCK_MONOTONIC
+#endif
+
+int64_t	now_ms(void);		/* TIMEUTIL_CLOCK */
 int64_t	now_us(void);
 int64_t	cpu_us(void);		/* CLOCK_PROCESS_CPUTIME_ID: work, for limits */
 int64_t	realtime_ms(void);	/* CLOCK_REALTIME, for reports only */

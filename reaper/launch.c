@@ -25,7 +25,9 @@
  *    the program's to drive), in startDirectory, argv exec'd without a
  *    shell; a
  *    chdir or exec failure is printed on the terminal with the reason
- *    (status 127 not found, 126 otherwise). Signals it gets (C-c typed
+ *    (status 127 not found, 126 otherwise; for inheritShell the login
+ *    shell's script says which on a pipe, descriptor 3 of the shell,
+ *    which the program never gets). Signals it gets (C-c typed
  *    before the program had the terminal, a SIGTERM) are passed on to the
  *    program's group. Stopping is the reaper's: it signals the group;
  *  - cleanup: when the program has ended, every descendant still there
@@ -98,6 +100,7 @@ static struct {
 	bool		 child_done;
 	bool		 noexec;
 	int		 noexec_status;
+	int		 verdict;	/* the script's verdict pipe, or -1 */
 	char		*nonce;
 	int		 in_fd;		/* run_program's input, being written */
 	char		*input;
@@ -164,17 +167,21 @@ launch_say_noexec(char **argv, const char *dir, enum spawn_stage stage,
 }
 
 /* Start the program: its group, the terminal, run_program's standard
- * input (a pipe we feed) and standard error (the reaper's FIFO). */
+ * input (a pipe we feed), standard error (the reaper's FIFO) and, for
+ * inheritShell's script, the verdict pipe as descriptor 3. */
 static void
 launch_start(char **argv, const char *dir, bool has_input,
-    const char *err_name)
+    const char *err_name, bool verdict)
 {
 	struct spawn		 sp;
 	enum spawn_stage	 stage;
-	int			 ip[2] = { -1, -1 }, efd = -1, err;
+	int			 ip[2] = { -1, -1 }, vp[2] = { -1, -1 };
+	int			 efd = -1, err;
 
 	if (has_input && compat_pipe2(ip, O_CLOEXEC) == -1)
 		ip[0] = ip[1] = -1;
+	if (verdict && compat_pipe2(vp, O_CLOEXEC) == -1)
+		vp[0] = vp[1] = -1;
 	/* The reaper holds the FIFO's read end: this open does not wait. */
 	if (err_name != NULL && l.dfd != -1 && (efd = rundir_open_fifo(l.dfd,
 	    err_name, O_WRONLY | O_NONBLOCK)) != -1) {
@@ -188,6 +195,8 @@ launch_start(char **argv, const char *dir, bool has_input,
 	sp.fds[1] = STDOUT_FILENO;
 	sp.fds[2] = efd != -1 ? efd : STDERR_FILENO;
 	sp.nfds = 3;
+	if (vp[1] != -1)
+		sp.fds[sp.nfds++] = vp[1];
 	sp.hook = launch_child_hook;
 	sp.hook_arg = (void *)dir;
 	sp.fail_status = launch_fail_status;
@@ -196,6 +205,10 @@ launch_start(char **argv, const char *dir, bool has_input,
 		close(efd);
 	if (ip[0] != -1)
 		close(ip[0]);
+	if (vp[1] != -1)
+		close(vp[1]);
+	if ((l.verdict = vp[0]) != -1)
+		fd_nonblock(l.verdict, 1);	/* read once the shell is gone */
 	if (l.child == -1)
 		l.child_done = true;	/* nothing ran */
 	if (stage != SPAWN_OK)
@@ -297,13 +310,41 @@ launch_hangup(void)
 	launch_settimeout(LAUNCH_HANGUP_GRACE_MS);
 }
 
+/*
+ * inheritShell's script found argv[0] missing or not executable if it
+ * wrote that status (127, 126) on the verdict pipe and the shell exited
+ * with it: the program never started.
+ */
+static void
+launch_read_verdict(void)
+{
+	char	v[8];
+	ssize_t	n;
+	int	status;
+
+	if (l.verdict == -1)
+		return;
+	n = read(l.verdict, v, sizeof v - 1);
+	close(l.verdict);
+	l.verdict = -1;
+	if (n <= 0 || l.noexec || !WIFEXITED(l.status))
+		return;
+	v[n] = '\0';
+	status = WEXITSTATUS(l.status);
+	if ((status == 127 || status == 126) && atoi(v) == status) {
+		l.noexec = true;
+		l.noexec_status = status;
+	}
+}
+
 /* Write the end marker: every byte before it has reached the terminal. */
 static void
 launch_marker(void)
 {
-	launch_signals();	/* a USR1/USR2 sent before the exit counts */
+	launch_signals();	/* a hangup sent before the exit counts */
 	if (l.state != L_CLEANUP)
 		return;		/* a hangup came with it */
+	launch_read_verdict();
 	signal(SIGTTOU, SIG_IGN);
 	tcsetpgrp(STDOUT_FILENO, getpgrp());
 	if (l.noexec)
@@ -352,18 +393,16 @@ launch_on_deadline(void)
 /*
  * Signals, from their descriptor (osdep.h). HUP: the pane or the server is going.
  * INT, QUIT, TERM: for the program (C-c typed while we still had the
- * terminal, or someone ending us). USR2 or USR1 from the program itself:
- * the login shell of inheritShell found argv[0] missing (127) or not
- * executable (126), so the program never started. CHLD: reaped by
+ * terminal, or someone ending us). USR1, USR2: caught and let be, so
+ * that a program signalling its parent does not end us. CHLD: reaped by
  * launch_progress.
  */
 static void
 launch_signals(void)
 {
-	pid_t	from;
 	int	signo;
 
-	while (osdep_signal_next(l.sigfd, &signo, &from)) {
+	while (osdep_signal_next(l.sigfd, &signo)) {
 		switch (signo) {
 		case SIGHUP:
 			launch_hangup();
@@ -377,14 +416,6 @@ launch_signals(void)
 					kill(-l.child, SIGCONT);
 			} else if (signo == SIGTERM)
 				launch_hangup();
-			break;
-		case SIGUSR1:
-		case SIGUSR2:
-			if (l.child > 0 && from == l.child) {
-				l.noexec = true;
-				l.noexec_status = signo == SIGUSR2 ?
-				    127 : 126;
-			}
 			break;
 		}
 	}
@@ -455,7 +486,8 @@ launch_on_spec(struct msg *spec)
 	l.state = L_RUNNING;
 	l.deadline = DEADLINE_NONE;
 	launch_scrub_env(msg_get_bool(spec, "robust"));
-	launch_start(argv, dir, has_input, err_name);
+	launch_start(argv, dir, has_input, err_name,
+	    msg_get_bool(spec, "verdict"));
 	close(l.dfd);
 	l.dfd = -1;
 	if (!l.noexec)
@@ -546,7 +578,7 @@ launch_guard_sweep(int sigfd, int status)
 			kill_at = now_ms() + LAUNCH_RECHECK_MS; /* zombies */
 		poll(&pfd, 1, sig == SIGKILL ? LAUNCH_RECHECK_MS :
 		    poll_timeout(kill_at));
-		while (osdep_signal_next(sigfd, &signo, NULL))
+		while (osdep_signal_next(sigfd, &signo))
 			;
 	}
 }
@@ -574,7 +606,7 @@ launch_guard_run(pid_t launcher)
 				launch_guard_sweep(sigfd, st);
 		if (poll(&pfd, 1, -1) == -1 && errno != EINTR)
 			_exit(1);
-		while (osdep_signal_next(sigfd, &signo, NULL))
+		while (osdep_signal_next(sigfd, &signo))
 			if (signo != SIGCHLD)
 				kill(launcher, signo);
 	}
@@ -646,7 +678,7 @@ launch_main(const char *dir, const char *id, const char *ctl)
 	memset(&l, 0, sizeof l);
 	l.state = L_GATE;
 	l.front = l.dfd = -1;
-	l.in_fd = -1;
+	l.in_fd = l.verdict = -1;
 	/* (Our descriptors are close-on-exec; the program's child closes
 	 * all but 0, 1, 2 before exec: cspawn.c.) */
 	if ((l.dfd = rundir_open_checked(dir, id, &cause)) == -1) {

@@ -97,6 +97,8 @@ static struct {
 	char		*dir;
 	int64_t		 width, height;
 	bool		 keep_pane;
+	bool		 verdict;	/* the launcher gives argv a verdict
+					   pipe (inheritShell's script) */
 	int64_t		 max_text;
 	int64_t		 expires;	/* the lifetime's end */
 	char		**tmux;		/* tmux binary and socket arguments */
@@ -698,6 +700,7 @@ reaper_act_start(enum fsm_event ev)
 		r.max_text = INT64_MAX;
 	msg_get_int(m, "lifetime_ms", &lifetime);
 	r.keep_pane = msg_get_bool(m, "keep_pane");
+	r.verdict = msg_get_bool(m, "verdict");
 	if ((in = msg_get_bytes(m, "input", &r.input_len)) != NULL) {
 		r.input = xmemdup(in, r.input_len);
 		r.has_input = true;
@@ -746,7 +749,7 @@ reaper_act_gate(enum fsm_event ev)
 
 	(void)ev;
 	reaper_settimeout_at(r.expires);
-	msg_begin(&m, MSG_SPEC, 9);
+	msg_begin(&m, MSG_SPEC, 10);
 	if (r.has_input)
 		msg_bin(&m, "input", r.input, r.input_len);
 	else
@@ -761,6 +764,7 @@ reaper_act_gate(enum fsm_event ev)
 	msg_int(&m, "width", r.width);
 	msg_int(&m, "height", r.height);
 	msg_bool(&m, "keep", r.keep_pane);
+	msg_bool(&m, "verdict", r.verdict);
 	msg_end(&m, &r.ctl_out);
 	if (fd_flush(r.ctl_fd, &r.ctl_out) == -1)
 		return (reaper_fail("cannot write to the launcher's control "
@@ -1243,7 +1247,7 @@ reaper_on_signals(void)
 	bool	go = false;
 	int	signo;
 
-	while (osdep_signal_next(r.sigfd, &signo, NULL)) {
+	while (osdep_signal_next(r.sigfd, &signo)) {
 		if (signo == SIGCHLD)
 			reaper_reap();
 		else

@@ -13,7 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,25 +211,57 @@ config_usage(void)
 
 /*
  * Where the runtime directory goes: XDG_RUNTIME_DIR, else TMPDIR, else
- * /tmp (one that is unset, empty or not writable is passed over), and
- * which variable chose it.
+ * /tmp (one that is unset, empty or not writable is passed over), into
+ * buf without a trailing slash, and which variable chose it. Where the
+ * system sweeps TMPDIR or /tmp of files unused for days (macOS), a
+ * directory it never sweeps instead (osdep_unswept_dir): a robust run
+ * lasts longer than that, and its socket, lock and config are never
+ * read again once made.
  */
 static const char *
-config_rundir_base(const char **var)
+config_rundir_base(const char **var, char *buf, size_t size)
 {
 	static const char	*vars[] = { "XDG_RUNTIME_DIR", "TMPDIR" };
-	const char		*v;
-	size_t			 i;
+	const char		*v = NULL;
+	size_t			 i, n;
 
+	*var = NULL;
 	for (i = 0; i < sizeof vars / sizeof *vars; i++) {
 		v = getenv(vars[i]);
 		if (v != NULL && *v != '\0' && access(v, W_OK) == 0) {
 			*var = vars[i];
-			return (v);
+			break;
 		}
 	}
-	*var = NULL;
-	return ("/tmp");
+	if (*var == NULL)
+		v = NULL;
+	if ((*var == NULL || i == 1) &&
+	    osdep_unswept_dir(v, buf, size) == 1 && access(buf, W_OK) == 0)
+		return (buf);
+	snprintf(buf, size, "%s", v != NULL ? v : "/tmp");
+	n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	return (buf);
+}
+
+/*
+ * A tmux named without a slash is the first on PATH, else one where
+ * macOS's package managers put it (tmux_dirs), found once and run by
+ * its path by every tmux command of ours (the reapers' and the
+ * keeper's too); one found nowhere is left as named, and its first run
+ * says how to install tmux.
+ */
+static void
+config_tmux_bin(void)
+{
+	char	path[PATH_MAX];
+
+	if (strchr(cfg.tmux_bin, '/') == NULL && tmux_search(cfg.tmux_bin,
+	    getenv("PATH"), tmux_dirs, path, sizeof path) == 0) {
+		free(cfg.tmux_bin);
+		cfg.tmux_bin = xstrdup(path);
+	}
 }
 
 /*
@@ -241,11 +275,24 @@ config_rundir_base(const char **var)
 static int
 config_rundir(char **cause)
 {
-	const char	*base, *var;
-	char		 name[32], *why = NULL, *path;
-	int		 bfd, dfd, fd;
+	struct sockaddr_un	 sa;
+	const char		*base, *var;
+	char			 name[32], *why = NULL, *path, buf[PATH_MAX];
+	int			 bfd, dfd, fd;
 
-	base = config_rundir_base(&var);
+	base = config_rundir_base(&var, buf, sizeof buf);
+	/* Robust mode's private socket, <dir>/tmux, must fit sun_path (104
+	 * bytes on macOS, 108 on Linux) with its NUL. */
+	if (cfg.robust && strlen(base) + strlen("/" RUNDIR_PREFIX "XXXXXX/tmux")
+	    >= sizeof sa.sun_path) {
+		xasprintf(cause, "the runtime directory under %s would be too "
+		    "long for robust mode's tmux socket: %zu bytes, and a "
+		    "socket's path holds %zu. Set %s to a shorter directory",
+		    base, strlen(base) + strlen("/" RUNDIR_PREFIX
+		    "XXXXXX/tmux"), sizeof sa.sun_path - 1, var != NULL ? var :
+		    "TMPDIR");
+		return (-1);
+	}
 	if ((bfd = rundir_base_open(base, &why)) == -1) {
 		xasprintf(cause, "cannot make the runtime directory under %s "
 		    "(%s): %s, so another user could replace it. Set %s to "
@@ -278,9 +325,9 @@ config_rundir(char **cause)
 	}
 	/*
 	 * The lock lives at the fd number reapers get it as (anything we
-	 * inherited there is close-on-exec and unused): posix_spawn then
-	 * hands it over in place, and no other descriptor it moves can be
-	 * that number.
+	 * inherited there is close-on-exec and unused): no other descriptor
+	 * posix_spawn moves can be that number, and a reaper gets it from a
+	 * copy (reaper_link.c).
 	 */
 	if ((fd = rundir_lock_at(dfd)) == -1 || (fd != PROTO_LOCK_FD &&
 	    compat_dup3(fd, PROTO_LOCK_FD, O_CLOEXEC) == -1)) {
@@ -508,6 +555,7 @@ config_load(int argc, char **argv, char **cause)
 		free(cfg.socket_name);
 		cfg.socket_name = NULL;
 	}
+	config_tmux_bin();
 	if (config_reaper(argc > 0 ? argv[0] : NULL, cause) == -1 || config_rundir(cause) == -1)
 		return (-1);
 	if (cfg.robust) {

@@ -105,7 +105,7 @@ keeper_run(pid_t front)
 			break;
 		if (poll(&pfd, 1, -1) == -1 && errno != EINTR)
 			fatalx("poll: %s", strerror(errno));
-		while (osdep_signal_next(sigfd, &signo, NULL))
+		while (osdep_signal_next(sigfd, &signo))
 			if (signo != SIGCHLD)
 				kill(front, signo);
 	}

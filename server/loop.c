@@ -48,7 +48,7 @@ struct loop_fd {
 struct loop_timer {
 	loop_timer_cb	 cb;
 	void		*arg;
-	int64_t		 when;		/* CLOCK_MONOTONIC ms */
+	int64_t		 when;		/* now_ms() */
 	uint64_t	 seq;		/* when it was set, to order ties */
 	uint64_t	 turn;		/* the turn it was set in */
 	size_t		 slot;		/* in the heap, or LOOP_NOSLOT */
@@ -219,7 +219,7 @@ loop_timer_new(loop_timer_cb cb, void *arg)
 }
 
 /*
- * Set t to come due at when (CLOCK_MONOTONIC ms; DEADLINE_NONE clears
+ * Set t to come due at when (now_ms(); DEADLINE_NONE clears
  * it), replacing any time it had. A timer set during a turn runs at the
  * earliest on the next one, even if already due: after the replies of
  * this turn have been written, and never in a loop of its own.

@@ -98,40 +98,6 @@ main_check_rundir(void)
 	return (why);
 }
 
-/*
- * --check: how to install tmux here. The command of the first package
- * manager on PATH, else the common ones.
- */
-static const char *
-main_tmux_install(void)
-{
-	static const char	*pm[][2] = {
-		{ "apt-get", "apt-get install tmux" },
-		{ "dnf", "dnf install tmux" },
-		{ "yum", "yum install tmux" },
-		{ "zypper", "zypper install tmux" },
-		{ "pacman", "pacman -S tmux" },
-		{ "apk", "apk add tmux" },
-		{ "brew", "brew install tmux" },
-		{ "pkg", "pkg install tmux" },
-	};
-	static char	 path[1024];
-	const char	*dirs = getenv("PATH"), *d, *e;
-	size_t		 i;
-
-	for (i = 0; dirs != NULL && i < sizeof pm / sizeof pm[0]; i++)
-		for (d = dirs; *d != '\0'; d = *e != '\0' ? e + 1 : e) {
-			if ((e = strchr(d, ':')) == NULL)
-				e = d + strlen(d);
-			if (e > d && snprintf(path, sizeof path, "%.*s/%s",
-			    (int)(e - d), d, pm[i][0]) < (int)sizeof path &&
-			    access(path, X_OK) == 0)
-				return (pm[i][1]);
-		}
-	return ("apt-get install tmux, dnf install tmux, apk add tmux, "
-	    "pacman -S tmux or brew install tmux");
-}
-
 /* --check: what would be used, and whether it works. Exit 0 if so. */
 static int
 main_check(void)
@@ -182,7 +148,7 @@ main_check(void)
 	config_rundir_leave();
 	if (tmux_bad)
 		printf("fix: install tmux 3.2a or newer (%s) or point "
-		    "PROGMUX_TMUX_BIN at one\n", main_tmux_install());
+		    "PROGMUX_TMUX_BIN at one\n", tmux_install_advice());
 	if (rundir_why != NULL)
 		printf("fix: free space where the runtime directory goes, or "
 		    "set TMPDIR (or XDG_RUNTIME_DIR) to a directory with room\n");
@@ -265,7 +231,7 @@ main_on_signal(int fd, int fired, void *arg)
 
 	(void)fired;
 	(void)arg;
-	while (osdep_signal_next(fd, &signo, NULL)) {
+	while (osdep_signal_next(fd, &signo)) {
 		if (signo == SIGCHLD)
 			(void)main_reap();
 		else if (!mn.quit) {

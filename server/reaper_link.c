@@ -123,7 +123,7 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
 	char		**tv = tmux_client_argv();
 	size_t		  n = 0;
 
-	msg_begin(&m, MSG_START, 14);
+	msg_begin(&m, MSG_START, 15);
 	msg_str(&m, "id", l->id);
 	msg_strv(&m, "argv", st->argv, st->argc);
 	msg_str(&m, "dir", st->dir);
@@ -141,6 +141,7 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
 	else
 		msg_nil(&m, "input");
 	msg_bool(&m, "separate_stderr", st->separate_stderr);
+	msg_bool(&m, "verdict", st->inherit_shell);
 	while (tv != NULL && tv[n] != NULL)
 		n++;
 	msg_strv(&m, "tmux", tv, n);
@@ -164,7 +165,7 @@ reaper_link_spawn(const char *program_id, const struct program_spec *st,
 	sigset_t			 none, all;
 	char				*argv[] = { (char *)"progmux-reaper",
 					    NULL };
-	int				 sv[2], err, i;
+	int				 sv[2], err, i, lock = -1;
 	pid_t				 pid;
 
 	if (compat_socketpair(AF_UNIX, SOCK_STREAM, 0, sv, O_CLOEXEC) == -1) {
@@ -188,9 +189,15 @@ reaper_link_spawn(const char *program_id, const struct program_spec *st,
 	posix_spawn_file_actions_adddup2(&fa, fds[1], PROTO_CTL_FD);
 	if (fds[2] != -1)
 		posix_spawn_file_actions_adddup2(&fa, fds[2], PROTO_ERR_FD);
-	if (cfg.lock_fd == PROTO_LOCK_FD)	/* in place: not close-on-exec */
-		posix_spawn_file_actions_adddup2(&fa, PROTO_LOCK_FD,
-		    PROTO_LOCK_FD);
+	/*
+	 * The lock goes over from a copy of it: a dup2 onto another number
+	 * clears close-on-exec on every system, where a descriptor dup2'd
+	 * onto itself stays close-on-exec on macOS (glibc and musl clear it,
+	 * as POSIX 2024 says).
+	 */
+	if (cfg.lock_fd != -1 && (lock = fcntl(cfg.lock_fd, F_DUPFD_CLOEXEC,
+	    PROTO_FD_END)) != -1)
+		posix_spawn_file_actions_adddup2(&fa, lock, PROTO_LOCK_FD);
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
 	sigfillset(&all);
@@ -203,6 +210,8 @@ reaper_link_spawn(const char *program_id, const struct program_spec *st,
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(sv[1]);
+	if (lock != -1)
+		close(lock);
 	for (i = 0; i < 3; i++)		/* the reaper's now */
 		if (fds[i] != -1)
 			close(fds[i]);

@@ -487,6 +487,17 @@ const char *tmux_error_hint(const char *out);
 /* tmux_probe.c — how every tmux of ours is run; tmux's version
  * (`tmux -V`); --check's server test */
 void	tmux_argv_build(void);		/* from the settings, anew */
+/* The directories tmux is looked for in after PATH: where Homebrew
+ * (arm64, Intel) and MacPorts put it, which a GUI app's PATH lacks. */
+extern const char *const tmux_dirs[];
+/* The first executable file name in the directories of path (a
+ * PATH-style list), then in dirs (NULL-terminated): its path into out,
+ * 0; -1 if none. */
+int	tmux_search(const char *name, const char *path,
+	    const char *const *dirs, char *out, size_t size);
+/* How to install tmux here: the command of the first package manager
+ * found (on PATH or where they live), else the system's usual ones. */
+const char *tmux_install_advice(void);
 char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
 typedef void (*tmux_probe_cb)(const char *cause);	/* NULL: usable */
 const char *tmux_version(void);
@@ -566,6 +577,8 @@ struct program_spec {
 	size_t		  input_len;
 	bool		  has_input;
 	bool		  separate_stderr;
+	bool		  inherit_shell; /* argv runs in the login shell's
+					    script (tool_start.c) */
 };
 
 void		 program_spec_free(struct program_spec *);

@@ -13,8 +13,15 @@
  * runs one command and waits for it: `tmux list-sessions` for --check,
  * the keeper's `tmux kill-server`. The control client's process is
  * started here too (tmux_client_spawn); tmux.c speaks with it.
+ *
+ * A tmux named without a slash is looked for on PATH and then where
+ * macOS's package managers put it (tmux_dirs): a GUI app (Claude
+ * Desktop, Cursor, VS Code started from the Dock) gets launchd's PATH,
+ * /usr/bin:/bin:/usr/sbin:/sbin, which has neither. Whatever fails says
+ * how to install tmux with the system's own installer.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "compat.h"
@@ -51,6 +59,73 @@ static struct {
 	bool		   usable;	/* 3.2a or newer */
 	char		 **argv;	/* tmux + socket arguments */
 } tp = { .pid = -1, .fd = -1 };
+
+const char *const tmux_dirs[] = { "/opt/homebrew/bin", "/usr/local/bin",
+	"/opt/local/bin", NULL };
+
+/* Is dir/name (dir's len bytes) an executable file? Its path in out. */
+static bool
+tmux_search_at(const char *dir, size_t len, const char *name, char *out,
+    size_t size)
+{
+	struct stat	sb;
+
+	if (len == 0)
+		return (false);		/* (execvp's "." is not looked in) */
+	if (snprintf(out, size, "%.*s/%s", (int)len, dir, name) >=
+	    (int)size)
+		return (false);
+	return (stat(out, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    access(out, X_OK) == 0);
+}
+
+int
+tmux_search(const char *name, const char *path, const char *const *dirs,
+    char *out, size_t size)
+{
+	const char	*d, *e;
+
+	for (d = path; d != NULL && *d != '\0'; d = *e != '\0' ? e + 1 : e) {
+		if ((e = strchr(d, ':')) == NULL)
+			e = d + strlen(d);
+		if (tmux_search_at(d, (size_t)(e - d), name, out, size))
+			return (0);
+	}
+	for (; dirs != NULL && *dirs != NULL; dirs++)
+		if (tmux_search_at(*dirs, strlen(*dirs), name, out, size))
+			return (0);
+	return (-1);
+}
+
+const char *
+tmux_install_advice(void)
+{
+	static const char *const pm[][2] = {
+		{ "apt-get", "apt-get install tmux" },
+		{ "dnf", "dnf install tmux" },
+		{ "yum", "yum install tmux" },
+		{ "zypper", "zypper install tmux" },
+		{ "pacman", "pacman -S tmux" },
+		{ "apk", "apk add tmux" },
+		{ "brew", "brew install tmux" },
+		{ "port", "sudo port install tmux" },
+		{ "pkg", "pkg install tmux" },
+	};
+	static const char *const sys[] = { "/usr/bin", "/bin", "/usr/sbin",
+		"/sbin", "/opt/homebrew/bin", "/usr/local/bin", "/opt/local/bin",
+		NULL };
+	char	path[PATH_MAX];
+	size_t	i;
+
+	for (i = 0; i < sizeof pm / sizeof pm[0]; i++)
+		if (tmux_search(pm[i][0], getenv("PATH"), sys, path,
+		    sizeof path) == 0)
+			return (pm[i][1]);
+	if (strcmp(osdep_name(), "darwin") == 0)
+		return ("brew install tmux, from https://brew.sh");
+	return ("apt-get install tmux, dnf install tmux, apk add tmux, "
+	    "pacman -S tmux or brew install tmux");
+}
 
 /* The binary and socket arguments, from the settings: the control
  * client's start makes them anew. */
@@ -124,9 +199,11 @@ tmux_probe_spawn(char **cause)
 	close(fds[1]);
 	if (pid == -1 || stage != SPAWN_OK) {
 		close(fds[0]);
-		xasprintf(cause, "cannot run %s (%s): install tmux 3.2a or "
-		    "newer (apt-get install tmux) or set PROGMUX_TMUX_BIN",
-		    cfg.tmux_bin, fd_strerror(err));
+		xasprintf(cause, "cannot run %s (%s%s): install tmux 3.2a or "
+		    "newer (%s) or set PROGMUX_TMUX_BIN to its path",
+		    cfg.tmux_bin, fd_strerror(err), strchr(cfg.tmux_bin, '/') ?
+		    "" : "; not on PATH nor in /opt/homebrew/bin, "
+		    "/usr/local/bin or /opt/local/bin", tmux_install_advice());
 		return (-1);	/* a child that failed is reaped as any */
 	}
 	tp.pid = pid;
@@ -148,8 +225,8 @@ tmux_probe_parse(char **cause)
 	buf_reset(&tp.out);
 	if (!WIFEXITED(tp.status) || WEXITSTATUS(tp.status) != 0) {
 		xasprintf(cause, "cannot run %s: install tmux 3.2a or newer "
-		    "(apt-get install tmux) or set PROGMUX_TMUX_BIN",
-		    cfg.tmux_bin);
+		    "(%s) or set PROGMUX_TMUX_BIN to its path", cfg.tmux_bin,
+		    tmux_install_advice());
 		free(out);
 		return (-1);
 	}

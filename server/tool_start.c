@@ -93,9 +93,11 @@ tool_start_args(struct program_spec *spec, const struct json *args,
  * parameters (never part of the script). It looks argv[0] up in the PATH
  * the start-up files made, as execvp would (a file found but not
  * executable is 126, as its EACCES), and if it is missing or not
- * executable says so and signals the launcher (its parent: USR2 for 127,
- * USR1 for 126), so the program reads not_started as without the shell.
- * POSIX sh, written without word splitting so that zsh runs it too.
+ * executable says so and writes that status on descriptor 3, a pipe the
+ * launcher reads once the shell has exited (so the program reads
+ * not_started as without the shell, whoever the shell's parent is and
+ * whatever a signal's sender would say); the program gets no descriptor
+ * 3. POSIX sh, written without word splitting so that zsh runs it too.
  */
 static const char inherit_script[] =
 	"f= n=\n"
@@ -113,14 +115,14 @@ static const char inherit_script[] =
 	"esac\n"
 	"if [ -z \"$f\" ] || [ ! -e \"$f\" ]; then\n"
 	"  printf 'progmux: \"%s\": command not found\\n' \"$1\" >&2\n"
-	"  kill -s USR2 $PPID; exit 127\n"
+	"  { printf 127 >&3; } 2>/dev/null; exit 127\n"
 	"fi\n"
 	"if [ -d \"$f\" ] || [ ! -x \"$f\" ]; then\n"
 	"  printf 'progmux: \"%s\": cannot be executed\\n' \"$1\" >&2\n"
-	"  kill -s USR1 $PPID; exit 126\n"
+	"  { printf 126 >&3; } 2>/dev/null; exit 126\n"
 	"fi\n"
 	"unset f n p d\n"
-	"exec \"$@\"\n";
+	"exec \"$@\" 3>&-\n";
 
 /* argv inside the login shell, still as separate words: the shell runs
  * inherit_script with argv as its positional parameters. */
@@ -149,6 +151,7 @@ tool_start_inherit_shell(struct program_spec *spec)
 	spec->argv = v;
 	spec->argc += 5;
 	spec->shown = 5;
+	spec->inherit_shell = true;
 }
 
 /* The start is over (answered, or handed to its run): let go. */

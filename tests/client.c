@@ -1,7 +1,6 @@
 /*
  * client.c — a small MCP client over pipes, for tests and benchmarks.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -36,8 +35,6 @@ struct held {
  * (progmux, the private tmux server, its directory) must still go. An
  * atexit handler ends them, by PID and by the socket we made.
  */
-static void	pmx_kill_by_dir(const char *);
-
 #define PMX_LIVE_MAX	64
 static struct pmx_live {
 	char	sock[300];
@@ -117,111 +114,6 @@ pmx_live_forget(const struct pmx *c)
 	for (i = 0; i < PMX_LIVE_MAX; i++)
 		if (pmx_live[i].used && strcmp(pmx_live[i].dir, c->dir) == 0)
 			pmx_live[i].used = false;
-}
-
-/* The command line of process name (a /proc entry) as read: its words
- * each ending in a NUL, plus one more NUL; its length, or -1. */
-static ssize_t
-proc_cmdline_raw(const char *name, char *cmd, size_t size)
-{
-	char	path[64];
-	ssize_t	n;
-	int	fd;
-
-	if (!isdigit((unsigned char)name[0]))
-		return (-1);
-	snprintf(path, sizeof path, "/proc/%.20s/cmdline", name);
-	if ((fd = open(path, O_RDONLY)) == -1)
-		return (-1);
-	n = read(fd, cmd, size - 1);
-	close(fd);
-	if (n <= 0)
-		return (-1);
-	cmd[n] = '\0';
-	return (n);
-}
-
-/* The command line of process name (a /proc entry), NULs as spaces. */
-static bool
-proc_cmdline(const char *name, char *cmd, size_t size)
-{
-	ssize_t	n;
-
-	if ((n = proc_cmdline_raw(name, cmd, size)) == -1)
-		return (false);
-	for (ssize_t i = 0; i < n; i++)
-		if (cmd[i] == '\0')
-			cmd[i] = ' ';
-	return (true);
-}
-
-/* The last part of a path. */
-static const char *
-base_name(const char *path)
-{
-	const char	*slash = strrchr(path, '/');
-
-	return (slash != NULL ? slash + 1 : path);
-}
-
-/*
- * Is this command line (NUL-separated words, n bytes) a tmux: a program
- * named tmux, run directly or through the dynamic loader, as the wrappers
- * of scripts/test/tmux-versions.sh run theirs ("ld-linux-x86-64.so.2
- * --library-path DIRS .../tmux -S ...")?
- */
-static bool
-tmux_cmdline(const char *cmd, size_t n)
-{
-	static const char	*with_value[] = { "--library-path", "--preload",
-				    "--audit", "--argv0", "--inhibit-rpath",
-				    "--glibc-hwcaps-prepend",
-				    "--glibc-hwcaps-mask" };
-	const char		*w = cmd, *end = cmd + n;
-	size_t			 i;
-
-	if (strcmp(base_name(w), "tmux") == 0)
-		return (true);
-	if (strncmp(base_name(w), "ld-linux", 8) != 0 &&
-	    strncmp(base_name(w), "ld.so", 5) != 0)
-		return (false);
-	for (w += strlen(w) + 1; w < end && strncmp(w, "--", 2) == 0;
-	    w += strlen(w) + 1) {
-		for (i = 0; i < sizeof with_value / sizeof *with_value; i++)
-			if (strcmp(w, with_value[i]) == 0)
-				break;
-		if (i < sizeof with_value / sizeof *with_value &&
-		    (w += strlen(w) + 1) >= end)
-			return (false);
-	}
-	return (w < end && strcmp(base_name(w), "tmux") == 0);
-}
-
-/*
- * End, by PID, every tmux process whose command line names our private
- * directory (its tmux server and clients): one whose socket file is gone
- * no longer answers kill-server. The directory is unique to us.
- */
-static void
-pmx_kill_by_dir(const char *dir)
-{
-	DIR		*d;
-	struct dirent	*de;
-	char		 cmd[4096];
-	ssize_t		 n;
-
-	if (strncmp(dir, "/tmp/progmux-test-", 18) != 0 ||
-	    (d = opendir("/proc")) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (atoi(de->d_name) == getpid() ||
-		    (n = proc_cmdline_raw(de->d_name, cmd, sizeof cmd)) == -1)
-			continue;
-		if (tmux_cmdline(cmd, (size_t)n) &&
-		    memmem(cmd, (size_t)n, dir, strlen(dir)) != NULL)
-			kill(atoi(de->d_name), SIGKILL);
-	}
-	closedir(d);
 }
 
 char *
@@ -499,19 +391,12 @@ pmx_set_nofile(unsigned long soft, unsigned long hard)
 static bool
 pmx_same_cmdline(pid_t a, pid_t b)
 {
-	char	 path[64], *ca, *cb;
-	size_t	 la = 0, lb = 0;
-	bool	 same;
+	char	ca[4096], cb[4096];
+	ssize_t	la, lb;
 
-	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)a);
-	ca = pmx_read_file(path, &la);
-	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)b);
-	cb = pmx_read_file(path, &lb);
-	same = ca != NULL && cb != NULL && la == lb && la > 0 &&
-	    memcmp(ca, cb, la) == 0;
-	free(ca);
-	free(cb);
-	return (same);
+	la = pmx_cmdline(a, ca, sizeof ca);
+	lb = pmx_cmdline(b, cb, sizeof cb);
+	return (la > 0 && la == lb && memcmp(ca, cb, (size_t)la) == 0);
 }
 
 /*
@@ -1034,63 +919,6 @@ pmx_has_line(const char *text, const char *line)
 	return (false);
 }
 
-/*
- * The processes whose command line holds needle, this one aside when
- * others: up to max of their pids into out; how many there are (-1 if
- * /proc cannot be read).
- */
-static int
-proc_matching(const char *needle, bool others, pid_t *out, int max)
-{
-	DIR		*d;
-	struct dirent	*de;
-	char		 cmd[4096];
-	int		 count = 0;
-
-	if ((d = opendir("/proc")) == NULL)
-		return (-1);
-	while ((de = readdir(d)) != NULL) {
-		if (others && atoi(de->d_name) == getpid())
-			continue;
-		if (!proc_cmdline(de->d_name, cmd, sizeof cmd) ||
-		    strstr(cmd, needle) == NULL)
-			continue;
-		if (count < max)
-			out[count] = (pid_t)atoi(de->d_name);
-		count++;
-	}
-	closedir(d);
-	return (count);
-}
-
-int
-pmx_count_procs(const char *needle)
-{
-	return (proc_matching(needle, false, NULL, 0));
-}
-
-pid_t
-pmx_find_proc(const char *needle)
-{
-	pid_t	pid;
-
-	return (proc_matching(needle, true, &pid, 1) > 0 ? pid : -1);
-}
-
-int
-pmx_kill_procs(const char *needle)
-{
-	pid_t	pids[1024];
-	int	i, n, count = 0;
-
-	if ((n = proc_matching(needle, true, pids, 1024)) == -1)
-		return (-1);
-	for (i = 0; i < n && i < 1024; i++)
-		if (kill(pids[i], SIGKILL) == 0)
-			count++;
-	return (count);
-}
-
 bool
 pmx_wait_pane_gone(struct pmx *c, const char *pane, int ms)
 {
@@ -1109,132 +937,6 @@ pmx_wait_pane_gone(struct pmx *c, const char *pane, int ms)
 			return (false);
 		usleep(10000);
 	}
-}
-
-/* Does process name's environment hold the entry env exactly? */
-static bool
-proc_has_env(const char *name, const char *env)
-{
-	char	 path[64], *data, *p;
-	size_t	 len, n = strlen(env);
-	bool	 found = false;
-
-	if (!isdigit((unsigned char)name[0]))
-		return (false);
-	snprintf(path, sizeof path, "/proc/%.20s/environ", name);
-	if ((data = pmx_read_file(path, &len)) == NULL)
-		return (false);
-	for (p = data; p < data + len; p += strlen(p) + 1)
-		if (strncmp(p, env, n) == 0 && p[n] == '\0') {
-			found = true;
-			break;
-		}
-	free(data);
-	return (found);
-}
-
-int
-pmx_count_env(const char *env)
-{
-	DIR		*d;
-	struct dirent	*de;
-	int		 count = 0;
-
-	if ((d = opendir("/proc")) == NULL)
-		return (-1);
-	while ((de = readdir(d)) != NULL)
-		if (atoi(de->d_name) != getpid() &&
-		    proc_has_env(de->d_name, env) &&
-		    pmx_alive((pid_t)atoi(de->d_name)))
-			count++;
-	closedir(d);
-	return (count);
-}
-
-int
-pmx_children(pid_t pid, pid_t *out, int max)
-{
-	char	 path[64], *text, *p, *end;
-	size_t	 len;
-	int	 n = 0;
-
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
-	    (int)pid);
-	if ((text = pmx_read_file(path, &len)) == NULL)
-		return (0);
-	for (p = text; n < max; p = end) {
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		out[n++] = (pid_t)v;
-	}
-	free(text);
-	return (n);
-}
-
-/* /proc/PID/what, whole (allocated), or NULL. */
-static char *
-proc_file(pid_t pid, const char *what)
-{
-	char	path[64];
-	size_t	len;
-
-	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
-	return (pmx_read_file(path, &len));
-}
-
-bool
-pmx_alive(pid_t pid)
-{
-	char	*text, *p;
-	bool	 ok = false;
-
-	if ((text = proc_file(pid, "stat")) == NULL)
-		return (false);
-	if ((p = strrchr(text, ')')) != NULL && p[1] == ' ' && p[2] != 'Z' &&
-	    p[2] != 'X')
-		ok = true;
-	free(text);
-	return (ok);
-}
-
-pid_t
-pmx_ppid(pid_t pid)
-{
-	char	*text, *p;
-	pid_t	 pp = -1;
-	int	 v;
-
-	if ((text = proc_file(pid, "stat")) == NULL)
-		return (-1);
-	/* The command may hold anything: the fields follow its last ')'. */
-	if ((p = strrchr(text, ')')) != NULL &&
-	    sscanf(p + 1, " %*c %d", &v) == 1)
-		pp = (pid_t)v;
-	free(text);
-	return (pp);
-}
-
-long
-pmx_status_kb(pid_t pid, const char *field)
-{
-	char	*text, *p;
-	size_t	 flen = strlen(field);
-	long	 kb = -1;
-
-	if ((text = proc_file(pid, "status")) == NULL)
-		return (-1);
-	for (p = text; p != NULL; p = strchr(p, '\n')) {
-		if (*p == '\n')
-			p++;
-		if (strncmp(p, field, flen) == 0 && p[flen] == ':') {
-			kb = strtol(p + flen + 1, NULL, 10);
-			break;
-		}
-	}
-	free(text);
-	return (kb);
 }
 
 char *

@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "json.h"
+#include "procs.h"
 #include "timeutil.h"
 
 struct held;
@@ -120,27 +121,6 @@ char	*pmx_jstr(const char *);
 /* Wait up to ms for pane ("%N") to be gone from c's tmux server: true
  * once it is, false if it is still there then. */
 bool	pmx_wait_pane_gone(struct pmx *, const char *pane, int ms);
-
-/* Count processes whose command line contains needle (for leak checks). */
-int	pmx_count_procs(const char *needle);
-/* The first process whose command line contains needle, or -1. */
-pid_t	pmx_find_proc(const char *needle);
-/* SIGKILL every process whose command line contains needle (a test's
- * own unique marker: what a failed check left behind); how many. */
-int	pmx_kill_procs(const char *needle);
-/* Count live processes whose environment holds the entry env exactly
- * ("TMPDIR=/tmp/progmux-test-..."): everything a harness's progmux
- * started, whoever its parent is now. */
-int	pmx_count_env(const char *env);
-/* Children of pid (up to max, into out); how many. */
-int	pmx_children(pid_t pid, pid_t *out, int max);
-/* Is pid a live process (not a zombie)? */
-bool	pmx_alive(pid_t pid);
-/* The parent of pid, or -1. */
-pid_t	pmx_ppid(pid_t pid);
-/* A "Field:  N kB" line of /proc/PID/status (VmRSS, VmHWM ...) in KiB,
- * or -1. */
-long	pmx_status_kb(pid_t pid, const char *field);
 
 /* In a child about to become progmux for c: the environment every
  * progmux of a harness gets (c's socket and directory, the tmux under

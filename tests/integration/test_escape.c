@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -34,18 +35,6 @@
 
 /* Open progmux in robust mode (no tmux of the test's) or desktop mode,
  * with extra env. */
-/* Built with AddressSanitizer (make SAN=1): gcc says so with a macro,
- * clang through __has_feature. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 /* A marker of this test: "sleep 3KPPPPPP" style, unique per kind. */
 static void
@@ -143,6 +132,59 @@ test_rundir_unsafe_parent(void **state)
 		assert_false(dir_has(base, "progmux-"));
 		pmx_close(&c);
 	}
+}
+
+/*
+ * Pins: the runtime directory's path as TMPDIR names it, trailing
+ * slashes not doubled ("/T/" gives "/T/progmux-..."); in robust mode a
+ * TMPDIR too long for the private tmux socket's path (<dir>/tmux in
+ * sun_path: 104 bytes on macOS, 108 on Linux) is refused at start-up,
+ * exit 2, saying how long and naming TMPDIR, before anything is made
+ * there.
+ */
+static void
+test_rundir_path_length(void **state)
+{
+	static char		 env[600];
+	const char		*e[] = { env, "PROGMUX_ROBUST=1", NULL };
+	struct sockaddr_un	 sa;
+	struct pmx		 c;
+	char			 base[500], *dir;
+	size_t			 n;
+
+	(void)state;
+	assert_int_equal(pmx_prepare(&c), 0);
+	snprintf(env, sizeof env, "TMPDIR=%s//", c.dir);
+	assert_int_equal(pmx_spawn(&c, e, true), 0);
+	assert_non_null((dir = pmx_start_field(&c, "runtime directory",
+	    10000)));
+	assert_null(strstr(dir, "//"));
+	assert_true(strncmp(dir, c.dir, strlen(c.dir)) == 0 &&
+	    strncmp(dir + strlen(c.dir), "/progmux-", 9) == 0);
+	free(dir);
+	assert_int_equal(pmx_close(&c), 0);
+
+	assert_int_equal(pmx_prepare(&c), 0);
+	snprintf(base, sizeof base, "%s/", c.dir);
+	n = sizeof sa.sun_path - strlen("/progmux-XXXXXX/tmux");
+	while (strlen(base) < n)
+		strcat(base, "d");
+	assert_int_equal(mkdir(base, 0700), 0);
+	snprintf(env, sizeof env, "TMPDIR=%s", base);
+	assert_int_equal(pmx_spawn(&c, e, false), 0);
+	assert_int_equal(pmx_wait_exit(&c, 10000), 2);
+	pmx_drain_err(&c);
+	print_message("%s", buf_cstr(&c.errlog));
+	assert_non_null(strstr(buf_cstr(&c.errlog), "Set TMPDIR to a shorter"));
+	assert_non_null(strstr(buf_cstr(&c.errlog), "tmux socket"));
+	assert_false(dir_has(base, "progmux-"));
+	/* One byte shorter fits. */
+	base[strlen(base) - 1] = '\0';
+	assert_int_equal(mkdir(base, 0700), 0);
+	snprintf(env, sizeof env, "TMPDIR=%s", base);
+	assert_int_equal(pmx_spawn(&c, e, true), 0);
+	assert_true(dir_has(base, "progmux-"));
+	assert_int_equal(pmx_close(&c), 0);
 }
 
 /*
@@ -559,29 +601,6 @@ test_rundir_gone_no_program(void **state)
 		}
 }
 
-/* The reaper of the only program running: the front's child that runs
- * progmux-reaper with no arguments. */
-static pid_t
-reaper_of(struct pmx *c)
-{
-	pid_t	 kids[64];
-	char	 path[64], *cmd;
-	size_t	 len;
-	int	 n, i;
-	pid_t	 r = -1;
-
-	n = pmx_children(c->front, kids, 64);
-	for (i = 0; i < n && r == -1; i++) {
-		snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)kids[i]);
-		if ((cmd = pmx_read_file(path, &len)) == NULL)
-			continue;
-		if (strlen(cmd) + 1 == len && strstr(cmd, "progmux-reaper"))
-			r = kids[i];
-		free(cmd);
-	}
-	return (r);
-}
-
 #define STOPPED_MS	4000	/* how long a reader is stopped */
 #define TMUX_GROWTH_KB	(24 * 1024) /* tmux may grow by, at most */
 
@@ -656,7 +675,7 @@ reader_stopped(bool stop_reaper, long ceiling)
 	writer = pmx_find_proc(needle);
 	assert_true(writer > 0);
 	tmux = tmux_server_pid(sock);
-	who = stop_reaper ? reaper_of(&c) : c.front;
+	who = stop_reaper ? pmx_reaper_of(c.front) : c.front;
 	assert_true(who > 0);
 	before = pmx_status_kb(tmux, "VmRSS");
 	kill(who, SIGSTOP);
@@ -1023,6 +1042,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rundir_unsafe_parent),
 		cmocka_unit_test(test_rundir_swapped),
+		cmocka_unit_test(test_rundir_path_length),
 		cmocka_unit_test(test_launcher_pipe_refuse),
 		cmocka_unit_test(test_fifo_names_removed),
 		cmocka_unit_test(test_setsid_escape),

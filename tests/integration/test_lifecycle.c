@@ -3,7 +3,8 @@
  * dying, ceilings, eviction, many programs at once.
  *
  * Each test starts its own progmux (and private tmux server) with the
- * settings it needs, and checks /proc and tmux itself for what is left.
+ * settings it needs, and checks the process table and tmux itself for
+ * what is left.
  */
 #include <dirent.h>
 #include <glob.h>
@@ -31,65 +32,25 @@ static int
 count_zombie_children(pid_t pid)
 {
 	pid_t	 kids[512];
-	char	 path[64], buf[512], *p;
-	FILE	*f;
 	int	 n, i, z = 0;
 
 	n = children_of(pid, kids, 512);
-	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "/proc/%d/stat", (int)kids[i]);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		if (fgets(buf, sizeof buf, f) != NULL &&
-		    (p = strrchr(buf, ')')) && p[2] == 'Z')
+	for (i = 0; i < n; i++)
+		if (pmx_zombie(kids[i]))
 			z++;
-		fclose(f);
-	}
 	return (z);
 }
 
-/* With PMX_DEBUG_FDS set, say what each descriptor is. */
-static void
-show_fds(pid_t pid)
-{
-	char		 path[64], link[256];
-	DIR		*d;
-	struct dirent	*de;
-	ssize_t		 n;
-
-	if (getenv("PMX_DEBUG_FDS") == NULL)
-		return;
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	if ((d = opendir(path)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		char fp[400];
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(fp, sizeof fp, "%s/%s", path, de->d_name);
-		n = readlink(fp, link, sizeof link - 1);
-		link[n < 0 ? 0 : n] = '\0';
-		print_message("fd %s -> %s\n", de->d_name, link);
-	}
-	closedir(d);
-}
-
+/* pid's descriptors, counted; with PMX_DEBUG_FDS set, each said. */
 static int
 count_fds(pid_t pid)
 {
-	char		 path[64];
-	DIR		*d;
-	struct dirent	*de;
-	int		 n = 0;
+	struct pmx_fd	fds[512];
+	int		n, i;
 
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	if ((d = opendir(path)) == NULL)
-		return (-1);
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
+	n = pmx_fds(pid, fds, 512);
+	for (i = 0; i < n && getenv("PMX_DEBUG_FDS") != NULL; i++)
+		print_message("fd %d -> %s\n", fds[i].fd, fds[i].what);
 	return (n);
 }
 
@@ -118,8 +79,8 @@ test_reaper_killed(void **state)
 	struct pmx	 c;
 	struct json_doc	*d;
 	char		*id, *pane, *text;
-	pid_t		 kids[64];
-	int		 n, i, killed = 0;
+	pid_t		 reaper;
+	int		 killed = 0;
 	int64_t		 t0;
 
 	(void)state;
@@ -130,22 +91,9 @@ test_reaper_killed(void **state)
 	/* The reaper may be mid-exec (no command line yet): look again. */
 	t0 = now_ms();
 	while (killed == 0 && now_ms() - t0 < 5000) {
-		n = children_of(c.front, kids, 64);
-		for (i = 0; i < n; i++) {
-			char path[64], cmd[256] = "";
-			FILE *f;
-
-			snprintf(path, sizeof path, "/proc/%d/cmdline",
-			    (int)kids[i]);
-			if ((f = fopen(path, "r")) != NULL) {
-				if (fread(cmd, 1, sizeof cmd - 1, f) == 0)
-					cmd[0] = '\0';
-				fclose(f);
-			}
-			if (strstr(cmd, "progmux-reaper") != NULL) {
-				kill(kids[i], SIGKILL);
-				killed++;
-			}
+		if ((reaper = pmx_reaper_of(c.front)) > 0) {
+			kill(reaper, SIGKILL);
+			killed++;
 		}
 		if (killed == 0)
 			usleep(5000);
@@ -500,6 +448,55 @@ test_empty_flag_values(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
+/*
+ * Pins: a reaper holds the runtime directory's lock (rundir.h), on every
+ * port: with the reaper stopped and then the front SIGKILLed, the keeper
+ * finds the lock held and leaves the directory; once the reaper goes on
+ * (the front gone, it ends its program) it is the last of the instance
+ * and removes it. (On macOS the lock reached the reaper close-on-exec,
+ * posix_spawn's dup2 of a descriptor onto itself kept the flag, and the
+ * keeper removed the directory under the reaper.)
+ */
+static void
+test_reaper_holds_lock(void **state)
+{
+	struct pmx	 c;
+	struct stat	 sb;
+	char		*rundir, *id;
+	pid_t		 reaper = -1;
+	int64_t		 t0;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, NULL), 0);
+	assert_non_null((rundir = pmx_start_field(&c, "runtime directory",
+	    10000)));
+	id = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"600\"]}", NULL);
+	assert_non_null(id);
+	t0 = now_ms();
+	while ((reaper = pmx_reaper_of(c.front)) == -1 &&
+	    now_ms() - t0 < 10000)
+		usleep(10000);
+	assert_true(reaper > 0);
+	assert_int_equal(kill(reaper, SIGSTOP), 0);
+	assert_int_equal(kill(c.front, SIGKILL), 0);
+	/* The keeper has tried the lock, and left. */
+	assert_true(pmx_wait_exit(&c, 10000) >= 0);
+	if (stat(rundir, &sb) == -1) {
+		kill(reaper, SIGKILL);
+		fail_msg("the keeper removed %s under a live reaper", rundir);
+	}
+	assert_int_equal(kill(reaper, SIGCONT), 0);
+	t0 = now_ms();
+	while ((stat(rundir, &sb) == 0 || pmx_alive(reaper)) &&
+	    now_ms() - t0 < 10000)
+		usleep(20000);
+	assert_false(pmx_alive(reaper));
+	assert_int_equal(stat(rundir, &sb), -1);
+	free(rundir);
+	free(id);
+	pmx_close(&c);
+}
+
 /* No tmux at all: every tool says so clearly and the server goes on
  * (send_keys with enter false once freed its request twice here). */
 static void
@@ -529,6 +526,36 @@ test_no_tmux(void **state)
 	}
 	d = pmx_call(&c, "list_programs", "{}", 10000);
 	assert_false(pmx_is_error(d));
+	json_doc_free(d);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
+/*
+ * Pins: a tmux named without a slash that is on no PATH directory and
+ * in none of the directories tried after it (Homebrew's, MacPorts') is
+ * an error that says where it was looked for and how to install tmux
+ * with this system's own installer (apt-get on Debian, brew on macOS),
+ * not another system's.
+ */
+static void
+test_no_tmux_advice(void **state)
+{
+	const char	*env[] = { "PROGMUX_TMUX_BIN=no-such-tmux-here", NULL };
+	const char	*want = access("/usr/bin/apt-get", X_OK) == 0 ?
+			    "(apt-get install tmux)" :
+			    access("/opt/homebrew/bin/brew", X_OK) == 0 ||
+			    access("/usr/local/bin/brew", X_OK) == 0 ?
+			    "(brew install tmux)" : "install tmux";
+	struct pmx	 c;
+	struct json_doc	*d;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, env), 0);
+	d = sc_call_err(&c, "run_program", "{\"argv\":[\"true\"]}");
+	print_message("%s\n", pmx_text(d));
+	assert_non_null(strstr(pmx_text(d), "not on PATH nor in "
+	    "/opt/homebrew/bin, /usr/local/bin or /opt/local/bin"));
+	assert_non_null(strstr(pmx_text(d), want));
 	json_doc_free(d);
 	assert_int_equal(pmx_close(&c), 0);
 }
@@ -612,24 +639,14 @@ test_old_tmux(void **state)
 static int
 count_sockets(pid_t pid)
 {
-	char		 path[64], fp[400], link[256];
-	DIR		*d;
-	struct dirent	*de;
-	ssize_t		 n;
-	int		 count = 0;
+	struct pmx_fd	fds[512];
+	int		n, i, count = 0;
 
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	if ((d = opendir(path)) == NULL)
+	if ((n = pmx_fds(pid, fds, 512)) == -1)
 		return (-1);
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(fp, sizeof fp, "%s/%s", path, de->d_name);
-		if ((n = readlink(fp, link, sizeof link - 1)) > 0 &&
-		    strncmp(link, "socket:", 7) == 0)
+	for (i = 0; i < n; i++)
+		if (fds[i].kind == 's')
 			count++;
-	}
-	closedir(d);
 	return (count);
 }
 
@@ -686,7 +703,6 @@ test_hundred_programs(void **state)
 	}
 	wait_reapers_gone(c.front);
 	fds0 = count_fds(c.front);
-	show_fds(c.front);
 	for (i = 0; i < 100; i++) {
 		ids[i] = pmx_start_program(&c, "{\"argv\":[\"seq\",\"1\","
 		    "\"10000\"]}", NULL);
@@ -708,7 +724,6 @@ test_hundred_programs(void **state)
 	wait_reapers_gone(c.front);
 	assert_int_equal(count_zombie_children(c.front), 0);
 	fds1 = count_fds(c.front);
-	show_fds(c.front);
 	assert_int_equal(fds0, fds1);
 	buf_free(&want);
 	assert_int_equal(pmx_close(&c), 0);
@@ -766,7 +781,9 @@ main(void)
 		cmocka_unit_test(test_total_text_ceiling),
 		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_empty_flag_values),
+		cmocka_unit_test(test_reaper_holds_lock),
 		cmocka_unit_test(test_no_tmux),
+		cmocka_unit_test(test_no_tmux_advice),
 		cmocka_unit_test(test_old_tmux),
 		cmocka_unit_test(test_own_pane),
 		cmocka_unit_test(test_hundred_programs),

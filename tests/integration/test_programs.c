@@ -733,18 +733,34 @@ test_from_pane(void **state)
 	free(base);
 }
 
-/* Programs get no descriptor but 0, 1 and 2. */
+/* Programs get no descriptor but 0, 1 and 2 (read as the system has
+ * them: procs.h). */
 static void
 test_only_std_fds(void **state)
 {
-	struct json_doc	*d;
-	char		*text;
+	struct pmx_fd	 fds[16];
+	char		*id, needle[64], args[200];
+	pid_t		 pid;
+	int64_t		 t0;
+	int		 n;
 
 	(void)state;
-	text = run("{\"argv\":[\"sh\",\"-c\",\"ls -1 /proc/$$/fd\"]}", &d);
-	assert_string_equal(text, "0\n1\n2\n");
-	free(text);
-	json_doc_free(d);
+	snprintf(needle, sizeof needle, "sleep 5%06ld", (long)getpid());
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"exec %s\"]}",
+	    needle);
+	assert_non_null((id = pmx_start_program(&group, args, NULL)));
+	t0 = now_ms();
+	while ((pid = pmx_find_proc(needle)) == -1 && now_ms() - t0 < 10000)
+		usleep(10000);
+	assert_true(pid > 0);
+	n = pmx_fds(pid, fds, 16);
+	for (int i = 0; i < n; i++)
+		print_message("fd %d: %s\n", fds[i].fd, fds[i].what);
+	assert_int_equal(n, 3);
+	assert_true(fds[0].fd == 0 && fds[1].fd == 1 && fds[2].fd == 2);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	json_doc_free(call_ok("stop_program", args));
+	free(id);
 }
 
 /* Program ids are unique and never reused. */

@@ -247,30 +247,6 @@ test_tree_killed(void **state)
 	}
 }
 
-/* The child of pid whose command line has the word word, or -1. */
-static pid_t
-child_with(pid_t pid, const char *word)
-{
-	pid_t	 kids[64];
-	char	 path[64], *text;
-	size_t	 len, i;
-	int	 n, k;
-
-	n = pmx_children(pid, kids, 64);
-	for (k = 0; k < n; k++) {
-		snprintf(path, sizeof path, "/proc/%d/cmdline", (int)kids[k]);
-		if ((text = pmx_read_file(path, &len)) == NULL)
-			continue;
-		for (i = 0; i < len; i += strlen(text + i) + 1)
-			if (strcmp(text + i, word) == 0) {
-				free(text);
-				return (kids[k]);
-			}
-		free(text);
-	}
-	return (-1);
-}
-
 /*
  * Pins the other side: an end progmux outlives is still said. The tmux
  * control client killed while progmux runs on: within a few seconds
@@ -291,7 +267,7 @@ test_end_said(void **state)
 		d = pmx_call(&c, "list_programs", "{}", 10000);
 		assert_non_null(d);
 		json_doc_free(d);
-		cc = child_with(c.front > 0 ? c.front : c.pid, "-C");
+		cc = pmx_child_with(c.front > 0 ? c.front : c.pid, "-C");
 		assert_true(cc > 0);
 		kill(cc, SIGTERM);
 		deadline = now_ms() + 10000;

@@ -5,7 +5,7 @@
  * Robust mode is tested without any tmux server started by the test:
  * progmux makes its own. TMUX_TMPDIR points into the test's directory, so
  * a stray use of tmux's default socket would show up there (and never
- * touches the person's own server). Each scenario checks /proc and tmux
+ * touches the person's own server). Each scenario checks the process table and tmux
  * for what is left, with bounded waits.
  */
 #include <dirent.h>
@@ -56,25 +56,22 @@ robust_socket(struct pmx *c)
 	return (sock);
 }
 
-/* Children of pid, by /proc/PID/task/PID/children. */
+/* How many children pid has. */
 static int
 count_children(pid_t pid)
 {
-	char	 path[64], buf[8192], *p, *end;
-	FILE	*f;
-	size_t	 n;
-	int	 count = 0;
+	pid_t	kids[1024];
 
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
-	    (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return (-1);
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	for (p = buf; strtol(p, &end, 10) != 0 && end != p; p = end)
-		count++;
-	return (count);
+	return (pmx_children(pid, kids, 1024));
+}
+
+/* How many descriptors pid has. */
+static int
+count_fds(pid_t pid)
+{
+	struct pmx_fd	fds[512];
+
+	return (pmx_fds(pid, fds, 512));
 }
 
 /* Count processes whose command line contains needle, waiting up to ms
@@ -440,7 +437,7 @@ test_no_leaks(void **state)
 {
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		 path[64], args[100], *id;
+	char		 args[100], *id;
 	int		 i, fd0, fd1, kids0, kids1;
 	int64_t		 t0;
 
@@ -455,16 +452,9 @@ test_no_leaks(void **state)
 	    json_str(json_get(pmx_sc(d), "programId"), NULL));
 	json_doc_free(d);
 	json_doc_free(sc_call_ok(&c, "stop_program", args));
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)c.front);
-#define COUNT_DIR(p, n) do {						\
-	DIR *dd = opendir(p); struct dirent *de; (n) = 0;		\
-	while (dd && (de = readdir(dd)) != NULL)			\
-		if (de->d_name[0] != '.') (n)++;			\
-	if (dd) closedir(dd);						\
-} while (0)
 	t0 = now_ms();
 	do {
-		COUNT_DIR(path, fd0);
+		fd0 = count_fds(c.front);
 		kids0 = count_children(c.front);
 	} while (kids0 > 1 && now_ms() - t0 < 5000 && !usleep(10000));
 	for (i = 0; i < 500; i++) {
@@ -478,7 +468,7 @@ test_no_leaks(void **state)
 	}
 	t0 = now_ms();
 	do {
-		COUNT_DIR(path, fd1);
+		fd1 = count_fds(c.front);
 		kids1 = count_children(c.front);
 	} while ((fd1 != fd0 || kids1 != kids0) &&
 	    now_ms() - t0 < 5000 && !usleep(20000));

@@ -292,6 +292,49 @@ test_run_inherit_shell(void **state)
 	json_doc_free(d);
 }
 
+/*
+ * Pins: inheritShell's not_started rests on nothing a signal would say
+ * of its sender: with a login shell that is a wrapper running the real
+ * shell as its child (not by exec), so that the script's parent is the
+ * wrapper, not the launcher, a missing or not executable argv[0] still
+ * reads not_started with 127 or 126.
+ */
+static void
+test_run_inherit_shell_wrapped(void **state)
+{
+	static char	 shenv[500], henv[450];
+	const char	*env[] = { shenv, henv, NULL };
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		 wrap[450];
+	FILE		*f;
+
+	(void)state;
+	snprintf(wrap, sizeof wrap, "%s/wrapsh", home);
+	assert_non_null((f = fopen(wrap, "w")));
+	fprintf(f, "#!/bin/sh\n/bin/sh \"$@\"\n");
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(wrap, 0755), 0);
+	snprintf(shenv, sizeof shenv, "SHELL=%s", wrap);
+	snprintf(henv, sizeof henv, "HOME=%s", home);
+	assert_int_equal(pmx_open(&c, env), 0);
+	d = sc_call_ok(&c, "run_program", "{\"argv\":[\"no-such-program-here"
+	    "\"],\"inheritShell\":true}");
+	assert_string_equal(sc_str(d, "outcome"), "not_started");
+	assert_int_equal(sc_int(d, "exitStatus"), 127);
+	json_doc_free(d);
+	d = sc_call_ok(&c, "run_program", "{\"argv\":[\"not-executable\"],"
+	    "\"inheritShell\":true}");
+	assert_string_equal(sc_str(d, "outcome"), "not_started");
+	assert_int_equal(sc_int(d, "exitStatus"), 126);
+	json_doc_free(d);
+	d = sc_call_ok(&c, "run_program", "{\"argv\":[\"only-in-profile\"],"
+	    "\"inheritShell\":true}");
+	assert_string_equal(sc_str(d, "text"), "from profile path\n");
+	json_doc_free(d);
+	assert_int_equal(pmx_close(&c), 0);
+}
+
 /* Output longer than a page: the last page, and how much came before. */
 static void
 test_run_long_output(void **state)
@@ -901,24 +944,6 @@ test_pane_max_cells(void **state)
 
 #define OWN_WAIT_MS	30000	/* progmux in a pane, on a loaded machine */
 
-/* Does /proc/PID/environ hold a variable called name? */
-static bool
-proc_env_has(pid_t pid, const char *name)
-{
-	char	 path[64], *env, *p;
-	size_t	 len, n = strlen(name);
-	bool	 yes = false;
-
-	snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
-	if ((env = pmx_read_file(path, &len)) == NULL)
-		fail_msg("cannot read %s", path);
-	for (p = env; p < env + len; p += strlen(p) + 1)
-		if (strncmp(p, name, n) == 0 && p[n] == '=')
-			yes = true;
-	free(env);
-	return (yes);
-}
-
 /* A tools/call through P that must be refused as the own pane. */
 static void
 expect_own_refused(struct pmx *p, const char *tool, const char *args)
@@ -996,8 +1021,8 @@ test_own_pane_from_ancestry(void **state)
 	/* What is under test: progmux below the pane's process, no TMUX. */
 	assert_int_equal(pmx_children(shell, kids, 4), 1);
 	assert_true(kids[0] != shell);
-	assert_false(proc_env_has(kids[0], "TMUX"));
-	assert_false(proc_env_has(kids[0], "TMUX_PANE"));
+	assert_int_equal(pmx_has_env_var(kids[0], "TMUX"), 0);
+	assert_int_equal(pmx_has_env_var(kids[0], "TMUX_PANE"), 0);
 
 	snprintf(args, sizeof args, "{\"paneId\":\"%s\"}", own);
 	expect_own_refused(&P, "capture_pane", args);
@@ -1055,6 +1080,7 @@ main(void)
 		cmocka_unit_test(test_run_input),
 		cmocka_unit_test(test_run_separate_stderr),
 		cmocka_unit_test(test_run_inherit_shell),
+		cmocka_unit_test(test_run_inherit_shell_wrapped),
 		cmocka_unit_test(test_run_long_output),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_capture),

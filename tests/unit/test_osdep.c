@@ -4,13 +4,16 @@
  * cross-compiles it, a Mac runs it). It first prints the port and what
  * it says it offers (osdep_features), then each function against real
  * processes: the process table (a process's parent, group, session,
- * state, terminal and foreground group; children; command line; our own
- * executable), the exit descriptor (of a child, of a process that is
+ * state, terminal and foreground group; children; command line, and
+ * macOS's KERN_PROCARGS2 parsed from bytes; our own executable), the
+ * clock of deadlines, where runtime files are safe from the system's
+ * cleaner, a connect in a directory (from an unreadable working
+ * directory too), the exit descriptor (of a child, of a process that is
  * not ours, of one already gone), the parent watch, signals as a
- * descriptor with their sender, descriptors closed or marked in one
- * call, a subreaper and a parent-death signal, and the walks that signal
- * a tree, a group and a session. What a port says it lacks must fail
- * with ENOSYS; what it says it has must work.
+ * descriptor, descriptors closed or marked in one call, a subreaper and
+ * a parent-death signal, and the walks that signal a tree, a group and
+ * a session. What a port says it lacks must fail with ENOSYS; what it
+ * says it has must work.
  *
  * Every child is made here, waited on with a deadline (never a sleep),
  * and ended by its pid and reaped before its test ends.
@@ -41,6 +44,7 @@
 
 #include "compat.h"
 #include "osdep.h"
+#include "osdep-port.h"
 #include "timeutil.h"
 #include "ttywait.h"
 
@@ -130,13 +134,11 @@ test_port(void **state)
 
 	(void)state;
 	print_message("port %s: subreaper %s, parent-death signal %s, "
-	    "close_range %s, command line words %s, signal sender %s, "
-	    "input-wait check %s\n", osdep_name(),
-	    (f & OSDEP_SUBREAPER) ? "yes" : "no",
+	    "close_range %s, command line words %s, input-wait check %s\n",
+	    osdep_name(), (f & OSDEP_SUBREAPER) ? "yes" : "no",
 	    (f & OSDEP_PARENT_DEATH) ? "yes" : "no",
 	    (f & OSDEP_CLOSE_RANGE) ? "yes" : "no",
 	    (f & OSDEP_CMDLINE_WORDS) ? "whole" : "split at spaces",
-	    (f & OSDEP_SIGNAL_SENDER) ? "yes" : "no",
 	    ttywait_can_tell() ? "yes" : "cannot tell");
 	assert_true(strcmp(osdep_name(), "linux") == 0 ||
 	    strcmp(osdep_name(), "darwin") == 0 ||
@@ -217,6 +219,45 @@ test_proc_tty(void **state)
 	free(name);
 }
 
+/*
+ * Pins: poll on a pane's terminal (the idle window's standard input, a
+ * pseudo-terminal's slave) tells nothing while the pane lives, not
+ * POLLNVAL (macOS's poll(2) "does not support devices" in general), and
+ * tells the pane gone once tmux closes the master: POLLHUP, POLLERR or
+ * a POLLIN whose read ends. Prints what poll said.
+ */
+static void
+test_pty_hangup(void **state)
+{
+	struct pollfd	 pfd;
+	char		*name;
+	int		 m, n;
+
+	(void)state;
+	assert_int_not_equal((m = posix_openpt(O_RDWR | O_NOCTTY)), -1);
+	assert_int_equal(grantpt(m), 0);
+	assert_int_equal(unlockpt(m), 0);
+	assert_non_null((name = ptsname(m)));
+	pfd.fd = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	assert_int_not_equal(pfd.fd, -1);
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	n = poll(&pfd, 1, 0);
+	print_message("pane's terminal, pane alive: poll %d, revents %#x\n",
+	    n, (unsigned)pfd.revents);
+	assert_int_equal(n, 0);
+	close(m);
+	pfd.revents = 0;
+	n = poll(&pfd, 1, WAIT_MS);
+	print_message("pane's terminal, pane gone: poll %d, revents %#x "
+	    "(POLLIN %#x, POLLHUP %#x, POLLERR %#x)\n", n,
+	    (unsigned)pfd.revents, POLLIN, POLLHUP, POLLERR);
+	assert_int_equal(n, 1);
+	assert_false(pfd.revents & POLLNVAL);
+	assert_true(pfd.revents & (POLLHUP | POLLERR | POLLIN));
+	close(pfd.fd);
+}
+
 /* Pins: exactly our children (not a grandchild), and a cap. */
 static void
 test_children(void **state)
@@ -284,6 +325,123 @@ test_cmdline(void **state)
 	close(in[1]);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 	assert_int_equal(osdep_cmdline(pid, buf, sizeof buf), -1);
+}
+
+/* KERN_PROCARGS2's bytes: argc, then what follows (n bytes). */
+static size_t
+procargs(char *buf, int argc, const char *rest, size_t n)
+{
+	memcpy(buf, &argc, sizeof argc);
+	memcpy(buf + sizeof argc, rest, n);
+	return (sizeof argc + n);
+}
+
+/*
+ * Pins: macOS's KERN_PROCARGS2 parsed from bytes, as its kernel lays them
+ * out (the path's NULs up to 8 bytes past where it began): the words
+ * after the padding, an empty first word kept as a word whether the
+ * path needed padding or not, the environment left out; bytes not of
+ * that form refused.
+ */
+static void
+test_procargs(void **state)
+{
+	char		 buf[128];
+	const char	*w;
+	size_t		 n;
+
+	(void)state;
+	/* "/usr/bin/env" and its NUL, padded to 16: "env", "a". */
+	n = procargs(buf, 2, "/usr/bin/env\0\0\0\0env\0a\0HOME=/\0", 30);
+	assert_int_equal(osdep_procargs(buf, n, &w), 6);
+	assert_memory_equal(w, "env\0a\0", 6);
+	/* The same with an empty first word. */
+	n = procargs(buf, 2, "/usr/bin/env\0\0\0\0\0a\0HOME=/\0", 27);
+	assert_int_equal(osdep_procargs(buf, n, &w), 3);
+	assert_memory_equal(w, "\0a\0", 3);
+	/* "/bin/sh" needs no padding: its empty first word is the next NUL. */
+	n = procargs(buf, 3, "/bin/sh\0\0-c\0x\0PATH=/bin\0", 25);
+	assert_int_equal(osdep_procargs(buf, n, &w), 6);
+	assert_memory_equal(w, "\0-c\0x\0", 6);
+	/* Fewer words than argc, something in the padding, no argc. */
+	n = procargs(buf, 3, "/bin/sh\0a\0b\0", 12);
+	assert_int_equal(osdep_procargs(buf, n, &w), -1);
+	n = procargs(buf, 1, "/bin/ls\0\0x\0", 11);
+	assert_int_equal(osdep_procargs(buf, n, &w), 1);
+	assert_int_equal(w[0], '\0');
+	n = procargs(buf, 1, "/bin/l\0x\0", 9);
+	assert_int_equal(osdep_procargs(buf, n, &w), -1);
+	assert_int_equal(osdep_procargs(buf, 3, &w), -1);
+	n = procargs(buf, 0, "/bin/ls\0", 8);
+	assert_int_equal(osdep_procargs(buf, n, &w), -1);
+}
+
+/*
+ * Pins: deadlines count time awake on every system: now_ms() reads
+ * TIMEUTIL_CLOCK, which is CLOCK_UPTIME_RAW on macOS (its CLOCK_MONOTONIC
+ * counts sleep, Linux's does not). Prints how long the machine has
+ * slept since it started, by which macOS's two clocks differ (0 on a
+ * machine that never slept: there the two cannot be told apart).
+ */
+static void
+test_clock(void **state)
+{
+	struct timespec	ts;
+	int64_t		before, at, after;
+
+	(void)state;
+	before = now_ms();
+	assert_int_equal(clock_gettime(TIMEUTIL_CLOCK, &ts), 0);
+	after = now_ms();
+	at = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	assert_true(before <= at && at <= after);
+#ifdef __APPLE__
+	assert_int_equal(TIMEUTIL_CLOCK, CLOCK_UPTIME_RAW);
+	assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+	print_message("slept %lld ms since boot (CLOCK_MONOTONIC less "
+	    "CLOCK_UPTIME_RAW)\n", (long long)((int64_t)ts.tv_sec * 1000 +
+	    ts.tv_nsec / 1000000 - at));
+#else
+	assert_int_equal(TIMEUTIL_CLOCK, CLOCK_MONOTONIC);
+#endif
+}
+
+/*
+ * Pins: where runtime files go when TMPDIR is the directory the system
+ * sweeps of files unused for days: on macOS (TMPDIR unset, /tmp, or the
+ * per-user temporary directory) the per-user cache directory, ours and
+ * private, which it never sweeps; a TMPDIR of the person's own choosing
+ * is kept. Elsewhere TMPDIR is always kept. Prints what it saw.
+ */
+static void
+test_unswept_dir(void **state)
+{
+	char		 buf[PATH_MAX], mine[] = "/tmp/progmux-osdep-XXXXXX";
+	const char	*tmpdir = getenv("TMPDIR");
+	struct stat	 sb;
+	int		 r;
+
+	(void)state;
+	assert_non_null(mkdtemp(mine));
+	assert_int_equal(osdep_unswept_dir(mine, buf, sizeof buf), 0);
+	assert_int_equal(rmdir(mine), 0);
+	r = osdep_unswept_dir(NULL, buf, sizeof buf);
+	print_message("TMPDIR %s: runtime files %s\n", tmpdir ? tmpdir :
+	    "unset", r == 1 ? buf : "in TMPDIR");
+	if (strcmp(osdep_name(), "darwin") != 0) {
+		assert_int_equal(r, 0);
+		assert_int_equal(osdep_unswept_dir("/tmp", buf, sizeof buf), 0);
+		return;
+	}
+	assert_int_equal(r, 1);
+	assert_int_equal(stat(buf, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode) && sb.st_uid == geteuid() &&
+	    (sb.st_mode & 077) == 0);
+	assert_non_null(strstr(buf, "/C"));
+	assert_int_equal(osdep_unswept_dir("/tmp", buf, sizeof buf), 1);
+	if (tmpdir != NULL && strstr(tmpdir, "/T") != NULL)
+		assert_int_equal(osdep_unswept_dir(tmpdir, buf, sizeof buf),
+		    1);
 }
 
 /* Pins: our own executable, by its real path. */
@@ -356,6 +514,81 @@ test_connect_at(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/*
+ * The child's side of test_connect_cwd: as nobody (if root, for whom
+ * every directory is readable), a listener in top/sock; then from
+ * top/cwd, made unreadable (0311), a connect to it in the directory.
+ * Exits 0 if it connects and the working directory is still top/cwd,
+ * 2 if an unreadable working directory cannot be had here, 1 else.
+ */
+static void __attribute__((noreturn))
+connect_cwd_child(const char *top)
+{
+	struct sockaddr_un	sa;
+	struct stat		before, after;
+	char			path[PATH_MAX];
+	int			lfd, dfd, fd;
+
+	if (geteuid() == 0 && (setgid(65534) == -1 || setuid(65534) == -1))
+		_exit(2);
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s/sock/s", top);
+	snprintf(path, sizeof path, "%s/sock", top);
+	if ((lfd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    bind(lfd, (struct sockaddr *)&sa, sizeof sa) == -1 ||
+	    listen(lfd, 4) == -1 ||
+	    (dfd = open(path, O_RDONLY | O_DIRECTORY)) == -1)
+		_exit(1);
+	snprintf(path, sizeof path, "%s/cwd", top);
+	if (chdir(path) == -1 || chmod(".", 0311) == -1 ||
+	    stat(".", &before) == -1)
+		_exit(1);
+	if ((fd = open(".", O_RDONLY)) != -1)
+		_exit(2);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    osdep_connect_at(fd, dfd, "s") == -1 || stat(".", &after) == -1 ||
+	    before.st_ino != after.st_ino || before.st_dev != after.st_dev)
+		_exit(1);
+	_exit(0);
+}
+
+/* Pins: a connect in the directory works from a working directory we
+ * may enter but not read (a folder the person's system keeps us from
+ * listing), which is left as it was. */
+static void
+test_connect_cwd(void **state)
+{
+	char	top[] = "/tmp/progmux-osdep-XXXXXX", path[PATH_MAX];
+	int	st;
+	pid_t	pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	assert_int_equal(chmod(top, 0711), 0);
+	snprintf(path, sizeof path, "%s/sock", top);
+	assert_int_equal(mkdir(path, 0700), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(path, 65534, 65534), 0);
+	snprintf(path, sizeof path, "%s/cwd", top);
+	assert_int_equal(mkdir(path, 0700), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(path, 65534, 65534), 0);
+	if ((pid = fork()) == 0)
+		connect_cwd_child(top);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(chmod(path, 0700), 0);
+	snprintf(path, sizeof path, "rm -rf '%s'", top);
+	assert_int_equal(system(path), 0);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 2) {
+		print_message("skipped: no working directory that cannot be "
+		    "read can be had here\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* In the child: send SIGUSR2 to our parent. */
 static void
 signal_parent(void *arg)
@@ -364,18 +597,17 @@ signal_parent(void *arg)
 	kill(getppid(), SIGUSR2);
 }
 
-/* Pins: signals arrive on a close-on-exec, non-blocking descriptor, each
- * with its sender where the port names one (us, a child; the child
- * whose exit SIGCHLD says); none waits after they are read. */
+/* Pins: signals arrive on a close-on-exec, non-blocking descriptor,
+ * each one (ours, a child's kill, the child's exit); none waits after
+ * they are read. */
 static void
 test_signals(void **state)
 {
 	sigset_t	set, old;
 	int		fd, signo, tell, hold, seen_usr1 = 0, seen_usr2 = 0,
 			seen_chld = 0;
-	pid_t		from, pid;
+	pid_t		pid;
 	int64_t		deadline;
-	bool		sender = osdep_features() & OSDEP_SIGNAL_SENDER;
 
 	(void)state;
 	sigemptyset(&set);
@@ -392,24 +624,17 @@ test_signals(void **state)
 	deadline = now_ms() + WAIT_MS;
 	while ((!seen_usr1 || !seen_usr2 || !seen_chld) &&
 	    readable(fd, poll_timeout(deadline))) {
-		while (osdep_signal_next(fd, &signo, &from)) {
-			if (signo == SIGUSR1) {
+		while (osdep_signal_next(fd, &signo)) {
+			if (signo == SIGUSR1)
 				seen_usr1 = 1;
-				if (sender)
-					assert_int_equal(from, getpid());
-			} else if (signo == SIGUSR2) {
+			else if (signo == SIGUSR2)
 				seen_usr2 = 1;
-				if (sender)
-					assert_int_equal(from, pid);
-			} else if (signo == SIGCHLD) {
+			else if (signo == SIGCHLD)
 				seen_chld = 1;
-				if (sender)
-					assert_int_equal(from, pid);
-			}
 		}
 	}
 	assert_true(seen_usr1 && seen_usr2 && seen_chld);
-	assert_int_equal(osdep_signal_next(fd, &signo, &from), 0);
+	assert_int_equal(osdep_signal_next(fd, &signo), 0);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 	close(tell);
 	signal(SIGUSR1, SIG_DFL);
@@ -780,10 +1005,15 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_port),
 		cmocka_unit_test(test_proc),
 		cmocka_unit_test(test_proc_tty),
+		cmocka_unit_test(test_pty_hangup),
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_cmdline),
+		cmocka_unit_test(test_procargs),
 		cmocka_unit_test(test_self_exe),
+		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_unswept_dir),
 		cmocka_unit_test(test_connect_at),
+		cmocka_unit_test(test_connect_cwd),
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_close_range),
 		cmocka_unit_test(test_pidfd),

@@ -67,6 +67,22 @@ tf_sel(struct sel *s, const struct textbuf *t, const char *filter,
 	sel_begin(s, t);
 }
 
+/* A selection of the last lines: filter (or NULL), context, until (or
+ * NULL) and tail set before sel_begin, which reads them. */
+static void
+tf_sel_last(struct sel *s, const struct textbuf *t, const char *filter,
+    size_t context, const char *until, size_t tail)
+{
+	memset(s, 0, sizeof *s);
+	s->filter = filter != NULL ? tf_pat(filter) : NULL;
+	s->context = context;
+	s->max_lines = SIZE_MAX;
+	s->until = until != NULL ? tf_pat(until) : NULL;
+	s->tail = tail;
+	s->last = true;
+	sel_begin(s, t);
+}
+
 /* Filter text from cursor; its output must be want, the scan's result
  * rc, and it must have matched the given count. */
 static void
@@ -411,12 +427,7 @@ test_filter_tail(void **state)
 
 	(void)state;
 	tf_text(&t, tf_20);
-	tf_sel(&s, &t, NULL, 0, 0, 0);
-	sel_free(&s);
-	s.filter = tf_pat("x$");
-	s.tail = 2;
-	s.last = true;
-	sel_begin(&s, &t);
+	tf_sel_last(&s, &t, "x$", 0, NULL, 2);
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "15:15 x\n20:20 x\n");
 	assert_int_equal(s.matched, 4);
@@ -424,25 +435,14 @@ test_filter_tail(void **state)
 	free(got);
 	sel_free(&s);
 	/* With context: groups that do not touch are parted by "--". */
-	tf_sel(&s, &t, NULL, 1, 0, 0);
-	s.filter = tf_pat("x$");
-	s.tail = 2;
-	s.last = true;
-	sel_free(&s);
-	s.filter = tf_pat("x$");
-	sel_begin(&s, &t);
+	tf_sel_last(&s, &t, "x$", 1, NULL, 2);
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "14-14\n15:15 x\n16-16\n--\n19-19\n20:20 x\n");
 	free(got);
 	sel_free(&s);
 	/* Context that reaches the previous match: one group, no line
 	 * twice. */
-	tf_sel(&s, &t, NULL, 3, 0, 0);
-	sel_free(&s);
-	s.filter = tf_pat("x$");
-	s.tail = 2;
-	s.last = true;
-	sel_begin(&s, &t);
+	tf_sel_last(&s, &t, "x$", 3, NULL, 2);
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "12-12\n13-13\n14-14\n15:15 x\n16-16\n"
 	    "17-17\n18-18\n19-19\n20:20 x\n");
@@ -463,38 +463,20 @@ test_until_filter(void **state)
 
 	(void)state;
 	tf_text(&t, tf_20);
-	tf_sel(&s, &t, "x$", 0, 0, 0);
-	s.until = tf_pat("^16$");
-	sel_free(&s);
-	s.filter = tf_pat("x$");
-	s.until = tf_pat("^16$");
-	s.last = true;
-	sel_begin(&s, &t);
+	tf_sel_last(&s, &t, "x$", 0, "^16$", 0);
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "4:4 x\n7:7 x\n15:15 x\n16:16\n");
 	assert_int_equal(sh.cursor, strstr(tf_20, "17\n") - tf_20);
 	free(got);
 	sel_free(&s);
 	/* With tail 1: the last match and until's line. */
-	memset(&s, 0, sizeof s);
-	s.max_lines = SIZE_MAX;
-	s.filter = tf_pat("x$");
-	s.until = tf_pat("^16$");
-	s.tail = 1;
-	s.last = true;
-	sel_begin(&s, &t);
+	tf_sel_last(&s, &t, "x$", 0, "^16$", 1);
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "15:15 x\n16:16\n");
 	free(got);
 	sel_free(&s);
 	/* until's line matching the filter is shown once. */
-	memset(&s, 0, sizeof s);
-	s.max_lines = SIZE_MAX;
-	s.filter = tf_pat("x$");
-	s.until = tf_pat("^15 x$");
-	s.tail = 1;
-	s.last = true;
-	sel_begin(&s, &t);
+	tf_sel_last(&s, &t, "x$", 0, "^15 x$", 1);
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "15:15 x\n");
 	free(got);
@@ -522,12 +504,7 @@ test_filter_tail_page(void **state)
 		buf_addc(&b, '\n');
 	}
 	tf_text(&t, buf_cstr(&b));
-	memset(&s, 0, sizeof s);
-	s.max_lines = SIZE_MAX;
-	s.filter = tf_pat("^x");
-	s.tail = 100;
-	s.last = true;
-	sel_begin(&s, &t);
+	tf_sel_last(&s, &t, "^x", 0, NULL, 100);
 	got = tf_show(&s, &t, false, &sh);
 	assert_true(utf8_count(got, strlen(got)) <= TEXTBUF_PAGE_CHARS);
 	assert_true(sh.hits >= 20 && sh.hits < 30);
@@ -579,12 +556,7 @@ test_property_tail(void **state)
 				w = want.data + i;
 				break;
 			}
-		memset(&s, 0, sizeof s);
-		s.max_lines = SIZE_MAX;
-		s.filter = tf_pat("7");
-		s.tail = tail;
-		s.last = true;
-		sel_begin(&s, &t);
+		tf_sel_last(&s, &t, "7", 0, NULL, tail);
 		got = tf_show(&s, &t, false, &sh);
 		assert_string_equal(got, w);
 		assert_int_equal(s.matched, k);
