@@ -9,6 +9,9 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 #include "compat.h"
 #include "fdutil.h"
@@ -197,5 +200,18 @@ compat_mkfifoat(int dfd, const char *name, mode_t mode)
 	struct compat_fifo	f = { name, mode };
 
 	return (fd_in_dir(dfd, compat_mkfifo_here, &f));
+#endif
+}
+
+/* A pidfd of pid where the kernel has pidfd_open(2); else ENOSYS. */
+int
+compat_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return ((int)syscall(SYS_pidfd_open, pid, 0));
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return (-1);
 #endif
 }

@@ -64,5 +64,7 @@ void	*compat_memrchr(const void *, int, size_t);
 /* The signal's name without "SIG", or NULL if it has none here. */
 const char *compat_sigabbrev(int sig);
 int	 compat_mkfifoat(int dfd, const char *name, mode_t mode);
+/* pidfd_open(2) where the kernel has it (Linux 5.3); else ENOSYS. */
+int	 compat_pidfd_open(pid_t);
 
 #endif

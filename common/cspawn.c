@@ -116,3 +116,18 @@ cspawn_start(const struct spawn *sp, enum spawn_stage *stage, int *err)
 	}
 	return (pid);
 }
+
+/* attr: every signal at its default, none blocked, in the child. */
+void
+cspawn_attr_init(posix_spawnattr_t *attr)
+{
+	sigset_t	none, all;
+
+	posix_spawnattr_init(attr);
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(attr, &none);
+	posix_spawnattr_setsigdefault(attr, &all);
+	posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK |
+	    POSIX_SPAWN_SETSIGDEF);
+}

@@ -11,6 +11,8 @@
 
 #include <sys/types.h>
 
+#include <spawn.h>
+
 #define SPAWN_SETSID	0x1	/* a session (and group) of its own */
 #define SPAWN_SETPGID	0x2	/* a process group of its own */
 #define SPAWN_SEARCH	0x4	/* argv[0] looked up in PATH (execvp) */
@@ -45,5 +47,12 @@ struct spawn {
  * and *err why; a child that failed has exited and must still be reaped.
  */
 pid_t	cspawn_start(const struct spawn *, enum spawn_stage *stage, int *err);
+
+/*
+ * For posix_spawn (a vfork: no copy of a large parent's memory): attr
+ * made so that the child starts with every signal at its default and
+ * none blocked, as cspawn_start's children do.
+ */
+void	cspawn_attr_init(posix_spawnattr_t *);
 
 #endif

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 
+#include "compat.h"
 #include "osdep.h"
 #include "osdep-linux.h"
 #include "osdep-port.h"
@@ -40,13 +41,7 @@ osdep_name(void)
 int
 osdep_pidfd(pid_t pid)
 {
-#ifdef SYS_pidfd_open
-	return ((int)syscall(SYS_pidfd_open, pid, 0));
-#else
-	(void)pid;
-	errno = ENOSYS;
-	return (-1);
-#endif
+	return (compat_pidfd_open(pid));
 }
 
 int

@@ -42,6 +42,7 @@
 
 #include "buf.h"
 #include "compat.h"
+#include "cspawn.h"
 #include "osdep.h"
 #include "osdep-port.h"
 
@@ -71,7 +72,6 @@ osdep_ps(char *const argv[], struct buf *out, pid_t *pid)
 {
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 attr;
-	sigset_t			 none, all;
 	char				 chunk[4096];
 	int				 fds[2], st, err;
 	ssize_t				 n;
@@ -83,13 +83,7 @@ osdep_ps(char *const argv[], struct buf *out, pid_t *pid)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-	    POSIX_SPAWN_SETSIGDEF);
+	cspawn_attr_init(&attr);
 	err = posix_spawnp(&child, "ps", &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
@@ -339,11 +333,5 @@ osdep_close_range(int lowfd, int highfd, int cloexec)
 int
 osdep_pidfd(pid_t pid)
 {
-#ifdef SYS_pidfd_open
-	return ((int)syscall(SYS_pidfd_open, pid, 0));
-#else
-	(void)pid;
-	errno = ENOSYS;
-	return (-1);
-#endif
+	return (compat_pidfd_open(pid));
 }

@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 
 #include "compat.h"
+#include "cspawn.h"
 #include "fdutil.h"
 #include "frame.h"
 #include "log.h"
@@ -162,7 +163,6 @@ reaper_link_spawn(const char *program_id, const struct program_spec *st,
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 attr;
 	struct reaper_link		*l;
-	sigset_t			 none, all;
 	char				*argv[] = { (char *)"progmux-reaper",
 					    NULL };
 	int				 sv[2], err, i, lock = -1;
@@ -198,13 +198,7 @@ reaper_link_spawn(const char *program_id, const struct program_spec *st,
 	if (cfg.lock_fd != -1 && (lock = fcntl(cfg.lock_fd, F_DUPFD_CLOEXEC,
 	    PROTO_FD_END)) != -1)
 		posix_spawn_file_actions_adddup2(&fa, lock, PROTO_LOCK_FD);
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-	    POSIX_SPAWN_SETSIGDEF);
+	cspawn_attr_init(&attr);
 	/* Everything else of ours is close-on-exec. */
 	err = posix_spawn(&pid, cfg.reaper_path, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);

@@ -224,6 +224,27 @@ test_eof_then_signal(void **state)
 	pmx_close(&c);
 }
 
+/* Wait until list_programs names no program whose argv holds needle
+ * (its end is heard after its processes are gone). */
+static void
+wait_unlisted(struct pmx *c, const char *needle)
+{
+	struct json_doc	*d;
+	int64_t		 deadline = now_ms() + WAIT_MS;
+
+	for (;;) {
+		d = sc_call_ok(c, "list_programs", "{}");
+		if (strstr(pmx_text(d), needle) == NULL)
+			break;
+		if (now_ms() > deadline)
+			fail_msg("a cancelled run is still held: %s",
+			    pmx_text(d));
+		json_doc_free(d);
+		usleep(20000);
+	}
+	json_doc_free(d);
+}
+
 /* Send notifications/cancelled for request rid. */
 static void
 cancel_request(struct pmx *c, int64_t rid)
@@ -291,6 +312,7 @@ test_cancelled_run_forgotten(void **state)
 	snprintf(needle, sizeof needle, "%s-short", mark);
 	if (wait_none(needle, 10000) != 0)
 		fail_msg("a cancelled run's program still runs");
+	wait_unlisted(&c, mark);
 	rid = run_marked(&c, "", 30, "kept", ",\"keep\":true");
 	cancel_request(&c, rid);
 	d = sc_call_ok(&c, "list_programs", "{}");
@@ -368,11 +390,7 @@ test_cancelled_task_forgotten(void **state)
 		snprintf(needle, sizeof needle, "%s-task%d", mark, era);
 		if (wait_none(needle, 10000) != 0)
 			fail_msg("the cancelled task's program still runs");
-		d = sc_call_ok(&c, "list_programs", "{}");
-		if (strstr(pmx_text(d), needle) != NULL)
-			fail_msg("the cancelled task's run is still held: %s",
-			    pmx_text(d));
-		json_doc_free(d);
+		wait_unlisted(&c, needle);
 		free(task);
 		pmx_close(&c);
 	}
