@@ -161,7 +161,7 @@ $(B)/progmux-reaper: $(REAPER_OBJ) $(B)/libcommon.a
 
 # Each compile writes the headers it read to a .d file beside its output
 # (-MMD; -MP: a removed header is no error), read back below: a changed
-# header rebuilds what includes it (scripts/check/deps.sh).
+# header rebuilds what includes it (scripts/check/header-deps.sh).
 DEPFLAGS = -MMD -MP
 
 $(B)/obj/%.o: %.c
@@ -271,7 +271,7 @@ bench-smoke: all $(BENCH_BIN)
 
 # Installs missing Debian packages, builds, runs every test.
 test:
-	sh scripts/build/deps.sh
+	sh scripts/build/install-packages.sh
 	$(MAKE) all unit integration
 	SAN=$(SAN) sh scripts/test/test.sh $(B)
 
@@ -295,7 +295,7 @@ test-long: all unit integration
 # 3.3a (the system's), 3.5a and 3.8 (private roots under $(B)/tmux, set
 # up by scripts/test/tmux-versions.sh; nothing is installed system-wide).
 test-tmux:
-	sh scripts/build/deps.sh
+	sh scripts/build/install-packages.sh
 	$(MAKE) all unit integration
 	sh scripts/test/test-tmux.sh $(B)
 
@@ -356,8 +356,8 @@ test-valgrind: all unit integration
 # scripts/package/static.sh), the platform packages @progmux/linux-x64 and
 # @progmux/linux-arm64, the main package progmux, each packed (npm pack).
 npm:
-	sh scripts/build/deps.sh
-	sh scripts/package/deps.sh
+	sh scripts/build/install-packages.sh
+	sh scripts/package/install-cross-tools.sh
 	sh scripts/package/static.sh linux-x64
 	sh scripts/package/static.sh linux-arm64
 	sh scripts/package/npm.sh
@@ -368,12 +368,12 @@ npm:
 # npx progmux --check, the SDK e2e, the no-leftover tests and Claude Code
 # (npx -y progmux), x86_64 natively and arm64 under qemu.
 npm-test: npm
-	sh scripts/package/deps.sh qemu
+	sh scripts/package/install-cross-tools.sh qemu
 	sh scripts/package/npm-test.sh
 
 # stdout is the protocol: everything else goes to stderr.
 run:
-	@sh scripts/build/deps.sh >&2
+	@sh scripts/build/install-packages.sh >&2
 	@$(MAKE) -s all >&2
 	@exec ./$(B)/progmux
 

@@ -17,8 +17,8 @@
 # bookworm source packages below with the sha256 of each upstream
 # tarball. Everything goes under build/macos (downloads are kept there
 # and checked again on the next run); nothing is installed system-wide
-# but the Debian packages scripts/build/deps.sh adds (llvm-14 for llvm-nm and
-# llvm-otool, file). Ends with "N passed, M failed" over the checks.
+# but the Debian packages scripts/build/install-packages.sh adds (llvm-14
+# for llvm-nm and llvm-otool, file). Ends with "N passed, M failed" over the checks.
 # libmicrohttpd is not built for macOS here: these builds have no
 # ask_user_secret (SECRET_PAGE=), as any build without the library.
 set -eu
@@ -34,7 +34,7 @@ pcre2=10.42-1 pcre2_10.42.orig.tar.gz c33b418e3b936ee3153de2c61cc638e7e4fe315602
 cmocka=1.1.5-2.1 cmocka_1.1.5.orig.tar.xz f0ccd8242d55e2fd74b16ba518359151f6f8383ff8aef4976e48393f77bba8b6"
 TARGETS="aarch64-macos.13.0 x86_64-macos.13.0"
 
-sh scripts/build/deps.sh llvm-14 file openssl
+sh scripts/build/install-packages.sh llvm-14 file openssl
 mkdir -p "$W/dl"
 
 # zig, from npm: its own cache under build/macos, not the user's.

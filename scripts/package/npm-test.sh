@@ -1,6 +1,7 @@
 #!/bin/sh
 # npm-test.sh — the npm packages of build/npm (make npm) tested as their
-# users get them (make npm-test; scripts/package/deps.sh qemu first).
+# users get them (make npm-test; scripts/package/install-cross-tools.sh
+# qemu first).
 #
 #  1. server.json against the MCP Registry's schema and progmux --help
 #     (check-server-json.mjs; ajv and ajv-formats pinned in

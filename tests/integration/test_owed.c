@@ -636,8 +636,8 @@ test_ssh_hung(void **state)
 
 	(void)state;
 	if (access(sshd, X_OK) == -1)
-		fail_msg("%s not found: scripts/build/deps.sh installs "
-		    "openssh-server", sshd);
+		fail_msg("%s not found: scripts/build/install-packages.sh "
+		    "installs openssh-server", sshd);
 	assert_int_equal(pmx_prepare(cp), 0);
 	ssh.open = true;
 	/* Keys: the host's and the client's, and the client's allowed. */

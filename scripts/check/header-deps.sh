@@ -1,5 +1,5 @@
 #!/bin/sh
-# deps.sh BUILDDIR — a changed header rebuilds what includes it, and
+# header-deps.sh BUILDDIR — a changed header rebuilds what includes it, and
 # nothing is rebuilt for nothing.
 #
 # After a build (make test builds first), every object and test program
