@@ -178,7 +178,10 @@ macho_ok() {	# macho_ok FILE ARCH
 		echo "$f: $(file -b "$f")" >&2; return 1; }
 	llvm-otool-14 -hv "$f" | grep -q NOUNDEFS || {
 		echo "$f: no NOUNDEFS flag" >&2; return 1; }
-	bad=$(llvm-nm-14 -m -u "$f" | grep -v '(from lib' || true)
+	imports=$(llvm-nm-14 -m -u "$f") || {
+		echo "$f: llvm-nm-14 failed" >&2; return 1; }
+	[ -n "$imports" ] || { echo "$f: llvm-nm-14 listed no import" >&2; return 1; }
+	bad=$(printf '%s\n' "$imports" | grep -v '(from lib' || true)
 	[ -z "$bad" ] || { echo "$f: unbound: $bad" >&2; return 1; }
 }
 
