@@ -223,8 +223,11 @@ integration: $(ITEST_BIN) $(FIXTURE_BIN)
 
 # Integration tests drive build/progmux through tests/client.c (the
 # client) and tests/harness.c (the checks and set-ups the suites share),
-# each compiled once (tests/schema_check.c too, for test_jschema).
-HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/harness.o
+# each compiled once (tests/schema_check.c too, for test_jschema), and
+# tmux's quoting (server/tmux_parse.c): how a logged tmux command would
+# hold a secret, which test_secret_page looks for.
+HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/harness.o \
+	$(B)/obj/server/tmux_parse.o
 
 $(B)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
