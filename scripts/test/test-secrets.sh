@@ -8,6 +8,8 @@
 # openssl (Debian packages, as scripts/build/install-packages.sh does) and
 # tests/secrets' npm packages from its lockfile (npm ci, a cache under
 # build/). The page as rendered is kept as build/secrets/page.png.
+# SECRETS_SSH=skip skips the ssh part where it cannot be set up (its sshd
+# needs root for its mount namespace); otherwise that fails the run.
 set -eu
 B=${1:-build}
 cd "$(dirname "$0")/../.."

@@ -2,7 +2,7 @@
 // checks as TAP lines, the summary scripts/test/test.sh adds up, and the
 // environment of the progmux they drive.
 
-export const tally = { passed: 0, failed: 0, n: 0 };
+export const tally = { passed: 0, failed: 0, skipped: 0, n: 0 };
 
 // Record one check as a TAP line.
 export function check(name, ok, why) {
@@ -15,6 +15,15 @@ export function check(name, ok, why) {
     console.log(`not ok ${tally.n} - ${name}${why ? ' # ' + String(why).slice(0, 500) : ''}`);
   }
   return ok;
+}
+
+// Record a check that did not run, and why: a TAP skip, counted apart
+// (neither passed nor failed), listed as test.sh lists skips.
+export function skip(name, why) {
+  tally.n++;
+  tally.skipped++;
+  console.log(`ok ${tally.n} - ${name} # SKIP ${why}`);
+  console.log(`skipped: ${name}: ${why}`);
 }
 
 // Run one named step; an exception fails it, and so does a value other
@@ -34,8 +43,9 @@ export async function step(name, fn) {
 export function summary() {
   console.log(`1..${tally.n}`);
   console.log(`[  PASSED  ] ${tally.passed} test(s).`);
+  if (tally.skipped > 0) console.log(`[  SKIPPED ] ${tally.skipped} test(s), listed above.`);
   if (tally.failed > 0) console.log(`[  FAILED  ] ${tally.failed} test(s), listed above.`);
-  console.log(`${tally.passed} passed, ${tally.failed} failed`);
+  console.log(`${tally.passed} passed, ${tally.failed} failed${tally.skipped ? `, ${tally.skipped} skipped` : ''}`);
   process.exitCode = tally.failed > 0 ? 1 : 0;
 }
 
