@@ -92,6 +92,9 @@ COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 # the page nor the tool is built, and the tool is not listed. The static
 # builds link the one they build (scripts/package/static.sh).
 SECRET_PAGE ?= $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1)
+# The tests are told whether it is built: the C tests by
+# -DPROGMUX_SECRET_PAGE, the others by PMX_SECRET_PAGE (1 or 0).
+export PMX_SECRET_PAGE := $(if $(SECRET_PAGE),1,0)
 SECRET_SRC = server/secret_page.c server/tool_secret.c
 SERVER_SRC = $(filter-out server/ttywait-%.c $(if $(SECRET_PAGE),,$(SECRET_SRC)),\
 	$(wildcard server/*.c)) server/ttywait-$(TTYWAIT).c

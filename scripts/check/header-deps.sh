@@ -21,6 +21,7 @@ cd "$(dirname "$0")/../.." || exit 1
 M="make -q B=$B"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/progmux-header-deps.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT PIPE TERM
 bad=0
 
 # The targets a source is built into, whether or not they were built:

@@ -80,6 +80,9 @@ done
 rm -rf "$W"
 mkdir -p "$W/tmp" "$W/home"
 export TMPDIR="$W/tmp"
+# The static binaries have ask_user_secret's page (static.sh builds them
+# with SECRET_PAGE=1): the tools the tests expect.
+export PMX_SECRET_PAGE=1
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
 # npm install, retried twice (the registry answers the optional

@@ -1,6 +1,11 @@
 // tap.mjs — what the end-to-end tests (e2e.mjs, eras.mjs) share: their
-// checks as TAP lines, the summary scripts/test/test.sh adds up, and the
-// environment of the progmux they drive.
+// checks as TAP lines, the summary scripts/test/test.sh adds up, the
+// environment of the progmux they drive, and the tools it must list.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export const tally = { passed: 0, failed: 0, skipped: 0, n: 0 };
 
@@ -60,4 +65,20 @@ export function progmuxEnv(sock, dir, tmuxBin) {
     if (v !== undefined) env[k] = v;
   }
   return { ...env, PROGMUX_SOCKET_PATH: sock, PROGMUX_TMUX_BIN: tmuxBin, TMPDIR: dir, TMUX_TMPDIR: dir };
+}
+
+// The tools the build under test lists, by name, sorted: every
+// schemas/*.json, but ask_user_secret where the build has no page for it.
+// Whether it has is the build's configuration, which the Makefile gives
+// the tests as PMX_SECRET_PAGE (1 or 0), as it gives the C tests
+// -DPROGMUX_SECRET_PAGE; never what the binary says of itself.
+export function builtTools() {
+  const page = process.env.PMX_SECRET_PAGE;
+  if (page !== '1' && page !== '0')
+    throw new Error(`PMX_SECRET_PAGE is ${JSON.stringify(page)}, not 1 or 0: run the tests through make, which says whether the build has ask_user_secret's page`);
+  const dir = path.join(root, 'schemas');
+  const names = readdirSync(dir).filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')).name).sort();
+  if (!names.includes('ask_user_secret')) throw new Error(`no ask_user_secret in ${dir}`);
+  return names.filter((n) => page === '1' || n !== 'ask_user_secret');
 }
