@@ -234,9 +234,11 @@ async function modern(dir, sock) {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).join(',');
     // ask_user_secret last, in a build with its page's library.
+    const built = builtTools();
     const want = ['start_program', 'read_program', 'run_program', 'stop_program', 'capture_pane',
-      'send_keys', 'list_programs', 'ask_user_secret'].filter((n) => builtTools().includes(n));
-    if (names !== want.join(',') || want.length !== builtTools().length) return `${names}; want ${builtTools()}`;
+      'send_keys', 'list_programs', 'ask_user_secret'].filter((n) => built.includes(n));
+    if (want.length !== built.length) return `schemas/ has ${built}; the order here names ${want}`;
+    if (names !== want.join(',')) return `${names}; want ${want.join(',')}`;
   });
   await step('modern: a short call is answered directly', async () => {
     const r = await client.callTool({ name: 'run_program', arguments: { argv: ['echo', 'hi'] } });
