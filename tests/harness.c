@@ -6,6 +6,7 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "client.h"
@@ -604,6 +606,31 @@ wait_path_gone(const char *path, int ms)
 	while (lstat(path, &st) == 0 && now_ms() < deadline)
 		poll(NULL, 0, POLL_MS);
 	return (lstat(path, &st) == -1);
+}
+
+int
+count_fds(pid_t pid, int (*fn)(int, const char *))
+{
+	char		 path[64], fp[400], link[256];
+	DIR		*d;
+	struct dirent	*de;
+	ssize_t		 n;
+	int		 count = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(fp, sizeof fp, "%s/%s", path, de->d_name);
+		if ((n = readlink(fp, link, sizeof link - 1)) <= 0)
+			continue;	/* closed meanwhile */
+		link[n] = '\0';
+		count += fn(atoi(de->d_name), link);
+	}
+	closedir(d);
+	return (count);
 }
 
 /* --- running a suite --------------------------------------------------- */

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "client.h"
 
@@ -169,6 +170,10 @@ int		 wait_none(const char *needle, int ms);
 int		 wait_some(const char *needle, int want, int ms);
 /* Wait up to ms until path is gone (lstat); is it? */
 bool		 wait_path_gone(const char *path, int ms);
+/* How many of pid's open descriptors fn counts (given each one's number
+ * and what /proc/PID/fd says it is, it returns 1 or 0), or -1 if they
+ * cannot be read. */
+int		 count_fds(pid_t pid, int (*fn)(int fd, const char *link));
 
 /* --- running a suite --------------------------------------------------- */
 

@@ -12,48 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clean_text.h"
 #include "strip.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-/* Is the text valid UTF-8 holding no C0 control but TAB and LF, no DEL? */
-static int
-fuzz_clean(const uint8_t *p, size_t len)
-{
-	size_t		i = 0, n, k;
-	uint32_t	cp;
-
-	while (i < len) {
-		if (p[i] < 0x80) {
-			if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') ||
-			    p[i] == 0x7f)
-				return (0);
-			i++;
-			continue;
-		}
-		if (p[i] >= 0xc2 && p[i] <= 0xdf)
-			n = 1, cp = p[i] & 0x1f;
-		else if (p[i] >= 0xe0 && p[i] <= 0xef)
-			n = 2, cp = p[i] & 0x0f;
-		else if (p[i] >= 0xf0 && p[i] <= 0xf4)
-			n = 3, cp = p[i] & 0x07;
-		else
-			return (0);
-		if (i + n >= len)
-			return (0);
-		for (k = 1; k <= n; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return (0);
-			cp = (cp << 6) | (p[i + k] & 0x3f);
-		}
-		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return (0);
-		i += n + 1;
-	}
-	return (1);
-}
 
 /* Strip in pieces of at most step bytes, or split once at cut. */
 static size_t
@@ -99,7 +62,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (na != nb || na != nc || memcmp(a, b, na) != 0 ||
 	    memcmp(a, c, na) != 0)
 		abort();
-	if (!fuzz_clean(a, na))
+	if (!clean_text(a, na))
 		abort();
 	free(a);
 	free(b);

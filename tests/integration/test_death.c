@@ -334,33 +334,15 @@ test_kill_robust(void **state)
 	kill_trials(true);
 }
 
-/* Descriptors of pid that are not 0, 1, 2 or a pidfd. */
+/* A descriptor of a reaper at rest that is not 0, 1, 2 or its pidfd,
+ * said. */
 static int
-other_fds(pid_t pid)
+other_fd(int fd, const char *link)
 {
-	char		 path[64], fp[400], link[256];
-	DIR		*d;
-	struct dirent	*de;
-	ssize_t		 n;
-	int		 count = 0;
-
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	if ((d = opendir(path)) == NULL)
-		return (-1);
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || atoi(de->d_name) <= 2)
-			continue;
-		snprintf(fp, sizeof fp, "%s/%s", path, de->d_name);
-		if ((n = readlink(fp, link, sizeof link - 1)) <= 0)
-			continue;	/* closed meanwhile */
-		link[n] = '\0';
-		if (strcmp(link, "anon_inode:[pidfd]") == 0)
-			continue;
-		print_message("idle fd %s -> %s\n", de->d_name, link);
-		count++;
-	}
-	closedir(d);
-	return (count);
+	if (fd <= 2 || strcmp(link, "anon_inode:[pidfd]") == 0)
+		return (0);
+	print_message("idle fd %d -> %s\n", fd, link);
+	return (1);
 }
 
 /*
@@ -430,7 +412,7 @@ idle_window(bool robust)
 		usleep(20000);
 	}
 	free(screen);
-	assert_int_equal(other_fds((pid_t)pid), 0);
+	assert_int_equal(count_fds((pid_t)pid, other_fd), 0);
 	free(out);
 	/* It goes with progmux. */
 	close(c.to);
@@ -665,18 +647,27 @@ test_nofile_soft(void **state)
 	}
 }
 
-/* TMUX_TMPDIR for a test: DIR/tt, and the lock's path in it. */
+/*
+ * A progmux on c started and ended at once, its directory kept for the
+ * next (pmx_spawn on c); that one's TMUX_TMPDIR=DIR/tt in ttenv, and the
+ * attach lock's path in it in lock.
+ */
 static void
-lock_paths(struct pmx *c, char *tt, size_t ttsize, char *lock,
+lock_setup(struct pmx *c, char *ttenv, size_t envsize, char *lock,
     size_t locksize)
 {
-	char	dir[600];
+	char	tt[300], dir[340];
 
-	snprintf(tt, ttsize, "%s/tt", c->dir);
+	assert_int_equal(pmx_open(c, NULL), 0);
+	close(c->to);
+	c->to = -1;
+	assert_int_equal(pmx_wait_exit(c, 10000), 0);
+	snprintf(tt, sizeof tt, "%s/tt", c->dir);
 	snprintf(dir, sizeof dir, "%s/tmux-%u", tt, (unsigned)getuid());
 	assert_int_equal(mkdir(tt, 0700), 0);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	snprintf(lock, locksize, "%s/progmux-attach.lock", dir);
+	snprintf(ttenv, envsize, "TMUX_TMPDIR=%s", tt);
 }
 
 /*
@@ -692,18 +683,13 @@ test_lock_held(void **state)
 	const char	*env[] = { ttenv, NULL };
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		 tt[600], lock[700], client[400];
+	char		 lock[700], client[400];
 	int64_t		 t0, start, ping;
 	pid_t		 kids[4];
 	int		 fd;
 
 	(void)state;
-	assert_int_equal(pmx_open(&c, NULL), 0);
-	close(c.to);
-	c.to = -1;
-	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
-	lock_paths(&c, tt, sizeof tt, lock, sizeof lock);
-	snprintf(ttenv, sizeof ttenv, "TMUX_TMPDIR=%s", tt);
+	lock_setup(&c, ttenv, sizeof ttenv, lock, sizeof lock);
 	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
@@ -749,17 +735,12 @@ test_lock_foreign(void **state)
 	const char	*env[] = { ttenv, NULL };
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		 tt[600], lock[700], target[700];
+	char		 lock[700], target[700];
 	struct stat	 sb;
 	int		 fd, round;
 
 	(void)state;
-	assert_int_equal(pmx_open(&c, NULL), 0);
-	close(c.to);
-	c.to = -1;
-	assert_int_equal(pmx_wait_exit(&c, 10000), 0);
-	lock_paths(&c, tt, sizeof tt, lock, sizeof lock);
-	snprintf(ttenv, sizeof ttenv, "TMUX_TMPDIR=%s", tt);
+	lock_setup(&c, ttenv, sizeof ttenv, lock, sizeof lock);
 	snprintf(target, sizeof target, "%s/target", c.dir);
 	for (round = 0; round < 2; round++) {
 		fd = -1;

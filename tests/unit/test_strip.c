@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "clean_text.h"
 #include "rand.h"
 
 #include "buf.h"
@@ -74,48 +75,6 @@ test_strip_mode(const void *in, size_t len, int mode, struct buf *b)
 	return (sp.dropped);
 }
 
-/* Is text valid UTF-8 with no C0 control but TAB and LF, and no DEL? */
-static int
-test_clean(const char *s, size_t len)
-{
-	const uint8_t	*p = (const uint8_t *)s;
-	size_t		 i = 0, n, k;
-	uint32_t	 cp;
-
-	while (i < len) {
-		if (p[i] < 0x80) {
-			if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') ||
-			    p[i] == 0x7f)
-				return (0);
-			i++;
-			continue;
-		}
-		if (p[i] >= 0xc2 && p[i] <= 0xdf) {
-			n = 1;
-			cp = p[i] & 0x1f;
-		} else if (p[i] >= 0xe0 && p[i] <= 0xef) {
-			n = 2;
-			cp = p[i] & 0x0f;
-		} else if (p[i] >= 0xf0 && p[i] <= 0xf4) {
-			n = 3;
-			cp = p[i] & 0x07;
-		} else
-			return (0);
-		if (i + n >= len)
-			return (0);
-		for (k = 1; k <= n; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return (0);
-			cp = (cp << 6) | (p[i + k] & 0x3f);
-		}
-		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return (0);
-		i += n + 1;
-	}
-	return (1);
-}
 
 /* Print bytes escaped, for a failure message. */
 static void
@@ -156,7 +115,7 @@ test_expect_dropped(const void *in, size_t len, const void *want, size_t wlen,
 			test_dump("got", b.data, b.len);
 			fail();
 		}
-		assert_true(test_clean(b.data, b.len));
+		assert_true(clean_text(b.data, b.len));
 		buf_free(&b);
 	}
 }
@@ -1036,7 +995,7 @@ test_property(void **state)
 		for (i = 0; i < tokens; i++)
 			test_token(&in);
 		dropped = test_ref((const uint8_t *)in.data, in.len, &ref);
-		assert_true(test_clean(ref.data, ref.len));
+		assert_true(clean_text(ref.data, ref.len));
 		for (mode = 0; mode < TEST_MODES; mode++) {
 			if (test_strip_mode(in.data, in.len, mode, &got) !=
 			    dropped || got.len != ref.len || (ref.len != 0 &&
@@ -1048,7 +1007,7 @@ test_property(void **state)
 				test_dump("got", got.data, got.len);
 				fail();
 			}
-			assert_true(test_clean(got.data, got.len));
+			assert_true(clean_text(got.data, got.len));
 			buf_free(&got);
 		}
 		buf_free(&ref);
