@@ -52,7 +52,10 @@ for c in common/*.c server/*.c reaper/*.c tests/*.c tests/integration/*.c \
 		}
 	done
 done
-[ -s "$tmp/built" ] || { echo "deps: nothing built under $B: build first"; exit 1; }
+[ -s "$tmp/built" ] || {
+	echo "deps: nothing built under $B: build first"
+	exit 1
+}
 [ $bad -eq 0 ] || exit 1
 
 # The build is current: nothing to remake.

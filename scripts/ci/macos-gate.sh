@@ -18,7 +18,8 @@
 # tarball. Everything goes under build/macos (downloads are kept there
 # and checked again on the next run); nothing is installed system-wide
 # but the Debian packages scripts/build/install-packages.sh adds (llvm-14
-# for llvm-nm and llvm-otool, file). Ends with "N passed, M failed" over the checks.
+# for llvm-nm and llvm-otool, file). Ends with "N passed, M failed" over
+# the checks.
 # libmicrohttpd is not built for macOS here: these builds have no
 # ask_user_secret (SECRET_PAGE=), as any build without the library.
 set -eu
@@ -180,7 +181,8 @@ macho_ok() {	# macho_ok FILE ARCH
 		echo "$f: no NOUNDEFS flag" >&2; return 1; }
 	imports=$(llvm-nm-14 -m -u "$f") || {
 		echo "$f: llvm-nm-14 failed" >&2; return 1; }
-	[ -n "$imports" ] || { echo "$f: llvm-nm-14 listed no import" >&2; return 1; }
+	[ -n "$imports" ] || {
+		echo "$f: llvm-nm-14 listed no import" >&2; return 1; }
 	bad=$(printf '%s\n' "$imports" | grep -v '(from lib' || true)
 	[ -z "$bad" ] || { echo "$f: unbound: $bad" >&2; return 1; }
 }
