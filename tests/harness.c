@@ -254,13 +254,15 @@ input_hidden(const struct json_doc *d)
 }
 
 struct json_doc *
-rd_until_waiting(const char *id, int64_t *cursor)
+rd_until_waiting(const char *id, int64_t *cursor, struct buf *all)
 {
 	struct json_doc	*d;
 	int64_t		 t0 = now_ms();
 
 	for (;;) {
 		d = rd(id, *cursor, WAIT_READ_MS, "");
+		if (all != NULL)
+			buf_adds(all, sc_need_str(d, "text"));
 		*cursor = sc_int(d, "cursor");
 		if (sc_bool(d, "waitingForInput"))
 			return (d);

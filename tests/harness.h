@@ -100,8 +100,9 @@ char		*group_start(const char *argv, char **pane);
 /* inputHidden: true, or false when absent; any other value fails. */
 bool		 input_hidden(const struct json_doc *);
 /* Read from *cursor until a read says waitingForInput (bounded): that
- * read, *cursor after it. */
-struct json_doc	*rd_until_waiting(const char *id, int64_t *cursor);
+ * read, *cursor after it; the text read added to all, if not NULL. */
+struct json_doc	*rd_until_waiting(const char *id, int64_t *cursor,
+		    struct buf *all);
 /* The same 1 s at a time, for a program whose waiting may have been told
  * already (a read would then wait its whole timeout). */
 struct json_doc	*rd_waiting_now(const char *id, int64_t cursor);

@@ -81,7 +81,7 @@ test_getpass(void **state)
 	id = group_start(args, &pane);
 	free(args);
 	free(argv);
-	d = rd_until_waiting(id, &cursor);
+	d = rd_until_waiting(id, &cursor, NULL);
 	assert_true(input_hidden(d));
 	assert_string_equal(sc_need_str(d, "unfinishedLine"), "Passphrase: ");
 	says_hidden(d, "Passphrase: ");
@@ -124,7 +124,7 @@ waits_as(const char *argv, const char *prompt)
 	int64_t		 cursor = 0;
 
 	id = group_start(argv, &pane);
-	d = rd_until_waiting(id, &cursor);
+	d = rd_until_waiting(id, &cursor, NULL);
 	if (prompt != NULL) {
 		assert_true(input_hidden(d));
 		says_hidden(d, prompt);

@@ -596,7 +596,7 @@ test_echo_back_on(void **state)
 	id = group_start("[\"sh\",\"-c\",\"stty -echo; printf 'PIN: '; "
 	    "read -r p; stty echo; echo; printf 'Name: '; read -r n; "
 	    "echo name=${#n}\"]", &pane);
-	d = rd_until_waiting(id, &cursor);
+	d = rd_until_waiting(id, &cursor, NULL);
 	assert_true(input_hidden(d));
 	json_doc_free(d);
 	url = ask(id, &u);
@@ -606,7 +606,7 @@ test_echo_back_on(void **state)
 	cursor = sc_int(d, "cursor");
 	if (!sc_bool(d, "waitingForInput")) {
 		json_doc_free(d);
-		d = rd_until_waiting(id, &cursor);
+		d = rd_until_waiting(id, &cursor, NULL);
 	}
 	assert_false(input_hidden(d));
 	json_doc_free(d);
