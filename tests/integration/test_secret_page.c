@@ -83,6 +83,7 @@ page_teardown(void **state)
 
 	r = group_teardown(state);
 	free(pmx_run_capture(argv, &st));
+	group_kept = NULL;
 	buf_free(&replies);
 	free(fixture);
 	return (r);
