@@ -93,6 +93,9 @@ COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 # the page nor the tool is built, and the tool is not listed. The static
 # builds link the one they build (scripts/package/static.sh).
 SECRET_PAGE ?= $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1)
+# The tests are told whether it is built: the C tests by
+# -DPROGMUX_SECRET_PAGE, the others by PMX_SECRET_PAGE (1 or 0).
+export PMX_SECRET_PAGE := $(if $(SECRET_PAGE),1,0)
 SECRET_SRC = server/secret_page.c server/tool_secret.c
 SERVER_SRC = $(filter-out server/ttywait-%.c server/loop-%.c \
 	$(if $(SECRET_PAGE),,$(SECRET_SRC)),\
@@ -163,7 +166,7 @@ $(B)/progmux-reaper: $(REAPER_OBJ) $(B)/libcommon.a
 
 # Each compile writes the headers it read to a .d file beside its output
 # (-MMD; -MP: a removed header is no error), read back below: a changed
-# header rebuilds what includes it (scripts/check/deps.sh).
+# header rebuilds what includes it (scripts/check/header-deps.sh).
 DEPFLAGS = -MMD -MP
 
 $(B)/obj/%.o: %.c
@@ -226,9 +229,11 @@ integration: $(ITEST_BIN) $(FIXTURE_BIN)
 # Integration tests drive build/progmux through tests/client.c (the
 # client), tests/procs.c (the processes they look at, through the port)
 # and tests/harness.c (the checks and set-ups the suites share), each
-# compiled once (tests/schema_check.c too, for test_jschema).
+# compiled once (tests/schema_check.c too, for test_jschema), and tmux's
+# quoting (server/tmux_parse.c): how a logged tmux command would hold a
+# secret, which test_secret_page looks for.
 HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/procs.o \
-	$(B)/obj/tests/harness.o
+	$(B)/obj/tests/harness.o $(B)/obj/server/tmux_parse.o
 
 $(B)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -276,7 +281,7 @@ bench-smoke: all $(BENCH_BIN)
 
 # Installs missing Debian packages, builds, runs every test.
 test:
-	sh scripts/build/deps.sh
+	sh scripts/build/install-packages.sh
 	$(MAKE) all unit integration
 	SAN=$(SAN) sh scripts/test/test.sh $(B)
 
@@ -300,7 +305,7 @@ test-long: all unit integration
 # 3.3a (the system's), 3.5a and 3.8 (private roots under $(B)/tmux, set
 # up by scripts/test/tmux-versions.sh; nothing is installed system-wide).
 test-tmux:
-	sh scripts/build/deps.sh
+	sh scripts/build/install-packages.sh
 	$(MAKE) all unit integration
 	sh scripts/test/test-tmux.sh $(B)
 
@@ -361,8 +366,8 @@ test-valgrind: all unit integration
 # scripts/package/static.sh), the platform packages @progmux/linux-x64 and
 # @progmux/linux-arm64, the main package progmux, each packed (npm pack).
 npm:
-	sh scripts/build/deps.sh
-	sh scripts/package/deps.sh
+	sh scripts/build/install-packages.sh
+	sh scripts/package/install-cross-tools.sh
 	sh scripts/package/static.sh linux-x64
 	sh scripts/package/static.sh linux-arm64
 	sh scripts/package/npm.sh
@@ -373,12 +378,12 @@ npm:
 # npx progmux --check, the SDK e2e, the no-leftover tests and Claude Code
 # (npx -y progmux), x86_64 natively and arm64 under qemu.
 npm-test: npm
-	sh scripts/package/deps.sh qemu
+	sh scripts/package/install-cross-tools.sh qemu
 	sh scripts/package/npm-test.sh
 
 # stdout is the protocol: everything else goes to stderr.
 run:
-	@sh scripts/build/deps.sh >&2
+	@sh scripts/build/install-packages.sh >&2
 	@$(MAKE) -s all >&2
 	@exec ./$(B)/progmux
 

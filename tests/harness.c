@@ -6,6 +6,7 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "client.h"
 #include "harness.h"
+#include "procs.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
@@ -25,6 +28,7 @@
 #define START_LINE_MS	10000	/* progmux's start line on stderr */
 
 struct pmx	group;
+struct buf	*group_kept;
 
 /* --- structuredContent ------------------------------------------------ */
 
@@ -162,7 +166,13 @@ group_teardown(void **state)
 struct json_doc *
 call_ok(const char *tool, const char *args)
 {
-	return (sc_call_ok(&group, tool, args));
+	struct json_doc	*d = sc_call_ok(&group, tool, args);
+
+	if (group_kept != NULL) {
+		buf_adds(group_kept, pmx_text(d));
+		buf_addc(group_kept, '\n');
+	}
+	return (d);
 }
 
 struct json_doc *
@@ -200,6 +210,105 @@ refused(const char *tool, const char *args, ...)
 	}
 	va_end(ap);
 	json_doc_free(d);
+}
+
+/* --- programs waiting for input, on the group's progmux --------------- */
+
+#define WAIT_READ_MS	20000	/* a read's timeout, never reached */
+
+char *
+fixture_path(const char *name)
+{
+	const char	*bin = getenv("PROGMUX_BIN"), *slash;
+	char		*path;
+
+	if (bin == NULL)
+		bin = "build/progmux";
+	slash = strrchr(bin, '/');
+	xasprintf(&path, "%.*s/fixtures/%s", slash != NULL ?
+	    (int)(slash - bin) : 1, slash != NULL ? bin : ".", name);
+	return (path);
+}
+
+char *
+group_start(const char *argv, char **pane)
+{
+	char	*args, *id;
+
+	xasprintf(&args, "{\"argv\":%s}", argv);
+	if ((id = pmx_start_program(&group, args, pane)) == NULL)
+		fail_msg("start_program %s failed", args);
+	free(args);
+	return (id);
+}
+
+bool
+input_hidden(const struct json_doc *d)
+{
+	const struct json	*v = sc_get(d, "inputHidden");
+
+	if (v == NULL)
+		return (false);
+	if (json_type(v) != JSON_BOOL || !json_bool(v))
+		fail_msg("inputHidden is there but not true: %s", pmx_text(d));
+	return (true);
+}
+
+struct json_doc *
+rd_until_waiting(const char *id, int64_t *cursor, struct buf *all)
+{
+	struct json_doc	*d;
+	int64_t		 t0 = now_ms();
+
+	for (;;) {
+		d = rd(id, *cursor, WAIT_READ_MS, "");
+		if (all != NULL)
+			buf_adds(all, sc_need_str(d, "text"));
+		*cursor = sc_int(d, "cursor");
+		if (sc_bool(d, "waitingForInput"))
+			return (d);
+		if (sc_bool(d, "ended") || now_ms() - t0 > 3 * WAIT_READ_MS)
+			fail_msg("%s never waited for input: %s", id,
+			    pmx_text(d));
+		json_doc_free(d);
+	}
+}
+
+struct json_doc *
+rd_waiting_now(const char *id, int64_t cursor)
+{
+	struct json_doc	*d;
+	int64_t		 t0 = now_ms();
+
+	for (;;) {
+		d = rd(id, cursor, 1000, "");
+		if (sc_bool(d, "waitingForInput"))
+			return (d);
+		if (sc_bool(d, "ended") || now_ms() - t0 > 3 * WAIT_READ_MS)
+			fail_msg("%s does not wait: %s", id, pmx_text(d));
+		json_doc_free(d);
+	}
+}
+
+void
+rd_until_line(const char *id, int64_t *cursor, const char *want)
+{
+	struct json_doc	*d;
+	int64_t		 t0 = now_ms();
+	bool		 found;
+
+	for (;;) {
+		d = rd(id, *cursor, WAIT_READ_MS, "");
+		*cursor = sc_int(d, "cursor");
+		found = strstr(sc_need_str(d, "text"), want) != NULL;
+		if (!found && (sc_bool(d, "ended") ||
+		    now_ms() - t0 > 3 * WAIT_READ_MS))
+			fail_msg("%s: no line \"%s\": %s", id, want,
+			    pmx_text(d));
+		json_doc_free(d);
+		if (found)
+			return;
+	}
 }
 
 /* --- one progmux per test ---------------------------------------------- */
@@ -500,6 +609,19 @@ wait_path_gone(const char *path, int ms)
 	while (lstat(path, &st) == 0 && now_ms() < deadline)
 		poll(NULL, 0, POLL_MS);
 	return (lstat(path, &st) == -1);
+}
+
+int
+count_fds(pid_t pid, int (*fn)(const struct pmx_fd *))
+{
+	struct pmx_fd	fds[512];
+	int		n, i, count = 0;
+
+	if ((n = pmx_fds(pid, fds, 512)) == -1)
+		return (-1);
+	for (i = 0; i < n; i++)
+		count += fn(&fds[i]);
+	return (count);
 }
 
 /* --- running a suite --------------------------------------------------- */

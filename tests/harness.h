@@ -9,7 +9,9 @@
  *   or be refused (sc_call_ok, sc_call_err, call_ok, refused), a
  *   program in list_programs (listed, is_listed);
  *   one progmux a group of tests shares (group, group_setup,
- *   group_teardown, rd, stop), and one per test in either mode
+ *   group_teardown, rd, stop), programs it runs that wait for input
+ *   (fixture_path, group_start, rd_until_waiting, rd_until_line ...), and
+ *   one per test in either mode
  *   (open_mode) or for the protocol suites (rpc_setup, rpc_teardown);
  *   JSON-RPC lines and replies that must come within REPLY_MS
  *   (send_line, next_line, assert_envelope, assert_error, request_ok,
@@ -28,8 +30,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "client.h"
+#include "procs.h"
 
 #define REPLY_MS	5000	/* any reply expected at once */
 
@@ -82,6 +86,30 @@ void		 stop(const char *id);
  * error whose text holds each needle (a NULL-terminated list). */
 void		 refused(const char *tool, const char *args, ...)
 		    __attribute__((sentinel));
+
+/* --- programs waiting for input, on the group's progmux --------------- */
+
+/* When set, the text of every reply call_ok (and so rd and the waits
+ * below) gets is added to it, for a test to search. */
+extern struct buf *group_kept;
+/* A program built beside progmux (PROGMUX_BIN's directory)/fixtures/name
+ * (allocated). */
+char		*fixture_path(const char *name);
+/* start_program argv (a JSON array); its programId (allocated), its pane
+ * in *pane. */
+char		*group_start(const char *argv, char **pane);
+/* inputHidden: true, or false when absent; any other value fails. */
+bool		 input_hidden(const struct json_doc *);
+/* Read from *cursor until a read says waitingForInput (bounded): that
+ * read, *cursor after it; the text read added to all, if not NULL. */
+struct json_doc	*rd_until_waiting(const char *id, int64_t *cursor,
+		    struct buf *all);
+/* The same 1 s at a time, for a program whose waiting may have been told
+ * already (a read would then wait its whole timeout). */
+struct json_doc	*rd_waiting_now(const char *id, int64_t cursor);
+/* Read from *cursor until a line holding want came (bounded). */
+void		 rd_until_line(const char *id, int64_t *cursor,
+		    const char *want);
 
 /* --- one progmux per test ---------------------------------------------- */
 
@@ -144,6 +172,10 @@ int		 wait_none(const char *needle, int ms);
 int		 wait_some(const char *needle, int want, int ms);
 /* Wait up to ms until path is gone (lstat); is it? */
 bool		 wait_path_gone(const char *path, int ms);
+/* How many of pid's open descriptors fn counts (given each one as the
+ * port tells it, pmx_fds, it returns 1 or 0), or -1 if they cannot be
+ * read. */
+int		 count_fds(pid_t pid, int (*fn)(const struct pmx_fd *));
 
 /* --- running a suite --------------------------------------------------- */
 

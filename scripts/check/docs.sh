@@ -8,7 +8,8 @@
 #    the front reads with getenv() is missing from progmux.1, or the man
 #    page gives another default or range than config.c;
 #  - a tool in schemas/*.json is missing from the README's tools table or
-#    from progmux.1's TOOLS;
+#    from progmux.1's TOOLS, or the documents give another number of tools
+#    ("calls eight tools", "its eight tools") than schemas/ holds;
 #  - README.md is longer than README_MAX lines (260);
 #  - a relative link in README.md or docs/*.md names a file that is not
 #    there, or a heading a Markdown file does not have.
@@ -153,6 +154,32 @@ for f in schemas/*.json; do
 		notok "$name ($f) is in $MAN's TOOLS"
 	fi
 done
+
+# The number of tools, in words, wherever a document says how many
+# progmux has ("calls eight tools", "its eight tools", "progmux's eight
+# tools", across a line break too): the README must say it.
+n=$(ls schemas/*.json | wc -l)
+word=$(echo zero one two three four five six seven eight nine ten eleven \
+    twelve | cut -d' ' -f$((n + 1)))
+counts() {	# counts FILE: each such phrase of FILE, one a line
+	tr '\n' ' ' <"$1" | tr -s ' ' |
+	    grep -oE "(calls|its|progmux's) [a-z]+ tools"
+}
+if [ -n "$word" ] && counts "$README" | grep -qx "calls $word tools"; then
+	ok "$README says the agent calls $word tools (schemas/ has $n)"
+else
+	notok "$README says the agent calls ${word:-$n} tools (schemas/ has $n)"
+fi
+said=0
+for doc in "$README" docs/*.md; do
+	bad=$(counts "$doc" | grep -v " $word tools\$" | sort -u |
+	    sed 's/.*/"&"/' | tr '\n' ' ')
+	if [ -n "$bad" ]; then
+		notok "$doc says ${bad}but schemas/ has $n tools"
+		said=1
+	fi
+done
+[ "$said" = 0 ] && ok "every count of the tools in the documents is $n"
 
 # ------------------------------------------------------------ README
 n=$(wc -l <"$README")

@@ -21,8 +21,9 @@
 # bookworm source packages below with the sha256 of each upstream
 # tarball. Everything goes under build/macos (downloads are kept there
 # and checked again on the next run); nothing is installed system-wide
-# but the Debian packages scripts/build/deps.sh adds (llvm-14 for llvm-nm and
-# llvm-otool, file). Ends with "N passed, M failed" over the checks.
+# but the Debian packages scripts/build/install-packages.sh adds (llvm-14
+# for llvm-nm and llvm-otool, file). Ends with "N passed, M failed" over
+# the checks.
 # libmicrohttpd is not built for macOS here: these builds have no
 # ask_user_secret (SECRET_PAGE=), as any build without the library.
 set -eu
@@ -38,7 +39,7 @@ pcre2=10.42-1 pcre2_10.42.orig.tar.gz c33b418e3b936ee3153de2c61cc638e7e4fe315602
 cmocka=1.1.5-2.1 cmocka_1.1.5.orig.tar.xz f0ccd8242d55e2fd74b16ba518359151f6f8383ff8aef4976e48393f77bba8b6"
 TARGETS="aarch64-macos.13.0 x86_64-macos.13.0"
 
-sh scripts/build/deps.sh llvm-14 file openssl python3-yaml
+sh scripts/build/install-packages.sh llvm-14 file openssl python3-yaml
 mkdir -p "$W/dl"
 
 # zig, from npm: its own cache under build/macos, not the user's.
@@ -182,7 +183,11 @@ macho_ok() {	# macho_ok FILE ARCH
 		echo "$f: $(file -b "$f")" >&2; return 1; }
 	llvm-otool-14 -hv "$f" | grep -q NOUNDEFS || {
 		echo "$f: no NOUNDEFS flag" >&2; return 1; }
-	bad=$(llvm-nm-14 -m -u "$f" | grep -v '(from lib' || true)
+	imports=$(llvm-nm-14 -m -u "$f") || {
+		echo "$f: llvm-nm-14 failed" >&2; return 1; }
+	[ -n "$imports" ] || {
+		echo "$f: llvm-nm-14 listed no import" >&2; return 1; }
+	bad=$(printf '%s\n' "$imports" | grep -v '(from lib' || true)
 	[ -z "$bad" ] || { echo "$f: unbound: $bad" >&2; return 1; }
 }
 

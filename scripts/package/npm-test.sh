@@ -1,6 +1,7 @@
 #!/bin/sh
 # npm-test.sh — the npm packages of build/npm (make npm) tested as their
-# users get them (make npm-test; scripts/package/deps.sh qemu first).
+# users get them (make npm-test; scripts/package/install-cross-tools.sh
+# qemu first).
 #
 #  1. server.json against the MCP Registry's schema and progmux --help
 #     (check-server-json.mjs; ajv and ajv-formats pinned in
@@ -79,6 +80,9 @@ done
 rm -rf "$W"
 mkdir -p "$W/tmp" "$W/home"
 export TMPDIR="$W/tmp"
+# The static binaries have ask_user_secret's page (static.sh builds them
+# with SECRET_PAGE=1): the tools the tests expect.
+export PMX_SECRET_PAGE=1
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
 # npm install, retried twice (the registry answers the optional

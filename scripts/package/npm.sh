@@ -22,7 +22,7 @@ V=$(cat VERSION)
 N=build/npm
 P=build/package
 die() { echo "npm.sh: $*" >&2; exit 1; }
-command -v npm >/dev/null || die "npm not found: sh scripts/build/deps.sh"
+command -v npm >/dev/null || die "npm not found: sh scripts/build/install-packages.sh"
 
 rm -rf "$N"
 mkdir -p "$N"

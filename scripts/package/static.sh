@@ -36,8 +36,9 @@ linux-arm64) arch=arm64 gnu=aarch64-linux-gnu mtriple=aarch64-linux-musl
 	kasm=/usr/aarch64-linux-gnu/include/asm ;;
 *) die "unknown target $T (linux-x64 or linux-arm64)" ;;
 esac
-command -v "$gcc" >/dev/null || die "$gcc not found: sh scripts/package/deps.sh"
-[ -f "$kinc/linux/kcmp.h" ] || die "$kinc/linux is missing: sh scripts/package/deps.sh"
+X=scripts/package/install-cross-tools.sh
+command -v "$gcc" >/dev/null || die "$gcc not found: sh $X"
+[ -f "$kinc/linux/kcmp.h" ] || die "$kinc/linux is missing: sh $X"
 sh scripts/package/fetch.sh
 
 M=$P/musl/$arch
@@ -60,7 +61,7 @@ ln -sfn "$kasm" "$D/include/asm"
 q=$(echo '#include <sys/queue.h>' | cpp -H -o /dev/null 2>&1 | sed -n 's/^\. //p' | head -n 1)
 [ -f "$q" ] || die "<sys/queue.h> not found on this machine (libc6-dev)"
 cp "$q" "$D/include/sys/queue.h"
-[ -f /usr/include/jsmn.h ] || die "/usr/include/jsmn.h is missing: sh scripts/build/deps.sh"
+[ -f /usr/include/jsmn.h ] || die "/usr/include/jsmn.h is missing: sh scripts/build/install-packages.sh"
 cp /usr/include/jsmn.h "$D/include/jsmn.h"
 cat >"$D/bin/cc" <<EOF
 #!/bin/sh

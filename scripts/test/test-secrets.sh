@@ -5,15 +5,17 @@
 # elicitation in both eras; a getpass program and ssh to an sshd of the
 # test's own take the secret; it is then looked for everywhere it must
 # not be. Installs what is missing first: chromium, openssh-server and
-# openssl (Debian packages, as scripts/build/deps.sh does) and tests/secrets'
-# npm packages from its lockfile (npm ci, a cache under build/). The page
-# as rendered is kept as build/secrets/page.png.
+# openssl (Debian packages, as scripts/build/install-packages.sh does) and
+# tests/secrets' npm packages from its lockfile (npm ci, a cache under
+# build/). The page as rendered is kept as build/secrets/page.png.
+# SECRETS_SSH=skip skips the ssh part where it cannot be set up (its sshd
+# needs root for its mount namespace); otherwise that fails the run.
 set -eu
 B=${1:-build}
 cd "$(dirname "$0")/../.."
 CACHE=${PROGMUX_NPM_CACHE:-$(pwd)/build/npm-cache}
 
-sh scripts/build/deps.sh chromium openssh-server openssl util-linux
+sh scripts/build/install-packages.sh chromium openssh-server openssl util-linux
 if [ ! -x "$B/progmux" ] || [ ! -x "$B/fixtures/getpass" ]; then
 	echo "test-secrets.sh: $B/progmux or $B/fixtures/getpass missing: make all integration" >&2
 	exit 1

@@ -145,6 +145,15 @@ list | while read -r name; do
 		case "$name" in *"$pat"*) echo "$name"; break ;; esac
 	done
 done >"$work/queue"
+# A pattern that names no program would test nothing (make test-long
+# names its programs so).
+for pat in ${TESTS:-}; do
+	if ! grep -qF -- "$pat" "$work/queue"; then
+		echo "test.sh: TESTS=$pat names no test program of $B"
+		echo "0 passed, 1 failed, 0 skipped"
+		exit 1
+	fi
+done
 echo 1 >"$work/next"
 k=0
 while [ "$k" -lt "$JOBS" ]; do

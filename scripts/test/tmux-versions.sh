@@ -156,7 +156,7 @@ setup_33() {
 	mkdir -p "$d"
 	t=$(command -v tmux || true)
 	if [ -z "$t" ]; then
-		say "3.3a: no tmux installed (scripts/build/deps.sh installs it)"
+		say "3.3a: no tmux installed (scripts/build/install-packages.sh installs it)"
 		return 1
 	fi
 	ln -sf "$(readlink -f "$t")" "$d/tmux"

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  bin, command, binDir, PROMPT, TOOLS, run, check, note, clientEnv, sh,
+  bin, command, binDir, PROMPT, sameTools, run, check, note, clientEnv, sh,
   jsonLines, modelLog, lastScripted, checkStructured, place, healthLine,
   debugLines, paneClient, waitFor
 } from './common.mjs';
@@ -41,7 +41,7 @@ export async function claude(model) {
   const ev = jsonLines(turn.stdout);
   const init = ev.find((e) => e.type === 'system' && e.subtype === 'init');
   check('claude: the session offers progmux\'s tools',
-    init && TOOLS.every((t) => init.tools.includes(`mcp__progmux__${t}`)),
+    init && sameTools(init.tools.filter((t) => t.startsWith('mcp__progmux__')), 'mcp__progmux__'),
     init ? init.tools.join(',') : turn.stderr);
   // Its own stream: each tool_use and the tool_result that answered it.
   const names = new Map();
@@ -147,19 +147,23 @@ async function claudeTasks(env, c, home, work) {
   check('claude (interactive): the 20-second run_program\'s result reached the model: "slow", "slept", exit status 0',
     got && msg.includes('\\"text\\":\\"slow\\\\nslept\\\\n\\"') && msg.includes('\\"exitStatus\\":0'),
     shown.slice(-600));
-  check('claude (interactive): it came as the completion of an MCP task',
-    /MCP task [0-9a-f]{32} \(progmux\/run_program\) completed/.test(msg), shown.slice(-600));
+  const named = /MCP task ([0-9a-f]{32}) \(progmux\/run_program\) completed/.exec(msg);
+  check('claude (interactive): it came as the completion of an MCP task', named !== null, shown.slice(-600));
   const log = debugLines(debugLog);
   if (process.env.CLAUDE_DEBUG_COPY) writeFileSync(process.env.CLAUDE_DEBUG_COPY, log.join('\n'));
   const came = log.filter((l) => / in: /.test(l)).map((l) => l.replace(/^.* in: /, ''));
   checkModern('claude (interactive)', log, came,
     came.find((l) => /"method":"server\/discover"/.test(l)));
-  const made = log.map((l) => / task ([0-9a-f]{32}) for a modern call/.exec(l)).find(Boolean);
-  const call = made && came.find((l) => /"method":"tools\/call"/.test(l) && l.includes('sleep 20'));
-  const polled = made && came.find((l) => /"method":"tasks\/get"/.test(l) && l.includes(made[1]));
+  // The task made for the 20-second call: the first made after that
+  // call came in (progmux's log names no call beside a task), the one
+  // Claude Code named to the model.
+  const at = log.findIndex((l) => / in: /.test(l) && /"method":"tools\/call"/.test(l) && l.includes('sleep 20'));
+  const made = at < 0 ? null : log.slice(at).map((l) => / task ([0-9a-f]{32}) for a modern call/.exec(l)).find(Boolean);
+  const id = made ? made[1] : null;
+  const polled = id && came.find((l) => /"method":"tasks\/get"/.test(l) && l.includes(id));
   if (polled) note(`claude sent (progmux's debug log): ${polled}`);
-  check('claude (interactive): progmux\'s debug log: the slow run_program declared the tasks extension, became a task, tasks/get polled it, it completed',
-    made && call && call.includes('"io.modelcontextprotocol/tasks"') && polled &&
-    log.some((l) => l.includes(`task ${made[1]} completed`)),
-    log.filter((l) => / task /.test(l)).join(' | ') || 'no task');
+  check('claude (interactive): progmux\'s debug log: the slow run_program declared the tasks extension, became the task Claude Code named, tasks/get polled that task, it completed',
+    at >= 0 && log[at].includes('"io.modelcontextprotocol/tasks"') && id !== null &&
+    named !== null && named[1] === id && polled && log.some((l) => l.includes(`task ${id} completed`)),
+    `named ${named && named[1]}; ${log.filter((l) => / task /.test(l)).join(' | ') || 'no task'}`);
 }

@@ -71,11 +71,16 @@ try {
     if ((!name || !only || only.includes(name)) && !existsSync(f))
       throw new Error(`${f} is missing`);
   }
-  model = await startModel();
-  for (const [name, fn] of [['claude', claude], ['gemini', gemini],
+  const clients = [['claude', claude], ['gemini', gemini],
     ['codex', codex], ['opencode', opencode], ['kilo', kilo],
     ['qwen', qwen], ['copilot', copilot],
-    ['cline', cline], ['inspector', inspector]]) {
+    ['cline', cline], ['inspector', inspector]];
+  // A name CLIENTS gives that is no client would test nothing.
+  const unknown = (only || []).filter((n) => !clients.some(([c]) => c === n));
+  if (unknown.length > 0)
+    throw new Error(`CLIENTS names no client ${unknown.join(',')} (they are ${clients.map(([c]) => c).join(',')})`);
+  model = await startModel();
+  for (const [name, fn] of clients) {
     if (only && !only.includes(name))
       continue;
     try {

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  bin, binDir, limit, PROMPT, TOOLS, children, check, note, clientEnv, sh,
+  bin, binDir, limit, PROMPT, TOOLS, sameTools, children, check, note, clientEnv, sh,
   jsonLines, lastScripted, checkStructured, place, healthLine
 } from './common.mjs';
 
@@ -58,7 +58,7 @@ wire_api = "responses"
   const tools = srv && srv.tools ? Object.keys(srv.tools) : [];
   note(`codex app-server mcpServerStatus/list: progmux ${srv ? srv.serverInfo && srv.serverInfo.version : 'absent'}, tools ${tools.join(',')}`);
   check(`codex: app-server mcpServerStatus/list shows progmux with its ${TOOLS.length} tools`,
-    srv && TOOLS.every((t) => tools.includes(t)), JSON.stringify(status).slice(0, 400));
+    srv && sameTools(tools), JSON.stringify(status).slice(0, 400));
 
   const turn = await sh([x, 'exec', '--json', '--skip-git-repo-check', PROMPT],
     { env, cwd: work });

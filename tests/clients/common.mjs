@@ -4,11 +4,13 @@
 // process group, the scripted model and its log, the checks on what
 // progmux returned and what the client sent the model, a client typed
 // into in a pane of a private tmux server, and the clean-up checks.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { builtTools } from '../e2e/tap.mjs';
 
 export const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '..', '..');
@@ -19,16 +21,14 @@ export const clientsDir = path.resolve(process.env.CLIENTS_DIR || path.join(root
 export const binDir = path.join(clientsDir, 'node_modules', '.bin');
 export const limit = Number(process.env.CLIENT_TIMEOUT_MS || 120000);
 export const PROMPT = 'Run echo hi with progmux, then start a program and read it.';
-// The tools every build lists, and ask_user_secret where the build has it
-// (libmicrohttpd): the set the clients must show, from schemas/.
-const TOOLS_ALWAYS = ['run_program', 'start_program', 'read_program', 'stop_program',
-  'send_keys', 'capture_pane', 'list_programs'];
-function builtTools() {
-  const r = spawnSync(bin, ['--check'], { encoding: 'utf8' });
-  const line = ((r.stdout || '') + (r.stderr || '')).split('\n').find((l) => /^tools:/.test(l)) || '';
-  return line.includes('ask_user_secret') ? [...TOOLS_ALWAYS, 'ask_user_secret'] : TOOLS_ALWAYS;
-}
+// The tools the clients must show: schemas/'s, less ask_user_secret in a
+// build without its page (tap.mjs, from the build's configuration).
 export const TOOLS = builtTools();
+// Do names (a client's list of progmux's tools, as it spells them: a
+// prefix, then the tool's name) name exactly TOOLS?
+export function sameTools(names, prefix = '') {
+  return JSON.stringify([...names].sort()) === JSON.stringify(TOOLS.map((t) => prefix + t).sort());
+}
 
 export let passed = 0;
 export let failed = 0;
@@ -284,10 +284,21 @@ export function readAll(dir) {
   }).join('\n');
 }
 
-// Processes left from this run: our progmux or progmux-reaper, or
-// anything whose command line or environment names the run directory
-// (the clients' private tmux servers and their control clients have
-// TMPDIR and their socket in it).
+// A progmux or progmux-reaper of ours: the binaries under test, or one
+// npx runs from its cache (npm_config_cache, as npm-test gives it), which
+// is a copy of them.
+const npxCache = process.env.npm_config_cache ? path.resolve(process.env.npm_config_cache) : null;
+function ours(p) {
+  return p === bin || p === reaper || (npxCache !== null && p.startsWith(npxCache + path.sep) &&
+    /\/progmux(-reaper)?$/.test(p));
+}
+
+// Processes left from this run: our progmux or progmux-reaper, run
+// directly or through an interpreter (qemu-user, a loader), which
+// /proc/PID/exe names instead and its command line's first words name
+// the program; or anything whose command line or environment names the
+// run directory (the clients' private tmux servers and their control
+// clients have TMPDIR and their socket in it).
 export function leftovers(spare) {
   const pids = [];
   const spared = [].concat(spare);
@@ -304,7 +315,7 @@ export function leftovers(spare) {
     } catch (e) {
       continue;
     }
-    if (exe === bin || exe === reaper || cmd.includes(run) || env.includes(run))
+    if (ours(exe) || cmd.split('\0').slice(0, 3).some(ours) || cmd.includes(run) || env.includes(run))
       pids.push(`${d} ${cmd.replace(/\0/g, ' ').trim().slice(0, 120)}`);
   }
   return pids;

@@ -128,9 +128,12 @@ async function geminiAt(env, g, home, work) {
   const started = await wait(async () => modelLog().slice(before).some((r) =>
     r.api === 'gemini' && r.step === 3), 60000);
   // The start made a program: progmux said the list changed, and Gemini
-  // CLI listed the resources again.
-  const relisted = await wait(async () => debugLines(debugLog).filter((l) =>
-    /request \S+: resources\/list /.test(l)).length >= 2, 10000);
+  // CLI listed the resources again, after that start came in.
+  const relisted = await wait(async () => {
+    const log = debugLines(debugLog);
+    const at = log.findIndex((l) => / in: /.test(l) && /"name":"start_program"/.test(l));
+    return at >= 0 && log.slice(at).some((l) => /request \S+: resources\/list /.test(l));
+  }, 10000);
   check('gemini (interactive): the first turn started a program and Gemini CLI listed the resources again',
     started && relisted, (await screen()).slice(-800));
   const id = (debugLines(debugLog).map((l) => /"programId\\":\\"(p\d+)\\"/.exec(l) ||

@@ -1,7 +1,7 @@
 // inspector.mjs — the MCP Inspector CLI's tools/list.
 import path from 'node:path';
 import {
-  bin, binDir, TOOLS, check, note, clientEnv, sh, asJson, place
+  bin, binDir, TOOLS, sameTools, check, note, clientEnv, sh, asJson, place
 } from './common.mjs';
 
 // The Inspector CLI's tools/list.
@@ -14,5 +14,5 @@ export async function inspector() {
   const names = j && Array.isArray(j.tools) ? j.tools.map((t) => t.name) : [];
   note(`mcp-inspector --cli tools/list: ${names.join(',')}`);
   check(`inspector: mcp-inspector --cli tools/list lists progmux's ${TOOLS.length} tools`,
-    r.code === 0 && TOOLS.every((t) => names.includes(t)), r.stdout.slice(0, 300) + r.stderr);
+    r.code === 0 && sameTools(names), r.stdout.slice(0, 300) + r.stderr);
 }

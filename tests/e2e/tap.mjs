@@ -1,8 +1,13 @@
 // tap.mjs — what the end-to-end tests (e2e.mjs, eras.mjs) share: their
-// checks as TAP lines, the summary scripts/test/test.sh adds up, and the
-// environment of the progmux they drive.
+// checks as TAP lines, the summary scripts/test/test.sh adds up, the
+// environment of the progmux they drive, and the tools it must list.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const tally = { passed: 0, failed: 0, n: 0 };
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const tally = { passed: 0, failed: 0, skipped: 0, n: 0 };
 
 // Record one check as a TAP line.
 export function check(name, ok, why) {
@@ -15,6 +20,15 @@ export function check(name, ok, why) {
     console.log(`not ok ${tally.n} - ${name}${why ? ' # ' + String(why).slice(0, 500) : ''}`);
   }
   return ok;
+}
+
+// Record a check that did not run, and why: a TAP skip, counted apart
+// (neither passed nor failed), listed as test.sh lists skips.
+export function skip(name, why) {
+  tally.n++;
+  tally.skipped++;
+  console.log(`ok ${tally.n} - ${name} # SKIP ${why}`);
+  console.log(`skipped: ${name}: ${why}`);
 }
 
 // Run one named step; an exception fails it, and so does a value other
@@ -34,8 +48,9 @@ export async function step(name, fn) {
 export function summary() {
   console.log(`1..${tally.n}`);
   console.log(`[  PASSED  ] ${tally.passed} test(s).`);
+  if (tally.skipped > 0) console.log(`[  SKIPPED ] ${tally.skipped} test(s), listed above.`);
   if (tally.failed > 0) console.log(`[  FAILED  ] ${tally.failed} test(s), listed above.`);
-  console.log(`${tally.passed} passed, ${tally.failed} failed`);
+  console.log(`${tally.passed} passed, ${tally.failed} failed${tally.skipped ? `, ${tally.skipped} skipped` : ''}`);
   process.exitCode = tally.failed > 0 ? 1 : 0;
 }
 
@@ -50,4 +65,20 @@ export function progmuxEnv(sock, dir, tmuxBin) {
     if (v !== undefined) env[k] = v;
   }
   return { ...env, PROGMUX_SOCKET_PATH: sock, PROGMUX_TMUX_BIN: tmuxBin, TMPDIR: dir, TMUX_TMPDIR: dir };
+}
+
+// The tools the build under test lists, by name, sorted: every
+// schemas/*.json, but ask_user_secret where the build has no page for it.
+// Whether it has is the build's configuration, which the Makefile gives
+// the tests as PMX_SECRET_PAGE (1 or 0), as it gives the C tests
+// -DPROGMUX_SECRET_PAGE; never what the binary says of itself.
+export function builtTools() {
+  const page = process.env.PMX_SECRET_PAGE;
+  if (page !== '1' && page !== '0')
+    throw new Error(`PMX_SECRET_PAGE is ${JSON.stringify(page)}, not 1 or 0: run the tests through make, which says whether the build has ask_user_secret's page`);
+  const dir = path.join(root, 'schemas');
+  const names = readdirSync(dir).filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')).name).sort();
+  if (!names.includes('ask_user_secret')) throw new Error(`no ask_user_secret in ${dir}`);
+  return names.filter((n) => page === '1' || n !== 'ask_user_secret');
 }

@@ -12,10 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clean.h"
+#include "clean_text.h"
 #include "strip.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
 
 /* Strip in pieces of at most step bytes, or split once at cut. */
 static size_t
@@ -61,7 +62,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (na != nb || na != nc || memcmp(a, b, na) != 0 ||
 	    memcmp(a, c, na) != 0)
 		abort();
-	if (!test_clean(a, na))
+	if (!clean_text(a, na))
 		abort();
 	free(a);
 	free(b);

@@ -334,22 +334,15 @@ test_kill_robust(void **state)
 	kill_trials(true);
 }
 
-/* Descriptors of pid that are not 0, 1, 2 or an exit descriptor. */
+/* A descriptor of a reaper at rest that is not 0, 1, 2 or an exit
+ * descriptor (its parent's pidfd or kqueue), said. */
 static int
-other_fds(pid_t pid)
+other_fd(const struct pmx_fd *f)
 {
-	struct pmx_fd	fds[64];
-	int		n, i, count = 0;
-
-	if ((n = pmx_fds(pid, fds, 64)) == -1)
-		return (-1);
-	for (i = 0; i < n; i++) {
-		if (fds[i].fd <= 2 || fds[i].kind == 'x')
-			continue;
-		print_message("idle fd %d -> %s\n", fds[i].fd, fds[i].what);
-		count++;
-	}
-	return (count);
+	if (f->fd <= 2 || f->kind == 'x')
+		return (0);
+	print_message("idle fd %d -> %s\n", f->fd, f->what);
+	return (1);
 }
 
 /*
@@ -413,7 +406,7 @@ idle_window(bool robust)
 		usleep(20000);
 	}
 	free(screen);
-	assert_int_equal(other_fds((pid_t)pid), 0);
+	assert_int_equal(count_fds((pid_t)pid, other_fd), 0);
 	free(out);
 	/* It goes with progmux. */
 	close(c.to);
@@ -649,15 +642,15 @@ test_nofile_soft(void **state)
 }
 
 /*
- * A harness whose first progmux has come and gone (its tmux server
- * stays), and TMUX_TMPDIR for the next, DIR/tt, as "TMUX_TMPDIR=..." in
- * ttenv; the attach lock's path in it.
+ * A progmux on c started and ended at once, its directory kept for the
+ * next (pmx_spawn on c); that one's TMUX_TMPDIR=DIR/tt in ttenv, and the
+ * attach lock's path in it in lock.
  */
 static void
 lock_setup(struct pmx *c, char *ttenv, size_t envsize, char *lock,
     size_t locksize)
 {
-	char	tt[400], dir[500];
+	char	tt[300], dir[340];
 
 	assert_int_equal(pmx_open(c, NULL), 0);
 	close(c->to);

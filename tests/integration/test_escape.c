@@ -959,7 +959,7 @@ test_check_full(void **state)
 	snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=4m,mode=700 tmpfs "
 	    "'%s'", mnt);
 	if (geteuid() != 0) {
-		print_message("not root: no tmpfs to fill; skipped\n");
+		print_message("skipped: not root: no tmpfs to fill\n");
 		pmx_close(&c);
 		skip();
 	}

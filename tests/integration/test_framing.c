@@ -387,21 +387,26 @@ test_split_writes(void **state)
 	json_doc_free(d);
 }
 
+/* Close progmux's stdin: it exits with status 0 within 2 s. */
+static void
+eof_exits(struct pmx *c)
+{
+	int64_t	t0 = now_ms();
+
+	close(c->to);
+	c->to = -1;
+	assert_int_equal(pmx_wait_exit(c, 2000), 0);
+	assert_true(now_ms() - t0 < 2000);
+}
+
 /* Pins: stdin EOF ends progmux with status 0 within 2 s. */
 static void
 test_eof_exit(void **state)
 {
 	struct pmx	*c = *state;
-	int64_t		 t0;
-	int		 st;
 
 	expect_ping_next(c);
-	t0 = now_ms();
-	close(c->to);
-	c->to = -1;
-	st = pmx_wait_exit(c, 2000);
-	assert_int_equal(st, 0);
-	assert_true(now_ms() - t0 < 2000);
+	eof_exits(c);
 }
 
 /* Pins: EOF with a read waiting on a running program drains: a last

@@ -638,6 +638,27 @@ test_progress_notifications(void **state)
 	free(pane);
 }
 
+/* At log level level, a start refused (a ceiling) on c is told by
+ * warnings warning notifications/message. */
+static void
+refused_at_level(struct pmx *c, const char *level, int warnings)
+{
+	struct json_doc	*d;
+	char		 params[64];
+	int64_t		 id;
+
+	snprintf(params, sizeof params, "{\"level\":\"%s\"}", level);
+	id = pmx_send(c, "logging/setLevel", params);
+	d = pmx_wait(c, id, REPLY_MS);
+	assert_non_null(pmx_result(d));
+	json_doc_free(d);
+	d = pmx_call(c, "start_program", "{\"argv\":[\"true\"]}", REPLY_MS);
+	assert_true(pmx_is_error(d));
+	json_doc_free(d);
+	assert_int_equal(count_held(c, "notifications/message", "level",
+	    "warning", NULL), warnings);
+}
+
 /* Pins: logging/setLevel takes the eight RFC 5424 names and refuses
  * others with -32602; a refused start (a ceiling) is told as a warning
  * notifications/message before the tool's error, and not told once the
@@ -662,25 +683,8 @@ test_logging(void **state)
 	assert_int_equal(pmx_open(&c, env), 0);
 	prog = pmx_start_program(&c, "{\"argv\":[\"sleep\",\"30\"]}", NULL);
 	assert_non_null(prog);
-	id = pmx_send(&c, "logging/setLevel", "{\"level\":\"warning\"}");
-	d = pmx_wait(&c, id, REPLY_MS);
-	assert_non_null(pmx_result(d));
-	json_doc_free(d);
-	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", REPLY_MS);
-	assert_true(pmx_is_error(d));
-	json_doc_free(d);
-	assert_int_equal(count_held(&c, "notifications/message", "level",
-	    "warning", NULL), 1);
-
-	id = pmx_send(&c, "logging/setLevel", "{\"level\":\"error\"}");
-	d = pmx_wait(&c, id, REPLY_MS);
-	assert_non_null(pmx_result(d));
-	json_doc_free(d);
-	d = pmx_call(&c, "start_program", "{\"argv\":[\"true\"]}", REPLY_MS);
-	assert_true(pmx_is_error(d));
-	json_doc_free(d);
-	assert_int_equal(count_held(&c, "notifications/message", "level",
-	    "warning", NULL), 0);
+	refused_at_level(&c, "warning", 1);
+	refused_at_level(&c, "error", 0);
 	free(prog);
 	assert_int_equal(pmx_close(&c), 0);
 }

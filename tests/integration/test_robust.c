@@ -65,13 +65,12 @@ count_children(pid_t pid)
 	return (pmx_children(pid, kids, 1024));
 }
 
-/* How many descriptors pid has. */
+/* Any descriptor (count_fds counts them all). */
 static int
-count_fds(pid_t pid)
+any_fd(const struct pmx_fd *f)
 {
-	struct pmx_fd	fds[512];
-
-	return (pmx_fds(pid, fds, 512));
+	(void)f;
+	return (1);
 }
 
 /* Count processes whose command line contains needle, waiting up to ms
@@ -454,7 +453,7 @@ test_no_leaks(void **state)
 	json_doc_free(sc_call_ok(&c, "stop_program", args));
 	t0 = now_ms();
 	do {
-		fd0 = count_fds(c.front);
+		fd0 = count_fds(c.front, any_fd);
 		kids0 = count_children(c.front);
 	} while (kids0 > 1 && now_ms() - t0 < 5000 && !usleep(10000));
 	for (i = 0; i < 500; i++) {
@@ -468,7 +467,7 @@ test_no_leaks(void **state)
 	}
 	t0 = now_ms();
 	do {
-		fd1 = count_fds(c.front);
+		fd1 = count_fds(c.front, any_fd);
 		kids1 = count_children(c.front);
 	} while ((fd1 != fd0 || kids1 != kids0) &&
 	    now_ms() - t0 < 5000 && !usleep(20000));

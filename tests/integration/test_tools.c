@@ -542,6 +542,8 @@ test_send_keys_before_reaper(void **state)
 	snprintf(path, sizeof path, "%s-reaper", real);
 	if (access(path, X_OK) != 0) {
 		/* PROGMUX_BIN is a wrapper (make test-valgrind): no copy. */
+		print_message("skipped: PROGMUX_BIN is a wrapper: no "
+		    "progmux-reaper beside it to slow down\n");
 		skip();
 	}
 	snprintf(cmd, sizeof cmd, "cp '%s' '%s/progmux'", real, dir);

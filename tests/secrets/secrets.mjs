@@ -15,15 +15,20 @@
 //     127.0.0.1 (its own configuration and host key in a temporary
 //     directory; its user given a password in a private mount namespace
 //     where copies of /etc/passwd and /etc/shadow are bind-mounted: the
-//     machine's own files are not changed), skipped with the reason when
-//     unshare or sshd is not there.
+//     machine's own files are not changed). Where that cannot be set up
+//     (no sshd, unshare -m refused, sshd not starting) it fails, unless
+//     SECRETS_SSH=skip says to skip it: then it is listed as skipped with
+//     the reason, not counted as passed.
 //
 // After each, the secret is looked for in the call's whole result, the
 // program's text (read_program from 0), tmux's history of the pane
-// (capture-pane -S -), progmux's stderr at debug level (PROGMUX_DEBUG=1),
-// its runtime directory, and the browser's profile directory: it must be
-// in none. The page as rendered is kept as build/secrets/page.png, the
-// elicitation requests as received as build/secrets/*.json.
+// (capture-pane -S -, which must hold the prompt), progmux's stderr at
+// debug level (PROGMUX_DEBUG=1, which it must be), its runtime directory,
+// and the browser's profile directory: it must be in none, in any form it
+// could take there (as typed, JSON-escaped, quoted for tmux's parser as a
+// logged tmux command would hold it, and its random first word). The page
+// as rendered is kept as build/secrets/page.png, the elicitation requests
+// as received as build/secrets/*.json.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -41,7 +46,7 @@ import { ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@mod
 import { Client as Client2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as Stdio2 } from '@modelcontextprotocol/client/stdio';
 
-import { check, progmuxEnv, step, summary, tally } from '../e2e/tap.mjs';
+import { check, progmuxEnv, skip, step, summary, tally } from '../e2e/tap.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
@@ -58,8 +63,39 @@ function newSecret() {
   return `Pw-${randomBytes(9).toString('base64url')} $HOME;'"~#%{x}\\`;
 }
 
-// Every file under dir (regular files only) that holds needle.
-function holders(dir, needle) {
+// The word s as tmux_quote (server/tmux_parse.c) writes it for tmux's
+// parser: how a logged tmux command would hold it.
+function tmuxQuote(s) {
+  if (/^[A-Za-z0-9%@=:/._,+-]+$/.test(s) && (s[0] !== '%' || /^%[0-9]+$/.test(s))) return s;
+  if (!s.includes("'") && !/[\n\r]/.test(s)) return `'${s}'`;
+  let q = '"';
+  for (const c of s) {
+    if (c === '\n') q += '\\n';
+    else if (c === '\r') q += '\\r';
+    else q += ('"\\$~#'.includes(c) ? '\\' : '') + c;
+  }
+  return `${q}"`;
+}
+
+// The forms the secret could take where it must not be: as typed,
+// JSON-escaped (in a message), quoted for tmux (a logged tmux command),
+// and its random first word (any other encoding, or cut short).
+function forms(secret) {
+  const f = [['as typed', secret], ['JSON-escaped', JSON.stringify(secret).slice(1, -1)],
+    ['quoted for tmux', tmuxQuote(secret)], ['its first word', secret.split(' ')[0]]];
+  if (f[1][1] === secret || f[2][1] === secret) throw new Error(`the secret needs no quoting: ${secret}`);
+  return f;
+}
+
+// Which form of secret text (a string or a Buffer) holds, or undefined.
+function formIn(text, secret) {
+  const f = forms(secret).find(([, s]) => text.includes(Buffer.isBuffer(text) ? Buffer.from(s) : s));
+  return f && f[0];
+}
+
+// Every file under dir (regular files only) that holds the secret, and in
+// which form.
+function holders(dir, secret) {
   const found = [];
   const walk = (d) => {
     let names = [];
@@ -70,7 +106,9 @@ function holders(dir, needle) {
       try { st = lstatSync(p); } catch { continue; }
       if (st.isDirectory()) walk(p);
       else if (st.isFile()) {
-        try { if (readFileSync(p).includes(Buffer.from(needle))) found.push(p); } catch { /* gone */ }
+        let f;
+        try { f = formIn(readFileSync(p), secret); } catch { /* gone */ }
+        if (f) found.push(`${p} (${f})`);
       }
     }
   };
@@ -128,10 +166,13 @@ function fnv(s) {
 // Look for the secret everywhere it must not be; a list of where it was.
 function traces(ctx, secret, pane, results) {
   const where = [];
-  if (JSON.stringify(results).includes(secret)) where.push('a tool result');
-  if (ctx.out.stderr.includes(secret)) where.push("progmux's stderr");
-  for (const f of holders(ctx.rundir, secret)) where.push(f);
-  for (const f of holders(ctx.profile, secret)) where.push(f);
+  let f = formIn(JSON.stringify(results), secret);
+  if (f) where.push(`a tool result (${f})`);
+  if (!ctx.out.stderr.includes(': tools/call (')) where.push("(not searched: progmux's stderr is not its debug log)");
+  f = formIn(ctx.out.stderr, secret);
+  if (f) where.push(`progmux's stderr (${f})`);
+  for (const h of holders(ctx.rundir, secret)) where.push(h);
+  for (const h of holders(ctx.profile, secret)) where.push(h);
   // The pane outlives its program (startHidden), so its whole history
   // is there to search.
   try {
@@ -139,7 +180,8 @@ function traces(ctx, secret, pane, results) {
       { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
     if (!hist.includes('Vault passphrase') && !hist.includes('Key passphrase') && !/password/.test(hist))
       where.push(`(not searched: ${pane}'s history does not hold the prompt)`);
-    if (hist.includes(secret)) where.push("the pane's tmux history");
+    f = formIn(hist, secret);
+    if (f) where.push(`the pane's tmux history (${f})`);
   } catch (e) {
     where.push(`(not searched: ${pane}'s history: ${String(e.stderr || e).trim()})`);
   }
@@ -338,8 +380,8 @@ async function sshLogin(ctx) {
   const pw = newSecret();
   const s = await startSshd(ctx, pw);
   if (s.skip) {
-    console.log(`# ssh skipped: ${s.skip}`);
-    check(`ssh: skipped (${s.skip})`, true);
+    if (process.env.SECRETS_SSH === 'skip') skip('ssh: the password from the page', s.skip);
+    else check('ssh: an sshd of the test\'s own on 127.0.0.1 (SECRETS_SSH=skip skips it)', false, s.skip);
     return;
   }
   const seen = {};

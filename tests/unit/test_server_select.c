@@ -67,17 +67,53 @@ tf_sel(struct sel *s, const struct textbuf *t, const char *filter,
 	sel_begin(s, t);
 }
 
-/* A selection of the last lines: filter (or NULL), context, until (or
- * NULL) and tail set before sel_begin, which reads them. */
+/* t holding text, and f a selection of it from 0 (filter, context,
+ * max_lines as tf_sel), begun. */
 static void
-tf_sel_last(struct sel *s, const struct textbuf *t, const char *filter,
-    size_t context, const char *until, size_t tail)
+tf_open(struct textbuf *t, struct sel *f, const char *text,
+    const char *filter, size_t context, size_t max_lines)
+{
+	tf_text(t, text);
+	tf_sel(f, t, filter, context, max_lines, 0);
+}
+
+/* The end of tf_open's two. */
+static void
+tf_close(struct textbuf *t, struct sel *f)
+{
+	sel_free(f);
+	textbuf_free(t);
+}
+
+/* A selection of t from cursor (max_lines, 0 for none) until a line
+ * matches until, its last lines shown. */
+static void
+tf_until(struct sel *s, const struct textbuf *t, const char *until,
+    size_t max_lines, size_t cursor)
+{
+	tf_sel(s, t, NULL, 0, max_lines, cursor);
+	s->until = tf_pat(until);
+	s->last = true;
+}
+
+/* One scan of s over t, not final, within the budget: it must end so. */
+static void
+tf_scan(struct sel *s, const struct textbuf *t, int want)
+{
+	assert_int_equal(sel_scan(s, t, false, TF_BUDGET_US), want);
+}
+
+/* A selection of t's last tail lines (filter, until: patterns or NULL;
+ * context), on all of t, begun. */
+static void
+tf_last(struct sel *s, const struct textbuf *t, const char *filter,
+    const char *until, size_t context, size_t tail)
 {
 	memset(s, 0, sizeof *s);
 	s->filter = filter != NULL ? tf_pat(filter) : NULL;
+	s->until = until != NULL ? tf_pat(until) : NULL;
 	s->context = context;
 	s->max_lines = SIZE_MAX;
-	s->until = until != NULL ? tf_pat(until) : NULL;
 	s->tail = tail;
 	s->last = true;
 	sel_begin(s, t);
@@ -152,21 +188,17 @@ test_full(void **state)
 	    2);
 	tf_check(tf_20, 0, "x$", 1, 4, false, SEL_SCAN_FULL,
 	    "3-3\n4:4 x\n5-5\n", 1);
-	tf_text(&t, tf_20);
-	tf_sel(&f, &t, "x$", 0, 2, 0);
-	assert_int_equal(sel_scan(&f, &t, false, TF_BUDGET_US),
-	    SEL_SCAN_FULL);
+	tf_open(&t, &f, tf_20, "x$", 0, 2);
+	tf_scan(&f, &t, SEL_SCAN_FULL);
 	at = f.scan;
 	assert_int_equal(at, strstr(tf_20, "15 x") - tf_20);
 	assert_int_equal(f.scanned, 14);
 	sel_free(&f);
 	tf_sel(&f, &t, "x$", 0, 2, at);
-	assert_int_equal(sel_scan(&f, &t, false, TF_BUDGET_US),
-	    SEL_SCAN_DONE);
+	tf_scan(&f, &t, SEL_SCAN_DONE);
 	buf_addc(&f.out, '\0');
 	assert_string_equal(f.out.data, "15:15 x\n20:20 x\n");
-	sel_free(&f);
-	textbuf_free(&t);
+	tf_close(&t, &f);
 }
 
 /* A long line is cut in the output, saying how much was left out; a
@@ -188,15 +220,12 @@ test_long(void **state)
 		buf_addc(&b, '\n');
 	}
 	buf_addc(&b, '\0');
-	tf_text(&t, b.data);
-	tf_sel(&f, &t, "^x", 0, 0, 0);
-	assert_int_equal(sel_scan(&f, &t, false, TF_BUDGET_US),
-	    SEL_SCAN_FULL);
+	tf_open(&t, &f, b.data, "^x", 0, 0);
+	tf_scan(&f, &t, SEL_SCAN_FULL);
 	assert_true(f.out_chars <= TEXTBUF_PAGE_CHARS);
 	assert_true(f.matched >= 10);
 	assert_non_null(strstr(f.out.data, " more characters]\n"));
-	sel_free(&f);
-	textbuf_free(&t);
+	tf_close(&t, &f);
 	buf_free(&b);
 }
 
@@ -208,19 +237,15 @@ test_resume(void **state)
 	struct sel	 f;
 
 	(void)state;
-	tf_text(&t, "a\nb x\n");
-	tf_sel(&f, &t, "x", 1, 0, 0);
-	assert_int_equal(sel_scan(&f, &t, false, TF_BUDGET_US),
-	    SEL_SCAN_DONE);
+	tf_open(&t, &f, "a\nb x\n", "x", 1, 0);
+	tf_scan(&f, &t, SEL_SCAN_DONE);
 	textbuf_append(&t, "c\nd\ne x\npartial", 15);
-	assert_int_equal(sel_scan(&f, &t, false, TF_BUDGET_US),
-	    SEL_SCAN_DONE);
+	tf_scan(&f, &t, SEL_SCAN_DONE);
 	buf_addc(&f.out, '\0');
 	assert_string_equal(f.out.data, "1-a\n2:b x\n3-c\n4-d\n5:e x\n");
 	assert_int_equal(f.scanned, 5);
 	assert_int_equal(f.scan, t.len - 7);
-	sel_free(&f);
-	textbuf_free(&t);
+	tf_close(&t, &f);
 }
 
 /* A match stopped by a limit fails the scan, naming filter and the line. */
@@ -231,16 +256,41 @@ test_failed(void **state)
 	struct sel	 f;
 
 	(void)state;
-	tf_text(&t, "ok\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n");
-	tf_sel(&f, &t, "(a*)*[^a]", 0, 0, 0);
-	assert_int_equal(sel_scan(&f, &t, false, TF_BUDGET_US),
-	    SEL_SCAN_FAILED);
+	tf_open(&t, &f, "ok\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+	    "(a*)*[^a]", 0, 0);
+	tf_scan(&f, &t, SEL_SCAN_FAILED);
 	assert_non_null(strstr(f.failed, "filter"));
 	assert_non_null(strstr(f.failed, "limit"));
 	assert_non_null(strstr(f.failed, "(line 2)"));
 	assert_int_equal(f.scan, 3);
-	sel_free(&f);
-	textbuf_free(&t);
+	tf_close(&t, &f);
+}
+
+/* A random text in t (seed moved on: 1 to 3000 lines of multiples of
+ * a number), and in want what grep -n 7 says of it; how many lines that
+ * is. */
+static size_t
+tf_random(uint64_t *seed, struct textbuf *t, struct buf *want)
+{
+	struct buf	text = BUF_INIT;
+	size_t		i, n, k = 0;
+	char		num[32];
+
+	buf_reset(want);
+	*seed ^= *seed << 13, *seed ^= *seed >> 7, *seed ^= *seed << 17;
+	n = 1 + *seed % 3000;
+	for (i = 1; i <= n; i++) {
+		snprintf(num, sizeof num, "%llu",
+		    (unsigned long long)(i * (*seed % 97 + 1)));
+		buf_printf(&text, "%s\n", num);
+		if (strchr(num, '7') != NULL) {
+			buf_printf(want, "%zu:%s\n", i, num);
+			k++;
+		}
+	}
+	tf_text(t, buf_cstr(&text));
+	buf_free(&text);
+	return (k);
 }
 
 /* Random texts and page sizes: scans resumed at each full page's cursor
@@ -250,31 +300,15 @@ test_property(void **state)
 {
 	struct textbuf	 t;
 	struct sel	 f;
-	struct buf	 text = BUF_INIT, got = BUF_INIT, want = BUF_INIT;
+	struct buf	 got = BUF_INIT, want = BUF_INIT;
 	uint64_t	 seed = 88172645463325252ULL;
-	size_t		 cursor, i, n, lines;
+	size_t		 cursor, lines;
 	int		 round, rc;
 
 	(void)state;
 	for (round = 0; round < 50; round++) {
-		buf_reset(&text);
-		buf_reset(&want);
 		buf_reset(&got);
-		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-		n = 1 + seed % 3000;
-		for (i = 1; i <= n; i++)
-			buf_printf(&text, "%llu\n",
-			    (unsigned long long)(i * (seed % 97 + 1)));
-		tf_text(&t, buf_cstr(&text));
-		/* What grep -n 7 would say. */
-		for (i = 1; i <= n; i++) {
-			char	num[32];
-
-			snprintf(num, sizeof num, "%llu",
-			    (unsigned long long)(i * (seed % 97 + 1)));
-			if (strchr(num, '7') != NULL)
-				buf_printf(&want, "%zu:%s\n", i, num);
-		}
+		tf_random(&seed, &t, &want);
 		lines = 1 + seed % 50;
 		cursor = 0;
 		for (;;) {
@@ -291,7 +325,6 @@ test_property(void **state)
 		assert_string_equal(buf_cstr(&got), buf_cstr(&want));
 		textbuf_free(&t);
 	}
-	buf_free(&text);
 	buf_free(&got);
 	buf_free(&want);
 }
@@ -324,6 +357,22 @@ tf_show(struct sel *s, const struct textbuf *t, bool final,
 	return (b.data);
 }
 
+/* What tf_last's selection shows of t must be want. */
+static void
+tf_last_is(const struct textbuf *t, const char *filter, const char *until,
+    size_t context, size_t tail, const char *want)
+{
+	struct sel		 s;
+	struct sel_shown	 sh;
+	char			*got;
+
+	tf_last(&s, t, filter, until, context, tail);
+	got = tf_show(&s, t, false, &sh);
+	assert_string_equal(got, want);
+	free(got);
+	sel_free(&s);
+}
+
 /* until goes straight to its line, however far: the reply is that line
  * and the lines just before it (maxLines or a page), the others skipped
  * and counted, the cursor just after it. */
@@ -337,11 +386,8 @@ test_until_last(void **state)
 
 	(void)state;
 	tf_numbers(&t, 200000);
-	tf_sel(&s, &t, NULL, 0, 3, 0);
-	s.until = tf_pat("^150000$");
-	s.last = true;
-	assert_int_equal(sel_scan(&s, &t, false, TF_BUDGET_US),
-	    SEL_SCAN_MATCHED);
+	tf_until(&s, &t, "^150000$", 3, 0);
+	tf_scan(&s, &t, SEL_SCAN_MATCHED);
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "149998\n149999\n150000\n");
 	assert_int_equal(sh.skipped, 149997);
@@ -349,9 +395,7 @@ test_until_last(void **state)
 	free(got);
 	sel_free(&s);
 	/* Without maxLines: a page ending with the line. */
-	tf_sel(&s, &t, NULL, 0, 0, 0);
-	s.until = tf_pat("^150000$");
-	s.last = true;
+	tf_until(&s, &t, "^150000$", 0, 0);
 	got = tf_show(&s, &t, false, &sh);
 	assert_true(strlen(got) <= TEXTBUF_PAGE_CHARS);
 	assert_true(strlen(got) > TEXTBUF_PAGE_CHARS - 10);
@@ -362,19 +406,15 @@ test_until_last(void **state)
 	sel_free(&s);
 	/* tail: the last lines up to it; from a later cursor, the skipped
 	 * lines count from there. */
-	tf_sel(&s, &t, NULL, 0, 0, strstr(t.data, "\n100\n") - t.data + 1);
-	s.until = tf_pat("^200$");
+	tf_until(&s, &t, "^200$", 0, strstr(t.data, "\n100\n") - t.data + 1);
 	s.tail = 2;
-	s.last = true;
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "199\n200\n");
 	assert_int_equal(sh.skipped, 99);
 	free(got);
 	sel_free(&s);
 	/* No match: the last lines scanned, the cursor after them. */
-	tf_sel(&s, &t, NULL, 0, 2, 0);
-	s.until = tf_pat("^nothing$");
-	s.last = true;
+	tf_until(&s, &t, "^nothing$", 2, 0);
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "199999\n200000\n");
 	assert_int_equal(sh.cursor, t.len);
@@ -416,9 +456,10 @@ test_tail(void **state)
 	textbuf_free(&t);
 }
 
-/* filter with tail: the last N matching lines, with their context. */
+/* filter with tail: the last N matching lines, with their context; with
+ * until, up to its line. */
 static void
-test_filter_tail(void **state)
+test_filter_last(void **state)
 {
 	struct textbuf		 t;
 	struct sel		 s;
@@ -427,7 +468,7 @@ test_filter_tail(void **state)
 
 	(void)state;
 	tf_text(&t, tf_20);
-	tf_sel_last(&s, &t, "x$", 0, NULL, 2);
+	tf_last(&s, &t, "x$", NULL, 0, 2);
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "15:15 x\n20:20 x\n");
 	assert_int_equal(s.matched, 4);
@@ -435,52 +476,26 @@ test_filter_tail(void **state)
 	free(got);
 	sel_free(&s);
 	/* With context: groups that do not touch are parted by "--". */
-	tf_sel_last(&s, &t, "x$", 1, NULL, 2);
-	got = tf_show(&s, &t, false, &sh);
-	assert_string_equal(got, "14-14\n15:15 x\n16-16\n--\n19-19\n20:20 x\n");
-	free(got);
-	sel_free(&s);
+	tf_last_is(&t, "x$", NULL, 1, 2,
+	    "14-14\n15:15 x\n16-16\n--\n19-19\n20:20 x\n");
 	/* Context that reaches the previous match: one group, no line
 	 * twice. */
-	tf_sel_last(&s, &t, "x$", 3, NULL, 2);
-	got = tf_show(&s, &t, false, &sh);
-	assert_string_equal(got, "12-12\n13-13\n14-14\n15:15 x\n16-16\n"
+	tf_last_is(&t, "x$", NULL, 3, 2,
+	    "12-12\n13-13\n14-14\n15:15 x\n16-16\n"
 	    "17-17\n18-18\n19-19\n20:20 x\n");
-	free(got);
-	sel_free(&s);
-	textbuf_free(&t);
-}
 
-/* until with filter: the matching lines up to until's line, which ends
- * the reply whether filter matches it or not. */
-static void
-test_until_filter(void **state)
-{
-	struct textbuf		 t;
-	struct sel		 s;
-	struct sel_shown	 sh;
-	char			*got;
-
-	(void)state;
-	tf_text(&t, tf_20);
-	tf_sel_last(&s, &t, "x$", 0, "^16$", 0);
+	/* until with filter: the matching lines up to until's line, which
+	 * ends the reply whether filter matches it or not. */
+	tf_last(&s, &t, "x$", "^16$", 0, 0);
 	got = tf_show(&s, &t, false, &sh);
 	assert_string_equal(got, "4:4 x\n7:7 x\n15:15 x\n16:16\n");
 	assert_int_equal(sh.cursor, strstr(tf_20, "17\n") - tf_20);
 	free(got);
 	sel_free(&s);
 	/* With tail 1: the last match and until's line. */
-	tf_sel_last(&s, &t, "x$", 0, "^16$", 1);
-	got = tf_show(&s, &t, false, &sh);
-	assert_string_equal(got, "15:15 x\n16:16\n");
-	free(got);
-	sel_free(&s);
+	tf_last_is(&t, "x$", "^16$", 0, 1, "15:15 x\n16:16\n");
 	/* until's line matching the filter is shown once. */
-	tf_sel_last(&s, &t, "x$", 0, "^15 x$", 1);
-	got = tf_show(&s, &t, false, &sh);
-	assert_string_equal(got, "15:15 x\n");
-	free(got);
-	sel_free(&s);
+	tf_last_is(&t, "x$", "^15 x$", 0, 1, "15:15 x\n");
 	textbuf_free(&t);
 }
 
@@ -504,7 +519,7 @@ test_filter_tail_page(void **state)
 		buf_addc(&b, '\n');
 	}
 	tf_text(&t, buf_cstr(&b));
-	tf_sel_last(&s, &t, "^x", 0, NULL, 100);
+	tf_last(&s, &t, "^x", NULL, 0, 100);
 	got = tf_show(&s, &t, false, &sh);
 	assert_true(utf8_count(got, strlen(got)) <= TEXTBUF_PAGE_CHARS);
 	assert_true(sh.hits >= 20 && sh.hits < 30);
@@ -523,32 +538,17 @@ test_property_tail(void **state)
 	struct textbuf		 t;
 	struct sel		 s;
 	struct sel_shown	 sh;
-	struct buf		 text = BUF_INIT, want = BUF_INIT;
+	struct buf		 want = BUF_INIT;
 	uint64_t		 seed = 2463534242ULL;
-	size_t			 i, n, k, tail, nl;
-	char			*got, num[32];
+	size_t			 i, k, tail, nl;
+	char			*got;
 	const char		*w;
 	int			 round;
 
 	(void)state;
 	for (round = 0; round < 50; round++) {
-		buf_reset(&text);
-		buf_reset(&want);
-		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-		n = 1 + seed % 3000;
-		for (i = 1; i <= n; i++)
-			buf_printf(&text, "%llu\n",
-			    (unsigned long long)(i * (seed % 97 + 1)));
-		tf_text(&t, buf_cstr(&text));
+		k = tf_random(&seed, &t, &want);
 		tail = 1 + seed % 40;
-		for (i = 1, k = 0; i <= n; i++) {
-			snprintf(num, sizeof num, "%llu",
-			    (unsigned long long)(i * (seed % 97 + 1)));
-			if (strchr(num, '7') != NULL) {
-				buf_printf(&want, "%zu:%s\n", i, num);
-				k++;
-			}
-		}
 		/* The last tail lines of want. */
 		w = buf_cstr(&want);
 		for (nl = 0, i = want.len; i > 0; i--)
@@ -556,7 +556,7 @@ test_property_tail(void **state)
 				w = want.data + i;
 				break;
 			}
-		tf_sel_last(&s, &t, "7", 0, NULL, tail);
+		tf_last(&s, &t, "7", NULL, 0, tail);
 		got = tf_show(&s, &t, false, &sh);
 		assert_string_equal(got, w);
 		assert_int_equal(s.matched, k);
@@ -564,7 +564,6 @@ test_property_tail(void **state)
 		sel_free(&s);
 		textbuf_free(&t);
 	}
-	buf_free(&text);
 	buf_free(&want);
 }
 
@@ -581,8 +580,7 @@ main(void)
 		cmocka_unit_test(test_property),
 		cmocka_unit_test(test_until_last),
 		cmocka_unit_test(test_tail),
-		cmocka_unit_test(test_filter_tail),
-		cmocka_unit_test(test_until_filter),
+		cmocka_unit_test(test_filter_last),
 		cmocka_unit_test(test_filter_tail_page),
 		cmocka_unit_test(test_property_tail),
 	};

@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "clean.h"
+#include "clean_text.h"
 #include "rand.h"
 
 #include "buf.h"
@@ -75,6 +75,7 @@ test_strip_mode(const void *in, size_t len, int mode, struct buf *b)
 	return (sp.dropped);
 }
 
+
 /* Print bytes escaped, for a failure message. */
 static void
 test_dump(const char *what, const void *v, size_t len)
@@ -114,7 +115,7 @@ test_expect_dropped(const void *in, size_t len, const void *want, size_t wlen,
 			test_dump("got", b.data, b.len);
 			fail();
 		}
-		assert_true(test_clean((const uint8_t *)b.data, b.len));
+		assert_true(clean_text(b.data, b.len));
 		buf_free(&b);
 	}
 }
@@ -994,7 +995,7 @@ test_property(void **state)
 		for (i = 0; i < tokens; i++)
 			test_token(&in);
 		dropped = test_ref((const uint8_t *)in.data, in.len, &ref);
-		assert_true(test_clean((const uint8_t *)ref.data, ref.len));
+		assert_true(clean_text(ref.data, ref.len));
 		for (mode = 0; mode < TEST_MODES; mode++) {
 			if (test_strip_mode(in.data, in.len, mode, &got) !=
 			    dropped || got.len != ref.len || (ref.len != 0 &&
@@ -1006,7 +1007,7 @@ test_property(void **state)
 				test_dump("got", got.data, got.len);
 				fail();
 			}
-			assert_true(test_clean((const uint8_t *)got.data, got.len));
+			assert_true(clean_text(got.data, got.len));
 			buf_free(&got);
 		}
 		buf_free(&ref);

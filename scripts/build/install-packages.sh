@@ -1,6 +1,7 @@
 #!/bin/sh
-# deps.sh [PACKAGE...] — install what building and testing progmux needs,
-# if missing, and the Debian packages named too (a step's own tools).
+# install-packages.sh [PACKAGE...] — install what building and testing
+# progmux needs, if missing, and the Debian packages named too (a step's
+# own tools).
 # Debian 12 (bookworm) packages; run as root, or with sudo available.
 # Elsewhere (macOS: Homebrew, see .github/workflows/macos.yml) it does
 # nothing. procps gives ps(1), which the POSIX-only port (make
@@ -27,7 +28,7 @@ for pkg in build-essential pkg-config libmsgpack-dev libjsmn-dev \
 done
 [ -z "$need" ] && exit 0
 
-echo "deps.sh: installing:$need" >&2
+echo "install-packages.sh: installing:$need" >&2
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
