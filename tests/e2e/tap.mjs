@@ -51,3 +51,54 @@ export function progmuxEnv(sock, dir, tmuxBin) {
   }
   return { ...env, PROGMUX_SOCKET_PATH: sock, PROGMUX_TMUX_BIN: tmuxBin, TMPDIR: dir, TMUX_TMPDIR: dir };
 }
+
+// What the server's instructions must say (the facts a model gets wrong):
+// undefined, or what is missing. Each fact is looked for within one
+// sentence.
+export function instructionFacts(text) {
+  if (typeof text !== 'string') return `no instructions: ${text}`;
+  const sentences = text.split(/\.\s+/);
+  const facts = [
+    [/PROGMUX_WAIT_MAX_MS/, /\b\d+ ms\b/],
+    [/cuts/, /timeoutMs/],
+    [/waitingForInput/, /send_keys/],
+    [/inputHidden/, /password/],
+    [/never type a password/],
+    [/lifetimeMs/, /server exits/],
+  ];
+  for (const f of facts)
+    if (!sentences.some((s) => f.every((re) => re.test(s)))) return `no sentence says ${f.join(' and ')}: ${text}`;
+  const words = text.split(/\s+/).length;
+  if (words < 80 || words > 150) return `${words} words, not about 120`;
+  return undefined;
+}
+
+// The prompts through an SDK client (either the 1.x or the 2.x one): the
+// capability, the list, run-and-check's message with its argument, and a
+// missing argument refused.
+export async function promptSteps(client, tag) {
+  await step(`${tag}: the instructions state the facts (wait ceiling, waitingForInput, inputHidden, lifetime)`, () =>
+    instructionFacts(client.getInstructions()));
+  await step(`${tag}: prompts/list: the workflows, with their arguments`, async () => {
+    if (!client.getServerCapabilities().prompts) return 'no prompts capability';
+    const { prompts } = await client.listPrompts();
+    const names = prompts.map((p) => p.name).join(',');
+    if (names.replace(/,answer-password$/, '') !== 'run-and-check,start-and-wait,why-is-it-quiet') return names;
+    const a = prompts[0].arguments;
+    if (!a || a[0].name !== 'command' || a[0].required !== true) return JSON.stringify(a);
+  });
+  await step(`${tag}: prompts/get run-and-check: a user message with the command in it`, async () => {
+    const r = await client.getPrompt({ name: 'run-and-check', arguments: { command: 'make check' } });
+    const m = r.messages[0];
+    if (r.messages.length !== 1 || m.role !== 'user' || m.content.type !== 'text') return JSON.stringify(r);
+    if (!m.content.text.includes('`make check`') || !m.content.text.includes('run_program')) return m.content.text;
+  });
+  await step(`${tag}: prompts/get without its required argument is refused`, async () => {
+    try {
+      await client.getPrompt({ name: 'run-and-check', arguments: {} });
+      return 'answered';
+    } catch (e) {
+      if (e.code !== -32602 || !/command/.test(e.message)) return `${e.code} ${e.message}`;
+    }
+  });
+}
