@@ -14,6 +14,10 @@
 #   make npm        the npm packages (static binaries for linux-x64 and
 #                   linux-arm64) in build/npm
 #   make npm-test   those packages installed and tested as users run them
+#   make mcpb       the MCP Bundles (.mcpb, binary) of those static builds
+#   make mcpb-test  those bundles unpacked, checked and run
+#   make dist       the release tarball and the Homebrew tap for it (build/dist)
+#   make brew-test  the Homebrew formula's install and test blocks, run here
 #   make deb        build/progmux_VERSION-1_ARCH.deb (dpkg-deb), lintian-checked
 #   make deb-test   that package installed with apt-get, the SDK e2e run
 #                   against /usr/bin/progmux, then purged (needs root)
@@ -385,6 +389,34 @@ npm:
 	sh scripts/package/static.sh linux-arm64
 	sh scripts/package/npm.sh
 
+# The MCP Bundles (scripts/package/mcpb.sh): build/progmux-VERSION-linux-
+# x64.mcpb and -linux-arm64.mcpb, of type binary, holding make npm's static
+# builds (made first if they are not there) and a manifest whose user
+# configuration is server.json's settings, checked against the MCPB
+# manifest schema and packed by the official mcpb tool (tests/package/mcpb).
+mcpb:
+	@[ -x build/npm/linux-x64/bin/progmux ] && \
+	    [ -x build/npm/linux-arm64/bin/progmux ] || $(MAKE) npm
+	sh scripts/package/mcpb.sh
+
+# The bundles as a host gets them (scripts/package/mcpb-test.sh): unpacked,
+# their manifests valid, this machine's started as its manifest says and
+# driven on a private tmux server.
+mcpb-test: mcpb
+	sh scripts/package/mcpb-test.sh
+
+# The release tarball of HEAD and the Homebrew tap's formula for it, in
+# build/dist (scripts/package/dist.sh).
+dist:
+	sh scripts/package/dist.sh
+
+# The Homebrew formula (packaging/homebrew-progmux) run here without
+# Homebrew (scripts/package/brew-test.sh): its install block builds make
+# dist's tarball into a prefix, its test block pipes initialize and
+# run_program into that progmux.
+brew-test:
+	sh scripts/package/brew-test.sh
+
 # The packages as a user gets them (scripts/package/npm-test.sh): the
 # unit tests of both targets (arm64 under qemu-user), then per
 # architecture the tarballs installed by npm into an empty prefix,
@@ -403,7 +435,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: macos-gate npm npm-test deb deb-test all unit integration test test-long test-tmux test-clients test-conformance test-secrets test-view test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: macos-gate npm npm-test mcpb mcpb-test dist brew-test deb deb-test all unit integration test test-long test-tmux test-clients test-conformance test-secrets test-view test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper
