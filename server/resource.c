@@ -122,14 +122,6 @@ resource_subscribed(const char *uri)
 	return (false);
 }
 
-/* Is p's screen there to read: its pane made and not yet removed? */
-static bool
-resource_has_screen(const struct program *p)
-{
-	return (program_pane_id(p) != NULL && program_launched(p) &&
-	    (!program_ended(p) || program_spec(p)->keep_pane));
-}
-
 /* What p runs, as asked (inheritShell's wrapper left out), into b. */
 static void
 resource_argv(struct buf *b, const struct program *p)
@@ -216,7 +208,7 @@ resource_list(struct jw *w, bool screens, bool view)
 		resource_view_entry(w);
 	for (p = program_first(); p != NULL; p = program_next(p)) {
 		resource_entry(w, p, false);
-		if (screens && resource_has_screen(p))
+		if (screens && program_has_screen(p))
 			resource_entry(w, p, true);
 	}
 }
@@ -284,7 +276,7 @@ resource_find(const char *uri, size_t len, bool screens, bool *screen)
 	memcpy(buf, id, (size_t)(slash - id));
 	buf[slash - id] = '\0';
 	if ((p = program_find(buf)) == NULL || (*screen &&
-	    !resource_has_screen(p)))
+	    !program_has_screen(p)))
 		return (NULL);
 	return (p);
 }
@@ -484,7 +476,7 @@ resource_poll(void (*list_changed)(void), void (*updated)(const char *))
 		now[n].seq = program_seq(p);
 		now[n].len = program_text(p)->len;
 		now[n].outcome = (int)program_outcome_of(p);
-		now[n].screen = resource_has_screen(p);
+		now[n].screen = program_has_screen(p);
 		/* The table keeps its order: old programs come first. */
 		while (i < rs.n && rs.seen[i].seq < now[n].seq) {
 			changed = true;		/* gone */

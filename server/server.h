@@ -598,6 +598,7 @@ const char	*program_signal_name(int);
 enum program_state program_state(const struct program *);
 bool		 program_ended(const struct program *);
 bool		 program_launched(const struct program *);
+bool		 program_has_screen(const struct program *);
 const char	*program_id(const struct program *);
 uint64_t	 program_seq(const struct program *);
 const struct program_spec *program_spec(const struct program *);

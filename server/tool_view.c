@@ -86,14 +86,6 @@ view_digest(uint64_t h, const char *p, size_t len)
 	return (h);
 }
 
-/* Does p have a screen to show: its pane made and not yet removed? */
-static bool
-view_has_screen(const struct program *p)
-{
-	return (program_pane_id(p) != NULL && program_launched(p) &&
-	    (!program_ended(p) || program_spec(p)->keep_pane));
-}
-
 /* Write p's argv, cut as list_programs cuts it. */
 static void
 view_put_argv(struct jw *w, const struct program *p)
@@ -110,13 +102,11 @@ view_put_argv(struct jw *w, const struct program *p)
 	jw_arr_end(w);
 }
 
-/* One entry of the list: nothing in it changes with the clock alone. */
+/* What a list entry and the program shown begin with: who it is and
+ * how it stands. */
 static void
-view_put_entry(struct jw *w, struct program *p)
+view_put_head(struct jw *w, struct program *p)
 {
-	char	started[64];
-
-	jw_obj_begin(w);
 	jw_key(w, "programId");
 	jw_str(w, program_id(p));
 	view_put_argv(w, p);
@@ -126,6 +116,16 @@ view_put_entry(struct jw *w, struct program *p)
 	jw_str(w, program_outcome(p));
 	jw_key(w, "ended");
 	jw_bool(w, program_ended(p));
+}
+
+/* One entry of the list: nothing in it changes with the clock alone. */
+static void
+view_put_entry(struct jw *w, struct program *p)
+{
+	char	started[64];
+
+	jw_obj_begin(w);
+	view_put_head(w, p);
 	jw_key(w, "textChars");
 	jw_int(w, (int64_t)program_text(p)->chars);
 	realtime_iso(started, sizeof started, program_started_real(p));
@@ -213,7 +213,7 @@ view_put_screen(struct jw *w, const struct view *v, const struct program *p,
 	size_t	i;
 
 	jw_key(w, "screen");
-	if (!view_has_screen(p) || v->screen_of == NULL ||
+	if (!program_has_screen(p) || v->screen_of == NULL ||
 	    strcmp(v->screen_of, program_pane_id(p)) != 0) {
 		jw_null(w);
 		return;
@@ -253,15 +253,7 @@ view_put_program(struct jw *w, struct view *v, struct buf *text)
 	}
 	report_make(&r, p, 0, program_ended(p), false);
 	jw_obj_begin(w);
-	jw_key(w, "programId");
-	jw_str(w, program_id(p));
-	view_put_argv(w, p);
-	jw_key(w, "paneId");
-	jw_str(w, program_pane_id(p));
-	jw_key(w, "outcome");
-	jw_str(w, program_outcome(p));
-	jw_key(w, "ended");
-	jw_bool(w, program_ended(p));
+	view_put_head(w, p);
 	jw_key(w, "waitingForInput");
 	jw_bool(w, r.waiting);
 	if (r.hidden) {
@@ -437,7 +429,7 @@ view_look(struct view *v)
 		v->again = true;
 		return;
 	}
-	if (p == NULL || !view_has_screen(p)) {
+	if (p == NULL || !program_has_screen(p)) {
 		view_judge(v);
 		return;
 	}

@@ -8,8 +8,8 @@
 # manifest (scripts/package/mcpb-manifest.mjs) whose user configuration is
 # the settings of server.json. The manifest is checked against the MCPB
 # manifest schema, and the bundle packed, by the official mcpb tool
-# (@anthropic-ai/mcpb, pinned in tests/package/mcpb; npm ci from its
-# lockfile, a cache under build/).
+# (@anthropic-ai/mcpb, pinned in tests/package/mcpb with its lockfile,
+# installed by scripts/clients/npm-install.sh, a cache under build/).
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -20,8 +20,7 @@ die() { echo "mcpb.sh: $*" >&2; exit 1; }
 
 if ! (cd "$M" && npm ls --silent >/dev/null 2>&1); then
 	mkdir -p "$CACHE"
-	(cd "$M" && npm ci --no-audit --no-fund --loglevel=error \
-	    --cache "$CACHE" >&2)
+	sh scripts/clients/npm-install.sh "$M" "$CACHE" >/dev/null || exit 1
 fi
 for t in linux-x64 linux-arm64; do
 	n=build/npm/$t

@@ -5,8 +5,8 @@
 # AppBridge), whose official MCP client drives BUILDDIR/progmux in both
 # protocol eras. Installs what is missing first: chromium (a Debian
 # package, as scripts/build/deps.sh does) and tests/view's npm packages
-# from its lockfile (npm ci, a cache under build/). The page as rendered
-# is kept as build/view/view-ERA.png.
+# pinned with their lockfile (scripts/clients/npm-install.sh, a cache
+# under build/). The page as rendered is kept as build/view/view-ERA.png.
 set -eu
 B=${1:-build}
 cd "$(dirname "$0")/../.."
@@ -20,8 +20,7 @@ fi
 # The pinned packages, unless installed already at the lockfile's versions.
 if ! (cd tests/view && npm ls --silent >/dev/null 2>&1); then
 	mkdir -p "$CACHE"
-	(cd tests/view && npm ci --no-audit --no-fund --loglevel=error \
-	    --cache "$CACHE" >&2)
+	sh scripts/clients/npm-install.sh tests/view "$CACHE" || exit 1
 fi
 mkdir -p build/view
 PROGMUX_BIN="$(pwd)/$B/progmux" exec node tests/view/view.mjs
