@@ -179,7 +179,8 @@ prompt_names(const struct json *r)
 	for (i = 0; i < json_len(ps); i++)
 		buf_printf(&b, "%s,", json_str(json_get(json_at(ps, i),
 		    "name"), NULL));
-	return (xstrdup(buf_cstr(&b)));
+	buf_cstr(&b);
+	return (b.data);
 }
 
 /* A prompts/get result's one user message, text (which must hold each
