@@ -376,7 +376,9 @@ test_view_follows(void **state)
 	assert_int_equal(json_len(sc_get(d, "programs")), 1);
 	snprintf(seen, sizeof seen, "%s", sc_str(d, "seen"));
 
-	/* Waiting now; a line typed wakes it with the reply. */
+	/* Waiting now; a line typed wakes it with the reply. (The keys
+	 * reach tmux after the call's first capture: a call that answered
+	 * without waiting for a change would not have them.) */
 	snprintf(args, sizeof args, "{\"name\":\"view_update\",\"arguments\":"
 	    "{\"programId\":\"%s\",\"cursor\":%lld,\"seen\":\"%s\","
 	    "\"timeoutMs\":20000}}", id, (long long)json_int(json_get(p,

@@ -13,9 +13,10 @@
 //     to it over postMessage, passed between the page and this process;
 //   - the host "model" calls start_program: the bridge gives the view the
 //     call's input and result. The program prints a coloured line, then
-//     waits for a line of input; keys typed then make it print a marker,
-//     which must be in the view's output and on its screen (and the
-//     screen's cursor drawn) within a second of send_keys' answer; the
+//     waits for a line of input; once the view's call has waited half a
+//     second for a change, keys typed make it print a marker, which must
+//     be in the view's output and on its screen (and the screen's cursor
+//     drawn) within a second of send_keys' answer; the
 //     Ctrl-C button makes the program print what its trap prints; the Stop
 //     button ends it (list_programs no longer has it, its pane is gone);
 //   - every JavaScript error, console error, failed or outside request and
@@ -44,6 +45,7 @@ const tmuxBin = process.env.PROGMUX_TEST_TMUX || 'tmux';
 const art = path.join(root, 'build', 'view');
 const overall = Number(process.env.VIEW_TIMEOUT_MS || 180000);
 const LIVE_MS = 1000;	// what the issue asks: new output in the page within a second
+const QUIET_MS = 500;	// the view's call held this long: it waits for a change
 
 const HOST = 'http://host.progmux.test';
 const VIEW = 'http://view.progmux.test';
@@ -155,11 +157,27 @@ async function run(ctx, era) {
   const bridge = new AppBridge(null, { name: 'progmux-test-host', version: '1.0.0' },
     { serverTools: {}, serverResources: {}, logging: {} }, { hostContext: { theme: 'dark', displayMode: 'inline', platform: 'desktop' } });
   const viewCalls = [];
+  const waiting = new Set();	// the view's view_update calls not yet answered
   bridge.oncalltool = async (params, extra) => {
     viewCalls.push(params.name);
     const t = tools.find((x) => x.name === params.name);
     if (!t || isToolVisibilityModelOnly(t)) throw new Error(`${params.name} is not the view's to call`);
-    return client.request({ method: 'tools/call', params }, { signal: extra.mcpReq.signal });
+    const call = { since: Date.now() };
+    if (params.name === 'view_update') waiting.add(call);
+    try {
+      return await client.request({ method: 'tools/call', params }, { signal: extra.mcpReq.signal });
+    } finally {
+      waiting.delete(call);
+    }
+  };
+  // The view is waiting for a change: its view_update has been held by
+  // the server QUIET_MS (so a change that comes now must wake that call).
+  const settled = async () => {
+    const end = Date.now() + 10000;
+    while (![...waiting].some((c) => Date.now() - c.since >= QUIET_MS)) {
+      if (Date.now() > end) throw new Error(`the view never waited ${QUIET_MS} ms for a change`);
+      await sleep(25);
+    }
   };
   bridge.onreadresource = async (params, extra) => client.request({ method: 'resources/read', params },
     { signal: extra.mcpReq.signal });
@@ -202,6 +220,7 @@ async function run(ctx, era) {
   let latency = -1;
   await step(`${tag}: a line typed: the program's answer is in the view's output and on its screen, cursor drawn, within ${LIVE_MS} ms`, async () => {
     const f = frame();
+    await settled();
     await client.callTool({ name: 'send_keys', arguments: { paneId: prog.paneId, keys: 'marker-42' } });
     const t0 = Date.now();
     await f.waitForFunction(() => {
