@@ -19,6 +19,7 @@
 //     drawn) within a second of send_keys' answer; the
 //     Ctrl-C button makes the program print what its trap prints; the Stop
 //     button ends it (list_programs no longer has it, its pane is gone);
+//   - the page has no element that takes typed text;
 //   - every JavaScript error, console error, failed or outside request and
 //     Content-Security-Policy violation of the page is a failure.
 //
@@ -249,6 +250,10 @@ async function run(ctx, era) {
     await f.waitForFunction(() => [...document.querySelectorAll('#out .line')].some((d) => /caught-INT$/.test(d.textContent)),
       { timeout: 10000 });
     if (!viewCalls.includes('send_keys')) return `the view called ${viewCalls.join(', ')}`;
+  });
+  await step(`${tag}: the view takes no typed text (a password goes through ask_user_secret's page only)`, async () => {
+    const n = await frame().evaluate(() => document.querySelectorAll('input, textarea, select, [contenteditable]').length);
+    if (n !== 0) return `${n} input elements`;
   });
   mkdirSync(art, { recursive: true });
   const shot = path.join(art, `view-${tag}.png`);
