@@ -10,9 +10,14 @@
 #   make test-clients  progmux through the pinned real agent clients (npm)
 #   make test-conformance  the official MCP conformance suite, both eras
 #   make test-secrets  ask_user_secret through chromium and the SDK clients
+#   make test-view  the view (MCP Apps) in chromium, in the SDK's host
 #   make npm        the npm packages (static binaries for linux-x64 and
 #                   linux-arm64) in build/npm
 #   make npm-test   those packages installed and tested as users run them
+#   make mcpb       the MCP Bundles (.mcpb, binary) of those static builds
+#   make mcpb-test  those bundles unpacked, checked and run
+#   make dist       the release tarball and the Homebrew tap for it (build/dist)
+#   make brew-test  the Homebrew formula's install and test blocks, run here
 #   make deb        build/progmux_VERSION-1_ARCH.deb (dpkg-deb), lintian-checked
 #   make deb-test   that package installed with apt-get, the SDK e2e run
 #                   against /usr/bin/progmux, then purged (needs root)
@@ -111,6 +116,9 @@ REAPER_SRC = $(wildcard reaper/*.c)
 UNIT_SRC   = $(filter-out $(if $(filter darwin,$(OSDEP)),tests/unit/test_ttywait.c),\
 	$(wildcard tests/unit/test_*.c))
 SCHEMAS    = $(sort $(wildcard schemas/*.json))
+# The view (server/view/): the page, its style, its scripts in order.
+VIEW_SRC   = server/view/view.html server/view/view.css server/view/term.js \
+	server/view/view.js
 
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
 FRONT_PURE_SRC = server/json.c server/jschema.c server/pattern.c \
@@ -118,7 +126,8 @@ FRONT_PURE_SRC = server/json.c server/jschema.c server/pattern.c \
 REAPER_PURE_SRC = reaper/strip.c reaper/marker.c reaper/record.c reaper/fsm.c
 PURE_SRC   = $(FRONT_PURE_SRC) $(REAPER_PURE_SRC)
 LIBS_TEST  = $(B)/libfront.a $(B)/libreaper.a $(B)/libcommon.a
-SERVER_OBJ = $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schemas.o
+SERVER_OBJ = $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schemas.o \
+	$(B)/obj/gen/view.o
 SERVER_LIB_OBJ = $(filter-out $(B)/obj/server/main.o,$(SERVER_OBJ))
 # The server modules that hold test hooks (#ifdef PROGMUX_TESTING, see
 # server.h) are built a second time with them for the unit tests; the
@@ -183,6 +192,15 @@ $(B)/gen/schemas.c: $(SCHEMAS) scripts/build/embed-schemas.sh
 	sh scripts/build/embed-schemas.sh $(B)/gen $(SCHEMAS)
 
 $(B)/obj/gen/schemas.o: $(B)/gen/schemas.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# The view is embedded whole, as one page (resource.c serves it).
+$(B)/gen/view.c: $(VIEW_SRC) scripts/build/embed-view.sh
+	@mkdir -p $(B)/gen
+	sh scripts/build/embed-view.sh $(B)/gen $(VIEW_SRC)
+
+$(B)/obj/gen/view.o: $(B)/gen/view.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
@@ -330,6 +348,15 @@ test-clients: all
 test-secrets: all unit integration
 	sh scripts/test/test-secrets.sh $(B)
 
+# The view (ui://progmux/view) end to end (scripts/test/test-view.sh):
+# chromium renders it inside the MCP Apps SDK's AppBridge, whose MCP client
+# drives progmux in both eras; a program's output must reach the page,
+# Ctrl-C and Stop must work, and the page may have no error. chromium and
+# the npm packages (tests/view) are installed when missing. The page as
+# rendered: build/view/view-ERA.png.
+test-view: all
+	sh scripts/test/test-view.sh $(B)
+
 # The official MCP conformance suite (pinned in tests/conformance, npm),
 # its 2026-07-28 and its 2025 scenarios, through a stdio-to-HTTP bridge.
 test-conformance: all
@@ -372,6 +399,34 @@ npm:
 	sh scripts/package/static.sh linux-arm64
 	sh scripts/package/npm.sh
 
+# The MCP Bundles (scripts/package/mcpb.sh): build/progmux-VERSION-linux-
+# x64.mcpb and -linux-arm64.mcpb, of type binary, holding make npm's static
+# builds (made first if they are not there) and a manifest whose user
+# configuration is server.json's settings, checked against the MCPB
+# manifest schema and packed by the official mcpb tool (tests/package/mcpb).
+mcpb:
+	@[ -x build/npm/linux-x64/bin/progmux ] && \
+	    [ -x build/npm/linux-arm64/bin/progmux ] || $(MAKE) npm
+	sh scripts/package/mcpb.sh
+
+# The bundles as a host gets them (scripts/package/mcpb-test.sh): unpacked,
+# their manifests valid, this machine's started as its manifest says and
+# driven on a private tmux server.
+mcpb-test: mcpb
+	sh scripts/package/mcpb-test.sh
+
+# The release tarball of HEAD and the Homebrew tap's formula for it, in
+# build/dist (scripts/package/dist.sh).
+dist:
+	sh scripts/package/dist.sh
+
+# The Homebrew formula (packaging/homebrew-progmux) run here without
+# Homebrew (scripts/package/brew-test.sh): its install block builds make
+# dist's tarball into a prefix, its test block pipes initialize and
+# run_program into that progmux.
+brew-test:
+	sh scripts/package/brew-test.sh
+
 # The packages as a user gets them (scripts/package/npm-test.sh): the
 # unit tests of both targets (arm64 under qemu-user), then per
 # architecture the tarballs installed by npm into an empty prefix,
@@ -390,7 +445,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: macos-gate npm npm-test deb deb-test all unit integration test test-long test-tmux test-clients test-conformance test-secrets test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: macos-gate npm npm-test mcpb mcpb-test dist brew-test deb deb-test all unit integration test test-long test-tmux test-clients test-conformance test-secrets test-view test-valgrind run clean fuzz bench bench-smoke install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper
@@ -426,7 +481,7 @@ build/fuzz/fuzz_tmux_parse: tests/fuzz/fuzz_tmux_parse.c $(FUZZ_TMUX_PARSE_SRC) 
 # common/. fork() and posix_spawn() are wrapped so no child can ever be
 # made (see the harness).
 FUZZ_MCP_SRC = $(filter-out server/main.c,$(SERVER_SRC)) $(B)/gen/schemas.c \
-	$(COMMON_SRC)
+	$(B)/gen/view.c $(COMMON_SRC)
 build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
     $(wildcard common/*.h server/*.h)
 	@mkdir -p $(@D)

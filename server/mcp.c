@@ -49,6 +49,7 @@ static const struct mcp_method *const mcp_families[] = {
 	mcp_tools_methods,
 	task_methods,
 	resource_methods,
+	mcp_prompts_methods,
 	mcp_listen_methods
 };
 

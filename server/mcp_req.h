@@ -10,7 +10,9 @@
  *   mcp_tools.c    tools/list and tools/call: progress, elicitation, the
  *                  call that becomes a task
  *   task.c         the task store and the tasks/ methods
- *   resource.c     programs as resources and the resources/ methods
+ *   resource.c     programs as resources and the resources/ methods,
+ *                  and the view (ui://) for hosts of MCP Apps
+ *   mcp_prompts.c  the prompts and the prompts/ methods
  *   mcp_listen.c   subscriptions/listen and the look that tells what
  *                  changed; it calls the others' "what changed", they
  *                  never call it (they kick it through mcp_req.c)
@@ -36,6 +38,8 @@
 #define MCP_META_LEVEL		"io.modelcontextprotocol/logLevel"
 #define MCP_META_SUB		"io.modelcontextprotocol/subscriptionId"
 #define MCP_TASKS_EXT		"io.modelcontextprotocol/tasks"
+#define MCP_UI_EXT		"io.modelcontextprotocol/ui"	/* MCP Apps */
+#define MCP_UI_MIME		"text/html;profile=mcp-app"
 #define MCP_NAME_SHOWN		128	/* bytes of a client's name echoed */
 #define MCP_TTL_FIXED		3600000	/* ttlMs of what never changes */
 #define MCP_NOT_INITIALIZED	-32002	/* a request before initialize */
@@ -61,6 +65,8 @@ struct mcp_ctx {
 					   experimental ones, or the 2026
 					   extension */
 	bool		 elicit_url;	/* it takes URL-mode elicitation */
+	bool		 ui;		/* it renders MCP Apps views (its
+					   capabilities name MCP_UI_EXT) */
 	int		 log_level;	/* messages at or above (mcp_levels);
 					   -1: none */
 };
@@ -200,6 +206,11 @@ bool		 resource_used(void);		/* by a 2025 client */
 bool		 resource_subscribed(const char *uri);
 bool		 resource_poll(void (*list_changed)(void),
 		     void (*updated)(const char *uri));
+bool		 resource_view_offered(const struct mcp_ctx *);
+
+/* mcp_prompts.c — the prompts: prompts/list, prompts/get */
+extern const struct mcp_method mcp_prompts_methods[];
+bool		 mcp_prompts_offered(void);
 
 /* mcp_listen.c — subscriptions/listen, and the look */
 extern const struct mcp_method mcp_listen_methods[];

@@ -6,8 +6,8 @@
  * answered only initialize and ping are (mcp.c). What it agreed is the
  * context every later 2025 request carries (mcp_session_ctx): the
  * version, whether the experimental tasks of 2025-11-25 are on, whether
- * the client takes URL-mode elicitation, the level set by
- * logging/setLevel.
+ * the client takes URL-mode elicitation, whether it renders MCP Apps
+ * views, the level set by logging/setLevel.
  *
  * 2026-07-28 era: no session. Each request carries its version, the
  * client's capabilities and, if it wants messages, a log level in its
@@ -151,6 +151,28 @@ mcp_session_log(int level, const char *logger, const char *msg)
 	buf_free(&p);
 }
 
+/*
+ * Do the client's capabilities name MCP Apps (io.modelcontextprotocol/ui,
+ * in extensions), with HTML views among its mimeTypes if it lists them?
+ */
+static bool
+mcp_session_ui(const struct json *caps)
+{
+	const struct json	*ext, *mt;
+	size_t			 i;
+
+	ext = json_get(json_get(caps, "extensions"), MCP_UI_EXT);
+	if (json_type(ext) != JSON_OBJECT)
+		return (false);
+	if (json_type(mt = json_get(ext, "mimeTypes")) != JSON_ARRAY)
+		return (true);
+	for (i = 0; i < json_len(mt); i++)
+		if (json_type(json_at(mt, i)) == JSON_STRING &&
+		    strcmp(json_str(json_at(mt, i), NULL), MCP_UI_MIME) == 0)
+			return (true);
+	return (false);
+}
+
 /* An empty object under key. */
 static void
 mcp_session_empty(struct jw *w, const char *key)
@@ -162,9 +184,10 @@ mcp_session_empty(struct jw *w, const char *key)
 
 /*
  * The capabilities object: tools (a fixed set), logging, resources
- * (each program's output and screen) when they are offered; the
- * experimental tasks of 2025-11-25 for a 2025 client that negotiated it,
- * the tasks extension for a 2026-07-28 one.
+ * (each program's output and screen) when they are offered, the prompts;
+ * the experimental tasks of 2025-11-25 for a 2025 client that negotiated
+ * it, the tasks extension for a 2026-07-28 one; MCP Apps for a client
+ * that renders the view.
  */
 static void
 mcp_session_capabilities(struct jw *w, const struct mcp_ctx *ctx)
@@ -199,10 +222,20 @@ mcp_session_capabilities(struct jw *w, const struct mcp_ctx *ctx)
 		jw_obj_end(w);
 		jw_obj_end(w);
 	}
-	if (ctx->era == MCP_ERA_2026) {
+	if (mcp_prompts_offered()) {
+		jw_key(w, "prompts");
+		jw_obj_begin(w);
+		jw_key(w, "listChanged");
+		jw_bool(w, false);
+		jw_obj_end(w);
+	}
+	if (ctx->era == MCP_ERA_2026 || resource_view_offered(ctx)) {
 		jw_key(w, "extensions");
 		jw_obj_begin(w);
-		mcp_session_empty(w, MCP_TASKS_EXT);
+		if (ctx->era == MCP_ERA_2026)
+			mcp_session_empty(w, MCP_TASKS_EXT);
+		if (resource_view_offered(ctx))
+			mcp_session_empty(w, MCP_UI_EXT);
 		jw_obj_end(w);
 	}
 	jw_obj_end(w);
@@ -234,6 +267,7 @@ mcp_session_initialize(struct mcp_req *req, const struct json *params)
 	ses.ctx.elicit_url = ses.ctx.tasks &&
 	    json_type(json_get(json_get(json_get(params, "capabilities"),
 	    "elicitation"), "url")) == JSON_OBJECT;
+	ses.ctx.ui = mcp_session_ui(json_get(params, "capabilities"));
 	req->ctx = ses.ctx;
 
 	jw_init(&w, &b);
@@ -357,6 +391,7 @@ mcp_session_meta(struct mcp_req *req, const struct json *params)
 	req->ctx.tasks = json_type(ext) == JSON_OBJECT;
 	req->ctx.elicit_url = json_type(json_get(json_get(caps,
 	    "elicitation"), "url")) == JSON_OBJECT;
+	req->ctx.ui = mcp_session_ui(caps);
 	v = json_get(meta, MCP_META_LEVEL);
 	req->ctx.log_level = mcp_level(v);
 	if (v != NULL && req->ctx.log_level < 0) {

@@ -290,7 +290,8 @@ mcp_tools_init(void)
 }
 
 /* tools/list: every tool in one page, so any cursor is unknown; the
- * set is fixed for the server's life. */
+ * set is fixed for the server's life (and for a client that renders the
+ * view, with the view's: its own tool and the tools that open it). */
 static void
 mcp_tools_list(struct mcp_req *req, const struct json *params)
 {
@@ -308,7 +309,8 @@ mcp_tools_list(struct mcp_req *req, const struct json *params)
 	jw_obj_begin(&w);
 	jw_key(&w, "tools");
 	jw_arr_begin(&w);
-	tools_list(&w, req->ctx.era == MCP_ERA_2025 && req->ctx.tasks);
+	tools_list(&w, req->ctx.era == MCP_ERA_2025 && req->ctx.tasks,
+	    resource_view_offered(&req->ctx));
 	jw_arr_end(&w);
 	jw_obj_end(&w);
 	mcp_reply_jw(req, &b);
@@ -383,6 +385,16 @@ mcp_tools_unknown(struct mcp_req *req, const char *name, size_t len,
 	buf_free(&b);
 }
 
+/* Is name (len bytes) a tool req's client does not have: one only a
+ * view calls (_meta.ui.visibility ["app"]), for a client without the
+ * view? */
+static bool
+mcp_tools_hidden(const struct mcp_req *req, const char *name, size_t len)
+{
+	return (memchr(name, '\0', len) == NULL && tools_app_only(name) &&
+	    !resource_view_offered(&req->ctx));
+}
+
 /*
  * A 2025-11-25 tools/call asking for a task: the task is made and said
  * first, then the call runs and answers it. Only the tools whose waits
@@ -396,6 +408,10 @@ mcp_tools_task_call(struct mcp_req *req, const char *name, size_t len,
 	struct task		*t;
 	const char		*why;
 
+	if (mcp_tools_hidden(req, name, len)) {
+		mcp_tools_unknown(req, name, len, false);
+		return;
+	}
 	if (memchr(name, '\0', len) != NULL || !tools_task_ok(name)) {
 		mcp_tools_unknown(req, name, len, true);
 		return;
@@ -454,7 +470,8 @@ mcp_tools_call(struct mcp_req *req, const struct json *params)
 	}
 	mcp_ids_add(req);
 	/* A NUL inside the name must not match a tool by its prefix. */
-	if (memchr(s, '\0', len) != NULL || tools_call(req, s, args) == -1) {
+	if (memchr(s, '\0', len) != NULL || mcp_tools_hidden(req, s, len) ||
+	    tools_call(req, s, args) == -1) {
 		mcp_tools_unknown(req, s, len, false);
 		return;
 	}

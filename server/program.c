@@ -1044,6 +1044,15 @@ program_launched(const struct program *p)
 	return (p->ran);
 }
 
+/* Is its screen there to see: its pane made, its program run, and the
+ * pane not removed at its end? */
+bool
+program_has_screen(const struct program *p)
+{
+	return (program_pane_id(p) != NULL && p->ran &&
+	    (!program_ended(p) || p->spec.keep_pane));
+}
+
 const char *
 program_id(const struct program *p)
 {

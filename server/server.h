@@ -14,7 +14,8 @@
  *              mcp_req.h; this one shows only stdin and stdout of them
  *   tools      tool_start.c, tool_run.c, tool_read.c, tool_stop.c,
  *              tool_list.c, tool_pane.c, tool_keys.c, tool_secret.c
- *              (with its page, secret_page.c), with select.c (what a
+ *              (with its page, secret_page.c), tool_view.c (the view's
+ *              own call), with select.c (what a
  *              reply shows of a program's text), watch.c (a call waiting
  *              on a program) and report.c (how they report a program)
  *   dispatch   tools.c: the tool table, arguments, the call and its
@@ -149,7 +150,8 @@ int	tools_init(char **cause);
 const char *tools_name(size_t);		/* each in turn; NULL at the end */
 bool	tools_offered(size_t);		/* in the tier and allow-list */
 bool	tools_offered_name(const char *);
-void	tools_list(struct jw *, bool tasks);
+void	tools_list(struct jw *, bool tasks, bool ui);
+bool	tools_app_only(const char *name);	/* only a view calls it */
 bool	tools_task_ok(const char *name);	/* may become a task */
 const char *tools_instructions(void);
 /*
@@ -213,7 +215,7 @@ const char *tools_arg_pane(const struct json *, const char *,
 	    char buf[TOOLS_PANE_ID_MAX]);
 
 /* tool_start.c, tool_run.c, tool_read.c, tool_stop.c, tool_list.c,
- * tool_pane.c, tool_keys.c */
+ * tool_pane.c, tool_keys.c, tool_secret.c, tool_view.c */
 extern const struct tool_entry tool_start_entry;
 extern const struct tool_entry tool_run_entry;
 extern const struct tool_entry tool_read_entry;
@@ -222,6 +224,7 @@ extern const struct tool_entry tool_list_entry;
 extern const struct tool_entry tool_pane_capture_entry;
 extern const struct tool_entry tool_keys_entry;
 extern const struct tool_entry tool_secret_entry;
+extern const struct tool_entry tool_view_entry;
 
 /* tool_start.c — the start run_program makes too: made(req, program,
  * arg) once the pane exists, or made(NULL, NULL, arg) once the start
@@ -608,6 +611,7 @@ const char	*program_signal_name(int);
 enum program_state program_state(const struct program *);
 bool		 program_ended(const struct program *);
 bool		 program_launched(const struct program *);
+bool		 program_has_screen(const struct program *);
 const char	*program_id(const struct program *);
 uint64_t	 program_seq(const struct program *);
 const struct program_spec *program_spec(const struct program *);

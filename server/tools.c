@@ -57,7 +57,8 @@ struct req {
 static size_t	tools_calls;	/* not yet answered or cancelled */
 
 /* Each tool's entry and tier, with its schema once tools_init has paired
- * them; task: a call of it may wait long, so it may become a task. */
+ * them; task: a call of it may wait long, so it may become a task; app:
+ * only a view calls it (its _meta.ui.visibility lacks "model"). */
 static struct tool {
 	const struct tool_entry	*entry;
 	int			 tier;		/* the most held back offering it */
@@ -65,17 +66,20 @@ static struct tool {
 	struct json_doc		*doc;
 	const struct json	*def;
 	const struct json	*input;
+	bool			 app;
 } tools[] = {
-	{ &tool_start_entry, SAFETY_MUTATING, false, NULL, NULL, NULL },
-	{ &tool_read_entry, SAFETY_READONLY, true, NULL, NULL, NULL },
-	{ &tool_run_entry, SAFETY_MUTATING, true, NULL, NULL, NULL },
-	{ &tool_stop_entry, SAFETY_DESTRUCTIVE, false, NULL, NULL, NULL },
-	{ &tool_pane_capture_entry, SAFETY_READONLY, false, NULL, NULL, NULL },
-	{ &tool_keys_entry, SAFETY_MUTATING, true, NULL, NULL, NULL },
-	{ &tool_list_entry, SAFETY_READONLY, false, NULL, NULL, NULL },
+	{ &tool_start_entry, SAFETY_MUTATING, false, NULL, NULL, NULL, false },
+	{ &tool_read_entry, SAFETY_READONLY, true, NULL, NULL, NULL, false },
+	{ &tool_run_entry, SAFETY_MUTATING, true, NULL, NULL, NULL, false },
+	{ &tool_stop_entry, SAFETY_DESTRUCTIVE, false, NULL, NULL, NULL, false },
+	{ &tool_pane_capture_entry, SAFETY_READONLY, false, NULL, NULL, NULL,
+	    false },
+	{ &tool_keys_entry, SAFETY_MUTATING, true, NULL, NULL, NULL, false },
+	{ &tool_list_entry, SAFETY_READONLY, false, NULL, NULL, NULL, false },
 #ifdef PROGMUX_SECRET_PAGE
-	{ &tool_secret_entry, SAFETY_MUTATING, false, NULL, NULL, NULL },
+	{ &tool_secret_entry, SAFETY_MUTATING, false, NULL, NULL, NULL, false },
 #endif
+	{ &tool_view_entry, SAFETY_READONLY, false, NULL, NULL, NULL, false },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
 
@@ -251,26 +255,54 @@ tools_tier_warn(void)
 	free(list);
 }
 
-/* What the model is told of the server, in either era: when to use which
- * tool. */
-static const char tools_instructions_text[] =
-	"progmux runs programs in tmux panes and returns what they "
-	"print as clean text; argv is never parsed by a shell. Use "
-	"run_program for a one-shot command (it waits for the end and "
-	"returns the output and exit status in one call). Use "
-	"start_program for anything that runs longer than one wait or "
-	"needs keys typed (a build, a server, a REPL), then read_program "
-	"with the cursor each read returns until ended is true; "
-	"send_keys types into its pane and stop_program ends it. For "
-	"full-screen programs (editors, top, pagers) and the current "
-	"state of progress bars, read the screen with capture_pane. "
-	"list_programs shows every program held.";
+/*
+ * What the model is told of the server, in either era: not what each
+ * tool does (their descriptions say it) but how they relate and what
+ * holds across them, the facts a model gets wrong: the wait ceiling
+ * against its client's own cut, what waitingForInput and inputHidden
+ * ask of it, that a password is never typed by it, and when programs
+ * end. Made once the settings are read (the ceiling is the one in
+ * force); where ask_user_secret is not built, the person types the
+ * password in the pane.
+ */
+static char	*tools_instructions_text;
+
+/* Write the instructions for the settings in force. */
+static void
+tools_instructions_make(void)
+{
+	struct buf	b = BUF_INIT;
+	bool		secret = tools_offered_name("ask_user_secret");
+
+	buf_printf(&b, "progmux runs argv in tmux panes, never through a shell "
+	    "(for pipes or globs pass [\"sh\",\"-c\",\"...\"]). run_program "
+	    "starts, waits and reads in one call; start_program returns at once "
+	    "and read_program follows with the cursor each read returns. "
+	    "Every wait ends within %lld ms (PROGMUX_WAIT_MAX_MS): if your "
+	    "client cuts a call sooner, pass a smaller timeoutMs and read "
+	    "again. waitingForInput true: the program waits for keys; answer "
+	    "with send_keys. inputHidden true: it asks for a password; ",
+	    (long long)cfg.wait_max_ms);
+	if (secret)
+		buf_adds(&b, "call ask_user_secret so the person types it, and "
+		    "never type a password with send_keys. ");
+	else
+		buf_adds(&b, "ask the person to type it in the pane, and never "
+		    "type a password with send_keys. ");
+	buf_adds(&b, "Programs end when their lifetimeMs runs out and when "
+	    "this server exits; stop_program ends one sooner. list_programs "
+	    "finds lost programIds; capture_pane shows full-screen programs.");
+	free(tools_instructions_text);
+	tools_instructions_text = xstrdup(buf_cstr(&b));
+	buf_free(&b);
+}
 
 /* The server's instructions, for initialize and server/discover. */
 const char *
 tools_instructions(void)
 {
-	return (tools_instructions_text);
+	return (tools_instructions_text != NULL ? tools_instructions_text :
+	    "");
 }
 
 static const struct tools_rpc	*tools_rpc;	/* the protocol's, from its
@@ -281,6 +313,24 @@ void
 tools_set_rpc(const struct tools_rpc *rpc)
 {
 	tools_rpc = rpc;
+}
+
+/* Does a tool definition say only a view may call it: _meta.ui.visibility
+ * without "model"? */
+static bool
+tools_def_app_only(const struct json *def)
+{
+	const struct json	*vis;
+	size_t			 i;
+
+	vis = json_get(json_get(json_get(def, "_meta"), "ui"), "visibility");
+	if (json_type(vis) != JSON_ARRAY)
+		return (false);
+	for (i = 0; i < json_len(vis); i++)
+		if (json_type(json_at(vis, i)) == JSON_STRING &&
+		    strcmp(json_str(json_at(vis, i), NULL), "model") == 0)
+			return (false);
+	return (true);
 }
 
 /* Check PROGMUX_TOOLS, parse every embedded schema and pair it with its
@@ -316,6 +366,7 @@ tools_init(char **cause)
 		}
 		tools[t].doc = doc;
 		tools[t].def = json_root(doc);
+		tools[t].app = tools_def_app_only(tools[t].def);
 		/* The schemas themselves are checked by the unit tests
 		 * (test_jschema), not at every start. */
 		tools[t].input = json_get(tools[t].def, "inputSchema");
@@ -328,42 +379,82 @@ tools_init(char **cause)
 	if (tools_allow_list(cause) == -1)
 		return (-1);
 	tools_tier_warn();
+	tools_instructions_make();
 	return (0);
+}
+
+/* Is key (klen bytes) one of _meta's keys for MCP Apps: "ui", or the
+ * older flat "ui/resourceUri"? */
+static bool
+tools_ui_key(const char *key, size_t klen)
+{
+	return ((klen == 2 && memcmp(key, "ui", 2) == 0) ||
+	    (klen == 14 && memcmp(key, "ui/resourceUri", 14) == 0));
+}
+
+/* _meta without its MCP Apps keys, for a client that has no view. */
+static void
+tools_put_meta(struct jw *w, const struct json *meta)
+{
+	const char	*key;
+	size_t		 i, klen;
+
+	jw_obj_begin(w);
+	for (i = 0; i < json_len(meta); i++) {
+		key = json_key_at(meta, i, &klen);
+		if (tools_ui_key(key, klen))
+			continue;
+		jw_keyn(w, key, klen);
+		jw_value(w, json_at(meta, i));
+	}
+	jw_obj_end(w);
 }
 
 /*
  * Every tool's definition, for tools/list, in the table's fixed order.
  * With tasks (2025-11-25's experimental tasks), a tool whose call may
  * wait long says a task is optional for it (never required: clients
- * that do not know tasks refuse such a tool).
+ * that do not know tasks refuse such a tool). Without ui (a client that
+ * renders no view), the tools only a view calls are left out and the
+ * others' _meta loses what links them to the view.
  */
 void
-tools_list(struct jw *w, bool tasks)
+tools_list(struct jw *w, bool tasks, bool ui)
 {
 	const struct json	*def;
 	const char		*key;
 	size_t			 t, i, klen;
+	bool			 task;
 
 	for (t = 0; t < NTOOLS; t++) {
-		if ((def = tools[t].def) == NULL || !tools_offered(t))
+		if ((def = tools[t].def) == NULL || !tools_offered(t) ||
+		    (tools[t].app && !ui))
 			continue;
-		if (!tasks || !tools[t].task) {
+		task = tasks && tools[t].task;
+		if (!task && ui) {
 			jw_value(w, def);
 			continue;
 		}
 		jw_obj_begin(w);
 		for (i = 0; i < json_len(def); i++) {
 			key = json_key_at(def, i, &klen);
-			if (klen == 9 && memcmp(key, "execution", 9) == 0)
+			if (klen == 9 && memcmp(key, "execution", 9) == 0 &&
+			    task)
 				continue;
 			jw_keyn(w, key, klen);
-			jw_value(w, json_at(def, i));
+			if (klen == 5 && memcmp(key, "_meta", 5) == 0 && !ui &&
+			    json_type(json_at(def, i)) == JSON_OBJECT)
+				tools_put_meta(w, json_at(def, i));
+			else
+				jw_value(w, json_at(def, i));
 		}
-		jw_key(w, "execution");
-		jw_obj_begin(w);
-		jw_key(w, "taskSupport");
-		jw_str(w, "optional");
-		jw_obj_end(w);
+		if (task) {
+			jw_key(w, "execution");
+			jw_obj_begin(w);
+			jw_key(w, "taskSupport");
+			jw_str(w, "optional");
+			jw_obj_end(w);
+		}
 		jw_obj_end(w);
 	}
 }
@@ -394,6 +485,16 @@ bool
 tools_offered_name(const char *name)
 {
 	return (tools_offered(tools_index(name)));
+}
+
+/* Does only a view call the named tool (it is listed only to clients
+ * that render the view)? */
+bool
+tools_app_only(const char *name)
+{
+	size_t	t = tools_index(name);
+
+	return (t < NTOOLS && tools[t].app);
 }
 
 /* A client's field name, quoted and cut short, on one line. */

@@ -7,7 +7,9 @@
 // tool, the fields beyond the reference tools (unfinishedLine,
 // waitingForInput, until, tail, filter, context, send_keys' timeoutMs,
 // run_program's early return, filter and tail, send_keys' screen on a
-// full-screen program), a call with invalid arguments, an unknown tool.
+// full-screen program), a call with invalid arguments, an unknown tool;
+// the instructions' facts and the prompts (tap.mjs, promptSteps), and no
+// trace of the view (MCP Apps) for this client, which renders none.
 // The SDK validates every successful
 // tools/call's structuredContent against the tool's outputSchema itself, so
 // each call here also checks the contract. Prints TAP, a cmocka-style
@@ -28,7 +30,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
-import { builtTools, check, progmuxEnv, step, summary, tally } from './tap.mjs';
+import { builtTools, check, progmuxEnv, promptSteps, step, summary, tally } from './tap.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
@@ -101,6 +103,7 @@ async function main() {
     const r = await client.ping();
     if (!same(r, {})) return JSON.stringify(r);
   });
+  await promptSteps(client, '2025-06-18');
 
   let tools = [];
   await step('tools/list lists the build\'s tools (schemas/), each with its schemas', async () => {
@@ -117,7 +120,10 @@ async function main() {
       if (typeof t.title !== 'string' || typeof t.description !== 'string') return `${want}: title/description`;
       if (!t.annotations) return `${want}: annotations`;
       if (!t._meta || !t._meta['io.progmux/capability']) return `${want}: _meta capability`;
+      // This client renders no view (MCP Apps): nothing of it.
+      if (t._meta.ui || t._meta['ui/resourceUri']) return `${want}: _meta names the view`;
     }
+    if (names.includes('view_update')) return 'the view\'s own tool is listed';
     if (r.nextCursor !== undefined) return `unexpected nextCursor ${r.nextCursor}`;
   });
 

@@ -9,6 +9,8 @@
 //     and its updates, list_changed), the experimental tasks (a tools/call
 //     with "task", tasks/get, tasks/result, tasks/list, tasks/cancel) and
 //     execution.taskSupport "optional" on the tools that wait;
+//     the instructions' facts and the prompts (both clients: tap.mjs,
+//     promptSteps);
 //   - modern: versionNegotiation "auto" (server/discover first), with the
 //     io.modelcontextprotocol/tasks extension in its capabilities: the
 //     era and version the client settled on, tools/list's fixed order, a
@@ -33,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-import { builtTools, check, progmuxEnv, step, summary, tally } from './tap.mjs';
+import { builtTools, check, progmuxEnv, promptSteps, step, summary, tally } from './tap.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
@@ -122,6 +124,7 @@ async function legacy(dir, sock) {
     if (!c.resources || !c.resources.subscribe || !c.resources.listChanged) return JSON.stringify(c);
     if (!c.tasks || !c.tasks.requests || !c.tasks.requests.tools || !c.tasks.requests.tools.call) return JSON.stringify(c);
   });
+  await promptSteps(client, 'legacy');
   await step('legacy: run_program, read_program, send_keys take a task (optional), none requires one', async () => {
     const { tools } = await client.listTools();
     const opt = tools.filter((t) => t.execution && t.execution.taskSupport === 'optional').map((t) => t.name).sort();
@@ -230,6 +233,7 @@ async function modern(dir, sock) {
     const c = client.getServerCapabilities();
     if (!c.resources || !c.extensions || !c.extensions[TASKS]) return JSON.stringify(c);
   });
+  await promptSteps(client, 'modern');
   await step('modern: tools/list in the fixed order', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).join(',');

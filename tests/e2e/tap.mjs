@@ -67,8 +67,10 @@ export function progmuxEnv(sock, dir, tmuxBin) {
   return { ...env, PROGMUX_SOCKET_PATH: sock, PROGMUX_TMUX_BIN: tmuxBin, TMPDIR: dir, TMUX_TMPDIR: dir };
 }
 
-// The tools the build under test lists, by name, sorted: every
-// schemas/*.json, but ask_user_secret where the build has no page for it.
+// The tools the build under test lists to a client, by name, sorted:
+// every schemas/*.json, but ask_user_secret where the build has no page
+// for it, and a tool only the view may call (its _meta.ui.visibility
+// without "model"), which is listed only to a client that renders it.
 // Whether it has is the build's configuration, which the Makefile gives
 // the tests as PMX_SECRET_PAGE (1 or 0), as it gives the C tests
 // -DPROGMUX_SECRET_PAGE; never what the binary says of itself.
@@ -77,8 +79,61 @@ export function builtTools() {
   if (page !== '1' && page !== '0')
     throw new Error(`PMX_SECRET_PAGE is ${JSON.stringify(page)}, not 1 or 0: run the tests through make, which says whether the build has ask_user_secret's page`);
   const dir = path.join(root, 'schemas');
-  const names = readdirSync(dir).filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')).name).sort();
+  const defs = readdirSync(dir).filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')));
+  const forModel = (d) => !d._meta?.ui?.visibility || d._meta.ui.visibility.includes('model');
+  const names = defs.filter(forModel).map((d) => d.name).sort();
   if (!names.includes('ask_user_secret')) throw new Error(`no ask_user_secret in ${dir}`);
   return names.filter((n) => page === '1' || n !== 'ask_user_secret');
+}
+
+// What the server's instructions must say (the facts a model gets wrong):
+// undefined, or what is missing. Each fact is looked for within one
+// sentence.
+export function instructionFacts(text) {
+  if (typeof text !== 'string') return `no instructions: ${text}`;
+  const sentences = text.split(/\.\s+/);
+  const facts = [
+    [/PROGMUX_WAIT_MAX_MS/, /\b\d+ ms\b/],
+    [/cuts/, /timeoutMs/],
+    [/waitingForInput/, /send_keys/],
+    [/inputHidden/, /password/],
+    [/never type a password/],
+    [/lifetimeMs/, /server exits/],
+  ];
+  for (const f of facts)
+    if (!sentences.some((s) => f.every((re) => re.test(s)))) return `no sentence says ${f.join(' and ')}: ${text}`;
+  const words = text.split(/\s+/).length;
+  if (words < 80 || words > 150) return `${words} words, not about 120`;
+  return undefined;
+}
+
+// The prompts through an SDK client (either the 1.x or the 2.x one): the
+// capability, the list, run-and-check's message with its argument, and a
+// missing argument refused.
+export async function promptSteps(client, tag) {
+  await step(`${tag}: the instructions state the facts (wait ceiling, waitingForInput, inputHidden, lifetime)`, () =>
+    instructionFacts(client.getInstructions()));
+  await step(`${tag}: prompts/list: the workflows, with their arguments`, async () => {
+    if (!client.getServerCapabilities().prompts) return 'no prompts capability';
+    const { prompts } = await client.listPrompts();
+    const names = prompts.map((p) => p.name).join(',');
+    if (names.replace(/,answer-password$/, '') !== 'run-and-check,start-and-wait,why-is-it-quiet') return names;
+    const a = prompts[0].arguments;
+    if (!a || a[0].name !== 'command' || a[0].required !== true) return JSON.stringify(a);
+  });
+  await step(`${tag}: prompts/get run-and-check: a user message with the command in it`, async () => {
+    const r = await client.getPrompt({ name: 'run-and-check', arguments: { command: 'make check' } });
+    const m = r.messages[0];
+    if (r.messages.length !== 1 || m.role !== 'user' || m.content.type !== 'text') return JSON.stringify(r);
+    if (!m.content.text.includes('`make check`') || !m.content.text.includes('run_program')) return m.content.text;
+  });
+  await step(`${tag}: prompts/get without its required argument is refused`, async () => {
+    try {
+      await client.getPrompt({ name: 'run-and-check', arguments: {} });
+      return 'answered';
+    } catch (e) {
+      if (e.code !== -32602 || !/command/.test(e.message)) return `${e.code} ${e.message}`;
+    }
+  });
 }
