@@ -157,8 +157,17 @@ done
 
 # The number of tools, in words, wherever a document says how many
 # progmux has ("calls eight tools", "its eight tools", "progmux's eight
-# tools", across a line break too): the README must say it.
-n=$(ls schemas/*.json | wc -l)
+# tools", across a line break too): the README must say it. A tool only
+# the view may call (_meta.ui.visibility without "model") is not the
+# agent's and is not counted.
+n=$(node -e '
+const fs = require("fs");
+let n = 0;
+for (const f of fs.readdirSync("schemas").filter((f) => f.endsWith(".json"))) {
+	const v = JSON.parse(fs.readFileSync("schemas/" + f, "utf8"))._meta?.ui?.visibility;
+	if (!v || v.includes("model")) n++;
+}
+console.log(n);') || { notok "the tools in schemas/ could not be counted (node)"; n=0; }
 word=$(echo zero one two three four five six seven eight nine ten eleven \
     twelve | cut -d' ' -f$((n + 1)))
 counts() {	# counts FILE: each such phrase of FILE, one a line
