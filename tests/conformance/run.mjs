@@ -8,8 +8,9 @@
 // to progmux (a stdio server behind a bridge, with its own tools and
 // resources): the suite's fixture tools and resources (greet,
 // slow_compute, test://static-text ...), which progmux does not have,
-// because it lists only what works end to end; prompts, which it has none
-// of. A listed check is N/A only when it failed for that reason (its
+// because it lists only what works end to end (its prompts are its own:
+// prompts-list checks their shape; the scenarios that get the suite's
+// fixture prompts are not run). A listed check is N/A only when it failed for that reason (its
 // message says so, as the table's pattern says); failing for any other,
 // it fails. A listed check that passes counts as passed; any check not
 // listed that does not pass fails. A scenario that reports no check
@@ -49,7 +50,8 @@ const RUNS = [
     'tasks-mrtr-composition']],
   ['legacy', null, ['server-initialize', 'ping', 'tools-list', 'logging-set-level',
     'resources-list', 'resources-read-text', 'resources-read-binary',
-    'resources-templates-read', 'resources-subscribe', 'resources-unsubscribe']],
+    'resources-templates-read', 'resources-subscribe', 'resources-unsubscribe',
+    'prompts-list']],
 ];
 
 const FIXTURE = (what) => `calls the suite's fixture ${what}, which progmux does not have ` +
@@ -73,10 +75,6 @@ const NA = {
     'sep-2575-missing-capability-http-400': NO_DIAG('test_missing_capability'),
     'sep-2575-http-server-no-independent-requests-on-stream': NO_DIAG('test_streaming_elicitation'),
     'sep-2575-server-no-log-without-loglevel': NO_DIAG('test_logging_tool'),
-  },
-  caching: {
-    'sep-2549-prompts-list-caching-hints': ['progmux has no prompts (prompts/list is -32601)',
-      /^prompts\/list returned JSON-RPC error -32601: /],
   },
   'resources-read-text': { 'resources-read-text': NO_RESOURCE('test://static-text') },
   'resources-read-binary': { 'resources-read-binary': NO_RESOURCE('test://static-binary') },
