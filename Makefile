@@ -87,19 +87,17 @@ CPPFLAGS += -DPROGMUX_TARGET='"$(BUILD_TARGET)"'
 COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 	common/osdep-$(OSDEP).c \
 	$(if $(filter linux,$(OSDEP)),,common/osdep-shared.c)
-# ask_user_secret's page needs libmicrohttpd: without it (pkg-config does
-# not find it, or SECRET_PAGE= is given, as the macOS gate does) neither
-# the page nor the tool is built, and the tool is not listed. The static
-# builds link the one they build (scripts/package/static.sh).
-SECRET_PAGE ?= $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1)
+# ask_user_secret's page (server/secret_page.c: HTTP of its own on
+# 127.0.0.1, no library) is built on Linux and the POSIX-only port, not
+# on macOS, where it has not been tried (SECRET_PAGE=1 builds it there
+# too). Without it (SECRET_PAGE=) neither the page nor the tool is built,
+# and the tool is not listed.
+SECRET_PAGE ?= $(if $(filter darwin,$(OSDEP)),,1)
 SECRET_SRC = server/secret_page.c server/tool_secret.c
 SERVER_SRC = $(filter-out server/ttywait-%.c $(if $(SECRET_PAGE),,$(SECRET_SRC)),\
 	$(wildcard server/*.c)) server/ttywait-$(TTYWAIT).c
 ifneq ($(SECRET_PAGE),)
-MHD_CFLAGS ?= $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
-MHD_LIBS   ?= $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
-CPPFLAGS  += -DPROGMUX_SECRET_PAGE $(MHD_CFLAGS)
-PCRE_LIBS += $(MHD_LIBS)
+CPPFLAGS  += -DPROGMUX_SECRET_PAGE
 endif
 REAPER_SRC = $(wildcard reaper/*.c)
 # test_ttywait builds its panes with Linux's epoll: not for macOS.
@@ -209,7 +207,7 @@ $(B)/tests/%: tests/unit/%.c $(LIBS_TEST)
 
 # Programs the integration tests run in panes (tests/fixtures/*.c), in
 # $(B)/fixtures beside the binaries they test.
-FIXTURE_BIN = $(B)/fixtures/getpass
+FIXTURE_BIN = $(B)/fixtures/getpass $(B)/fixtures/pageflood
 $(B)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(SANFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $<
