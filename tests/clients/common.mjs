@@ -20,7 +20,7 @@ export const binDir = path.join(clientsDir, 'node_modules', '.bin');
 export const limit = Number(process.env.CLIENT_TIMEOUT_MS || 120000);
 export const PROMPT = 'Run echo hi with progmux, then start a program and read it.';
 // The tools every build lists, and ask_user_secret where the build has it
-// (libmicrohttpd): the set the clients must show, from schemas/.
+// (not SECRET_PAGE=): the set the clients must show, from schemas/.
 const TOOLS_ALWAYS = ['run_program', 'start_program', 'read_program', 'stop_program',
   'send_keys', 'capture_pane', 'list_programs'];
 function builtTools() {
