@@ -37,11 +37,20 @@
  *     already answered, else the one that has waited longest without
  *     naming the page's address. The address holds the token, a secret:
  *     a connection whose request line named it is the person's and is
- *     never dropped for another, and the person's new connection, the
- *     newest, is the last to go; it is read as soon as it is accepted;
+ *     never dropped for another. The person's new connection is read as
+ *     soon as it is accepted, is not dropped in the turn of the loop it
+ *     came in, and is read again before it is dropped: it is dropped
+ *     only if its request has not come by then;
  *   - up to PAGE_ACCEPTS are accepted per turn of the loop, so that a
  *     flood neither fills the listen queue (where the person's connection
- *     would wait) nor keeps the loop from the rest of its work.
+ *     would wait) nor keeps the loop from the rest of its work;
+ *   - where the system can (Linux's TCP_DEFER_ACCEPT, osdep_defer_accept),
+ *     a connection is accepted only once it sent something: the person's
+ *     comes with its request line, and is the person's from its accept
+ *     on; a connection that sends nothing waits in the kernel first.
+ *     (A browser may be slower to write its request than a flood is to
+ *     fill PAGE_CONNS places; where the system cannot, the person's
+ *     connection has the turn it came in and a last read.)
  *
  * The secret: the POST body is read into the connection's buffer (never
  * moved by a realloc: a bigger buffer is a copy, the old one cleared),
@@ -69,6 +78,7 @@
 
 #include "compat.h"
 #include "fdutil.h"
+#include "osdep.h"
 #include "randid.h"
 #include "secret_page.h"
 #include "server.h"
@@ -88,6 +98,8 @@
 #define PAGE_ANSWER_MS		2000	/* to take its answer */
 #define PAGE_GRACE_MS		1000	/* after the secret: racing ones told */
 #define PAGE_BACKOFF_MS		100	/* out of descriptors: accept later */
+#define PAGE_DEFER_S		1	/* a silent connection waits in the
+					   kernel before it is handed over */
 
 /* The page's style, allowed by its hash alone (PAGE_STYLE_HASH is the
  * base64 of its SHA-256, as CSP wants). */
@@ -122,6 +134,7 @@ struct page_conn {
 	int			 fd;
 	enum page_state		 state;
 	bool			 ours;		/* its request line named the page */
+	uint64_t		 turn;		/* the loop's turn it came in */
 	char			*in;		/* what it sent */
 	size_t			 cap;		/* PAGE_IN_FIRST or PAGE_IN_MAX */
 	size_t			 len;
@@ -717,25 +730,35 @@ page_conn_timeout(void *arg)
 	page_conn_close(c);
 }
 
-/* Room for one more connection: drop one answered, else the one that
- * has waited longest without naming the page. False if all are the
- * person's. */
+/*
+ * Room for one more connection: drop one answered, else the one that has
+ * waited longest without naming the page, but never one accepted in this
+ * turn of the loop (its request may be on its way). What a candidate sent
+ * is read first: the person's request may have come since. False if none
+ * can go (the newcomer is turned away).
+ */
 static bool
 page_make_room(struct secret_page *pg)
 {
-	struct page_conn	*c;
+	struct page_conn	*c, *next;
 
 	TAILQ_FOREACH(c, &pg->conns, entry)
-		if (c->state == PAGE_DONE)
-			break;
-	if (c == NULL)
-		TAILQ_FOREACH(c, &pg->conns, entry)
-			if (!c->ours)
-				break;
-	if (c == NULL)
-		return (false);
-	page_conn_close(c);
-	return (true);
+		if (c->state == PAGE_DONE) {
+			page_conn_close(c);
+			return (true);
+		}
+	for (c = TAILQ_FIRST(&pg->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (c->ours || c->turn == loop_turn())
+			continue;
+		if (c->state == PAGE_READ && !page_conn_read(c))
+			return (true);	/* it ended as it was read */
+		if (c->ours)
+			continue;
+		page_conn_close(c);
+		return (true);
+	}
+	return (false);
 }
 
 /* A connection accepted: kept, and read at once. */
@@ -753,6 +776,7 @@ page_conn_new(struct secret_page *pg, int fd)
 	c->pg = pg;
 	c->fd = fd;
 	c->state = PAGE_READ;
+	c->turn = loop_turn();
 	c->method = PAGE_OTHER;
 	buf_init(&c->out);
 	c->timer = loop_timer_new(page_conn_timeout, c);
@@ -892,6 +916,11 @@ page_listen(unsigned *port)
 		return (-1);
 	}
 	*port = ntohs(sin.sin_port);
+	/* Where the system can (Linux), a connection is handed over only
+	 * once it sent something: the person's comes with its request, and
+	 * is the page's from its accept on; one that sends nothing waits in
+	 * the kernel, taking no place here, for PAGE_DEFER_S. */
+	(void)osdep_defer_accept(fd, PAGE_DEFER_S);
 	return (fd);
 }
 

@@ -618,6 +618,8 @@ test_deadline(void **state)
 	if (answer(idle, deadline, &r) == -2)
 		fail_msg("a connection that sent nothing was still open after "
 		    "%d ms", CLOSED_MS);
+	print_message("the connection that sent nothing was closed after "
+	    "%lld ms\n", (long long)(now_ms() - t0));
 	person_gets(&pg);
 	nothing_typed(id, cursor);
 	stop(id);
