@@ -107,14 +107,34 @@ page_setup(void **state)
 
 /* --- the program and its page ----------------------------------------- */
 
+/* Read id from *cursor on until it waits at its hidden prompt. */
+static void
+waits_hidden(const char *id, int64_t *cursor)
+{
+	struct json_doc	*d;
+	int64_t		 t0 = now_ms();
+
+	for (;;) {
+		d = rd(id, *cursor, LONG_MS, "");
+		*cursor = sc_int(d, "cursor");
+		if (sc_bool(d, "waitingForInput") &&
+		    json_bool(sc_get(d, "inputHidden"))) {
+			json_doc_free(d);
+			return;
+		}
+		if (sc_bool(d, "ended") || now_ms() - t0 > 3 * LONG_MS)
+			fail_msg("%s never waited for hidden input: %s", id,
+			    pmx_text(d));
+		json_doc_free(d);
+	}
+}
+
 /* Start getpass asking times times; its id once it waits at its hidden
  * prompt (the read's cursor in *cursor). */
 static char *
 start_getpass(int times, int64_t *cursor)
 {
-	struct json_doc	*d;
-	char		*exe, *args, *id, path[4200];
-	int64_t		 t0 = now_ms();
+	char	*exe, *args, *id, path[4200];
 
 	snprintf(path, sizeof path, "%s/getpass", fixtures);
 	exe = pmx_jstr(path);
@@ -125,19 +145,8 @@ start_getpass(int times, int64_t *cursor)
 	free(args);
 	free(exe);
 	*cursor = 0;
-	for (;;) {
-		d = rd(id, *cursor, LONG_MS, "");
-		*cursor = sc_int(d, "cursor");
-		if (sc_bool(d, "waitingForInput") &&
-		    json_bool(sc_get(d, "inputHidden"))) {
-			json_doc_free(d);
-			return (id);
-		}
-		if (sc_bool(d, "ended") || now_ms() - t0 > 3 * LONG_MS)
-			fail_msg("%s never waited for hidden input: %s", id,
-			    pmx_text(d));
-		json_doc_free(d);
-	}
+	waits_hidden(id, cursor);
+	return (id);
 }
 
 /* ask_user_secret for id (a client without URL elicitation: the address
@@ -678,6 +687,8 @@ test_racing(void **state)
 			    round, st[0], st[1]);
 		taken = st[0] == 200 ? 0 : 1;
 		typed(id, &cursor, s[taken], strlen(s[taken]));
+		if (round < 4)
+			waits_hidden(id, &cursor);
 	}
 	free(id);
 	buf_free(&r);
