@@ -206,6 +206,7 @@ page_html(struct buf *b, const char *s)
 	}
 }
 
+/* The reason phrase of an answer's status line. */
 static const char *
 page_reason(unsigned status)
 {
@@ -315,6 +316,7 @@ page_is(const struct page_conn *c, const struct page_span *sp, const char *s)
 	    memcmp(c->in + sp->off, s, sp->len) == 0);
 }
 
+/* The value of a hex digit, or -1. */
 static int
 page_hex(int ch)
 {
@@ -418,6 +420,7 @@ page_open(struct secret_page *pg)
 	return (!pg->used && !pg->expired && !pg->owner_gone);
 }
 
+/* The page took its secret, expired, or its owner let it go. */
 static void
 page_gone(struct page_conn *c)
 {
@@ -599,10 +602,9 @@ page_parse(struct page_conn *c)
 			c->head = c->line;
 		else
 			st = page_header(c, at, n);
-		if (c->line > PAGE_HEAD_MAX && c->head == 0 && st == 0)
-			st = 431;
 	}
-	if (st == 0 && c->head == 0 && c->len >= PAGE_HEAD_MAX)
+	if (st == 0 && (c->head > PAGE_HEAD_MAX ||
+	    (c->head == 0 && c->len >= PAGE_HEAD_MAX)))
 		st = 431;
 	if (st != 0) {
 		page_say(c, st, "Refused", st == 431 ? "The request's headers "
@@ -703,6 +705,7 @@ page_conn_write(struct page_conn *c)
 	loop_fd_mask(c->fd, LOOP_READ);
 }
 
+/* c's descriptor is ready for what its state waits on. */
 static void
 page_conn_ready(int fd, int fired, void *arg)
 {
@@ -822,6 +825,7 @@ page_accept(int fd, int fired, void *arg)
 	}
 }
 
+/* Descriptors may be there again: accept again. */
 static void
 page_backoff_over(void *arg)
 {
@@ -843,6 +847,7 @@ page_stop_listening(struct secret_page *pg)
 	loop_timer_clear(pg->backoff);
 }
 
+/* The page goes, cleared: its token, its prompt, every timer. */
 static void
 page_destroy(struct secret_page *pg)
 {
