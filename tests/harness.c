@@ -444,6 +444,18 @@ find_tool(const struct json *tools, const char *name)
 	return (NULL);
 }
 
+void
+fixture_path(char *out, size_t len, const char *name)
+{
+	const char	*bin = getenv("PROGMUX_BIN"), *slash;
+
+	if (bin == NULL)
+		bin = "build/progmux";
+	slash = strrchr(bin, '/');
+	snprintf(out, len, "%.*s/fixtures/%s", slash != NULL ?
+	    (int)(slash - bin) : 1, slash != NULL ? bin : ".", name);
+}
+
 char *
 start_sleeper(struct pmx *c)
 {

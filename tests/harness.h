@@ -128,6 +128,9 @@ char		*negotiate(struct pmx *, const char *v);
 const struct json *list_tools(struct pmx *, struct json_doc **dp);
 /* The tool named name in a tools array, or NULL. */
 const struct json *find_tool(const struct json *tools, const char *name);
+/* The path of fixture name (tests/fixtures/NAME.c), built beside the
+ * progmux under test (PROGMUX_BIN's directory, or build/). */
+void		 fixture_path(char *, size_t, const char *name);
 /* Start ["sleep","30"]; its programId (allocated). */
 char		*start_sleeper(struct pmx *);
 /* Send a read_program with this raw id and timeout (no waiting). */

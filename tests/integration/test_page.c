@@ -56,7 +56,8 @@
 #define READY_MS	20000	/* the attackers hold their connections */
 #define NOBODY		65534
 
-static char	fixtures[4096];		/* where getpass and pageflood are */
+static char	getpass_exe[4096];	/* the fixtures, beside progmux */
+static char	pageflood_exe[4096];
 static bool	has_tool;		/* ask_user_secret is listed */
 
 /* The page as ask_user_secret gave it. */
@@ -80,27 +81,15 @@ static struct attacker	attackers[4];	/* running ones, ended by the next
 static int
 page_setup(void **state)
 {
-	const char		*bin = getenv("PROGMUX_BIN"), *slash;
-	struct json_doc		*d;
-	const struct json	*tools;
-	size_t			 i;
+	struct json_doc	*d;
 
 	(void)state;
-	if (bin == NULL)
-		bin = "build/progmux";
-	slash = strrchr(bin, '/');
-	snprintf(fixtures, sizeof fixtures, "%.*s/fixtures",
-	    slash != NULL ? (int)(slash - bin) : 1, slash != NULL ? bin : ".");
+	fixture_path(getpass_exe, sizeof getpass_exe, "getpass");
+	fixture_path(pageflood_exe, sizeof pageflood_exe, "pageflood");
 	if (group_open(NULL) != 0)
 		return (-1);
-	d = pmx_wait(&group, pmx_send(&group, "tools/list", "{}"), 10000);
-	if (d == NULL)
-		return (-1);
-	tools = json_get(json_get(json_root(d), "result"), "tools");
-	for (i = 0; tools != NULL && i < json_len(tools); i++)
-		if (strcmp(json_str(json_get(json_at(tools, i), "name"), NULL),
-		    "ask_user_secret") == 0)
-			has_tool = true;
+	has_tool = find_tool(list_tools(&group, &d), "ask_user_secret") !=
+	    NULL;
 	json_doc_free(d);
 	return (0);
 }
@@ -134,10 +123,9 @@ waits_hidden(const char *id, int64_t *cursor)
 static char *
 start_getpass(int times, int64_t *cursor)
 {
-	char	*exe, *args, *id, path[4200];
+	char	*exe, *args, *id;
 
-	snprintf(path, sizeof path, "%s/getpass", fixtures);
-	exe = pmx_jstr(path);
+	exe = pmx_jstr(getpass_exe);
 	xasprintf(&args, "{\"argv\":[%s,\"Vault passphrase: \",\"%d\"]}", exe,
 	    times);
 	if ((id = pmx_start_program(&group, args, NULL)) == NULL)
@@ -412,17 +400,16 @@ attack(struct attacker *a, const struct page *pg, const char *mode, int n,
     int uid)
 {
 	struct pollfd	 p;
-	char		 exe[4200], port[16], count[16], ustr[16], line[64];
+	char		 port[16], count[16], ustr[16], line[64];
 	char		*argv[8];
 	int		 io[2], i = 0;
 	ssize_t		 got = 0, r;
 	int64_t		 deadline = now_ms() + READY_MS;
 
-	snprintf(exe, sizeof exe, "%s/pageflood", fixtures);
 	snprintf(port, sizeof port, "%u", pg->port);
 	snprintf(count, sizeof count, "%d", n);
 	snprintf(ustr, sizeof ustr, "%d", uid);
-	argv[i++] = exe;
+	argv[i++] = pageflood_exe;
 	if (uid != -1) {
 		argv[i++] = "-u";
 		argv[i++] = ustr;
@@ -436,7 +423,7 @@ attack(struct attacker *a, const struct page *pg, const char *mode, int n,
 		dup2(io[1], 1);
 		close(io[0]);
 		close(io[1]);
-		execv(exe, argv);
+		execv(pageflood_exe, argv);
 		_exit(127);
 	}
 	close(io[1]);
