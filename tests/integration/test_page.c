@@ -96,25 +96,38 @@ page_setup(void **state)
 
 /* --- the program and its page ----------------------------------------- */
 
-/* Read id from *cursor on until it waits at its hidden prompt. */
+/*
+ * Read id from *cursor on, a read at a time, until one is what is
+ * wanted: waiting at its hidden prompt (want NULL), or holding the line
+ * want. A line "read ..." other than want fails at once (something else
+ * was typed), as does the program's end or 3 reads' time.
+ */
 static void
-waits_hidden(const char *id, int64_t *cursor)
+read_on(const char *id, int64_t *cursor, const char *want)
 {
 	struct json_doc	*d;
+	const char	*text;
 	int64_t		 t0 = now_ms();
+	bool		 done;
 
 	for (;;) {
 		d = rd(id, *cursor, LONG_MS, "");
 		*cursor = sc_int(d, "cursor");
-		if (sc_bool(d, "waitingForInput") &&
-		    json_bool(sc_get(d, "inputHidden"))) {
-			json_doc_free(d);
-			return;
-		}
-		if (sc_bool(d, "ended") || now_ms() - t0 > 3 * LONG_MS)
-			fail_msg("%s never waited for hidden input: %s", id,
+		text = sc_need_str(d, "text");
+		if (want == NULL)
+			done = sc_bool(d, "waitingForInput") &&
+			    json_bool(sc_get(d, "inputHidden"));
+		else if (!(done = strstr(text, want) != NULL) &&
+		    strstr(text, "read ") != NULL)
+			fail_msg("the program read something else: %s",
 			    pmx_text(d));
+		if (!done && (sc_bool(d, "ended") ||
+		    now_ms() - t0 > 3 * LONG_MS))
+			fail_msg("%s: not %s: %s", id, want != NULL ? want :
+			    "waiting for hidden input", pmx_text(d));
 		json_doc_free(d);
+		if (done)
+			return;
 	}
 }
 
@@ -133,7 +146,7 @@ start_getpass(int times, int64_t *cursor)
 	free(args);
 	free(exe);
 	*cursor = 0;
-	waits_hidden(id, cursor);
+	read_on(id, cursor, NULL);
 	return (id);
 }
 
@@ -160,16 +173,14 @@ ask(const char *id, struct page *pg)
 	json_doc_free(d);
 }
 
-/* Read on until the program's line for secret s (len bytes) came. */
+/* Read on until the program's line for secret s (len bytes) came: its
+ * length and hash (FNV-1a, as getpass prints it). */
 static void
 typed(const char *id, int64_t *cursor, const char *s, size_t len)
 {
-	struct json_doc	*d;
-	uint64_t	 h = 14695981039346656037ULL;
-	char		 want[100];
-	size_t		 i;
-	int64_t		 t0 = now_ms();
-	bool		 found;
+	uint64_t	h = 14695981039346656037ULL;
+	char		want[100];
+	size_t		i;
 
 	for (i = 0; i < len; i++) {
 		h ^= (unsigned char)s[i];
@@ -177,20 +188,7 @@ typed(const char *id, int64_t *cursor, const char *s, size_t len)
 	}
 	snprintf(want, sizeof want, "read %zu characters, hash %016llx", len,
 	    (unsigned long long)h);
-	for (;;) {
-		d = rd(id, *cursor, LONG_MS, "");
-		*cursor = sc_int(d, "cursor");
-		found = strstr(sc_need_str(d, "text"), want) != NULL;
-		if (!found && strstr(sc_need_str(d, "text"), "read ") != NULL)
-			fail_msg("the program read something else: %s",
-			    pmx_text(d));
-		if (!found && (sc_bool(d, "ended") ||
-		    now_ms() - t0 > 3 * LONG_MS))
-			fail_msg("no line \"%s\": %s", want, pmx_text(d));
-		json_doc_free(d);
-		if (found)
-			return;
-	}
+	read_on(id, cursor, want);
 }
 
 /* Nothing was typed: the program still waits with nothing read. */
@@ -675,7 +673,7 @@ test_racing(void **state)
 		taken = st[0] == 200 ? 0 : 1;
 		typed(id, &cursor, s[taken], strlen(s[taken]));
 		if (round < 4)
-			waits_hidden(id, &cursor);
+			read_on(id, &cursor, NULL);
 	}
 	free(id);
 	buf_free(&r);
