@@ -100,7 +100,9 @@ page_setup(void **state)
  * Read id from *cursor on, a read at a time, until one is what is
  * wanted: waiting at its hidden prompt (want NULL), or holding the line
  * want. A line "read ..." other than want fails at once (something else
- * was typed), as does the program's end or 3 reads' time.
+ * was typed), as does the program's end or 3 long reads' time. Waiting
+ * for the prompt, each read is of 1 s: a wait already told (by the read
+ * that brought the last line) would not end a longer one.
  */
 static void
 read_on(const char *id, int64_t *cursor, const char *want)
@@ -111,7 +113,7 @@ read_on(const char *id, int64_t *cursor, const char *want)
 	bool		 done;
 
 	for (;;) {
-		d = rd(id, *cursor, LONG_MS, "");
+		d = rd(id, *cursor, want == NULL ? 1000 : LONG_MS, "");
 		*cursor = sc_int(d, "cursor");
 		text = sc_need_str(d, "text");
 		if (want == NULL)
