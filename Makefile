@@ -428,6 +428,16 @@ build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
 	    -Wl,--wrap=fork,--wrap=posix_spawn -o $@ \
 	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS) $(PCRE_LIBS)
 
+# ask_user_secret's page (server/secret_page.c) under libFuzzer, over real
+# loopback connections: the same objects as fuzz_mcp's, nothing wrapped
+# (the harness starts no tmux and no program).
+build/fuzz/fuzz_page: tests/fuzz/fuzz_page.c $(FUZZ_MCP_SRC) \
+    $(wildcard common/*.h server/*.h)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -DPROGMUX_TESTING -Iserver -std=gnu11 -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -o $@ \
+	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS) $(PCRE_LIBS)
+
 # The headers each object and test program was built from (DEPFLAGS).
 -include $(wildcard $(B)/obj/*/*.d $(B)/obj/tests/bench/progmux/*.d \
 	$(B)/fixtures/*.d $(B)/tests/*.d $(B)/itests/*.d $(B)/bench/*.d)

@@ -165,8 +165,8 @@ ask(const char *id, struct page *pg)
 	d = call_ok("ask_user_secret", args);
 	url = sc_need_str(d, "urlForUser");
 	h = url + strlen("http://");
-	if (strncmp(url, "http://127.0.0.1:", 17) != 0 ||
-	    (sl = strchr(h, '/')) == NULL)
+	sl = strchr(h, '/');
+	if (strncmp(url, "http://127.0.0.1:", 17) != 0 || sl == NULL)
 		fail_msg("not a page on 127.0.0.1: %s", url);
 	snprintf(pg->host, sizeof pg->host, "%.*s", (int)(sl - h), h);
 	snprintf(pg->origin, sizeof pg->origin, "http://%s", pg->host);
