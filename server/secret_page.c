@@ -76,7 +76,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "compat.h"
 #include "fdutil.h"
 #include "osdep.h"
 #include "randid.h"
@@ -121,10 +120,10 @@ enum page_state {
 
 enum page_method { PAGE_GET, PAGE_POST, PAGE_OTHER };
 
-/* A part of a connection's buffer: a header's value. */
+/* A part of a connection's buffer: a header's value, if it came. */
 struct page_span {
 	size_t	off;
-	size_t	len;		/* 0: not there */
+	size_t	len;
 	bool	seen;
 };
 
