@@ -22,7 +22,7 @@ for bin in "$B/progmux" "$B/progmux-reaper"; do
 		rc=1
 		continue
 	fi
-	libs=$(ldd "$bin" 2>/dev/null | awk '{ print $1 }' | sed 's|.*/||')
+	libs=$(ldd "$bin" 2>/dev/null | awk '/\.so/ { print $1 }' | sed 's|.*/||')
 	n=$(printf '%s\n' "$libs" | grep -c .)
 	found=$(printf '%s\n' "$libs" | grep -E "^lib($bad)" | tr '\n' ' ')
 	if [ -n "$found" ]; then
