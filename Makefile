@@ -93,11 +93,12 @@ CPPFLAGS += -DPROGMUX_TARGET='"$(BUILD_TARGET)"'
 COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 	common/osdep-$(OSDEP).c \
 	$(if $(filter linux,$(OSDEP)),,common/osdep-shared.c)
-# ask_user_secret's page needs libmicrohttpd: without it (pkg-config does
-# not find it, or SECRET_PAGE= is given, as the macOS gate does) neither
-# the page nor the tool is built, and the tool is not listed. The static
-# builds link the one they build (scripts/package/static.sh).
-SECRET_PAGE ?= $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1)
+# ask_user_secret's page (server/secret_page.c: HTTP of its own on
+# 127.0.0.1, no library) is built on Linux and the POSIX-only port, not
+# on macOS, where it has not been tried (SECRET_PAGE=1 builds it there
+# too). Without it (SECRET_PAGE=) neither the page nor the tool is built,
+# and the tool is not listed.
+SECRET_PAGE ?= $(if $(filter darwin,$(OSDEP)),,1)
 # The tests are told whether it is built: the C tests by
 # -DPROGMUX_SECRET_PAGE, the others by PMX_SECRET_PAGE (1 or 0).
 export PMX_SECRET_PAGE := $(if $(SECRET_PAGE),1,0)
@@ -106,10 +107,7 @@ SERVER_SRC = $(filter-out server/ttywait-%.c server/loop-%.c \
 	$(if $(SECRET_PAGE),,$(SECRET_SRC)),\
 	$(wildcard server/*.c)) server/ttywait-$(TTYWAIT).c server/loop-$(LOOPBE).c
 ifneq ($(SECRET_PAGE),)
-MHD_CFLAGS ?= $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
-MHD_LIBS   ?= $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
-CPPFLAGS  += -DPROGMUX_SECRET_PAGE $(MHD_CFLAGS)
-PCRE_LIBS += $(MHD_LIBS)
+CPPFLAGS  += -DPROGMUX_SECRET_PAGE
 endif
 REAPER_SRC = $(wildcard reaper/*.c)
 # test_ttywait builds its panes with Linux's epoll: not for macOS.
@@ -232,7 +230,7 @@ $(B)/tests/%: tests/unit/%.c $(LIBS_TEST)
 
 # Programs the integration tests run in panes (tests/fixtures/*.c), in
 # $(B)/fixtures beside the binaries they test.
-FIXTURE_BIN = $(B)/fixtures/getpass
+FIXTURE_BIN = $(B)/fixtures/getpass $(B)/fixtures/pageflood
 $(B)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(SANFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $<
@@ -291,11 +289,16 @@ $(B)/obj/tests/bench/progmux/%.o: tests/bench/progmux/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-bench: all $(BENCH_BIN)
+bench: all $(BENCH_BIN) bench-no-page
 	sh scripts/test/bench.sh $(B)
 
-bench-smoke: all $(BENCH_BIN)
+bench-smoke: all $(BENCH_BIN) bench-no-page
 	BENCH_SMOKE=1 sh scripts/test/bench.sh $(B)
+
+# The build without ask_user_secret's page, in $(B)/no-page: figure 7b
+# holds a cold start against it.
+bench-no-page:
+	$(MAKE) B=$(B)/no-page SECRET_PAGE= all
 
 # Installs missing Debian packages, builds, runs every test.
 test:
@@ -445,7 +448,7 @@ run:
 clean:
 	rm -rf build
 
-.PHONY: macos-gate npm npm-test mcpb mcpb-test dist brew-test deb deb-test all unit integration test test-long test-tmux test-clients test-conformance test-secrets test-view test-valgrind run clean fuzz bench bench-smoke install uninstall demo
+.PHONY: macos-gate npm npm-test mcpb mcpb-test dist brew-test deb deb-test all unit integration test test-long test-tmux test-clients test-conformance test-secrets test-view test-valgrind run clean fuzz bench bench-smoke bench-no-page install uninstall demo
 .SECONDARY:
 
 # Install both binaries into one directory (progmux finds progmux-reaper
@@ -488,6 +491,16 @@ build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
 	clang $(CPPFLAGS) -DPROGMUX_TESTING -Iserver -std=gnu11 -g -O1 \
 	    -fsanitize=fuzzer,address,undefined \
 	    -Wl,--wrap=fork,--wrap=posix_spawn -o $@ \
+	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS) $(PCRE_LIBS)
+
+# ask_user_secret's page (server/secret_page.c) under libFuzzer, over real
+# loopback connections: the same objects as fuzz_mcp's, nothing wrapped
+# (the harness starts no tmux and no program).
+build/fuzz/fuzz_page: tests/fuzz/fuzz_page.c $(FUZZ_MCP_SRC) \
+    $(wildcard common/*.h server/*.h)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -DPROGMUX_TESTING -Iserver -std=gnu11 -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -o $@ \
 	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS) $(PCRE_LIBS)
 
 # The headers each object and test program was built from (DEPFLAGS).

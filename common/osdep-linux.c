@@ -1,6 +1,7 @@
 /*
  * osdep-linux.c — osdep.h on Linux: /proc, pidfd_open, prctl (a
- * subreaper, a parent-death signal), signalfd and close_range. Its
+ * subreaper, a parent-death signal), signalfd, close_range and
+ * TCP_DEFER_ACCEPT. Its
  * readers of /proc files serve the input-wait check too
  * (osdep-linux.h, server/ttywait-linux.c).
  */
@@ -19,6 +20,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include "compat.h"
 #include "osdep.h"
@@ -29,7 +32,7 @@ int
 osdep_features(void)
 {
 	return (OSDEP_SUBREAPER | OSDEP_PARENT_DEATH | OSDEP_CLOSE_RANGE |
-	    OSDEP_CMDLINE_WORDS);
+	    OSDEP_CMDLINE_WORDS | OSDEP_DEFER_ACCEPT);
 }
 
 const char *
@@ -60,6 +63,13 @@ osdep_parent_death(int sig, pid_t parent)
 		return (-1);
 	}
 	return (0);
+}
+
+int
+osdep_defer_accept(int fd, int secs)
+{
+	return (setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs,
+	    sizeof secs));
 }
 
 ssize_t

@@ -2,7 +2,7 @@
  * osdep-shared.c — what the ports without Linux's facilities share
  * (osdep-darwin.c, osdep-posix.c; the build adds it to them): signals
  * through a self-pipe, a connect in the checked directory, and no
- * subreaper or parent-death signal (ENOSYS).
+ * subreaper, parent-death signal or deferred accept (ENOSYS).
  *
  * Signals, as skalibs' selfpipe does it where there is no signalfd: a
  * handler catches each signal of the set and writes its number into a
@@ -102,6 +102,15 @@ osdep_parent_death(int sig, pid_t parent)
 {
 	(void)sig;
 	(void)parent;
+	errno = ENOSYS;
+	return (-1);
+}
+
+int
+osdep_defer_accept(int fd, int secs)
+{
+	(void)fd;
+	(void)secs;
 	errno = ENOSYS;
 	return (-1);
 }

@@ -32,6 +32,7 @@
 #define OSDEP_CLOSE_RANGE	0x04	/* osdep_close_range in one call */
 #define OSDEP_CMDLINE_WORDS	0x08	/* osdep_cmdline keeps each word whole
 					   (else split at spaces) */
+#define OSDEP_DEFER_ACCEPT	0x20	/* osdep_defer_accept */
 
 /* The OSDEP_* bits of this port. */
 int	osdep_features(void);
@@ -108,6 +109,13 @@ int	osdep_subreaper(void);
  * that forked us) is gone already, ENOSYS where there is no such
  * signal (an exec'd child then ends on EOF of a descriptor we hold). */
 int	osdep_parent_death(int sig, pid_t parent);
+/*
+ * Have the listening TCP socket fd hand over a connection only once the
+ * peer sent something, or after about secs (a connection that never
+ * sends is then handed over as any other). ENOSYS where there is no
+ * such thing: connections are handed over at once.
+ */
+int	osdep_defer_accept(int fd, int secs);
 /*
  * Send sig to every descendant of root (not root itself), found by
  * walking the process table; SIGTERM goes with SIGCONT so a stopped one

@@ -17,7 +17,7 @@ command -v dpkg-query >/dev/null 2>&1 || exit 0
 need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 for pkg in build-essential pkg-config libmsgpack-dev libjsmn-dev \
-    libcmocka-dev libpcre2-dev libmicrohttpd-dev tmux clang nodejs npm openssh-server procps \
+    libcmocka-dev libpcre2-dev tmux clang nodejs npm openssh-server procps \
     "$@"; do
 	# A node and npm from elsewhere (nvm, /usr/local) will do.
 	case $pkg in

@@ -24,8 +24,8 @@
 # but the Debian packages scripts/build/install-packages.sh adds (llvm-14
 # for llvm-nm and llvm-otool, file). Ends with "N passed, M failed" over
 # the checks.
-# libmicrohttpd is not built for macOS here: these builds have no
-# ask_user_secret (SECRET_PAGE=), as any build without the library.
+# These builds have no ask_user_secret (SECRET_PAGE=, as the Makefile's
+# default for macOS): its page has not been tried on a Mac.
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)

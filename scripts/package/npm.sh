@@ -71,14 +71,13 @@ EOF
 		echo
 		echo "Both are linked statically with the C library musl (Debian's"
 		echo "musl-dev $(sed -n "s/^musl-dev:$arch \([^ ]*\) .*/\1/p" scripts/package/sources.lock));"
-		echo "progmux also with msgpack-c, PCRE2, libmicrohttpd and jsmn,"
+		echo "progmux also with msgpack-c, PCRE2 and jsmn,"
 		echo "progmux-reaper with msgpack-c, all built from Debian's source"
 		echo "packages. Their"
 		echo "copyright and licence notices follow, as Debian ships them."
 		for c in "musl|$P/musl/$arch/usr/share/doc/musl-dev/copyright" \
 		    "msgpack-c|$P/src/msgpack-c-4.0.0/debian/copyright" \
 		    "PCRE2|$P/src/pcre2-10.46/debian/copyright" \
-		    "libmicrohttpd|$P/src/libmicrohttpd-0.9.75/debian/copyright" \
 		    "jsmn|/usr/share/doc/libjsmn-dev/copyright"; do
 			[ -f "${c#*|}" ] || die "${c#*|} is missing"
 			printf '\n## %s\n\n```\n' "${c%%|*}"

@@ -15,8 +15,7 @@
 # -static-pie: one file, no loader, no shared library, any Linux kernel
 # since 3.2, and still loaded at a random address. msgpack-c, PCRE2 (8-bit,
 # Unicode, no JIT: the front never asks for it) and cmocka are built with
-# that compiler by CMake, libmicrohttpd (ask_user_secret's page) by its
-# configure, into build/package/TARGET/deps (cmocka.h is told
+# that compiler by CMake into build/package/TARGET/deps (cmocka.h is told
 # that <stdint.h> has uintptr_t: its own guess fails on musl for arm64).
 set -eu
 T=${1:?usage: static.sh linux-x64|linux-arm64 [unit]}
@@ -110,27 +109,6 @@ if [ ! -f "$D/deps/.pcre2" ]; then
 	cp "$D/build-pcre2/pcre2.h" "$D/deps/include/"
 	touch "$D/deps/.pcre2"
 fi
-# libmicrohttpd, ask_user_secret's page: autotools, so by hand. Copied
-# with its timestamps, so that make does not run automake again; no TLS,
-# cURL, tools or authentication (the page needs none).
-if [ ! -f "$D/deps/.libmicrohttpd" ]; then
-	echo "# static.sh: $T: libmicrohttpd" >&2
-	rm -rf "$D/build-mhd"
-	cp -a "$P/src/libmicrohttpd-0.9.75" "$D/build-mhd"
-	(cd "$D/build-mhd" && ./configure --host="$gnu" CC="$CC" \
-	    AR="/usr/bin/$gnu-ar" RANLIB="/usr/bin/$gnu-ranlib" \
-	    CFLAGS="-O2 -fPIE -fstack-protector-strong" LDFLAGS=-static-pie \
-	    --prefix="$D/deps" \
-	    --enable-static --disable-shared --disable-https --disable-curl \
-	    --disable-doc --disable-examples --disable-tools --without-gnutls \
-	    --disable-nls --disable-dauth --disable-bauth \
-	    --disable-httpupgrade --disable-messages &&
-	    make -j2 -C src/microhttpd) >"$D/build-mhd.log" 2>&1 ||
-	    { tail -30 "$D/build-mhd.log" >&2; die "libmicrohttpd for $T failed (log: $D/build-mhd.log)"; }
-	cp "$D/build-mhd/src/microhttpd/.libs/libmicrohttpd.a" "$D/deps/lib/"
-	cp "$D/build-mhd/src/include/microhttpd.h" "$D/deps/include/"
-	touch "$D/deps/.libmicrohttpd"
-fi
 if [ "${2:-}" = unit ]; then
 	lib cmocka "$P/src/cmocka-1.1.5" cmocka-static -DWITH_STATIC_LIB=ON \
 	    -DWITH_EXAMPLES=OFF -DUNIT_TESTING=OFF -DCMAKE_C_FLAGS=-D_UINTPTR_T
@@ -156,7 +134,6 @@ rm -f $goals
 make -s B="$B" CC="$CC" SAN= OPT="-O2 -g -fPIE -fstack-protector-strong" \
     PKG_CFLAGS="-I$D/deps/include -DPCRE2_STATIC -D_UINTPTR_T" \
     PKG_LIBS="$D/deps/lib/libmsgpackc.a" \
-    PCRE_LIBS="$D/deps/lib/libpcre2-8.a $D/deps/lib/libmicrohttpd.a" \
-    SECRET_PAGE=1 MHD_CFLAGS= MHD_LIBS= \
+    PCRE_LIBS="$D/deps/lib/libpcre2-8.a" SECRET_PAGE=1 \
     CMOCKA_LIBS="$D/deps/lib/libcmocka-static.a" LDFLAGS="-static-pie -Wl,-z,relro,-z,now" \
     REAPER_STATIC= BUILD_TARGET="$T, static, musl $musl" $goals

@@ -7,7 +7,9 @@
 #
 # Runs BUILD_DIR/bench/bench_strip --json (the stripper's MB/s) if it was
 # built, then BUILD_DIR/bench/bench_progmux, which folds those figures in,
-# prints the table on stdout and writes BUILD_DIR/bench.json. Every tmux
+# prints the table on stdout and writes BUILD_DIR/bench.json; a cold start
+# is held against BUILD_DIR/no-page/progmux, the build without
+# ask_user_secret's page (make bench builds it), when it is there. Every tmux
 # server involved is a private one on a socket in a temporary directory.
 # A slow machine never fails this: the exit status is non-zero only when
 # the harness itself broke. BENCH_RUNS and BENCH_TP_RUNS override the
@@ -44,6 +46,8 @@ else
 	echo "bench.sh: no $B/bench/bench_strip; figure 6 is n/a" >&2
 fi
 
+no_page=
+[ -x "$B/no-page/progmux" ] && no_page=$B/no-page/progmux
 "$B/bench/bench_progmux" $smoke ${strip_json:+--strip-json "$strip_json"} \
-    --json-out "$B/bench.json" || rc=$?
+    ${no_page:+--no-page "$no_page"} --json-out "$B/bench.json" || rc=$?
 exit $rc

@@ -21,7 +21,7 @@ if [ ! -x "$B/progmux" ] || [ ! -x "$B/fixtures/getpass" ]; then
 	exit 1
 fi
 if ! "$B/progmux" --check 2>&1 | grep -q ask_user_secret; then
-	echo "test-secrets.sh: $B/progmux has no ask_user_secret (built without libmicrohttpd)" >&2
+	echo "test-secrets.sh: $B/progmux has no ask_user_secret (built with SECRET_PAGE=)" >&2
 	exit 1
 fi
 # The pinned packages, unless installed already at the lockfile's versions.

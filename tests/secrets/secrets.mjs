@@ -18,7 +18,13 @@
 //     machine's own files are not changed). Where that cannot be set up
 //     (no sshd, unshare -m refused, sshd not starting) it fails, unless
 //     SECRETS_SSH=skip says to skip it: then it is listed as skipped with
-//     the reason, not counted as passed.
+//     the reason, not counted as passed;
+//   - the page under attack: while other processes, of this user and of
+//     another one (nobody, when the test runs as root), hold the page's
+//     port with requests sent a byte every 2 s, hundreds of idle
+//     connections, a flood of new ones, then all of these at once
+//     (tests/fixtures/pageflood.c), the browser loads the page and sends
+//     the secret, each within 2 s, and the program reads it.
 //
 // After each, the secret is looked for in the call's whole result, the
 // program's text (read_program from 0), tmux's history of the pane
@@ -51,6 +57,8 @@ import { check, progmuxEnv, skip, step, summary, tally } from '../e2e/tap.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
 const getpass = path.join(path.dirname(bin), 'fixtures', 'getpass');
+const pageflood = path.join(path.dirname(bin), 'fixtures', 'pageflood');
+const PERSON_MS = 2000;	// the person's page and its answer, each by then
 const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
 const tmuxBin = process.env.PROGMUX_TEST_TMUX || 'tmux';
 const art = path.join(root, 'build', 'secrets');
@@ -418,6 +426,100 @@ async function sshLogin(ctx) {
   }
 }
 
+// One pageflood on port (mode, n connections; as uid when given), once
+// it holds its connections.
+function attacker(port, mode, n, uid) {
+  const args = [...(uid !== undefined ? ['-u', String(uid)] : []), String(port), mode, String(n)];
+  const p = spawn(pageflood, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`pageflood ${args.join(' ')}: not ready`)); }, 20000);
+    p.stdout.on('data', (b) => {
+      out += b.toString();
+      if (out.includes('ready\n')) { clearTimeout(t); resolve({ p, args, out: () => out }); }
+    });
+    p.on('exit', (c) => { clearTimeout(t); reject(new Error(`pageflood ${args.join(' ')} exited ${c}: ${out}`)); });
+  });
+}
+
+// End an attacker (by its pid) and say what it made.
+async function attackerEnd(a) {
+  if (a.p.exitCode === null) {
+    const gone = new Promise((r) => a.p.on('exit', r));
+    a.p.kill('SIGTERM');
+    await gone;
+  }
+  console.log(`# pageflood ${a.args.join(' ')}: ${a.out().replace('ready\n', '').trim()}`);
+}
+
+// The browser loads url and sends secret, each timed: the page's answer,
+// or why not.
+async function fillTimed(browser, url, secret) {
+  const page = await browser.newPage();
+  try {
+    let t0 = Date.now();
+    const r = await page.goto(url, { waitUntil: 'load', timeout: 10000 }).catch((e) => e);
+    const load = Date.now() - t0;
+    if (r instanceof Error) return { why: `the page did not load: ${r.message}` };
+    if (r.status() !== 200) return { why: `the page answered ${r.status()}` };
+    await page.type('#s', secret);
+    t0 = Date.now();
+    const nav = await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 10000 }),
+      page.click('button[type=submit]')]).catch((e) => e);
+    const post = Date.now() - t0;
+    if (nav instanceof Error) return { why: `the form's answer did not come: ${nav.message}` };
+    const h1 = await page.$eval('h1', (e) => e.textContent);
+    return { load, post, h1 };
+  } finally {
+    await page.close();
+  }
+}
+
+// The page under attack, by mode: the browser still gets it.
+async function underAttack(ctx) {
+  const other = process.getuid && process.getuid() === 0 ? 65534 : undefined;
+  if (other === undefined) console.log('# under attack: not tried as another user: only root can be nobody');
+  const rounds = [['slow', 48], ['idle', 150], ['flood', 200], ['all', 0]];
+  const client = new Client1({ name: 'progmux-secrets-attack', version: '1.0.0' }, { capabilities: {} });
+  const t = withStderr(new Stdio1({ command: bin, args: [], env: transportEnv(ctx), stderr: 'pipe' }), ctx);
+  if (!await step('under attack: connects (no URL elicitation: the address comes in the result)', () => client.connect(t))) return;
+  const call = (name, args) => client.callTool({ name, arguments: args }, undefined, { timeout: 60000 });
+  let prog;
+  if (!await step('under attack: a getpass program waits with inputHidden', async () => {
+    prog = await startHidden(call, [getpass, 'Vault passphrase: ', String(rounds.length)]);
+  })) return client.close();
+  for (const [mode, n] of rounds) {
+    const who = other !== undefined ? 'this user and nobody' : 'this user';
+    const what = mode === 'all' ? 'slow, idle and flooding connections at once' : `${mode} connections`;
+    const attackers = [];
+    const secret = newSecret();
+    await step(`under attack (${what}, from ${who}): chromium loads the page and sends the secret, each within ${PERSON_MS} ms`, async () => {
+      try {
+        const r = await call('ask_user_secret', { programId: prog.id });
+        const url = r.structuredContent && r.structuredContent.urlForUser;
+        if (!url) return `no urlForUser: ${JSON.stringify(r)}`;
+        const port = new URL(url).port;
+        const kinds = mode === 'all' ? [['slow', 24], ['idle', 100], ['flood', 100]] : [[mode, n]];
+        for (const [m, k] of kinds) {
+          attackers.push(await attacker(port, m, k));
+          if (other !== undefined) attackers.push(await attacker(port, m, k, other));
+        }
+        const f = await fillTimed(ctx.browser, url, secret);
+        console.log(`# ${what}: page loaded in ${f.load} ms, answered in ${f.post} ms`);
+        if (f.why) return f.why;
+        if (f.h1 !== 'Sent') return `the page said ${f.h1}`;
+        if (f.load > PERSON_MS) return `the page took ${f.load} ms to load`;
+        if (f.post > PERSON_MS) return `the secret's answer took ${f.post} ms`;
+      } finally {
+        for (const a of attackers) await attackerEnd(a);
+      }
+      const w = await readUntil(call, prog.id, (sc, all) => all.includes(`hash ${fnv(secret)}`));
+      if (w.missed) return `the program did not read it: ${w.all}`;
+    });
+  }
+  await client.close();
+}
+
 async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), 'progmux-secrets-'));
   const ctx = {
@@ -439,6 +541,7 @@ async function main() {
     await legacy(ctx);
     await modern(ctx);
     await sshLogin(ctx);
+    await underAttack(ctx);
   } catch (e) {
     check('secrets run', false, e && e.stack ? e.stack : e);
   }

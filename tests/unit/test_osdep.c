@@ -11,9 +11,10 @@
  * directory too), the exit descriptor (of a child, of a process that is
  * not ours, of one already gone), the parent watch, signals as a
  * descriptor, descriptors closed or marked in one call, a subreaper and
- * a parent-death signal, and the walks that signal a tree, a group and
- * a session. What a port says it lacks must fail with ENOSYS; what it
- * says it has must work.
+ * a parent-death signal, the walks that signal a tree, a group and a
+ * session, and a listening socket that hands over only connections that
+ * sent something. What a port says it lacks must fail with ENOSYS; what
+ * it says it has must work.
  *
  * Every child is made here, waited on with a deadline (never a sleep),
  * and ended by its pid and reaped before its test ends.
@@ -39,6 +40,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <cmocka.h>
 
@@ -134,11 +137,13 @@ test_port(void **state)
 
 	(void)state;
 	print_message("port %s: subreaper %s, parent-death signal %s, "
-	    "close_range %s, command line words %s, input-wait check %s\n",
-	    osdep_name(), (f & OSDEP_SUBREAPER) ? "yes" : "no",
+	    "close_range %s, command line words %s, deferred accept %s, "
+	    "input-wait check %s\n", osdep_name(),
+	    (f & OSDEP_SUBREAPER) ? "yes" : "no",
 	    (f & OSDEP_PARENT_DEATH) ? "yes" : "no",
 	    (f & OSDEP_CLOSE_RANGE) ? "yes" : "no",
 	    (f & OSDEP_CMDLINE_WORDS) ? "whole" : "split at spaces",
+	    (f & OSDEP_DEFER_ACCEPT) ? "yes" : "no",
 	    ttywait_can_tell() ? "yes" : "cannot tell");
 	assert_true(strcmp(osdep_name(), "linux") == 0 ||
 	    strcmp(osdep_name(), "darwin") == 0 ||
@@ -998,6 +1003,53 @@ test_session_walk(void **state)
 	assert_int_equal(osdep_signal_group_session(0, pid, 0), 0);
 }
 
+/*
+ * A listening socket deferred (osdep_defer_accept) does not hand over a
+ * connection that has sent nothing, though the connection is made (the
+ * peer's connect returned); once it sends a byte, it is handed over with
+ * it. A port without it says ENOSYS and hands it over at once.
+ */
+static void
+test_defer_accept(void **state)
+{
+	struct sockaddr_in	sin;
+	socklen_t		slen = sizeof sin;
+	int			lfd, c, s, r;
+	char			ch;
+
+	(void)state;
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(lfd != -1);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sin, sizeof sin), 0);
+	assert_int_equal(listen(lfd, 8), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sin, &slen), 0);
+	assert_int_equal(fcntl(lfd, F_SETFL, O_NONBLOCK), 0);
+	r = osdep_defer_accept(lfd, 1);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(c, (struct sockaddr *)&sin, sizeof sin), 0);
+	if (!(osdep_features() & OSDEP_DEFER_ACCEPT)) {
+		assert_int_equal(r, -1);
+		assert_int_equal(errno, ENOSYS);
+		assert_true(readable(lfd, WAIT_MS));
+		assert_true((s = accept(lfd, NULL, NULL)) != -1);
+	} else {
+		assert_int_equal(r, 0);
+		assert_int_equal(accept(lfd, NULL, NULL), -1);
+		assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+		assert_int_equal(write(c, "x", 1), 1);
+		assert_true(readable(lfd, WAIT_MS));
+		assert_true((s = accept(lfd, NULL, NULL)) != -1);
+		assert_int_equal(read(s, &ch, 1), 1);
+		assert_int_equal(ch, 'x');
+	}
+	close(s);
+	close(c);
+	close(lfd);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1022,6 +1074,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_subreaper_and_parent_death),
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_session_walk),
+		cmocka_unit_test(test_defer_accept),
 	};
 
 	(void)argc;

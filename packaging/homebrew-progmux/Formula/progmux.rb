@@ -1,7 +1,7 @@
 # progmux's Homebrew formula, in a tap's layout (packaging/homebrew-progmux
 # is the tap's repository: brew tap progmux/progmux, then brew install
 # progmux). It builds the release tarball (make dist) with Homebrew's
-# tmux, PCRE2, msgpack-c and libmicrohttpd, jsmn's one header pinned by
+# tmux, PCRE2 and msgpack-c, jsmn's one header pinned by
 # its sha256, and its test pipes initialize and tools/call run_program
 # into progmux and checks the reply. make brew-test runs its install and
 # test blocks against the tarball of this tree.
@@ -12,7 +12,6 @@ class Progmux < Formula
   sha256 "0000000000000000000000000000000000000000000000000000000000000000"
 
   depends_on "pkgconf" => :build
-  depends_on "libmicrohttpd"
   depends_on "msgpack"
   depends_on "pcre2"
   depends_on "tmux"

@@ -159,6 +159,7 @@ bool	seq_done(struct seqcheck *s, long n);
 
 /* latency.c */
 void	bench_latency(void);
+void	bench_cold_page(const char *base);
 
 /* throughput.c */
 long	seq_bytes(long n);

@@ -4,11 +4,14 @@
  * of figures run in turn, then the table and the JSON.
  *
  *	bench_progmux [--smoke] [--strip-json FILE] [--json-out FILE]
+ *	    [--no-page BIN]
  *	bench_progmux --stamp MS	(helper: sleep, print CLOCK_REALTIME ns)
  *
  * BENCH_SMOKE=1 is --smoke; BENCH_RUNS and BENCH_TP_RUNS set the number of
- * samples; BENCH_ONLY=latency,throughput,memory,scale,agent picks groups
- * (latency.c, throughput.c, scale.c, agent.c with agent_reads.c).
+ * samples; BENCH_ONLY=latency,cold,throughput,memory,scale,agent picks
+ * groups (latency.c, throughput.c, scale.c, agent.c with agent_reads.c).
+ * --no-page names the build without ask_user_secret's page that figure 7b
+ * holds a cold start against (make bench builds it).
  *
  * Prints a table on stdout and writes the same figures as JSON. A slow
  * machine never fails it: it exits 0 whatever the figures, and 1 only when
@@ -89,6 +92,7 @@ int
 main(int argc, char **argv)
 {
 	const char	*strip_json = NULL, *json_out = "build/bench.json";
+	const char	*no_page = NULL;
 	char		*tmuxv, *commit, nproc[16];
 	cpu_set_t	 cpus;
 	int64_t		 t0;
@@ -106,9 +110,12 @@ main(int argc, char **argv)
 			strip_json = argv[++i];
 		else if (strcmp(argv[i], "--json-out") == 0 && i + 1 < argc)
 			json_out = argv[++i];
+		else if (strcmp(argv[i], "--no-page") == 0 && i + 1 < argc)
+			no_page = argv[++i];
 		else {
 			fprintf(stderr, "usage: %s [--smoke] [--strip-json "
-			    "FILE] [--json-out FILE]\n", argv[0]);
+			    "FILE] [--json-out FILE] [--no-page BIN]\n",
+			    argv[0]);
 			return (2);
 		}
 	}
@@ -136,6 +143,8 @@ main(int argc, char **argv)
 	t0 = now_us();
 	if (bench_wanted("latency"))
 		bench_latency();
+	if (bench_wanted("cold"))
+		bench_cold_page(no_page);
 	if (bench_wanted("throughput"))
 		bench_throughput();
 	if (bench_wanted("memory"))
