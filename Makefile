@@ -102,7 +102,7 @@ SECRET_PAGE ?= $(if $(filter darwin,$(OSDEP)),,1)
 # The tests are told whether it is built: the C tests by
 # -DPROGMUX_SECRET_PAGE, the others by PMX_SECRET_PAGE (1 or 0).
 export PMX_SECRET_PAGE := $(if $(SECRET_PAGE),1,0)
-SECRET_SRC = server/secret_page.c server/tool_secret.c
+SECRET_SRC = server/secret_page.c server/tool_secret.c server/secret_ask.c
 SERVER_SRC = $(filter-out server/ttywait-%.c server/loop-%.c \
 	$(if $(SECRET_PAGE),,$(SECRET_SRC)),\
 	$(wildcard server/*.c)) server/ttywait-$(TTYWAIT).c server/loop-$(LOOPBE).c

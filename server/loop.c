@@ -34,6 +34,7 @@
 #include "xmalloc.h"
 
 #define LOOP_HOOKS_MAX	8	/* before-sleep hooks */
+#define LOOP_TIMERS_TURN 256	/* due timers run in one turn, at most */
 
 struct loop_fd {
 	int		 mask;		/* LOOP_READ | LOOP_WRITE, 0: none */
@@ -291,19 +292,24 @@ loop_turn(void)
 }
 
 /*
- * Run the timers due at now, earliest first. Those set during this turn
- * wait for the next one. Every due one is taken out of the heap first,
- * into the due list, and each is unlinked before its callback runs, so a
- * callback may set, clear or free any timer, its own included.
+ * Run the timers due at now, earliest first, at most LOOP_TIMERS_TURN of
+ * them: the rest stay due for the next turn, so that twenty thousand
+ * reads timing out at once do not keep a ping waiting behind them all.
+ * Those set during this turn wait for the next one. Every due one is
+ * taken out of the heap first, into the due list, and each is unlinked
+ * before its callback runs, so a callback may set, clear or free any
+ * timer, its own included.
  */
-static void
+static bool
 loop_timers_pass(int64_t now)
 {
 	struct loop_timer	*t;
 	struct loop_timers	 later;
+	size_t			 n = 0;
 
 	TAILQ_INIT(&later);
-	while (lp.nheap > 0 && (t = lp.heap[0])->when <= now) {
+	while (lp.nheap > 0 && (t = lp.heap[0])->when <= now &&
+	    n++ < LOOP_TIMERS_TURN) {
 		loop_timer_unlink(t);
 		t->due = true;
 		if (t->turn == lp.turn)
@@ -322,16 +328,21 @@ loop_timers_pass(int64_t now)
 		t->due = false;
 		t->cb(t->arg);
 	}
+	return (n > LOOP_TIMERS_TURN);	/* some due ones are left */
 }
 
 #ifdef PROGMUX_TESTING
-/* Run, as a turn of its own, every timer due at now (the fuzz harness
- * passes a time past every deadline). */
+/* Run, as turns of their own, every timer due at now (the fuzz harness
+ * passes a time past every deadline): as many turns as the cap on a
+ * turn's timers needs. */
 void
 loop_run_timers(int64_t now)
 {
-	lp.turn++;
-	loop_timers_pass(now);
+	int	turns = 0;
+
+	do
+		lp.turn++;
+	while (loop_timers_pass(now) && ++turns < 100000);
 }
 #endif
 
@@ -373,5 +384,5 @@ loop_run_once(int64_t deadline)
 		if ((fired = lp.ev[i].fired & f->mask) != 0)
 			f->cb(fd, fired, f->arg);
 	}
-	loop_timers_pass(now_ms());
+	(void)loop_timers_pass(now_ms());
 }

@@ -237,6 +237,39 @@ void	tool_start_program(struct req *, const struct json *args,
 void	tool_start_cancel(struct req *);
 struct program *tool_start_waits_on(struct req *);
 
+/* secret_ask.c — one ask of ask_user_secret, from its page to the pane */
+struct secret_page;
+/* One page for one program's prompt. */
+struct secret_ask {
+	uint64_t		 prog;		/* program_seq of it */
+	char			*pane;
+	struct secret_page	*page;
+	struct req		*req;		/* the call waiting, or NULL */
+	int64_t			 wait_ms;	/* timeoutMs */
+	int64_t			 asked_ms;	/* when the page opened */
+	char			 eid[33];	/* elicitationId, requestState */
+	bool			 mrtr;		/* asked by input_required: the
+						   outcome waits for the call
+						   made again */
+	bool			 over;		/* typed (why NULL) or not */
+	size_t			 chars;		/* characters typed */
+	size_t			 typed_from, typed_len;
+	const char		*why;		/* nothing typed: why */
+	struct secret_ask	*next;
+};
+
+void	secret_ask_add(struct secret_ask *);
+struct secret_ask *secret_ask_find(uint64_t prog, const char *eid);
+void	secret_ask_free(struct secret_ask *);
+const char *secret_ask_why_not(struct program *);
+const char *secret_ask_check(void *arg);
+void	secret_ask_came(void *arg, const char *secret, size_t len,
+	    const char *why);
+void	secret_ask_result(struct toolres *, struct secret_ask *,
+	    struct program *);
+void	secret_ask_untyped(struct secret_ask *);
+void	secret_ask_reply(struct secret_ask *, struct req *, struct program *);
+
 /* tool_read.c — send_keys' reply is answered as a read is */
 struct watch;
 /* What a reply adds to a read's answer (ask_user_secret's): put writes
@@ -282,6 +315,11 @@ void	tool_pane_cancel(struct req *);
 void	tool_pane_fail(struct tool_pane_op *, const char *what, const char *out);
 void	tool_pane_guard(struct req *, const struct json *args,
 	    void (*then)(struct req *, const struct json *));
+/* (cb as tmux_cb: tmux's answer.) */
+void	tool_pane_type_secret(const char *pane, const char *secret,
+	    void (*cb)(void *, bool, const char *, size_t), void *arg);
+void	tool_pane_enter(const char *pane,
+	    void (*cb)(void *, bool, const char *, size_t), void *arg);
 
 /* report.c — how the program tools report a program, in the structured
  * result and in the text alike */

@@ -23,6 +23,7 @@
 #include "osdep.h"
 #include "server.h"
 #include "timeutil.h"
+#include "wipe.h"
 #include "xmalloc.h"
 
 #define TOOL_PANE_CAPTURE_CHARS	100000	/* characters a capture returns */
@@ -396,3 +397,31 @@ const struct tool_entry tool_pane_capture_entry = {
 	.cancel = tool_pane_cancel
 };
 
+/*
+ * Type secret into pane, literally, through the control client's secret
+ * command (never logged, its queue cleared once written); cb gets
+ * tmux's answer. The command is built in a buffer big enough from the
+ * start, so the secret is never moved, and cleared once queued.
+ */
+void
+tool_pane_type_secret(const char *pane, const char *secret, tmux_cb cb,
+    void *arg)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_reserve(&b, 2 * strlen(secret) + 64);
+	buf_printf(&b, "send-keys -t %s -l -- ", pane);
+	tmux_quote(&b, secret);
+	tmux_command_secret(buf_cstr(&b), cb, arg);
+	wipe_buf(&b);
+}
+
+/* Type Enter into pane; cb gets tmux's answer. */
+void
+tool_pane_enter(const char *pane, tmux_cb cb, void *arg)
+{
+	char	line[64];
+
+	snprintf(line, sizeof line, "send-keys -t %s Enter", pane);
+	tmux_command(line, cb, arg);
+}
