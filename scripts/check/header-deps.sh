@@ -38,10 +38,11 @@ targets_of() {
 	echo "${t%.c}"
 }
 
-# What was built, each with its dependency file: "source target".
+# What was built, each with its dependency file: "source target". (The
+# benchmarks are left out: make test does not build them, so a header
+# changed since the last make bench leaves them out of date here.)
 for c in common/*.c server/*.c reaper/*.c tests/*.c tests/integration/*.c \
-    tests/unit/*.c tests/fixtures/*.c tests/bench/*.c \
-    tests/bench/progmux/*.c; do
+    tests/unit/*.c tests/fixtures/*.c; do
 	for t in $(targets_of "$c"); do
 		[ -f "$t" ] || continue
 		echo "$c $t" >>"$tmp/built"
