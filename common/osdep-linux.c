@@ -2,7 +2,9 @@
  * osdep-linux.c — osdep.h on Linux: /proc, pidfd_open, prctl (a
  * subreaper, a parent-death signal), signalfd and close_range. Its
  * readers of /proc files serve the input-wait check too
- * (osdep-linux.h, server/ttywait-linux.c).
+ * (osdep-linux.h, server/ttywait-linux.c). A tree's listening ports are
+ * its sockets' inodes (/proc/PID/fd) matched with the listening rows of
+ * /proc/PID/net/tcp and tcp6.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -10,6 +12,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,4 +287,197 @@ osdep_table(struct osdep_row **out)
 	closedir(d);
 	*out = t;
 	return ((ssize_t)n);
+}
+
+/* A listening row of /proc/net/tcp or tcp6. */
+struct linux_listen {
+	unsigned long long	ino;
+	int			family;
+	unsigned char		addr[16];
+	unsigned		port;
+};
+
+/* A ports walk's state: the listening rows, by inode; the descriptors
+ * of the process being looked at. */
+struct linux_ports {
+	struct linux_listen	*rows;
+	size_t			 nrows;
+	DIR			*fds;
+};
+
+/* For qsort and bsearch: by inode. */
+static int
+linux_listen_cmp(const void *a, const void *b)
+{
+	const struct linux_listen	*x = a, *y = b;
+
+	return (x->ino < y->ino ? -1 : x->ino > y->ino);
+}
+
+/* A hex address of /proc/net/tcp*: 32-bit words, each printed as the
+ * kernel holds it in memory (network order bytes), into addr. */
+static int
+linux_hex_addr(const char *s, size_t words, unsigned char *addr)
+{
+	char		 word[9];
+	uint32_t	 v;
+	size_t		 i;
+	char		*end;
+
+	for (i = 0; i < words; i++) {
+		memcpy(word, s + 8 * i, 8);
+		word[8] = '\0';
+		v = (uint32_t)strtoul(word, &end, 16);
+		if (end != word + 8)
+			return (-1);
+		memcpy(addr + 4 * i, &v, 4);
+	}
+	return (0);
+}
+
+/*
+ * The listening rows of root's network namespace, from one table
+ * (tcp: IPv4, tcp6). The kernel lists listening sockets first, so the
+ * read stops at the first row in another state.
+ */
+static void
+linux_listen_read(struct linux_ports *lp, pid_t root, const char *table,
+    int family)
+{
+	struct linux_listen	*r;
+	char			 path[64], line[512], local[64];
+	unsigned		 st, port;
+	unsigned long long	 ino;
+	size_t			 words = family == AF_INET ? 1 : 4, cap;
+	FILE			*f;
+
+	snprintf(path, sizeof path, "/proc/%ld/net/%s", (long)root, table);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	if (fgets(line, sizeof line, f) == NULL) {	/* the heading */
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof line, f) != NULL &&
+	    lp->nrows < OSDEP_PORTS_SOCKETS) {
+		if (sscanf(line, " %*u: %63[0-9A-Fa-f]:%x %*s %x %*s %*s %*s "
+		    "%*u %*u %llu", local, &port, &st, &ino) != 4)
+			continue;
+		if (st != 0x0a)		/* TCP_LISTEN */
+			break;
+		if (strlen(local) != 8 * words || ino == 0)
+			continue;
+		if (lp->nrows % 64 == 0) {
+			cap = lp->nrows + 64;
+			r = realloc(lp->rows, cap * sizeof *r);
+			if (r == NULL)
+				break;
+			lp->rows = r;
+		}
+		r = &lp->rows[lp->nrows];
+		memset(r, 0, sizeof *r);
+		if (linux_hex_addr(local, words, r->addr) == -1)
+			continue;
+		r->ino = ino;
+		r->family = family;
+		r->port = port;
+		lp->nrows++;
+	}
+	fclose(f);
+}
+
+int
+osdep_ports_open(struct osdep_ports *w, pid_t root)
+{
+	struct linux_ports	*lp;
+
+	if ((lp = calloc(1, sizeof *lp)) == NULL)
+		return (-1);
+	w->sys = lp;
+	linux_listen_read(lp, root, "tcp", AF_INET);
+	linux_listen_read(lp, root, "tcp6", AF_INET6);
+	if (lp->nrows == 0)
+		return (1);	/* nothing listens there at all */
+	qsort(lp->rows, lp->nrows, sizeof *lp->rows, linux_listen_cmp);
+	return (0);
+}
+
+/* Every thread's children: a thread that forks is its child's parent. */
+int
+osdep_ports_children(pid_t pid, pid_t *out, int max)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 path[320], buf[4096];
+	bool		 more;
+	int		 n = 0;
+
+	snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return (0);
+	while (n < max && (de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/task/%s/children",
+		    (long)pid, de->d_name);
+		if (linux_proc_read(path, buf, sizeof buf) > 0)
+			n += linux_proc_pids(buf, out + n, max - n, &more);
+	}
+	closedir(d);
+	return (n);
+}
+
+int
+osdep_ports_proc(struct osdep_ports *w, pid_t pid)
+{
+	struct linux_ports	*lp = w->sys;
+	char			 path[64];
+
+	if (lp->fds != NULL)
+		closedir(lp->fds);
+	snprintf(path, sizeof path, "/proc/%ld/fd", (long)pid);
+	return ((lp->fds = opendir(path)) == NULL ? -1 : 0);
+}
+
+int
+osdep_ports_next(struct osdep_ports *w)
+{
+	struct linux_ports	*lp = w->sys;
+	struct linux_listen	 key, *r;
+	struct dirent		*de;
+	char			 link[64];
+	ssize_t			 n;
+
+	if (lp->fds == NULL || (de = readdir(lp->fds)) == NULL) {
+		if (lp->fds != NULL)
+			closedir(lp->fds);
+		lp->fds = NULL;
+		return (1);
+	}
+	if (!isdigit((unsigned char)de->d_name[0]) ||
+	    (n = readlinkat(dirfd(lp->fds), de->d_name, link,
+	    sizeof link - 1)) <= 0)
+		return (0);
+	link[n] = '\0';
+	if (sscanf(link, "socket:[%llu]", &key.ino) != 1)
+		return (0);
+	w->sockets++;
+	if ((r = bsearch(&key, lp->rows, lp->nrows, sizeof *lp->rows,
+	    linux_listen_cmp)) != NULL)
+		osdep_ports_add(w, r->family, r->addr, r->port);
+	return (0);
+}
+
+void
+osdep_ports_close(struct osdep_ports *w)
+{
+	struct linux_ports	*lp = w->sys;
+
+	if (lp == NULL)
+		return;
+	if (lp->fds != NULL)
+		closedir(lp->fds);
+	free(lp->rows);
+	free(lp);
+	w->sys = NULL;
 }

@@ -444,6 +444,18 @@ uint64_t loop_turn(void);
 void	loop_before_sleep(loop_timer_cb, void *arg);	/* each turn */
 void	loop_run_once(int64_t deadline);
 
+/* ports.c — the TCP ports a process tree listens on, walked a slice of
+ * each loop turn */
+struct ports;
+typedef void	(*ports_cb)(void *arg);
+struct ports	*ports_walk(pid_t root, ports_cb done, void *arg);
+void		 ports_free(struct ports *);
+bool		 ports_over(const struct ports *);
+const char	*ports_unknown(const struct ports *);
+bool		 ports_has(const struct ports *, unsigned port);
+void		 ports_put(struct jw *, const struct ports *);
+void		 ports_text(struct buf *, const struct ports *);
+
 /* quiet.c — warnings about an end that the exit may explain */
 void	quiet_warn(const char *logger, char *warning, char *notice);
 void	quiet_exit(void);
