@@ -51,7 +51,8 @@
 int
 osdep_features(void)
 {
-	return (OSDEP_CLOSE_RANGE | OSDEP_CMDLINE_WORDS | OSDEP_SIGNAL_SENDER);
+	return (OSDEP_CLOSE_RANGE | OSDEP_CMDLINE_WORDS | OSDEP_SIGNAL_SENDER |
+	    OSDEP_PORTS);
 }
 
 const char *

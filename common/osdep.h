@@ -33,6 +33,7 @@
 #define OSDEP_CMDLINE_WORDS	0x08	/* osdep_cmdline keeps each word whole
 					   (else split at spaces) */
 #define OSDEP_SIGNAL_SENDER	0x10	/* osdep_signal_next names the sender */
+#define OSDEP_PORTS		0x20	/* osdep_ports_* can tell */
 
 /* The OSDEP_* bits of this port. */
 int	osdep_features(void);

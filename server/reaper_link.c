@@ -5,7 +5,7 @@
  * socketpair as its fd 3 and the program's FIFOs as fds 4, 6 and 7
  * (proto.h), and is sent what it needs in a "start" frame, built from
  * the program's spec (struct program_spec) it was spawned with. Frames
- * from it (text, launched, end, fail) and its going (EOF or a bad frame)
+ * from it (text, launched, notify, end, fail) and its going (EOF or a bad frame)
  * are told to its owner through the callbacks it was spawned with
  * (struct reaper_cb), as tmux's job_run takes its callbacks; it never
  * looks its owner up. Writes are queued and flushed when the socket takes them.
@@ -123,7 +123,7 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
 	char		**tv = tmux_client_argv();
 	size_t		  n = 0;
 
-	msg_begin(&m, MSG_START, 14);
+	msg_begin(&m, MSG_START, 15);
 	msg_str(&m, "id", l->id);
 	msg_strv(&m, "argv", st->argv, st->argc);
 	msg_str(&m, "dir", st->dir);
@@ -135,6 +135,7 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
 	msg_str(&m, "err", err_name);
 	msg_bool(&m, "robust", cfg.robust);
 	msg_str(&m, "rundir", cfg.rundir);
+	msg_str(&m, "rundir_id", cfg.rundir_id);
 	if (st->has_input)
 		msg_bin(&m, "input", st->input ? st->input : "",
 		    st->input_len);
@@ -410,6 +411,10 @@ reaper_link_on_frame(struct reaper_link *l, struct msg *m)
 		why = msg_dup_str(m, "why");
 		log_warn("%s: %s", l->id, why ? why : "reaper failed");
 		l->cb->fail(l->owner, why ? why : "its reaper failed");
+		free(why);
+	} else if (msg_is(m, MSG_NOTIFY)) {
+		why = msg_dup_str(m, "status");
+		l->cb->notify(l->owner, msg_get_bool(m, "ready"), why);
 		free(why);
 	} else
 		log_warn("%s: unexpected frame \"%s\"", l->id, m->type);
