@@ -8,9 +8,11 @@
  * at least), so a tree of a thousand processes and ten thousand sockets
  * never stalls the loop.
  * Whoever asked is told once its walk is over, from the loop, never
- * from ports_walk itself; it may free the walk at any time, told or not.
- * A walk is made only when asked for: nothing looks at a program's
- * sockets while no report or wait needs them.
+ * from ports_walk itself; it may let go of its ask at any time, told or
+ * not. Asks of the same tree share a walk under way (or one over within
+ * PORTS_FRESH_MS), so a thousand reads of a program answering at once
+ * cost one walk. A walk is made only when asked for: nothing looks at
+ * a program's sockets while no report or wait needs them.
  */
 #include <sys/queue.h>
 #include <sys/socket.h>
@@ -29,91 +31,138 @@
 #define PORTS_SLICE_US	2000	/* walking per loop turn, at most */
 #define PORTS_SLICE_MIN_US 200	/* each walk's share of it, at least */
 #define PORTS_STEP	64	/* osdep_ports_step's work between clocks */
+#define PORTS_FRESH_MS	20	/* a walk just over serves a new ask */
 
-struct ports {
-	struct osdep_ports	*w;	/* NULL: over (or none to walk) */
+/* One walk of a tree, shared by every ask of the same root while it is
+ * under way or was over within PORTS_FRESH_MS. */
+struct ports_walk {
+	pid_t			 root;
+	struct osdep_ports	*w;	/* NULL: nothing to walk */
 	const char		*unknown;	/* why not all are known */
 	bool			 over;
+	int64_t			 over_at;
+	int			 refs;	/* asks holding it */
+	TAILQ_ENTRY(ports_walk)	 entry;
+};
+TAILQ_HEAD(ports_walks, ports_walk);
+
+/* An ask: told once its walk is over. */
+struct ports {
+	struct ports_walk	*pw;
 	bool			 told;
+	bool			 due;	/* in due: to be told this turn */
 	ports_cb		 done;
 	void			*arg;
-	TAILQ_ENTRY(ports)	 entry;	/* in walks while not told */
+	TAILQ_ENTRY(ports)	 entry;	/* in asks, or due, while not told */
 };
 TAILQ_HEAD(ports_list, ports);
 
-static struct ports_list	 walks = TAILQ_HEAD_INITIALIZER(walks);
+static struct ports_walks	 walks = TAILQ_HEAD_INITIALIZER(walks);
+static struct ports_list	 asks = TAILQ_HEAD_INITIALIZER(asks);
+static struct ports_list	 due = TAILQ_HEAD_INITIALIZER(due);
 static struct loop_timer	*ports_timer;
 
 static void	ports_turn(void *);
 
 /* The walk is over: what it could not tell is said from its bounds. */
 static void
-ports_finish(struct ports *ps)
+ports_finish(struct ports_walk *pw)
 {
-	int	cut = ps->w != NULL ? osdep_ports_cut(ps->w) : 0;
+	int	cut = pw->w != NULL ? osdep_ports_cut(pw->w) : 0;
 
-	ps->over = true;
+	pw->over = true;
+	pw->over_at = now_ms();
 	if (cut & OSDEP_PORTS_CUT_PROCS)
-		ps->unknown = "its process tree has more than "
+		pw->unknown = "its process tree has more than "
 		    "1000 processes: the ports of the rest are not known";
 	else if (cut & OSDEP_PORTS_CUT_SOCKETS)
-		ps->unknown = "its processes hold more than 10000 "
+		pw->unknown = "its processes hold more than 10000 "
 		    "sockets: the ports of the rest are not known";
 	else if (cut & OSDEP_PORTS_CUT_FOUND)
-		ps->unknown = "it listens on more than 64 addresses: the "
+		pw->unknown = "it listens on more than 64 addresses: the "
 		    "rest are not listed";
 }
 
-/* Run again on the next loop turn while any walk is not told. */
+/* Run again on the next loop turn while any ask is not told. */
 static void
 ports_arm(void)
 {
 	if (ports_timer == NULL)
 		ports_timer = loop_timer_new(ports_turn, NULL);
-	if (!TAILQ_EMPTY(&walks) && !loop_timer_pending(ports_timer))
+	if (!TAILQ_EMPTY(&asks) && !loop_timer_pending(ports_timer))
 		loop_timer_set(ports_timer, now_ms());
 }
 
 /*
- * A loop turn's share: each walk in progress a slice of the time, then
- * whoever asked of those over is told, one at a time, since a callback
- * may free any walk or begin another.
+ * A loop turn's share: each walk under way a slice of the time, then
+ * every ask whose walk is over is told, one at a time from a list of
+ * its own, since a callback may let go of any ask or make another.
  */
 static void
 ports_turn(void *arg)
 {
-	struct ports	*ps;
-	int64_t		 share, stop;
-	int		 n = 0;
+	struct ports_walk	*pw;
+	struct ports		*ps, *next;
+	int64_t			 share, stop;
+	int			 n = 0;
 
 	(void)arg;
-	TAILQ_FOREACH(ps, &walks, entry)
-		n += !ps->over;
+	TAILQ_FOREACH(pw, &walks, entry)
+		n += !pw->over;
 	share = n > 0 ? PORTS_SLICE_US / n : 0;
 	if (share < PORTS_SLICE_MIN_US)
 		share = PORTS_SLICE_MIN_US;
-	TAILQ_FOREACH(ps, &walks, entry) {
+	TAILQ_FOREACH(pw, &walks, entry) {
 		stop = now_us() + share;
-		while (!ps->over && now_us() < stop)
-			if (osdep_ports_step(ps->w, PORTS_STEP) == 1)
-				ports_finish(ps);
+		while (!pw->over && now_us() < stop)
+			if (osdep_ports_step(pw->w, PORTS_STEP) == 1)
+				ports_finish(pw);
 	}
-	for (;;) {
-		TAILQ_FOREACH(ps, &walks, entry)
-			if (ps->over)
-				break;
-		if (ps == NULL)
-			break;
-		TAILQ_REMOVE(&walks, ps, entry);
+	for (ps = TAILQ_FIRST(&asks); ps != NULL; ps = next) {
+		next = TAILQ_NEXT(ps, entry);
+		if (!ps->pw->over)
+			continue;
+		TAILQ_REMOVE(&asks, ps, entry);
+		TAILQ_INSERT_TAIL(&due, ps, entry);
+		ps->due = true;
+	}
+	while ((ps = TAILQ_FIRST(&due)) != NULL) {
+		TAILQ_REMOVE(&due, ps, entry);
+		ps->due = false;
 		ps->told = true;
 		ps->done(ps->arg);
 	}
 	ports_arm();
 }
 
+/* A walk of root: one under way, or just over, if there is one. */
+static struct ports_walk *
+ports_walk_of(pid_t root)
+{
+	struct ports_walk	*pw;
+
+	TAILQ_FOREACH(pw, &walks, entry)
+		if (pw->root == root && (!pw->over ||
+		    now_ms() - pw->over_at <= PORTS_FRESH_MS))
+			return (pw);
+	pw = xcalloc(1, sizeof *pw);
+	pw->root = root;
+	if (root <= 0)
+		ports_finish(pw);
+	else if ((pw->w = osdep_ports_new(root)) == NULL) {
+		ports_finish(pw);
+		pw->unknown = errno == ENOSYS ? "this system cannot tell "
+		    "which ports a process listens on" : "its sockets could "
+		    "not be read";
+	}
+	TAILQ_INSERT_TAIL(&walks, pw, entry);
+	return (pw);
+}
+
 /*
- * Walk the ports root's tree listens on (root 0: none, the program does
- * not run); done(arg) once the walk is over, from a later loop turn.
+ * The ports root's tree listens on (root 0: none, the program does not
+ * run), from a walk begun now or one just over; done(arg) once it is
+ * over, from a later loop turn.
  */
 struct ports *
 ports_walk(pid_t root, ports_cb done, void *arg)
@@ -123,28 +172,31 @@ ports_walk(pid_t root, ports_cb done, void *arg)
 	ps = xcalloc(1, sizeof *ps);
 	ps->done = done;
 	ps->arg = arg;
-	if (root <= 0)
-		ps->over = true;
-	else if ((ps->w = osdep_ports_new(root)) == NULL) {
-		ps->over = true;
-		ps->unknown = errno == ENOSYS ? "this system cannot tell "
-		    "which ports a process listens on" : "its sockets could "
-		    "not be read";
-	}
-	TAILQ_INSERT_TAIL(&walks, ps, entry);
+	ps->pw = ports_walk_of(root);
+	ps->pw->refs++;
+	TAILQ_INSERT_TAIL(&asks, ps, entry);
 	ports_arm();
 	return (ps);
 }
 
-/* Let go of a walk, over or not. */
+/* Let go of an ask, told or not (and of its walk, if it was the last). */
 void
 ports_free(struct ports *ps)
 {
+	struct ports_walk	*pw;
+
 	if (ps == NULL)
 		return;
-	if (!ps->told)
-		TAILQ_REMOVE(&walks, ps, entry);
-	osdep_ports_free(ps->w);
+	if (ps->due)
+		TAILQ_REMOVE(&due, ps, entry);
+	else if (!ps->told)
+		TAILQ_REMOVE(&asks, ps, entry);
+	pw = ps->pw;
+	if (--pw->refs == 0) {
+		TAILQ_REMOVE(&walks, pw, entry);
+		osdep_ports_free(pw->w);
+		free(pw);
+	}
 	free(ps);
 }
 
@@ -152,25 +204,18 @@ ports_free(struct ports *ps)
 bool
 ports_over(const struct ports *ps)
 {
-	return (ps->over);
+	return (ps->pw->over);
 }
 
 /* What it found: the listening addresses, each once. */
 static size_t
 ports_found(const struct ports *ps, const struct osdep_listen **v)
 {
-	if (ps->w == NULL) {
+	if (ps->pw->w == NULL) {
 		*v = NULL;
 		return (0);
 	}
-	return (osdep_ports_found(ps->w, v));
-}
-
-/* Why not every port is known (the system, a bound), or NULL. */
-const char *
-ports_unknown(const struct ports *ps)
-{
-	return (ps->unknown);
+	return (osdep_ports_found(ps->pw->w, v));
 }
 
 /* Does it listen on port (0: on any)? */
@@ -218,9 +263,9 @@ ports_put(struct jw *w, const struct ports *ps)
 		}
 		jw_arr_end(w);
 	}
-	if (ps->unknown != NULL) {
+	if (ps->pw->unknown != NULL) {
 		jw_key(w, "portsUnknown");
-		jw_str(w, ps->unknown);
+		jw_str(w, ps->pw->unknown);
 	}
 }
 
@@ -241,7 +286,7 @@ ports_text(struct buf *b, const struct ports *ps)
 		buf_printf(b, v[i].family == AF_INET6 ? "[%s]:%u" : "%s:%u",
 		    a, v[i].port);
 	}
-	if (ps->unknown != NULL)
+	if (ps->pw->unknown != NULL)
 		buf_printf(b, ", ports %s (%s)", n > 0 ? "not all known" :
-		    "unknown", ps->unknown);
+		    "unknown", ps->pw->unknown);
 }

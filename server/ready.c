@@ -135,7 +135,7 @@ ready_parse(struct ready **rdp, const struct json *args, const char *dir,
 	}
 	if (s != NULL && ready_file(rd, s, dir, cause) == -1)
 		goto fail;
-	if (m != NULL && (rd->match = pattern_compile(m, len, 0,
+	if (m != NULL && (rd->match = pattern_compile(m, len, PATTERN_LINES,
 	    &why)) == NULL) {
 		xasprintf(cause, "untilFileMatch %s; it takes a PCRE2 pattern, "
 		    "as until does", why);

@@ -71,7 +71,6 @@ struct watch {
 	bool			 input;		/* answered for an episode */
 	struct ready		*ready;		/* readiness clauses, or NULL */
 	bool			 notify;	/* READY=1 ends the wait */
-	bool			 readied;	/* answered for a READY=1 */
 	bool			 begun;		/* send_keys' until scan began */
 	struct ports		*ports;		/* the reply's, once walked */
 	watch_answer_cb		 answer;
@@ -329,7 +328,6 @@ watch_eval(struct watch *w, int64_t now, int64_t *next)
 	}
 	if (w->notify && program_ready_due(w->p)) {
 		w->reason = SEL_R_READY;
-		w->readied = true;
 		return (true);
 	}
 	if (now >= w->deadline) {
@@ -683,13 +681,6 @@ const struct ready *
 watch_clauses(const struct watch *w)
 {
 	return (w->ready);
-}
-
-/* Did it answer for a READY=1? */
-bool
-watch_readied(const struct watch *w)
-{
-	return (w->readied);
 }
 
 /* Did it answer for an episode of waiting for input? */
