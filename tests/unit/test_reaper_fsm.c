@@ -485,6 +485,8 @@ static const struct doc_row doc_rows[] = {
 	    "err_read", NULL },
 	{ "gate running term kill orphan held killpane done", "err_eof",
 	    "err_close", NULL },
+	{ "gate running term kill orphan held killpane done", "notify_data",
+	    "notify", NULL },
 	{ "done", "start pane", "ignore", NULL },
 };
 
