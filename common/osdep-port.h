@@ -36,13 +36,15 @@ struct osdep_ports {
 	pid_t			 cur;		/* being looked at, or 0 */
 	size_t			 sockets;	/* sockets looked at */
 	int			 cut;		/* OSDEP_PORTS_CUT_* */
+	bool			 opened;	/* osdep_ports_open done */
 	bool			 over;
 	struct osdep_listen	 found[OSDEP_PORTS_FOUND];
 	size_t			 nfound;
 	void			*sys;		/* the port's */
 };
-/* Begin: what the port needs before the processes (1: nothing can be
- * found, the walk is over), or -1 with errno (ENOSYS: it cannot tell). */
+/* Begin (the walk's first step): what the port needs before the
+ * processes; 1: nothing can be found, the walk is over; -1 with errno:
+ * it could not look. */
 int	osdep_ports_open(struct osdep_ports *, pid_t root);
 /* pid's children, all of them, up to max into out; how many. */
 int	osdep_ports_children(pid_t pid, pid_t *out, int max);

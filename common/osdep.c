@@ -130,26 +130,23 @@ osdep_signal_group_session(pid_t pgrp, pid_t sid, int sig)
 	return (count);
 }
 
-/* Begin a walk of the ports root's tree listens on; NULL with errno. */
+/* Begin a walk of the ports root's tree listens on (nothing is read
+ * before its first step); NULL with ENOSYS where the port cannot tell. */
 struct osdep_ports *
 osdep_ports_new(pid_t root)
 {
 	struct osdep_ports	*w;
-	int			 ret, err;
 
+	if (!(osdep_features() & OSDEP_PORTS)) {
+		errno = ENOSYS;
+		return (NULL);
+	}
 	if ((w = calloc(1, sizeof *w)) == NULL ||
 	    (w->tree = calloc(OSDEP_PORTS_PROCS, sizeof *w->tree)) == NULL) {
 		free(w);
 		return (NULL);
 	}
 	w->tree[w->ntree++] = root;
-	if ((ret = osdep_ports_open(w, root)) == -1) {
-		err = errno;
-		osdep_ports_free(w);
-		errno = err;
-		return (NULL);
-	}
-	w->over = ret == 1;
 	return (w);
 }
 
@@ -181,6 +178,13 @@ osdep_ports_take(struct osdep_ports *w)
 int
 osdep_ports_step(struct osdep_ports *w, int work)
 {
+	if (!w->opened) {
+		/* The port's first look (Linux: the listening sockets), a
+		 * step of its own; one that fails finds nothing. */
+		w->opened = true;
+		w->over = osdep_ports_open(w, w->tree[0]) != 0;
+		return (w->over ? 1 : 0);
+	}
 	while (!w->over && work-- > 0) {
 		if (w->cur == 0 && (w->cur = osdep_ports_take(w)) == 0) {
 			w->over = true;

@@ -690,6 +690,8 @@ test_clauses_refused(void **state)
 	    "\"https://127.0.0.1:8443/\"}", "http://", NULL);
 	refused("start_program", "{\"argv\":[\"true\"],\"untilUrl\":"
 	    "\"http://example.com/\"}", "this machine", NULL);
+	refused("start_program", "{\"argv\":[\"true\"],\"untilUrl\":"
+	    "\"http://192.0.2.1:8080/\"}", "this machine", NULL);
 	refused("start_program", "{\"argv\":[\"true\"],\"untilFileMatch\":"
 	    "\"x\"}", "goes with untilFile", NULL);
 	refused("start_program", "{\"argv\":[\"true\"],\"untilFile\":"
