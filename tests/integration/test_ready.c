@@ -172,6 +172,33 @@ first_line(const char *id, const char *needle)
 }
 
 /*
+ * Start python3 on the script text (written as name in the group's
+ * directory), its one argument a file of the test's in which it tells
+ * two numbers about itself (its ports; its child's pid and port);
+ * members are the call's other fields. The reply (the id in *id) and the
+ * two numbers, once told.
+ */
+static struct json_doc *
+start_teller(const char *name, const char *text, const char *members,
+    char **id, unsigned *a, unsigned *b)
+{
+	struct json_doc	*d;
+	char		*py = script(name, text), *out, *got, args[1024];
+
+	xasprintf(&out, "%s/%s.told", group.dir, name);
+	snprintf(args, sizeof args, "\"argv\":[\"python3\",\"%s\",\"%s\"]%s",
+	    py, out, members);
+	d = start(args, id);
+	got = told(out);
+	if (sscanf(got, "%u %u", a, b) != 2)
+		fail_msg("%s told \"%s\"", name, got);
+	free(got);
+	free(out);
+	free(py);
+	return (d);
+}
+
+/*
  * A Python http.server on the port the test gave it: start_program with
  * untilPort returns once it listens (reason port), naming
  * 127.0.0.1:PORT in ports and in the text; a read with untilPort then
@@ -259,19 +286,15 @@ static void
 test_silent_port_zero(void **state)
 {
 	struct json_doc	*d;
-	char		*py = script("silent.py", silent_py), *out, *id, *got;
-	char		 args[1024], want[80];
+	char		*id, args[128], want[80];
 	unsigned	 p4 = 0, p6 = 0;
 
 	(void)state;
 	PMX_NEED(osdep_features() & OSDEP_PORTS, PMX_NO_PORTS);
-	xasprintf(&out, "%s/silent.port", group.dir);
-	snprintf(args, sizeof args, "\"argv\":[\"python3\",\"%s\",\"%s\"],"
-	    "\"untilPort\":0,\"timeoutMs\":%d", py, out, LONG_MS);
-	d = start(args, &id);
+	snprintf(args, sizeof args, ",\"untilPort\":0,\"timeoutMs\":%d",
+	    LONG_MS);
+	d = start_teller("silent.py", silent_py, args, &id, &p4, &p6);
 	reason_is(d, "port");
-	got = told(out);
-	assert_int_equal(sscanf(got, "%u %u", &p4, &p6), 2);
 	/* (The walk may find the first before the second is bound.) */
 	json_doc_free(d);
 	d = rd(id, 0, 0, "");
@@ -286,9 +309,6 @@ test_silent_port_zero(void **state)
 	assert_string_equal(sc_need_str(d, "text"), "");
 	json_doc_free(d);
 	stop(id);
-	free(got);
-	free(out);
-	free(py);
 	free(id);
 }
 
@@ -313,20 +333,16 @@ static void
 test_forked_child_port(void **state)
 {
 	struct json_doc	*d;
-	char		*py = script("fork.py", fork_py), *out, *id, *got;
-	char		 args[1024];
+	char		*id, args[128];
 	unsigned	 cpid = 0, port = 0;
 	int64_t		 deadline;
 
 	(void)state;
 	PMX_NEED(osdep_features() & OSDEP_PORTS, PMX_NO_PORTS);
-	xasprintf(&out, "%s/fork.port", group.dir);
-	snprintf(args, sizeof args, "\"argv\":[\"python3\",\"%s\",\"%s\"],"
-	    "\"untilPort\":0,\"timeoutMs\":%d", py, out, LONG_MS);
-	d = start(args, &id);
+	snprintf(args, sizeof args, ",\"untilPort\":0,\"timeoutMs\":%d",
+	    LONG_MS);
+	d = start_teller("fork.py", fork_py, args, &id, &cpid, &port);
 	reason_is(d, "port");
-	got = told(out);
-	assert_int_equal(sscanf(got, "%u %u", &cpid, &port), 2);
 	assert_true(ports_hold(sc_get(d, "ports"), "127.0.0.1", port));
 	json_doc_free(d);
 	/* The program itself is the parent, not the child that listens. */
@@ -336,9 +352,6 @@ test_forked_child_port(void **state)
 	while (pmx_alive((pid_t)cpid) && now_ms() < deadline)
 		poll(NULL, 0, 20);
 	assert_false(pmx_alive((pid_t)cpid));
-	free(got);
-	free(out);
-	free(py);
 	free(id);
 }
 
@@ -390,53 +403,55 @@ test_url_503_then_200(void **state)
 }
 
 /*
- * A program that makes its ready file late, and then writes "ready"
- * into it a second later: untilFile alone returns once it is there;
- * with untilFileMatch only once its content matches (so when the reply
- * comes, the file already says ready); a relative path is taken from
- * startDirectory.
+ * A program that makes ready.flag (in the group's directory) late, and
+ * writes "ready" into it a second later, waited for with clause: the
+ * file's content when the reply came (allocated).
  */
-static void
-test_file_late(void **state)
+static char *
+file_wait(const char *clause)
 {
 	struct json_doc	*d;
 	char		*id, *flag, *content, args[1024];
 	size_t		 len;
 
-	(void)state;
 	xasprintf(&flag, "%s/ready.flag", group.dir);
 	unlink(flag);
 	snprintf(args, sizeof args, "\"argv\":[\"sh\",\"-c\",\"sleep 0.5; "
 	    "echo starting > ready.flag.tmp; mv ready.flag.tmp ready.flag; "
 	    "echo made; sleep 1; echo ready >> ready.flag; echo said; "
-	    "sleep 60\"],\"startDirectory\":\"%s\",\"untilFile\":"
-	    "\"ready.flag\",\"timeoutMs\":%d", group.dir, LONG_MS);
+	    "sleep 60\"],\"startDirectory\":\"%s\",%s,\"timeoutMs\":%d",
+	    group.dir, clause, LONG_MS);
 	d = start(args, &id);
 	reason_is(d, "file");
-	assert_non_null(content = pmx_read_file(flag, &len));
-	free(content);
-	json_doc_free(d);
-	stop(id);
-	unlink(flag);
-
-	snprintf(args, sizeof args, "\"argv\":[\"sh\",\"-c\",\"sleep 0.5; "
-	    "echo starting > ready.flag.tmp; mv ready.flag.tmp ready.flag; "
-	    "echo made; sleep 1; echo ready >> ready.flag; echo said; "
-	    "sleep 60\"],\"startDirectory\":\"%s\",\"untilFile\":\"%s\","
-	    "\"untilFileMatch\":\"^ready$\",\"timeoutMs\":%d", group.dir, flag,
-	    LONG_MS);
-	d = start(args, &id);
-	reason_is(d, "file");
-	assert_non_null(content = pmx_read_file(flag, &len));
-	if (strstr(content, "ready\n") == NULL)
-		fail_msg("the wait ended on \"%s\", before it matched",
-		    content);
-	free(content);
+	content = pmx_read_file(flag, &len);
+	assert_non_null(content);
 	json_doc_free(d);
 	stop(id);
 	unlink(flag);
 	free(flag);
 	free(id);
+	return (content);
+}
+
+/*
+ * untilFile alone returns once the file is there (a relative path taken
+ * from startDirectory); with untilFileMatch only once its content
+ * matches, so when the reply comes the file already says ready.
+ */
+static void
+test_file_late(void **state)
+{
+	char	*content, clause[600];
+
+	(void)state;
+	free(file_wait("\"untilFile\":\"ready.flag\""));
+	snprintf(clause, sizeof clause, "\"untilFile\":\"%s/ready.flag\","
+	    "\"untilFileMatch\":\"^ready$\"", group.dir);
+	content = file_wait(clause);
+	if (strstr(content, "ready\n") == NULL)
+		fail_msg("the wait ended on \"%s\", before it matched",
+		    content);
+	free(content);
 }
 
 /* A program that says READY=1 (and a status) in a plain datagram once
@@ -596,6 +611,23 @@ test_never_ready(void **state)
 	free(id);
 }
 
+/* Start args (a start_program's), then send its pane keys with the
+ * reply's members; the reply, the program's id in *id (to stop). */
+static struct json_doc *
+keys_to(const char *args, const char *keys, const char *members, char **id)
+{
+	struct json_doc	*d;
+	char		*pane, call[1024];
+
+	*id = pmx_start_program(&group, args, &pane);
+	assert_non_null(*id);
+	snprintf(call, sizeof call, "{\"paneId\":\"%s\",\"keys\":\"%s\",%s}",
+	    pane, keys, members);
+	d = call_ok("send_keys", call);
+	free(pane);
+	return (d);
+}
+
 /*
  * One call from keys to the end: send_keys with tail waits for the end
  * (the last line), where without it the reply stops at the first burst;
@@ -606,31 +638,24 @@ static void
 test_send_keys_waits(void **state)
 {
 	struct json_doc	*d;
-	char		*id, *pane, args[1024];
+	char		*id, members[64];
 
 	(void)state;
-	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\",\"printf "
-	    "'Go on? [y/N] '; read a; i=0; while [ $i -lt 5 ]; do "
-	    "i=$((i+1)); echo step $i; sleep 0.3; done; echo all done\"]}",
-	    &pane);
-	assert_non_null(id);
-	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"y\","
-	    "\"tail\":1,\"timeoutMs\":%d}", pane, LONG_MS);
-	d = call_ok("send_keys", args);
+	snprintf(members, sizeof members, "\"tail\":1,\"timeoutMs\":%d",
+	    LONG_MS);
+	d = keys_to("{\"argv\":[\"sh\",\"-c\",\"printf 'Go on? [y/N] '; "
+	    "read a; i=0; while [ $i -lt 5 ]; do i=$((i+1)); echo step $i; "
+	    "sleep 0.3; done; echo all done\"]}", "y", members, &id);
 	reason_is(d, "ended");
 	assert_string_equal(sc_need_str(d, "text"), "all done\n");
 	assert_true(sc_bool(d, "ended"));
 	json_doc_free(d);
 	stop(id);
 	free(id);
-	free(pane);
 
-	id = pmx_start_program(&group, "{\"argv\":[\"sh\",\"-c\",\"read a; "
-	    "i=0; while [ $i -lt 5 ]; do i=$((i+1)); echo step $i; sleep 0.3; "
-	    "done; sleep 60\"]}", &pane);
-	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"go\","
-	    "\"until\":\"^step 3$\"}", pane);
-	d = call_ok("send_keys", args);
+	d = keys_to("{\"argv\":[\"sh\",\"-c\",\"read a; i=0; while [ $i "
+	    "-lt 5 ]; do i=$((i+1)); echo step $i; sleep 0.3; done; "
+	    "sleep 60\"]}", "go", "\"until\":\"^step 3$\"", &id);
 	reason_is(d, "matched");
 	assert_true(sc_bool(d, "matched"));
 	assert_non_null(strstr(sc_need_str(d, "text"), "step 3\n"));
@@ -638,22 +663,17 @@ test_send_keys_waits(void **state)
 	json_doc_free(d);
 	stop(id);
 	free(id);
-	free(pane);
 
 	if (!(osdep_features() & OSDEP_PORTS))
 		return;
-	id = pmx_start_program(&group, "{\"argv\":[\"python3\",\"-c\","
-	    "\"import socket, time\\ninput('serve? ')\\ns = socket.socket(); "
-	    "s.bind(('127.0.0.1', 0)); s.listen(); time.sleep(60)\"]}", &pane);
-	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"yes\","
-	    "\"untilPort\":0}", pane);
-	d = call_ok("send_keys", args);
+	d = keys_to("{\"argv\":[\"python3\",\"-c\",\"import socket, time\\n"
+	    "input('serve? ')\\ns = socket.socket(); s.bind(('127.0.0.1', 0)); "
+	    "s.listen(); time.sleep(60)\"]}", "yes", "\"untilPort\":0", &id);
 	reason_is(d, "port");
 	assert_true(json_len(sc_get(d, "ports")) == 1);
 	json_doc_free(d);
 	stop(id);
 	free(id);
-	free(pane);
 }
 
 /* start_program with until: the line, reason matched, running on. */
@@ -716,17 +736,11 @@ static void
 test_ports_seam(void **state)
 {
 	struct json_doc	*d;
-	char		*py = script("seam.py", silent_py), *out, *id, *got;
-	char		 args[1024];
+	char		*id;
 	unsigned	 p4 = 0, p6 = 0;
 
 	(void)state;
-	xasprintf(&out, "%s/seam.port", group.dir);
-	snprintf(args, sizeof args, "\"argv\":[\"python3\",\"%s\",\"%s\"]",
-	    py, out);
-	json_doc_free(start(args, &id));
-	got = told(out);
-	assert_int_equal(sscanf(got, "%u %u", &p4, &p6), 2);
+	json_doc_free(start_teller("seam.py", silent_py, "", &id, &p4, &p6));
 	d = rd(id, 0, 0, "");
 	if (osdep_features() & OSDEP_PORTS) {
 		assert_true(ports_hold(sc_get(d, "ports"), "127.0.0.1", p4));
@@ -739,9 +753,6 @@ test_ports_seam(void **state)
 	}
 	json_doc_free(d);
 	stop(id);
-	free(got);
-	free(out);
-	free(py);
 	free(id);
 }
 
