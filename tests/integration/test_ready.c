@@ -756,6 +756,65 @@ test_ports_seam(void **state)
 	free(id);
 }
 
+/* A program that says READY=1 at once. */
+static const char ready_py[] =
+	"import os, socket, time\n"
+	"socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b'READY=1', "
+	"os.environ['NOTIFY_SOCKET'])\n"
+	"time.sleep(60)\n";
+
+/*
+ * Robust mode (a private tmux server of progmux's own), in both eras on
+ * one connection: a 2026-07-28 start_program (its _meta names the
+ * version) waits for its untilFile, which the silent server writes once
+ * it listens, and its reply names the port (or, where the system cannot
+ * tell, says so); a 2025 one returns on READY=1.
+ */
+static void
+test_robust_both_eras(void **state)
+{
+	struct pmx	 c;
+	struct json_doc	*d;
+	char		*py = script("robust.py", silent_py), *out, *rpy, *got;
+	char		 params[1500];
+	unsigned	 p4 = 0, p6 = 0;
+	int64_t		 rid;
+
+	(void)state;
+	open_mode(&c, true, NULL);
+	xasprintf(&out, "%s/robust.told", group.dir);
+	unlink(out);
+	snprintf(params, sizeof params, "{\"name\":\"start_program\","
+	    "\"arguments\":{\"argv\":[\"python3\",\"%s\",\"%s\"],"
+	    "\"untilFile\":\"%s\",\"timeoutMs\":%d},\"_meta\":{\"io."
+	    "modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io."
+	    "modelcontextprotocol/clientCapabilities\":{}}}", py, out, out,
+	    LONG_MS);
+	rid = pmx_send(&c, "tools/call", params);
+	assert_non_null(d = pmx_wait(&c, rid, LONG_MS + 5000));
+	assert_false(pmx_is_error(d));
+	reason_is(d, "file");
+	got = told(out);
+	assert_int_equal(sscanf(got, "%u %u", &p4, &p6), 2);
+	free(got);
+	if (osdep_features() & OSDEP_PORTS)
+		assert_true(ports_hold(sc_get(d, "ports"), "127.0.0.1", p4));
+	else
+		assert_non_null(sc_get(d, "portsUnknown"));
+	json_doc_free(d);
+
+	rpy = script("robust_ready.py", ready_py);
+	snprintf(params, sizeof params, "{\"argv\":[\"python3\",\"%s\"],"
+	    "\"timeoutMs\":%d}", rpy, LONG_MS);
+	d = sc_call_ok(&c, "start_program", params);
+	reason_is(d, "ready");
+	json_doc_free(d);
+	assert_int_equal(pmx_close(&c), 0);
+	free(rpy);
+	free(out);
+	free(py);
+}
+
 static int
 ready_setup(void **state)
 {
@@ -782,6 +841,7 @@ main(void)
 		cmocka_unit_test(test_start_until),
 		cmocka_unit_test(test_clauses_refused),
 		cmocka_unit_test(test_ports_seam),
+		cmocka_unit_test(test_robust_both_eras),
 	};
 
 	return (HARNESS_RUN("ready", tests, ready_setup, group_teardown));
