@@ -506,7 +506,7 @@ test_notify_datagram(void **state)
 	    (long long)cursor, LONG_MS);
 	rid = pmx_send(&group, "tools/call", args);
 	expect_ping_next(&group);
-	assert_non_null(script("go.flag", "go\n"));
+	free(script("go.flag", "go\n"));
 	d = pmx_wait(&group, rid, LONG_MS + 5000);
 	assert_non_null(d);
 	reason_is(d, "ready");
