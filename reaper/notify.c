@@ -26,6 +26,7 @@
 #define NOTIFY_DGRAM_MAX	4096	/* bytes of a datagram read */
 #define NOTIFY_ROUNDS		16	/* datagrams read per wakeup */
 
+/* Bind the program's socket in its runtime directory (notify.h). */
 int
 notify_open(struct notify *n, const char *dir, const char *dir_id,
     const char *id, char **cause)
@@ -70,6 +71,7 @@ fail:
 	return (-1);
 }
 
+/* One datagram's READY=1 and STATUS= lines. */
 bool
 notify_parse(const char *p, size_t len, bool *ready, char **status)
 {
@@ -102,6 +104,7 @@ notify_parse(const char *p, size_t len, bool *ready, char **status)
 	return (took);
 }
 
+/* Read what waits on the socket, NOTIFY_ROUNDS datagrams at most. */
 bool
 notify_read(struct notify *n, bool *ready, char **status)
 {
@@ -123,6 +126,7 @@ notify_read(struct notify *n, bool *ready, char **status)
 	return (any || *ready);
 }
 
+/* Remove the socket's name and close it. */
 void
 notify_close(struct notify *n)
 {

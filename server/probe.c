@@ -355,6 +355,7 @@ probe_status(const struct probe *p)
 	return (p->status);
 }
 
+/* Why the last attempt got no status ("" if it got one). */
 const char *
 probe_why(const struct probe *p)
 {

@@ -380,7 +380,7 @@ fail:
  * timeoutMs): into *up (NULL if none). -1 with the call answered.
  */
 static int
-tool_start_until(struct req *req, const struct json *args,
+tool_start_wait_args(struct req *req, const struct json *args,
     struct tool_start_until **up)
 {
 	struct tool_start_until	*u;
@@ -423,7 +423,7 @@ tool_start_run(struct req *req, const struct json *args)
 	struct program_spec	 spec;
 	struct tool_start_until	*u;
 
-	if (tool_start_until(req, args, &u) == -1)
+	if (tool_start_wait_args(req, args, &u) == -1)
 		return;
 	memset(&spec, 0, sizeof spec);
 	tool_start_begin(req, args, &spec, NULL, NULL, u);

@@ -546,11 +546,10 @@ watch_event(struct program *p, enum program_event ev, void *arg)
 void
 watch_start(struct watch *w)
 {
-	if (w->pane != NULL && w->sel.until != NULL)
-		;	/* (begun past the echo, watch_eval) */
-	else if (w->sel.until != NULL || w->sel.filter != NULL)
+	/* (send_keys' until begins past the echo, in watch_eval.) */
+	if (w->sel.filter != NULL || (w->sel.until != NULL && w->pane == NULL))
 		sel_begin(&w->sel, program_text(w->p));
-	else
+	else if (w->sel.until == NULL)
 		w->sel.scan = w->sel.start;
 	if (w->ready != NULL)
 		ready_start(w->ready, watch_kick, w);
