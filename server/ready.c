@@ -263,10 +263,13 @@ ready_check(struct ready *rd, struct program *p, size_t floor, int64_t now,
 		    ports_has(rd->walk, rd->port))
 			return (SEL_R_PORT);
 		if ((rd->walk == NULL || ports_over(rd->walk)) &&
-		    now >= rd->port_at && (pid = program_pid(p)) > 0) {
-			ports_free(rd->walk);
-			rd->walk = ports_walk(pid, ready_kick, rd);
-			rd->port_at = ready_backoff(now, &rd->port_gap);
+		    now >= rd->port_at) {
+			if ((pid = program_pid(p)) > 0) {
+				ports_free(rd->walk);
+				rd->walk = ports_walk(pid, ready_kick, rd);
+				rd->port_at = ready_backoff(now, &rd->port_gap);
+			} else	/* not running yet (its start tells too) */
+				rd->port_at = now + READY_GAP_MIN_MS;
 		}
 		if (rd->port_at < *next)
 			*next = rd->port_at;
