@@ -271,7 +271,9 @@ ready_check(struct ready *rd, struct program *p, size_t floor, int64_t now,
 			} else	/* not running yet (its start tells too) */
 				rd->port_at = now + READY_GAP_MIN_MS;
 		}
-		if (rd->port_at < *next)
+		/* (A walk under way says when it is over.) */
+		if ((rd->walk == NULL || ports_over(rd->walk)) &&
+		    rd->port_at < *next)
 			*next = rd->port_at;
 	}
 	if (rd->probe != NULL) {
@@ -282,7 +284,7 @@ ready_check(struct ready *rd, struct program *p, size_t floor, int64_t now,
 			probe_start(rd->probe);
 			rd->url_at = ready_backoff(now, &rd->url_gap);
 		}
-		if (rd->url_at < *next)
+		if (!probe_busy(rd->probe) && rd->url_at < *next)
 			*next = rd->url_at;
 	}
 	return (-1);
