@@ -628,6 +628,64 @@ keys_to(const char *args, const char *keys, const char *members, char **id)
 	return (d);
 }
 
+/* The CPU time pid has used, in ms (from /proc). */
+static int64_t
+cpu_ms(pid_t pid)
+{
+	char			 path[64], *st, *rp;
+	unsigned long long	 ut = 0, stime = 0;
+	size_t			 len;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	assert_non_null(st = pmx_read_file(path, &len));
+	assert_non_null(rp = strrchr(st, ')'));
+	if (sscanf(rp + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu "
+	    "%llu", &ut, &stime) != 2)
+		fail_msg("cannot read %s", path);
+	free(st);
+	return ((int64_t)(ut + stime) * 1000 / sysconf(_SC_CLK_TCK));
+}
+
+/* A server that takes connections and never answers them. */
+static const char mute_py[] =
+	"import socket, sys, time\n"
+	"s = socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1])))\n"
+	"s.listen(64); print('mute', flush=True); time.sleep(120)\n";
+
+/*
+ * untilUrl on a server that never answers: each GET waits its 2 s in
+ * the loop without costing it anything (the front's CPU time over the
+ * 3 s wait stays far below what a wait looking again in a loop burns),
+ * and the read times out saying there was no answer.
+ */
+static void
+test_url_never_answers(void **state)
+{
+	struct json_doc	*d;
+	char		*py = script("mute.py", mute_py), *id, args[512];
+	unsigned	 port = free_port();
+	int64_t		 cpu;
+
+	(void)state;
+	snprintf(args, sizeof args, "\"argv\":[\"python3\",\"%s\",\"%u\"],"
+	    "\"until\":\"^mute\",\"timeoutMs\":%d", py, port, LONG_MS);
+	json_doc_free(start(args, &id));
+	cpu = cpu_ms(group.front);
+	snprintf(args, sizeof args, "\"untilUrl\":\"http://127.0.0.1:%u/\"",
+	    port);
+	d = rd(id, 0, 3000, args);
+	cpu = cpu_ms(group.front) - cpu;
+	print_message("the front used %lld ms of CPU in the 3 s wait\n",
+	    (long long)cpu);
+	reason_is(d, "timeout");
+	assert_non_null(strstr(pmx_text(d), "no answer within 2 s"));
+	assert_true(cpu < 500);
+	json_doc_free(d);
+	stop(id);
+	free(py);
+	free(id);
+}
+
 /*
  * One call from keys to the end: send_keys with tail waits for the end
  * (the last line), where without it the reply stops at the first burst;
@@ -837,6 +895,7 @@ main(void)
 		cmocka_unit_test(test_notify_systemd),
 		cmocka_unit_test(test_quiet_after_burst),
 		cmocka_unit_test(test_never_ready),
+		cmocka_unit_test(test_url_never_answers),
 		cmocka_unit_test(test_send_keys_waits),
 		cmocka_unit_test(test_start_until),
 		cmocka_unit_test(test_clauses_refused),
