@@ -4,7 +4,8 @@
  * readers of /proc files serve the input-wait check too
  * (osdep-linux.h, server/ttywait-linux.c). A tree's listening ports are
  * its sockets' inodes (/proc/PID/fd) matched with the listening rows of
- * /proc/PID/net/tcp and tcp6.
+ * /proc/PID/net/tcp and tcp6, read once the tree's sockets are known,
+ * and only if it has any.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -20,12 +21,14 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 
 #include "osdep.h"
 #include "osdep-linux.h"
 #include "osdep-port.h"
+#include "timeutil.h"
 
 int
 osdep_features(void)
@@ -289,29 +292,22 @@ osdep_table(struct osdep_row **out)
 	return ((ssize_t)n);
 }
 
-/* A listening row of /proc/net/tcp or tcp6. */
-struct linux_listen {
-	unsigned long long	ino;
-	int			family;
-	unsigned char		addr[16];
-	unsigned		port;
-};
-
-/* A ports walk's state: the listening rows, by inode; the descriptors
- * of the process being looked at. */
+/* A ports walk's state: the inodes of the tree's sockets; the
+ * descriptors of the process being looked at. */
 struct linux_ports {
-	struct linux_listen	*rows;
-	size_t			 nrows;
+	pid_t			 root;
+	unsigned long long	*inodes;
+	size_t			 ninodes;
 	DIR			*fds;
 };
 
 /* For qsort and bsearch: by inode. */
 static int
-linux_listen_cmp(const void *a, const void *b)
+linux_ino_cmp(const void *a, const void *b)
 {
-	const struct linux_listen	*x = a, *y = b;
+	const unsigned long long	*x = a, *y = b;
 
-	return (x->ino < y->ino ? -1 : x->ino > y->ino);
+	return (*x < *y ? -1 : *x > *y);
 }
 
 /* A hex address of /proc/net/tcp*: 32-bit words, each printed as the
@@ -335,20 +331,40 @@ linux_hex_addr(const char *s, size_t words, unsigned char *addr)
 	return (0);
 }
 
+/* A listening row of /proc/net/tcp or tcp6. */
+struct linux_listen {
+	unsigned long long	ino;
+	int			family;
+	unsigned char		addr[16];
+	unsigned		port;
+};
+
 /*
- * The listening rows of root's network namespace, from one table
- * (tcp: IPv4, tcp6). The kernel lists listening sockets first, so the
- * read stops at the first row in another state.
+ * The listening rows of a network namespace, kept LINUX_LISTEN_US: the
+ * walks of many trees that end in the same loop turn (a list of
+ * programs) read the tables once.
+ */
+#define LINUX_LISTEN_US		20000
+static struct {
+	unsigned long long	 netns;		/* its inode, 0: none yet */
+	int64_t			 at;		/* when read (now_us) */
+	struct linux_listen	*rows;
+	size_t			 n;
+} linux_listening;
+
+/*
+ * One table's listening rows (tcp: IPv4, tcp6) into linux_listening.
+ * The kernel lists listening sockets first, so the read stops at the
+ * first row in another state.
  */
 static void
-linux_listen_read(struct linux_ports *lp, pid_t root, const char *table,
-    int family)
+linux_listen_read(pid_t root, const char *table, int family)
 {
 	struct linux_listen	*r;
 	char			 path[64], line[512], local[64];
 	unsigned		 st, port;
 	unsigned long long	 ino;
-	size_t			 words = family == AF_INET ? 1 : 4, cap;
+	size_t			 words = family == AF_INET ? 1 : 4;
 	FILE			*f;
 
 	snprintf(path, sizeof path, "/proc/%ld/net/%s", (long)root, table);
@@ -359,31 +375,51 @@ linux_listen_read(struct linux_ports *lp, pid_t root, const char *table,
 		return;
 	}
 	while (fgets(line, sizeof line, f) != NULL &&
-	    lp->nrows < OSDEP_PORTS_SOCKETS) {
+	    linux_listening.n < OSDEP_PORTS_SOCKETS) {
 		if (sscanf(line, " %*u: %63[0-9A-Fa-f]:%x %*s %x %*s %*s %*s "
 		    "%*u %*u %llu", local, &port, &st, &ino) != 4)
 			continue;
 		if (st != 0x0a)		/* TCP_LISTEN */
 			break;
-		if (strlen(local) != 8 * words || ino == 0)
+		if (strlen(local) != 8 * words)
 			continue;
-		if (lp->nrows % 64 == 0) {
-			cap = lp->nrows + 64;
-			r = realloc(lp->rows, cap * sizeof *r);
+		if (linux_listening.n % 64 == 0) {
+			r = realloc(linux_listening.rows, (linux_listening.n +
+			    64) * sizeof *r);
 			if (r == NULL)
 				break;
-			lp->rows = r;
+			linux_listening.rows = r;
 		}
-		r = &lp->rows[lp->nrows];
-		memset(r, 0, sizeof *r);
+		r = &linux_listening.rows[linux_listening.n];
 		if (linux_hex_addr(local, words, r->addr) == -1)
 			continue;
 		r->ino = ino;
 		r->family = family;
 		r->port = port;
-		lp->nrows++;
+		linux_listening.n++;
 	}
 	fclose(f);
+}
+
+/* The listening rows of root's network namespace, read anew unless
+ * they were just read. */
+static void
+linux_listen_load(pid_t root)
+{
+	struct stat	sb;
+	char		path[64];
+
+	snprintf(path, sizeof path, "/proc/%ld/ns/net", (long)root);
+	if (stat(path, &sb) == -1)
+		sb.st_ino = 0;
+	if (sb.st_ino != 0 && sb.st_ino == linux_listening.netns &&
+	    now_us() - linux_listening.at < LINUX_LISTEN_US)
+		return;
+	linux_listening.n = 0;
+	linux_listening.netns = sb.st_ino;
+	linux_listening.at = now_us();
+	linux_listen_read(root, "tcp", AF_INET);
+	linux_listen_read(root, "tcp6", AF_INET6);
 }
 
 int
@@ -393,13 +429,31 @@ osdep_ports_open(struct osdep_ports *w, pid_t root)
 
 	if ((lp = calloc(1, sizeof *lp)) == NULL)
 		return (-1);
+	lp->root = root;
 	w->sys = lp;
-	linux_listen_read(lp, root, "tcp", AF_INET);
-	linux_listen_read(lp, root, "tcp6", AF_INET6);
-	if (lp->nrows == 0)
-		return (1);	/* nothing listens there at all */
-	qsort(lp->rows, lp->nrows, sizeof *lp->rows, linux_listen_cmp);
 	return (0);
+}
+
+/* The tables are read only for a tree that holds a socket: reading one
+ * walks all of the kernel's, however few listen. */
+void
+osdep_ports_done(struct osdep_ports *w)
+{
+	struct linux_ports	*lp = w->sys;
+
+	struct linux_listen	*r;
+	size_t			 i;
+
+	if (lp->ninodes == 0)
+		return;
+	qsort(lp->inodes, lp->ninodes, sizeof *lp->inodes, linux_ino_cmp);
+	linux_listen_load(lp->root);
+	for (i = 0; i < linux_listening.n; i++) {
+		r = &linux_listening.rows[i];
+		if (bsearch(&r->ino, lp->inodes, lp->ninodes,
+		    sizeof *lp->inodes, linux_ino_cmp) != NULL)
+			osdep_ports_add(w, r->family, r->addr, r->port);
+	}
 }
 
 /* Every thread's children: a thread that forks is its child's parent. */
@@ -443,7 +497,7 @@ int
 osdep_ports_next(struct osdep_ports *w)
 {
 	struct linux_ports	*lp = w->sys;
-	struct linux_listen	 key, *r;
+	unsigned long long	 ino, *v;
 	struct dirent		*de;
 	char			 link[64];
 	ssize_t			 n;
@@ -459,12 +513,16 @@ osdep_ports_next(struct osdep_ports *w)
 	    sizeof link - 1)) <= 0)
 		return (0);
 	link[n] = '\0';
-	if (sscanf(link, "socket:[%llu]", &key.ino) != 1)
+	if (sscanf(link, "socket:[%llu]", &ino) != 1)
 		return (0);
 	w->sockets++;
-	if ((r = bsearch(&key, lp->rows, lp->nrows, sizeof *lp->rows,
-	    linux_listen_cmp)) != NULL)
-		osdep_ports_add(w, r->family, r->addr, r->port);
+	if (lp->ninodes % 256 == 0) {
+		v = realloc(lp->inodes, (lp->ninodes + 256) * sizeof *v);
+		if (v == NULL)
+			return (0);
+		lp->inodes = v;
+	}
+	lp->inodes[lp->ninodes++] = ino;
 	return (0);
 }
 
@@ -477,7 +535,7 @@ osdep_ports_close(struct osdep_ports *w)
 		return;
 	if (lp->fds != NULL)
 		closedir(lp->fds);
-	free(lp->rows);
+	free(lp->inodes);
 	free(lp);
 	w->sys = NULL;
 }

@@ -52,8 +52,13 @@ int	osdep_ports_children(pid_t pid, pid_t *out, int max);
 int	osdep_ports_proc(struct osdep_ports *, pid_t pid);
 /* One more of the current process's descriptors: 1 once there are none
  * left (the process is done), else 0. Sockets looked at are counted in
- * w->sockets; each listening one goes through osdep_ports_add. */
+ * w->sockets; each listening one goes through osdep_ports_add, here or
+ * in osdep_ports_done. */
 int	osdep_ports_next(struct osdep_ports *);
+/* The tree is walked (or its bounds reached): what the port finds only
+ * with all its sockets known (Linux: the listening ones among them), a
+ * step of its own. */
+void	osdep_ports_done(struct osdep_ports *);
 /* Let go of the port's state. */
 void	osdep_ports_close(struct osdep_ports *);
 /* A listening socket found (osdep.c keeps each address once). */

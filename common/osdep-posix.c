@@ -380,6 +380,12 @@ osdep_ports_next(struct osdep_ports *w)
 }
 
 void
+osdep_ports_done(struct osdep_ports *w)
+{
+	(void)w;
+}
+
+void
 osdep_ports_close(struct osdep_ports *w)
 {
 	(void)w;

@@ -179,19 +179,21 @@ int
 osdep_ports_step(struct osdep_ports *w, int work)
 {
 	if (!w->opened) {
-		/* The port's first look (Linux: the listening sockets), a
-		 * step of its own; one that fails finds nothing. */
+		/* The port's first look, a step of its own; one that fails
+		 * finds nothing. */
 		w->opened = true;
 		w->over = osdep_ports_open(w, w->tree[0]) != 0;
 		return (w->over ? 1 : 0);
 	}
 	while (!w->over && work-- > 0) {
 		if (w->cur == 0 && (w->cur = osdep_ports_take(w)) == 0) {
+			osdep_ports_done(w);
 			w->over = true;
 			break;
 		}
 		if (w->sockets >= OSDEP_PORTS_SOCKETS) {
 			w->cut |= OSDEP_PORTS_CUT_SOCKETS;
+			osdep_ports_done(w);
 			w->over = true;
 			break;
 		}

@@ -32,6 +32,7 @@
 #define PORTS_SLICE_MIN_US 200	/* each walk's share of it, at least */
 #define PORTS_STEP	64	/* osdep_ports_step's work between clocks */
 #define PORTS_FRESH_MS	20	/* a walk just over serves a new ask */
+#define PORTS_TELL_MAX	64	/* asks told per loop turn, at most */
 
 /* One walk of a tree, shared by every ask of the same root while it is
  * under way or was over within PORTS_FRESH_MS. */
@@ -95,8 +96,10 @@ ports_arm(void)
 
 /*
  * A loop turn's share: each walk under way a slice of the time, then
- * every ask whose walk is over is told, one at a time from a list of
- * its own, since a callback may let go of any ask or make another.
+ * the asks whose walk is over are told (PORTS_TELL_MAX of them, the rest
+ * on the next turns, so that a thousand replies due at once leave room
+ * for other calls between them), one at a time from a list of their
+ * own, since a callback may let go of any ask or make another.
  */
 static void
 ports_turn(void *arg)
@@ -104,7 +107,7 @@ ports_turn(void *arg)
 	struct ports_walk	*pw;
 	struct ports		*ps, *next;
 	int64_t			 share, stop;
-	int			 n = 0;
+	int			 n = 0, told;
 
 	(void)arg;
 	TAILQ_FOREACH(pw, &walks, entry)
@@ -118,13 +121,16 @@ ports_turn(void *arg)
 			if (osdep_ports_step(pw->w, PORTS_STEP) == 1)
 				ports_finish(pw);
 	}
-	for (ps = TAILQ_FIRST(&asks); ps != NULL; ps = next) {
+	told = 0;
+	for (ps = TAILQ_FIRST(&asks); ps != NULL && told < PORTS_TELL_MAX;
+	    ps = next) {
 		next = TAILQ_NEXT(ps, entry);
 		if (!ps->pw->over)
 			continue;
 		TAILQ_REMOVE(&asks, ps, entry);
 		TAILQ_INSERT_TAIL(&due, ps, entry);
 		ps->due = true;
+		told++;
 	}
 	while ((ps = TAILQ_FIRST(&due)) != NULL) {
 		TAILQ_REMOVE(&due, ps, entry);
