@@ -3,9 +3,10 @@
  * subreaper, a parent-death signal), signalfd and close_range. Its
  * readers of /proc files serve the input-wait check too
  * (osdep-linux.h, server/ttywait-linux.c). A tree's listening ports are
- * its sockets' inodes (/proc/PID/fd) matched with the listening rows of
- * /proc/PID/net/tcp and tcp6, read once the tree's sockets are known,
- * and only if it has any.
+ * its sockets' inodes (/proc/PID/fd) matched with the kernel's listening
+ * sockets (sock_diag in our own network namespace, else the listening
+ * rows of /proc/PID/net/tcp and tcp6), asked once the tree's sockets
+ * are known, and only if it has any.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -24,6 +25,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
 
 #include "osdep.h"
 #include "osdep-linux.h"
@@ -401,23 +407,110 @@ linux_listen_read(pid_t root, const char *table, int family)
 	fclose(f);
 }
 
-/* The listening rows of root's network namespace, read anew unless
- * they were just read. */
-static void
-linux_listen_load(pid_t root)
+/*
+ * The listening sockets of family in our own network namespace, asked
+ * of the kernel through sock_diag, which looks at its listening sockets
+ * alone (a read of /proc/net/tcp goes through every socket it has, a
+ * few milliseconds on a busy machine), into linux_listening: 0, or -1 if
+ * it cannot be asked.
+ */
+static int
+linux_listen_diag(int family)
+{
+	struct {
+		struct nlmsghdr		nlh;
+		struct inet_diag_req_v2	req;
+	} q;
+	struct sockaddr_nl	 sa;
+	struct inet_diag_msg	*m;
+	struct linux_listen	*r;
+	struct nlmsghdr		*h;
+	char			 buf[16384];
+	ssize_t			 n;
+	int			 fd, len, ret = -1;
+
+	if ((fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+	    NETLINK_SOCK_DIAG)) == -1)
+		return (-1);
+	memset(&sa, 0, sizeof sa);
+	sa.nl_family = AF_NETLINK;
+	memset(&q, 0, sizeof q);
+	q.nlh.nlmsg_len = sizeof q;
+	q.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	q.req.sdiag_family = (uint8_t)family;
+	q.req.sdiag_protocol = IPPROTO_TCP;
+	q.req.idiag_states = 1u << 10;		/* TCP_LISTEN */
+	if (sendto(fd, &q, sizeof q, 0, (struct sockaddr *)&sa,
+	    sizeof sa) == -1)
+		goto out;
+	while ((n = recv(fd, buf, sizeof buf, 0)) > 0) {
+		len = (int)n;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, len);
+		    h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				ret = 0;
+				goto out;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR ||
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof *m))
+				goto out;
+			if (linux_listening.n >= OSDEP_PORTS_SOCKETS)
+				continue;
+			if (linux_listening.n % 64 == 0) {
+				r = realloc(linux_listening.rows,
+				    (linux_listening.n + 64) * sizeof *r);
+				if (r == NULL)
+					goto out;
+				linux_listening.rows = r;
+			}
+			m = NLMSG_DATA(h);
+			r = &linux_listening.rows[linux_listening.n++];
+			r->ino = m->idiag_inode;
+			r->family = m->idiag_family;
+			memcpy(r->addr, m->id.idiag_src, 16);
+			r->port = ntohs(m->id.idiag_sport);
+		}
+	}
+out:
+	close(fd);
+	return (ret);
+}
+
+/* The inode of pid's network namespace, or 0. */
+static unsigned long long
+linux_netns(const char *pid)
 {
 	struct stat	sb;
 	char		path[64];
 
-	snprintf(path, sizeof path, "/proc/%ld/ns/net", (long)root);
-	if (stat(path, &sb) == -1)
-		sb.st_ino = 0;
-	if (sb.st_ino != 0 && sb.st_ino == linux_listening.netns &&
+	snprintf(path, sizeof path, "/proc/%s/ns/net", pid);
+	return (stat(path, &sb) == -1 ? 0 : (unsigned long long)sb.st_ino);
+}
+
+/*
+ * The listening sockets of root's network namespace, read anew unless
+ * they were just read: through sock_diag when it is ours, else (or if
+ * sock_diag cannot be asked) from /proc/ROOT/net/tcp and tcp6.
+ */
+static void
+linux_listen_load(pid_t root)
+{
+	unsigned long long	netns;
+	char			pid[32];
+
+	snprintf(pid, sizeof pid, "%ld", (long)root);
+	netns = linux_netns(pid);
+	if (netns != 0 && netns == linux_listening.netns &&
 	    now_us() - linux_listening.at < LINUX_LISTEN_US)
 		return;
 	linux_listening.n = 0;
-	linux_listening.netns = sb.st_ino;
+	linux_listening.netns = netns;
 	linux_listening.at = now_us();
+	if (netns == linux_netns("self") && linux_listen_diag(AF_INET) == 0 &&
+	    linux_listen_diag(AF_INET6) == 0)
+		return;
+	linux_listening.n = 0;
 	linux_listen_read(root, "tcp", AF_INET);
 	linux_listen_read(root, "tcp6", AF_INET6);
 }

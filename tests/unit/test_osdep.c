@@ -39,6 +39,9 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #include <cmocka.h>
 
@@ -843,12 +846,60 @@ ports_has(const struct osdep_ports *w, int family, const char *addr,
 	return (false);
 }
 
+#ifdef __linux__
+/*
+ * A tree in a network namespace of its own (a user namespace lets us
+ * make one): its listening sockets are not the kernel's answer to us,
+ * so the walk reads them from its /proc/PID/net/tcp.
+ */
+static void
+ports_other_netns(void)
+{
+	struct osdep_ports	*w;
+	unsigned		 port = 0;
+	int			 t[2], h[2], fd;
+	char			 c;
+	pid_t			 pid;
+
+	assert_int_equal(compat_pipe2(t, O_CLOEXEC), 0);
+	assert_int_equal(compat_pipe2(h, O_CLOEXEC), 0);
+	if ((pid = fork()) == 0) {
+		close(t[0]);
+		close(h[1]);
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == -1 ||
+		    (fd = tcp_on("0.0.0.0", true, &port)) == -1)
+			port = 0;
+		(void)!write(t[1], &port, sizeof port);
+		while (read(h[0], &c, 1) == -1 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	close(t[1]);
+	close(h[0]);
+	assert_true(readable(t[0], WAIT_MS));
+	assert_int_equal(read(t[0], &port, sizeof port), (ssize_t)sizeof port);
+	if (port == 0)
+		print_message("no network namespace of our own here: the walk "
+		    "of another namespace's tables is not tried\n");
+	else {
+		ports_walk(pid, &w);
+		assert_true(ports_has(w, AF_INET, "0.0.0.0", port));
+		osdep_ports_free(w);
+	}
+	close(h[1]);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	close(t[0]);
+}
+#endif
+
 /*
  * Pins: a walk finds what a tree listens on, IPv4 and IPv6, in a child
  * and in a grandchild, a step at a time (a socket, a process); not a
  * socket bound without listening, nor one of a process outside the tree
- * (ours); nothing once the tree is gone; and it keeps at most
- * OSDEP_PORTS_FOUND, saying it was cut. A port that cannot tell fails
+ * (ours); nothing once the tree is gone; it keeps at most
+ * OSDEP_PORTS_FOUND, saying it was cut; and on Linux it finds those of a
+ * tree in another network namespace too. A port that cannot tell fails
  * with ENOSYS.
  */
 static void
@@ -938,6 +989,9 @@ test_ports(void **state)
 	close(m);
 	for (i = 0; i < OSDEP_PORTS_FOUND + 6; i++)
 		close(fds[i]);
+#ifdef __linux__
+	ports_other_netns();
+#endif
 }
 
 int
