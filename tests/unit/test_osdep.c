@@ -847,6 +847,20 @@ ports_has(const struct osdep_ports *w, int family, const char *addr,
 }
 
 #ifdef __linux__
+/* In the child: a network namespace of its own (through a user
+ * namespace), a socket listening on 0.0.0.0 there, its port (0 if it
+ * could not) written to the descriptor arg points to. */
+static void
+netns_listen(void *arg)
+{
+	unsigned	port = 0;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == -1 ||
+	    tcp_on("0.0.0.0", true, &port) == -1)
+		port = 0;
+	(void)!write(*(int *)arg, &port, sizeof port);
+}
+
 /*
  * A tree in a network namespace of its own (a user namespace lets us
  * make one): its listening sockets are not the kernel's answer to us,
@@ -857,28 +871,14 @@ ports_other_netns(void)
 {
 	struct osdep_ports	*w;
 	unsigned		 port = 0;
-	int			 t[2], h[2], fd;
-	char			 c;
+	int			 p[2], tell, hold;
 	pid_t			 pid;
 
-	assert_int_equal(compat_pipe2(t, O_CLOEXEC), 0);
-	assert_int_equal(compat_pipe2(h, O_CLOEXEC), 0);
-	if ((pid = fork()) == 0) {
-		close(t[0]);
-		close(h[1]);
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == -1 ||
-		    (fd = tcp_on("0.0.0.0", true, &port)) == -1)
-			port = 0;
-		(void)!write(t[1], &port, sizeof port);
-		while (read(h[0], &c, 1) == -1 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	assert_true(pid > 0);
-	close(t[1]);
-	close(h[0]);
-	assert_true(readable(t[0], WAIT_MS));
-	assert_int_equal(read(t[0], &port, sizeof port), (ssize_t)sizeof port);
+	assert_int_equal(compat_pipe2(p, O_CLOEXEC), 0);
+	pid = child(netns_listen, &p[1], &tell, &hold);
+	close(p[1]);
+	assert_int_equal(read(p[0], &port, sizeof port), (ssize_t)sizeof port);
+	close(p[0]);
 	if (port == 0)
 		print_message("no network namespace of our own here: the walk "
 		    "of another namespace's tables is not tried\n");
@@ -887,9 +887,9 @@ ports_other_netns(void)
 		assert_true(ports_has(w, AF_INET, "0.0.0.0", port));
 		osdep_ports_free(w);
 	}
-	close(h[1]);
+	close(hold);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
-	close(t[0]);
+	close(tell);
 }
 #endif
 
