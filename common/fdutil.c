@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -196,11 +197,10 @@ struct fd_conn {
 	const char	*name;
 };
 
-/* connect(2) by a name in the working directory (fd_in_dir's). */
+/* connect(2), or bind(2), by a name in the working directory (fd_in_dir's). */
 static int
-fd_connect_here(void *arg)
+fd_sock_here(struct fd_conn *c, bool bind_it)
 {
-	struct fd_conn		*c = arg;
 	struct sockaddr_un	 sa;
 
 	memset(&sa, 0, sizeof sa);
@@ -210,7 +210,23 @@ fd_connect_here(void *arg)
 		return (-1);
 	}
 	memcpy(sa.sun_path, c->name, strlen(c->name) + 1);
+	if (bind_it)
+		return (bind(c->sock, (struct sockaddr *)&sa, sizeof sa));
 	return (connect(c->sock, (struct sockaddr *)&sa, sizeof sa));
+}
+
+/* connect(2) by a name in the working directory. */
+static int
+fd_connect_here(void *arg)
+{
+	return (fd_sock_here(arg, false));
+}
+
+/* bind(2) by a name in the working directory. */
+static int
+fd_bind_here(void *arg)
+{
+	return (fd_sock_here(arg, true));
 }
 
 int
@@ -219,6 +235,14 @@ fd_connect_in(int sock, int dfd, const char *name)
 	struct fd_conn	c = { sock, name };
 
 	return (fd_in_dir(dfd, fd_connect_here, &c));
+}
+
+int
+fd_bind_in(int sock, int dfd, const char *name)
+{
+	struct fd_conn	c = { sock, name };
+
+	return (fd_in_dir(dfd, fd_bind_here, &c));
 }
 
 /*

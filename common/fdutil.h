@@ -37,6 +37,8 @@ int	fd_above(int fd, int min);
 int	fd_in_dir(int dfd, int (*fn)(void *), void *arg);
 /* connect(2) sock to the Unix socket name in dfd, through fd_in_dir. */
 int	fd_connect_in(int sock, int dfd, const char *name);
+/* bind(2) sock to the name in dfd, the same way. */
+int	fd_bind_in(int sock, int dfd, const char *name);
 /* strerror, but EMFILE and ENFILE name the limit and how to raise it. */
 const char *fd_strerror(int err);
 

@@ -23,6 +23,8 @@
  *   exit descriptor	a kqueue holding EVFILT_PROC NOTE_EXIT on the pid:
  *			readable once it has exited, and it stays so since
  *			nobody collects the event; ESRCH if it is gone
+ *   listening ports	each process's PROC_PIDLISTFDS, and of its sockets
+ *			proc_pidfdinfo(PROC_PIDFDSOCKETINFO): TCP in LISTEN
  *
  * No subreaper and no parent-death signal: ENOSYS (osdep-shared.c). The input-wait check
  * cannot tell (server/ttywait-none.c).
@@ -36,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/event.h>
 #include <sys/proc.h>
 #include <sys/proc_info.h>
@@ -52,7 +56,7 @@
 int
 osdep_features(void)
 {
-	return (OSDEP_CLOSE_RANGE | OSDEP_CMDLINE_WORDS);
+	return (OSDEP_CLOSE_RANGE | OSDEP_CMDLINE_WORDS | OSDEP_PORTS);
 }
 
 const char *
@@ -323,4 +327,97 @@ osdep_pidfd(pid_t pid)
 		return (-1);
 	}
 	return (kq);
+}
+
+/* A ports walk's state: the descriptors of the process looked at. */
+struct darwin_ports {
+	pid_t			 pid;
+	struct proc_fdinfo	*fds;
+	int			 n, next;
+};
+
+int
+osdep_ports_open(struct osdep_ports *w, pid_t root)
+{
+	(void)root;
+	if ((w->sys = calloc(1, sizeof (struct darwin_ports))) == NULL)
+		return (-1);
+	return (0);
+}
+
+int
+osdep_ports_children(pid_t pid, pid_t *out, int max)
+{
+	return (osdep_children(pid, out, max));
+}
+
+int
+osdep_ports_proc(struct osdep_ports *w, pid_t pid)
+{
+	struct darwin_ports	*dp = w->sys;
+	int			 size;
+
+	free(dp->fds);
+	dp->fds = NULL;
+	dp->n = dp->next = 0;
+	dp->pid = pid;
+	if ((size = proc_pidinfo(pid, PROC_PIDLISTFDS, 0, NULL, 0)) <= 0)
+		return (-1);
+	/* Room for a few opened meanwhile; a socket past it is missed. */
+	size += 32 * (int)PROC_PIDLISTFD_SIZE;
+	if ((dp->fds = malloc((size_t)size)) == NULL)
+		return (-1);
+	if ((size = proc_pidinfo(pid, PROC_PIDLISTFDS, 0, dp->fds,
+	    size)) <= 0)
+		return (-1);
+	dp->n = size / (int)PROC_PIDLISTFD_SIZE;
+	return (0);
+}
+
+int
+osdep_ports_next(struct osdep_ports *w)
+{
+	struct darwin_ports		*dp = w->sys;
+	struct socket_fdinfo		 si;
+	const struct in_sockinfo	*in;
+	const struct proc_fdinfo	*f;
+
+	if (dp->next >= dp->n)
+		return (1);
+	f = &dp->fds[dp->next++];
+	if (f->proc_fdtype != PROX_FDTYPE_SOCKET)
+		return (0);
+	w->sockets++;
+	if (proc_pidfdinfo(dp->pid, f->proc_fd, PROC_PIDFDSOCKETINFO, &si,
+	    sizeof si) != (int)sizeof si ||
+	    si.psi.soi_kind != SOCKINFO_TCP ||
+	    si.psi.soi_proto.pri_tcp.tcpsi_state != TSI_S_LISTEN)
+		return (0);
+	in = &si.psi.soi_proto.pri_tcp.tcpsi_ini;
+	if (in->insi_vflag & INI_IPV6)
+		osdep_ports_add(w, AF_INET6, (const unsigned char *)
+		    &in->insi_laddr.ina_6, ntohs((uint16_t)in->insi_lport));
+	else
+		osdep_ports_add(w, AF_INET, (const unsigned char *)
+		    &in->insi_laddr.ina_46.i46a_addr4,
+		    ntohs((uint16_t)in->insi_lport));
+	return (0);
+}
+
+void
+osdep_ports_done(struct osdep_ports *w)
+{
+	(void)w;
+}
+
+void
+osdep_ports_close(struct osdep_ports *w)
+{
+	struct darwin_ports	*dp = w->sys;
+
+	if (dp == NULL)
+		return;
+	free(dp->fds);
+	free(dp);
+	w->sys = NULL;
 }

@@ -18,7 +18,8 @@
  *			and POSIX has none of; else ENOSYS
  *
  * No subreaper, no parent-death signal (osdep-shared.c), no
- * close_range: ENOSYS. The
+ * close_range, no listening ports (POSIX has no way to a process's
+ * sockets): ENOSYS. The
  * input-wait check cannot tell (server/ttywait-none.c).
  *
  * Each ps is a fork and exec (a few ms): fine for the tests, not for a
@@ -334,4 +335,46 @@ int
 osdep_pidfd(pid_t pid)
 {
 	return (compat_pidfd_open(pid));
+}
+
+int
+osdep_ports_open(struct osdep_ports *w, pid_t root)
+{
+	(void)w;
+	(void)root;
+	errno = ENOSYS;
+	return (-1);
+}
+
+int
+osdep_ports_children(pid_t pid, pid_t *out, int max)
+{
+	return (osdep_children(pid, out, max));
+}
+
+int
+osdep_ports_proc(struct osdep_ports *w, pid_t pid)
+{
+	(void)w;
+	(void)pid;
+	return (-1);
+}
+
+int
+osdep_ports_next(struct osdep_ports *w)
+{
+	(void)w;
+	return (1);
+}
+
+void
+osdep_ports_done(struct osdep_ports *w)
+{
+	(void)w;
+}
+
+void
+osdep_ports_close(struct osdep_ports *w)
+{
+	(void)w;
 }

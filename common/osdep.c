@@ -2,8 +2,9 @@
  * osdep.c — what every port shares (osdep.h): the walks of the process
  * table the port reads (osdep_table), the parent watch, an exit
  * descriptor of the parent (osdep_pidfd), the parse of macOS's
- * KERN_PROCARGS2 (pure, so that every system's tests reach it), and
- * where runtime files go on every system but macOS.
+ * KERN_PROCARGS2 (pure, so that every system's tests reach it), where
+ * runtime files go on every system but macOS, and the walk of a tree's
+ * listening ports, whose sockets the port reads (osdep_ports_proc).
  */
 #include <errno.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "osdep.h"
 #include "osdep-port.h"
@@ -181,4 +183,124 @@ osdep_signal_group_session(pid_t pgrp, pid_t sid, int sig)
 	}
 	free(t);
 	return (count);
+}
+
+/* Begin a walk of the ports root's tree listens on (nothing is read
+ * before its first step); NULL with ENOSYS where the port cannot tell. */
+struct osdep_ports *
+osdep_ports_new(pid_t root)
+{
+	struct osdep_ports	*w;
+
+	if (!(osdep_features() & OSDEP_PORTS)) {
+		errno = ENOSYS;
+		return (NULL);
+	}
+	if ((w = calloc(1, sizeof *w)) == NULL ||
+	    (w->tree = calloc(OSDEP_PORTS_PROCS, sizeof *w->tree)) == NULL) {
+		free(w);
+		return (NULL);
+	}
+	w->tree[w->ntree++] = root;
+	return (w);
+}
+
+/* The next process of the tree to look at, its children queued behind
+ * it; 0 once there is none. */
+static pid_t
+osdep_ports_take(struct osdep_ports *w)
+{
+	pid_t	pid, kids[256];
+	int	i, n;
+
+	while (w->next < w->ntree) {
+		pid = w->tree[w->next++];
+		n = osdep_ports_children(pid, kids, (int)(sizeof kids /
+		    sizeof *kids));
+		for (i = 0; i < n; i++) {
+			if (w->ntree == OSDEP_PORTS_PROCS) {
+				w->cut |= OSDEP_PORTS_CUT_PROCS;
+				break;
+			}
+			w->tree[w->ntree++] = kids[i];
+		}
+		if (osdep_ports_proc(w, pid) == 0)
+			return (pid);
+	}
+	return (0);
+}
+
+int
+osdep_ports_step(struct osdep_ports *w, int work)
+{
+	if (!w->opened) {
+		/* The port's first look, a step of its own; one that fails
+		 * finds nothing. */
+		w->opened = true;
+		w->over = osdep_ports_open(w, w->tree[0]) != 0;
+		return (w->over ? 1 : 0);
+	}
+	while (!w->over && work-- > 0) {
+		if (w->cur == 0 && (w->cur = osdep_ports_take(w)) == 0) {
+			osdep_ports_done(w);
+			w->over = true;
+			break;
+		}
+		if (w->sockets >= OSDEP_PORTS_SOCKETS) {
+			w->cut |= OSDEP_PORTS_CUT_SOCKETS;
+			osdep_ports_done(w);
+			w->over = true;
+			break;
+		}
+		if (osdep_ports_next(w) == 1)
+			w->cur = 0;
+	}
+	return (w->over ? 1 : 0);
+}
+
+void
+osdep_ports_add(struct osdep_ports *w, int family, const unsigned char *addr,
+    unsigned port)
+{
+	struct osdep_listen	*l;
+	size_t			 i, len = family == AF_INET ? 4 : 16;
+
+	for (i = 0; i < w->nfound; i++) {
+		l = &w->found[i];
+		if (l->family == family && l->port == port &&
+		    memcmp(l->addr, addr, len) == 0)
+			return;
+	}
+	if (w->nfound == OSDEP_PORTS_FOUND) {
+		w->cut |= OSDEP_PORTS_CUT_FOUND;
+		return;
+	}
+	l = &w->found[w->nfound++];
+	memset(l, 0, sizeof *l);
+	l->family = family;
+	memcpy(l->addr, addr, len);
+	l->port = port;
+}
+
+size_t
+osdep_ports_found(const struct osdep_ports *w, const struct osdep_listen **v)
+{
+	*v = w->found;
+	return (w->nfound);
+}
+
+int
+osdep_ports_cut(const struct osdep_ports *w)
+{
+	return (w->cut);
+}
+
+void
+osdep_ports_free(struct osdep_ports *w)
+{
+	if (w == NULL)
+		return;
+	osdep_ports_close(w);
+	free(w->tree);
+	free(w);
 }

@@ -33,6 +33,7 @@
 #define OSDEP_CMDLINE_WORDS	0x08	/* osdep_cmdline keeps each word whole
 					   (else split at spaces) */
 #define OSDEP_DEFER_ACCEPT	0x20	/* osdep_defer_accept */
+#define OSDEP_PORTS		0x40	/* osdep_ports_* can tell */
 
 /* The OSDEP_* bits of this port. */
 int	osdep_features(void);
@@ -126,5 +127,34 @@ int	osdep_signal_descendants(pid_t root, int sig);
 /* The same for every process whose group is pgrp or whose session is sid
  * (either may be 0: none), apart from us: what a gone launcher left. */
 int	osdep_signal_group_session(pid_t pgrp, pid_t sid, int sig);
+
+/*
+ * The TCP ports a process tree listens on (IPv4 and IPv6), found from
+ * the kernel a step at a time, so a caller's loop never stalls on a big
+ * tree: osdep_ports_new begins a walk of root and its descendants (NULL
+ * with ENOSYS where the system cannot tell), osdep_ports_step does up to
+ * work steps (a process, a descriptor) and says 1 once the walk is over,
+ * 0 while there is more. A walk looks at OSDEP_PORTS_PROCS processes and
+ * OSDEP_PORTS_SOCKETS sockets at most and keeps OSDEP_PORTS_FOUND
+ * listening sockets; osdep_ports_cut says which bound it reached.
+ */
+#define OSDEP_PORTS_PROCS	1000
+#define OSDEP_PORTS_SOCKETS	10000
+#define OSDEP_PORTS_FOUND	64
+#define OSDEP_PORTS_CUT_PROCS	0x1	/* the tree had more processes */
+#define OSDEP_PORTS_CUT_SOCKETS	0x2	/* it had more sockets */
+#define OSDEP_PORTS_CUT_FOUND	0x4	/* it listened on more ports */
+struct osdep_listen {
+	int		family;		/* AF_INET or AF_INET6 */
+	unsigned char	addr[16];	/* the first 4 for AF_INET */
+	unsigned	port;
+};
+struct osdep_ports;
+struct osdep_ports *osdep_ports_new(pid_t root);
+int	osdep_ports_step(struct osdep_ports *, int work);
+size_t	osdep_ports_found(const struct osdep_ports *,
+	    const struct osdep_listen **);
+int	osdep_ports_cut(const struct osdep_ports *);
+void	osdep_ports_free(struct osdep_ports *);
 
 #endif

@@ -46,6 +46,13 @@
  * the reaper reports the end and runs tmux kill-pane. The launcher gets
  * no command but "exit".
  *
+ * Readiness (sd_notify): the reaper binds a datagram socket p<N>.notify
+ * in the runtime directory (through the directory it checked, from
+ * "rundir" and "rundir_id") and the launcher gives the program its path
+ * as NOTIFY_SOCKET. What the program sends there (READY=1, STATUS=...)
+ * the reaper reads and passes on in "notify" frames; it removes the
+ * socket's name when it exits.
+ *
  * The end marker is an OSC sequence carrying a per-program random nonce,
  * written by the launcher to the terminal after the program and all its
  * descendants are gone: it travels the same path as the output, so when
@@ -70,11 +77,13 @@
 #define PROTO_STR(x)		PROTO_STR_(x)	/* "5" for PROTO_LOCK_FD */
 #define PROTO_GRACE_MS		2000	/* SIGTERM, then SIGKILL this much later */
 #define PROTO_WRITER_WAIT_MS	10000	/* for the pane's writer to start */
+#define PROTO_NOTIFY_SUFFIX	".notify" /* p<N>.notify: its NOTIFY_SOCKET */
+#define PROTO_STATUS_MAX	256	/* bytes of a STATUS= passed on */
 
 /* front -> reaper */
 #define MSG_START	"start"	/* id argv dir width height lifetime_ms
 				   keep_pane max_text err robust rundir
-				   tmux[] input separate_stderr */
+				   rundir_id tmux[] input separate_stderr */
 #define MSG_PANE	"pane"	/* pane pid: pipe-pane is attached, go */
 #define MSG_STOP	"stop"	/* grace_ms: end the program (stop_program) */
 #define MSG_QUIT	"quit"	/* forget it: end what runs, exit, no report */
@@ -88,10 +97,13 @@
 #define MSG_LAUNCHED	"launched" /* the program runs and has the terminal */
 #define MSG_END		"end"	/* how status signal lost_end cut why */
 #define MSG_FAIL	"fail"	/* why: this program cannot go on */
+#define MSG_NOTIFY	"notify" /* ready: READY=1 came; status: its last
+				   STATUS= (or nil) */
 
 /* reaper -> launcher, over the ctl FIFO, same framing */
 #define MSG_SPEC	"spec"	/* argv dir nonce width height keep input
-				   err (FIFO for stderr, or nil) */
+				   err (FIFO for stderr, or nil) notify
+				   (NOTIFY_SOCKET's path, or nil) */
 #define MSG_EXIT	"exit"	/* the end was read: leave (the pane closes) */
 
 /* How a program ended ("how" in MSG_END); the front's outcomes. */

@@ -28,6 +28,7 @@
 
 #include "compat.h"
 #include "osdep.h"
+#include "proto.h"
 #include "rundir.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -58,9 +59,10 @@ rundir_mine(const struct stat *st)
 	    (st->st_mode & 07777) == 0700);
 }
 
-/* A program's FIFO, as the front names them: p<N>.out, .ctl or .err. */
+/* A program's file, as the front and its reaper name them: p<N> and
+ * the suffix. */
 static bool
-rundir_fifo_name(const char *name)
+rundir_program_name(const char *name, const char *suffix)
 {
 	const char	*p = name + 1;
 
@@ -68,8 +70,16 @@ rundir_fifo_name(const char *name)
 		return (false);
 	while (isdigit((unsigned char)*p))
 		p++;
-	return (strcmp(p, ".out") == 0 || strcmp(p, ".ctl") == 0 ||
-	    strcmp(p, ".err") == 0);
+	return (strcmp(p, suffix) == 0);
+}
+
+/* A program's FIFO, as the front names them: p<N>.out, .ctl or .err. */
+static bool
+rundir_fifo_name(const char *name)
+{
+	return (rundir_program_name(name, ".out") ||
+	    rundir_program_name(name, ".ctl") ||
+	    rundir_program_name(name, ".err"));
 }
 
 /* A config file: *.conf. */
@@ -144,7 +154,9 @@ rundir_empty(int dfd, int64_t wait_ms)
 		    (S_ISREG(st.st_mode) && (rundir_conf_name(n) ||
 		    strcmp(n, "tmux.lock") == 0)) ||
 		    (S_ISSOCK(st.st_mode) && strcmp(n, "tmux") == 0 &&
-		    !rundir_listening(dfd, n, wait_ms)));
+		    !rundir_listening(dfd, n, wait_ms)) ||
+		    (S_ISSOCK(st.st_mode) &&
+		    rundir_program_name(n, PROTO_NOTIFY_SUFFIX)));
 		if (!known || (unlinkat(dfd, n, 0) == -1 && errno != ENOENT))
 			left++;
 	}

@@ -24,10 +24,12 @@
 	[E_FAIL] = C(FAIL, DONE),					\
 	[E_RELEASE] = C(IGNORE, self)
 
-/* Standard error is read in every state that polls it (fsm_polls). */
+/* Standard error and NOTIFY_SOCKET are read in every state that polls
+ * them (fsm_polls). */
 #define READS_ERR(self)							\
 	[E_ERR_DATA] = C(ERR_READ, self),				\
-	[E_ERR_EOF] = C(ERR_CLOSE, self)
+	[E_ERR_EOF] = C(ERR_CLOSE, self),				\
+	[E_NOTIFY_DATA] = C(NOTIFY, self)
 
 static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 	[S_INIT] = {
@@ -42,6 +44,7 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 		[E_DEADLINE] = C(IGNORE, INIT),
 		[E_SIGNAL] = C(QUIT, DONE),
 		[E_CHILD] = C(IGNORE, INIT),
+		[E_NOTIFY_DATA] = C(IGNORE, INIT),
 		[E_FIFO_EOF] = C(IGNORE, INIT),
 		[E_PIPED] = C(IGNORE, INIT),
 		[E_RUN_MARKER] = C(IGNORE, INIT),
@@ -64,6 +67,7 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 		[E_DEADLINE] = C(END_EARLY, DONE),
 		[E_SIGNAL] = C(LEAVE, KILLPANE),
 		[E_CHILD] = C(IGNORE, WAIT_PANE),
+		[E_NOTIFY_DATA] = C(IGNORE, WAIT_PANE),
 		[E_FIFO_EOF] = C(IGNORE, WAIT_PANE),
 		[E_PIPED] = C(IGNORE, WAIT_PANE),
 		[E_RUN_MARKER] = C(IGNORE, WAIT_PANE),
@@ -223,11 +227,12 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 
 /*
  * What each state polls. Signals, the front and the launcher always;
- * the FIFOs once the pane is piped (before, nothing writes them), and
- * to the end, so the pane's writer never waits on us.
+ * the FIFOs and NOTIFY_SOCKET once the pane is piped (before, nothing
+ * writes them), and to the end, so the pane's writer never waits on us.
  */
 #define POLL_ALWAYS	(FSM_POLL_SIGNALS | FSM_POLL_FRONT | FSM_POLL_LAUNCHER)
-#define POLL_READING	(POLL_ALWAYS | FSM_POLL_FIFO | FSM_POLL_ERR)
+#define POLL_READING	(POLL_ALWAYS | FSM_POLL_FIFO | FSM_POLL_ERR |	\
+			    FSM_POLL_NOTIFY)
 
 static const unsigned fsm_poll_table[S_COUNT] = {
 	[S_INIT] = POLL_ALWAYS,
@@ -283,6 +288,7 @@ static const uint32_t fsm_return_table[A_COUNT] = {
 	[A_PANE_KILLED] = R(NONE),
 	[A_KILLPANE_TIMEOUT] = R(NONE),
 	[A_FAIL] = R(NONE),
+	[A_NOTIFY] = R(NONE),
 };
 
 static const char *const fsm_states[S_COUNT] = {
@@ -310,6 +316,7 @@ static const char *const fsm_events[E_COUNT] = {
 	[E_DEADLINE] = "deadline",
 	[E_SIGNAL] = "signal",
 	[E_CHILD] = "child",
+	[E_NOTIFY_DATA] = "notify_data",
 	[E_FIFO_EOF] = "fifo_eof",
 	[E_PIPED] = "piped",
 	[E_RUN_MARKER] = "run_marker",
@@ -356,6 +363,7 @@ static const char *const fsm_actions[A_COUNT] = {
 	[A_PANE_KILLED] = "pane_killed",
 	[A_KILLPANE_TIMEOUT] = "killpane_timeout",
 	[A_FAIL] = "fail",
+	[A_NOTIFY] = "notify",
 };
 
 /* The cell for (state, event); out of range, the invalid cell. */

@@ -46,6 +46,7 @@ enum fsm_event {
 	E_SIGNAL,	/* SIGTERM, SIGINT or SIGHUP to the reaper */
 	E_CHILD,	/* the kill-pane child was reaped (also a follow-up:
 			   none could be started) */
+	E_NOTIFY_DATA,	/* the program's NOTIFY_SOCKET is readable */
 	/* follow-ups, returned by actions */
 	E_FIFO_EOF,	/* the output FIFO ended: the pane is gone */
 	E_PIPED,	/* the pane's writer opened the FIFO (its hello) */
@@ -95,6 +96,7 @@ enum fsm_action {
 	A_PANE_KILLED,	/* kill-pane is done: what did tmux say? */
 	A_KILLPANE_TIMEOUT, /* kill-pane is too slow: SIGKILL it */
 	A_FAIL,		/* end what runs after a failure */
+	A_NOTIFY,	/* read NOTIFY_SOCKET: READY=1, STATUS= to the front */
 	A_COUNT
 };
 
@@ -117,6 +119,7 @@ struct fsm_cell {
 #define FSM_POLL_ERR		0x08	/* standard error's FIFO: E_ERR_DATA */
 #define FSM_POLL_LAUNCHER	0x10	/* the launcher's pidfd:
 					   E_LAUNCHER_GONE */
+#define FSM_POLL_NOTIFY		0x20	/* the NOTIFY_SOCKET: E_NOTIFY_DATA */
 
 /* The cell for (state, event). */
 const struct fsm_cell	*fsm_transition(enum fsm_state, enum fsm_event);

@@ -451,6 +451,20 @@ launch_scrub_env(bool robust)
 	}
 }
 
+/* NOTIFY_SOCKET: the reaper's socket for the program, never one of
+ * whatever started progmux. */
+static void
+launch_notify_env(struct msg *spec)
+{
+	char	*path = msg_dup_str(spec, "notify");
+
+	if (path != NULL)
+		setenv("NOTIFY_SOCKET", path, 1);
+	else
+		unsetenv("NOTIFY_SOCKET");
+	free(path);
+}
+
 /* The spec: the gate opens and the program starts. */
 static void
 launch_on_spec(struct msg *spec)
@@ -486,6 +500,7 @@ launch_on_spec(struct msg *spec)
 	l.state = L_RUNNING;
 	l.deadline = DEADLINE_NONE;
 	launch_scrub_env(msg_get_bool(spec, "robust"));
+	launch_notify_env(spec);
 	launch_start(argv, dir, has_input, err_name,
 	    msg_get_bool(spec, "verdict"));
 	close(l.dfd);

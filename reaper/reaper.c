@@ -59,6 +59,7 @@
 #include "fsm.h"
 #include "log.h"
 #include "marker.h"
+#include "notify.h"
 #include "osdep.h"
 #include "proto.h"
 #include "reaper.h"
@@ -118,6 +119,8 @@ static struct {
 
 	int		 lock_fd;	/* the runtime directory's lock */
 	char		*rundir;
+	struct notify	 notify;	/* the program's NOTIFY_SOCKET */
+	char		*status;	/* its last STATUS= */
 
 	int		 out_fd;	/* the FIFO the pane's writer writes */
 	struct buf	 out_in;	/* its records, read (record.h) */
@@ -679,6 +682,40 @@ reaper_act_unexpected(enum fsm_event ev)
 	return (E_NONE);
 }
 
+/* The program's NOTIFY_SOCKET: without one (a path too long for a
+ * socket, say) it runs as well, its NOTIFY_SOCKET unset. */
+static void
+reaper_notify_open(struct msg *m)
+{
+	char	*dir_id = msg_dup_str(m, "rundir_id"), *cause = NULL;
+
+	if (notify_open(&r.notify, r.rundir, dir_id, r.id, &cause) == -1) {
+		log_debug("%s: no NOTIFY_SOCKET: %s", r.id, cause);
+		free(cause);
+	}
+	free(dir_id);
+}
+
+/* NOTIFY_SOCKET is readable: READY=1 and STATUS= go to the front. */
+static enum fsm_event
+reaper_act_notify(enum fsm_event ev)
+{
+	struct msg_out	m;
+	bool		ready;
+
+	(void)ev;
+	if (!notify_read(&r.notify, &ready, &r.status))
+		return (E_NONE);
+	msg_begin(&m, MSG_NOTIFY, 2);
+	msg_bool(&m, "ready", ready);
+	if (r.status != NULL)
+		msg_str(&m, "status", r.status);
+	else
+		msg_nil(&m, "status");
+	msg_end(&m, &r.sock_out);
+	return (E_NONE);
+}
+
 /* "start": keep the program's particulars and open its FIFOs. */
 static enum fsm_event
 reaper_act_start(enum fsm_event ev)
@@ -686,6 +723,7 @@ reaper_act_start(enum fsm_event ev)
 	struct msg	*m = r.frame;
 	const char	*in;
 	int64_t		 lifetime = 0;
+	enum fsm_event	 next;
 
 	(void)ev;
 	r.id = msg_dup_str(m, "id");
@@ -713,7 +751,10 @@ reaper_act_start(enum fsm_event ev)
 	if (marker_nonce(r.nonce) == -1)
 		return (reaper_fail("getentropy failed"));
 	marker_scan_init(&r.scan, r.nonce);
-	return (reaper_open_fifos(m));
+	if ((next = reaper_open_fifos(m)) != E_NONE)
+		return (next);
+	reaper_notify_open(m);
+	return (E_NONE);
 }
 
 /* "pane": pipe-pane is attached; watch the launcher, and wait for the
@@ -749,7 +790,8 @@ reaper_act_gate(enum fsm_event ev)
 
 	(void)ev;
 	reaper_settimeout_at(r.expires);
-	msg_begin(&m, MSG_SPEC, 10);
+	msg_begin(&m, MSG_SPEC, 11);
+	msg_str(&m, "notify", r.notify.path);
 	if (r.has_input)
 		msg_bin(&m, "input", r.input, r.input_len);
 	else
@@ -1118,6 +1160,7 @@ static const reaper_action reaper_actions[A_COUNT] = {
 	[A_PANE_KILLED] = reaper_act_pane_killed,
 	[A_KILLPANE_TIMEOUT] = reaper_act_killpane_timeout,
 	[A_FAIL] = reaper_act_fail,
+	[A_NOTIFY] = reaper_act_notify,
 };
 
 /*
@@ -1174,6 +1217,7 @@ static void __attribute__((noreturn))
 reaper_exit(void)
 {
 	reaper_close_ctl();
+	notify_close(&r.notify);
 	if (r.lock_fd != -1) {
 		close(r.lock_fd);
 		r.lock_fd = -1;
@@ -1308,6 +1352,7 @@ reaper_setup(void)
 	r.deadline = DEADLINE_NONE;
 	r.sock = PROTO_REAPER_FD;
 	r.out_fd = r.ctl_fd = r.err_fd = r.launcher_fd = r.lock_fd = -1;
+	r.notify.fd = r.notify.dfd = -1;
 	r.kp_pid = r.kp_err = -1;
 	if (fstat(r.sock, &st) == -1 || !S_ISSOCK(st.st_mode)) {
 		log_warn("fd %d is not a socket: this program is started by "
@@ -1342,7 +1387,7 @@ reaper_setup(void)
 
 /* Where reaper_pollfds put each source of events: -1, not polled. */
 struct reaper_polled {
-	int	sig, sock, out, err, pid;
+	int	sig, sock, out, err, pid, notify;
 };
 
 /*
@@ -1356,7 +1401,7 @@ reaper_pollfds(struct pollfd *pfd, struct reaper_polled *ix)
 	short		events;
 	int		n = 0;
 
-	ix->sig = ix->sock = ix->out = ix->err = ix->pid = -1;
+	ix->sig = ix->sock = ix->out = ix->err = ix->pid = ix->notify = -1;
 	if (want & FSM_POLL_SIGNALS)
 		pfd[ix->sig = n++] = (struct pollfd){ r.sigfd, POLLIN, 0 };
 	events = ((want & FSM_POLL_FRONT) ? POLLIN : 0) |
@@ -1372,6 +1417,9 @@ reaper_pollfds(struct pollfd *pfd, struct reaper_polled *ix)
 	if ((want & FSM_POLL_LAUNCHER) && r.launcher_fd != -1)
 		pfd[ix->pid = n++] = (struct pollfd){ r.launcher_fd, POLLIN,
 		    0 };
+	if ((want & FSM_POLL_NOTIFY) && r.notify.fd != -1)
+		pfd[ix->notify = n++] = (struct pollfd){ r.notify.fd, POLLIN,
+		    0 };
 	return (n);
 }
 
@@ -1379,7 +1427,7 @@ int
 reaper_main(void)
 {
 	struct msg_out		m;
-	struct pollfd		pfd[6];
+	struct pollfd		pfd[7];
 	struct reaper_polled	ix;
 	int			n;
 
@@ -1417,6 +1465,9 @@ reaper_main(void)
 		if (ix.pid != -1 && r.launcher_fd != -1 &&
 		    pfd[ix.pid].revents)
 			reaper_on_launcher_exit();
+		if (ix.notify != -1 && r.notify.fd != -1 &&
+		    pfd[ix.notify].revents)
+			reaper_event(E_NOTIFY_DATA);
 		if (r.deadline != DEADLINE_NONE && now_ms() >= r.deadline)
 			reaper_event(E_DEADLINE);
 	}

@@ -106,6 +106,8 @@ pattern_compile(const char *src, size_t len, int flags, char **cause)
 	pcre2_set_max_pattern_compiled_length(cc, PATTERN_COMPILED_MAX);
 #endif
 	opts = PCRE2_UTF | PCRE2_NEVER_BACKSLASH_C | PCRE2_USE_OFFSET_LIMIT;
+	if (flags & PATTERN_LINES)
+		opts |= PCRE2_MULTILINE;
 	if (flags & PATTERN_ECMA) {
 		opts |= PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX |
 		    PCRE2_ALLOW_EMPTY_CLASS;

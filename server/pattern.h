@@ -31,6 +31,8 @@
 #define PATTERN_TIME_MS		50		/* time per subject */
 
 #define PATTERN_ECMA		0x1	/* JSON Schema's pattern */
+#define PATTERN_LINES		0x2	/* ^ and $ at each line of a text
+					   (untilFileMatch) */
 
 struct pattern;
 

@@ -87,6 +87,9 @@ struct program {
 	bool			 told_end;	/* a reply said it ended, with
 						   all its text: read */
 	bool			 told_id;	/* a reply gave its id */
+	uint64_t		 ready_n;	/* READY=1s on its NOTIFY_SOCKET */
+	uint64_t		 ready_told;	/* of them, the last a reply said */
+	char			*status;	/* its last STATUS=, or NULL */
 
 	struct program_waiters	 waiters;
 	int			 notifying;	/* depth of program_notify */
@@ -703,6 +706,23 @@ program_reaper_launched(void *owner)
 	program_notify(p, PROGRAM_LAUNCHED);
 }
 
+/* reaper_link.c: the program said READY=1 (a new episode of being
+ * ready, for the calls waiting on it), or a new STATUS=. */
+static void
+program_reaper_notify(void *owner, bool ready, const char *status)
+{
+	struct program	*p = owner;
+
+	if (status != NULL) {
+		free(p->status);
+		p->status = xstrdup(status);
+	}
+	if (ready && !program_ended(p)) {
+		p->ready_n++;
+		program_notify(p, PROGRAM_READY);
+	}
+}
+
 /* reaper_link.c: the reaper reported the end. */
 static void
 program_reaper_end(void *owner, const struct reaper_end *e)
@@ -758,6 +778,7 @@ static const struct reaper_cb program_reaper_cb = {
 	.errtext = program_reaper_errtext,
 	.dropped = program_reaper_dropped,
 	.launched = program_reaper_launched,
+	.notify = program_reaper_notify,
 	.end = program_reaper_end,
 	.fail = program_reaper_fail,
 	.gone = program_reaper_gone,
@@ -859,6 +880,7 @@ programs_collect(void)
 		free(p->id);
 		program_spec_free(&p->spec);
 		free(p->why);
+		free(p->status);
 		textbuf_free(&p->text);
 		textbuf_free(&p->errtext);
 		if (p->link != NULL)
@@ -987,6 +1009,42 @@ void
 program_episode_tell(struct program *p)
 {
 	waiting_told(p->waiting);
+}
+
+/* The pid at the top of its process tree (its pane's) while it runs; 0
+ * once it is over, or not yet started. */
+pid_t
+program_pid(const struct program *p)
+{
+	return (program_lookable(p));
+}
+
+/* Did it say READY=1 on its NOTIFY_SOCKET? */
+bool
+program_ready(const struct program *p)
+{
+	return (p->ready_n > 0);
+}
+
+/* A READY=1 no reply has reported yet (a call waiting on it returns)? */
+bool
+program_ready_due(const struct program *p)
+{
+	return (p->ready_n > p->ready_told && !program_ended(p));
+}
+
+/* A call reported that p said READY=1. */
+void
+program_ready_tell(struct program *p)
+{
+	p->ready_told = p->ready_n;
+}
+
+/* Its last STATUS= line, or NULL. */
+const char *
+program_status(const struct program *p)
+{
+	return (p->status);
 }
 
 /* "SIGTERM" for SIGTERM; NULL for none. */

@@ -5,7 +5,7 @@
  * socketpair as its fd 3 and the program's FIFOs as fds 4, 6 and 7
  * (proto.h), and is sent what it needs in a "start" frame, built from
  * the program's spec (struct program_spec) it was spawned with. Frames
- * from it (text, launched, end, fail) and its going (EOF or a bad frame)
+ * from it (text, launched, notify, end, fail) and its going (EOF or a bad frame)
  * are told to its owner through the callbacks it was spawned with
  * (struct reaper_cb), as tmux's job_run takes its callbacks; it never
  * looks its owner up. Writes are queued and flushed when the socket takes them.
@@ -136,6 +136,7 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
 	msg_str(&m, "err", err_name);
 	msg_bool(&m, "robust", cfg.robust);
 	msg_str(&m, "rundir", cfg.rundir);
+	msg_str(&m, "rundir_id", cfg.rundir_id);
 	if (st->has_input)
 		msg_bin(&m, "input", st->input ? st->input : "",
 		    st->input_len);
@@ -413,6 +414,10 @@ reaper_link_on_frame(struct reaper_link *l, struct msg *m)
 		why = msg_dup_str(m, "why");
 		log_warn("%s: %s", l->id, why ? why : "reaper failed");
 		l->cb->fail(l->owner, why ? why : "its reaper failed");
+		free(why);
+	} else if (msg_is(m, MSG_NOTIFY)) {
+		why = msg_dup_str(m, "status");
+		l->cb->notify(l->owner, msg_get_bool(m, "ready"), why);
 		free(why);
 	} else
 		log_warn("%s: unexpected frame \"%s\"", l->id, m->type);

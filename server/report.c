@@ -37,6 +37,7 @@ report_make(struct report *r, struct program *p, size_t cursor, bool ended,
 	r->ended = ended;
 	r->waiting = r->hidden = false;
 	r->us = r->ue = 0;
+	r->ports = NULL;
 	if (program_ended(p) || program_state(p) == PROGRAM_STOPPING)
 		return;
 	textbuf_unfinished(program_text(p), cursor, REPORT_UNF_CHARS, &r->us,
@@ -93,6 +94,33 @@ report_put_exit(struct jw *w, const struct program *p)
 	jw_str(w, sig);
 }
 
+/* What the program said on its NOTIFY_SOCKET (READY=1, STATUS=), and
+ * the ports its tree listens on, if walked. */
+static void
+report_put_ready(struct jw *w, const struct report *r)
+{
+	if (program_ready(r->p)) {
+		jw_key(w, "ready");
+		jw_bool(w, true);
+	}
+	if (program_status(r->p) != NULL) {
+		jw_key(w, "status");
+		jw_str(w, program_status(r->p));
+	}
+	ports_put(w, r->ports);
+}
+
+/* The same in words, for the text. */
+static void
+report_ready(struct buf *b, const struct report *r)
+{
+	if (program_ready(r->p))
+		buf_adds(b, ", ready (it said READY=1)");
+	if (program_status(r->p) != NULL)
+		buf_printf(b, ", status \"%s\"", program_status(r->p));
+	ports_text(b, r->ports);
+}
+
 /* The fields a list entry gives of how a program stands. */
 void
 report_put_brief(struct jw *w, const struct report *r)
@@ -109,6 +137,7 @@ report_put_brief(struct jw *w, const struct report *r)
 	}
 	jw_key(w, "unfinishedLine");
 	jw_strn(w, report_text_at(program_text(r->p), r->us), r->ue - r->us);
+	report_put_ready(w, r);
 }
 
 /* The status fields every reply with a program's text carries (read,
@@ -186,6 +215,7 @@ report_line(struct buf *b, const struct report *r)
 	buf_printf(b, "[%s: %s", program_id(p), program_outcome(p));
 	report_end(b, p);
 	report_waiting(b, r);
+	report_ready(b, r);
 	if (report_cut(p))
 		buf_printf(b, ", output cut (more than PROGMUX_OUTPUT_MAX_BYTES, "
 		    "%lld bytes)", (long long)cfg.output_max_bytes);
@@ -278,6 +308,7 @@ report_list_line(struct buf *b, const struct report *r, int64_t left_ms,
 		buf_printf(b, ", %lld ms of its lifetime left",
 		    (long long)left_ms);
 	report_waiting(b, r);
+	report_ready(b, r);
 	buf_addc(b, '\n');
 }
 

@@ -41,7 +41,12 @@ static const char *const sel_reasons[] = {
 	[SEL_R_INPUT] = "waitingForInput",
 	[SEL_R_TIMEOUT] = "timeout",
 	[SEL_R_SCAN] = "scanLimit",
-	[SEL_R_SCREEN] = "screen"
+	[SEL_R_SCREEN] = "screen",
+	[SEL_R_PORT] = "port",
+	[SEL_R_URL] = "url",
+	[SEL_R_FILE] = "file",
+	[SEL_R_QUIET] = "quiet",
+	[SEL_R_READY] = "ready"
 };
 
 /* The reason's name, as the schemas list it. */
@@ -62,7 +67,12 @@ sel_reason_text(struct buf *b, enum sel_reason r, int64_t timeout_ms)
 		[SEL_R_MATCHED] = "until matched",
 		[SEL_R_ENDED] = "the end",
 		[SEL_R_INPUT] = "it waits for input",
-		[SEL_R_SCREEN] = "the screen settled"
+		[SEL_R_SCREEN] = "the screen settled",
+		[SEL_R_PORT] = "it listens on untilPort's port",
+		[SEL_R_URL] = "untilUrl answered below 400",
+		[SEL_R_FILE] = "untilFile is there",
+		[SEL_R_QUIET] = "untilQuietMs of quiet after a line",
+		[SEL_R_READY] = "it said READY=1 on NOTIFY_SOCKET"
 	};
 
 	if (r == SEL_R_TIMEOUT)

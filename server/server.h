@@ -235,6 +235,7 @@ typedef void	(*tool_start_cb)(struct req *, struct program *, void *);
 void	tool_start_program(struct req *, const struct json *args,
 	    struct program_spec *, tool_start_cb made, void *arg);
 void	tool_start_cancel(struct req *);
+void	tool_start_forget(struct program *);
 struct program *tool_start_waits_on(struct req *);
 
 /* secret_ask.c — one ask of ask_user_secret, from its page to the pane */
@@ -283,7 +284,16 @@ void	tool_read_answer(struct watch *, struct req *, void *);
 void	tool_read_reply(struct req *, struct program *, const char *pane,
 	    size_t typed_from, size_t typed_len, bool screen, int64_t wait_ms,
 	    struct tool_read_extra *);
+struct sel;
+struct ready;
+void	tool_read_reply_sel(struct req *, struct program *, const char *pane,
+	    size_t typed_from, size_t typed_len, bool screen, int64_t wait_ms,
+	    struct sel *, struct ready *, struct tool_read_extra *);
+int	tool_read_clauses(struct req *, const struct json *args,
+	    const char *dir, struct sel *, struct ready **);
 
+struct sel;
+struct ready;
 /* tool_pane.c — what capture_pane and send_keys (tool_keys.c) share:
  * the call waiting for tmux, the check of the pane progmux runs in */
 struct tool_pane_op {
@@ -305,6 +315,8 @@ struct tool_pane_op {
 	size_t		 typed_len;	/* the text's length then */
 	bool		 alt;		/* the pane showed its alternate
 					   screen when the keys went */
+	struct sel	*sel;		/* send_keys' until, tail, or NULL */
+	struct ready	*ready;		/* its readiness clauses, or NULL */
 };
 
 bool	tool_pane_is_ours(const char *pane);
@@ -331,6 +343,7 @@ struct report {
 	bool		 waiting;	/* waits for input now */
 	bool		 hidden;	/* with echo off (a password?) */
 	size_t		 us, ue;	/* its unfinished line: text[us, ue) */
+	const struct ports *ports;	/* its tree's, if walked (ports.c) */
 };
 const char *report_text_at(const struct textbuf *, size_t off);
 void	report_make(struct report *, struct program *, size_t cursor,
@@ -363,7 +376,12 @@ enum sel_reason {
 	SEL_R_INPUT,		/* it waits for input */
 	SEL_R_TIMEOUT,		/* the wait ran out */
 	SEL_R_SCAN,		/* scanning what was there ran out of time */
-	SEL_R_SCREEN		/* its alternate screen settled */
+	SEL_R_SCREEN,		/* its alternate screen settled */
+	SEL_R_PORT,		/* untilPort: it listens on the port */
+	SEL_R_URL,		/* untilUrl answered below 400 */
+	SEL_R_FILE,		/* untilFile is there (and matches) */
+	SEL_R_QUIET,		/* untilQuietMs of quiet after a line */
+	SEL_R_READY		/* it said READY=1 on NOTIFY_SOCKET */
 };
 /* What a wait is for (watch.c): when the read may answer. */
 enum sel_wait {
@@ -371,7 +389,8 @@ enum sel_wait {
 	SEL_WAIT_MATCH,		/* until's line */
 	SEL_WAIT_MATCHES,	/* filter: matching lines, their burst over */
 	SEL_WAIT_END,		/* the end, or a prompt (tail, a run) */
-	SEL_WAIT_SCREEN		/* the alternate screen to settle */
+	SEL_WAIT_SCREEN,	/* the alternate screen to settle */
+	SEL_WAIT_READY		/* a readiness clause (ready.c), the end */
 };
 struct sel_hit {
 	size_t		 off;		/* the line's offset */
@@ -431,6 +450,18 @@ void	sel_note(struct buf *, const struct sel *, const struct sel_shown *);
 const char *sel_reason_name(enum sel_reason);
 void	sel_reason_text(struct buf *, enum sel_reason, int64_t timeout_ms);
 
+/* ready.c — what ends a wait beside until: untilPort, untilUrl,
+ * untilFile (untilFileMatch), untilQuietMs */
+struct ready;
+int	ready_parse(struct ready **, const struct json *args, const char *dir,
+	    char **cause);
+void	ready_start(struct ready *, void (*kick)(void *), void *arg);
+int	ready_check(struct ready *, struct program *, size_t floor,
+	    int64_t now, int64_t *next);
+struct ports *ready_take_ports(struct ready *);
+void	ready_note(struct buf *, const struct ready *);
+void	ready_free(struct ready *);
+
 /* watch.c — a call waiting on a program until what it asked for is
  * there: read_program, send_keys' reply, run_program's wait */
 struct watch;
@@ -442,6 +473,7 @@ void		 watch_reply_of(struct watch *, const char *pane,
 		     size_t typed_from, size_t typed_len, bool screen);
 void		 watch_start(struct watch *);
 void		 watch_own_arg(struct watch *, void (*)(void *));
+void		 watch_ready(struct watch *, struct ready *, bool notify);
 void		 watch_timeout(struct req *);
 void		 watch_wake(struct req *);
 void		 watch_cancel(struct req *);
@@ -459,6 +491,8 @@ struct program	*watch_program(const struct watch *);
 struct sel	*watch_sel(struct watch *);
 enum sel_reason	 watch_reason(const struct watch *);
 bool		 watch_input(const struct watch *);
+const struct ports *watch_ports(const struct watch *);
+const struct ready *watch_clauses(const struct watch *);
 int64_t		 watch_timeout_ms(const struct watch *);
 const char	*watch_pane(const struct watch *);
 size_t		 watch_typed_from(const struct watch *);
@@ -484,6 +518,28 @@ int64_t	loop_next_deadline(int64_t deadline);
 uint64_t loop_turn(void);
 void	loop_before_sleep(loop_timer_cb, void *arg);	/* each turn */
 void	loop_run_once(int64_t deadline);
+
+/* ports.c — the TCP ports a process tree listens on, walked a slice of
+ * each loop turn */
+struct ports;
+typedef void	(*ports_cb)(void *arg);
+struct ports	*ports_walk(pid_t root, ports_cb done, void *arg);
+void		 ports_free(struct ports *);
+bool		 ports_over(const struct ports *);
+bool		 ports_has(const struct ports *, unsigned port);
+void		 ports_put(struct jw *, const struct ports *);
+void		 ports_text(struct buf *, const struct ports *);
+
+/* probe.c — an http:// URL of this machine: does it answer below 400? */
+struct probe;
+typedef void	(*probe_cb)(void *arg);
+struct probe	*probe_new(const char *url, probe_cb done, void *arg,
+		     char **cause);
+void		 probe_start(struct probe *);
+bool		 probe_busy(const struct probe *);
+int		 probe_status(const struct probe *);
+const char	*probe_why(const struct probe *);
+void		 probe_free(struct probe *);
 
 /* quiet.c — warnings about an end that the exit may explain */
 void	quiet_warn(const char *logger, char *warning, char *notice);
@@ -599,6 +655,7 @@ enum program_event {
 	PROGRAM_LAUNCHED,	/* the program runs and has the terminal */
 	PROGRAM_STATE,		/* the state changed */
 	PROGRAM_WAITING,	/* it waits for input: an episode none told */
+	PROGRAM_READY,		/* it said READY=1 on its NOTIFY_SOCKET */
 	PROGRAM_DROP		/* about to be dropped: let go of it now */
 };
 typedef void (*program_cb)(struct program *, enum program_event, void *);
@@ -677,6 +734,11 @@ bool		 program_waiting(struct program *);
 bool		 program_input_hidden(struct program *);
 bool		 program_waiting_due(struct program *, int64_t now);
 void		 program_episode_tell(struct program *);
+pid_t		 program_pid(const struct program *);
+bool		 program_ready(const struct program *);
+bool		 program_ready_due(const struct program *);
+void		 program_ready_tell(struct program *);
+const char	*program_status(const struct program *);
 
 /* pane.c — a program's FIFOs and its pane: new-window, pipe-pane */
 struct pane;
@@ -719,6 +781,8 @@ struct reaper_cb {
 	void	(*errtext)(void *, const char *, size_t);
 	void	(*dropped)(void *, int64_t total); /* bytes left out */
 	void	(*launched)(void *);		/* the program runs */
+	void	(*notify)(void *, bool ready, const char *status); /* its
+						   READY=1, its STATUS= */
 	void	(*end)(void *, const struct reaper_end *);
 	void	(*fail)(void *, const char *why); /* it cannot go on */
 	void	(*gone)(void *);		/* its socket closed */

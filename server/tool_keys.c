@@ -11,7 +11,9 @@
  * start of the line the keys were typed into; on a pane showing its
  * alternate screen (tmux's #{alternate_on}, asked just before the keys,
  * and again before a reply of text), the reply is the screen once it
- * settled, as capture_pane renders it.
+ * settled, as capture_pane renders it. until, tail and the readiness
+ * clauses (ready.c) shape that wait as they do a read's, and imply one
+ * (TOOL_KEYS_WAIT_MS) when timeoutMs is not given.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +25,8 @@
 
 /* send_keys to a program not yet started waits this long at most. */
 #define TOOL_KEYS_HOLD_MS	5000
+#define TOOL_KEYS_WAIT_MS	30000	/* a reply's, with until, tail or a
+					   clause and no timeoutMs */
 
 static const struct tool_entry tool_keys_reply_entry;
 static void	tool_keys_issue(struct tool_pane_op *);
@@ -84,8 +88,10 @@ tool_keys_sent(void *arg, bool ok, const char *out, size_t len)
 		tools_set_state(req, NULL);
 		op->req = NULL;
 		tools_set_entry(req, &tool_keys_reply_entry);
-		tool_read_reply(req, p, op->pane, op->typed_from,
-		    op->typed_len, op->alt, op->wait_ms, NULL);
+		tool_read_reply_sel(req, p, op->pane, op->typed_from,
+		    op->typed_len, op->alt, op->wait_ms, op->sel, op->ready,
+		    NULL);
+		op->ready = NULL;	/* the reply's now, and the sel's */
 		tool_pane_op_free(op);
 		return;
 	}
@@ -172,6 +178,33 @@ tool_keys_issue(struct tool_pane_op *op)
 	buf_free(&b);
 }
 
+/*
+ * The reply's until and tail (*sel, allocated) and readiness clauses
+ * (*rd), for the program whose pane it is (p, or NULL); -1 with the call
+ * answered.
+ */
+static int
+tool_keys_wait_args(struct req *req, const struct json *args,
+    const struct program *p, struct sel **sel, struct ready **rd)
+{
+	char	*cause = NULL;
+
+	*sel = xcalloc(1, sizeof **sel);
+	if (sel_parse(*sel, args, SEL_ARG_UNTIL, &cause) == -1) {
+		free(*sel);
+		tools_error(req, "send_keys: %s", cause);
+		free(cause);
+		return (-1);
+	}
+	if (tool_read_clauses(req, args, p != NULL ? program_spec(p)->dir :
+	    NULL, *sel, rd) == -1) {
+		sel_free(*sel);
+		free(*sel);
+		return (-1);
+	}
+	return (0);
+}
+
 /* send_keys. */
 static void
 tool_keys_send(struct req *req, const struct json *args)
@@ -179,6 +212,8 @@ tool_keys_send(struct req *req, const struct json *args)
 	struct tool_pane_op	*op;
 	struct program	*p;
 	struct toolres	 res;
+	struct sel	*sel;
+	struct ready	*rd;
 	char		 id[TOOLS_PANE_ID_MAX];
 	const char	*pane = tools_arg_pane(args, "paneId", id), *keys;
 	size_t		 len;
@@ -198,13 +233,19 @@ tool_keys_send(struct req *req, const struct json *args)
 		goto fail;
 	}
 	toolres_free(&res);
+	if (tool_keys_wait_args(req, args, program_by_pane(pane), &sel,
+	    &rd) == -1)
+		return;
 	op = xcalloc(1, sizeof *op);
 	op->pane = xstrdup(pane);
 	op->keys = xmemdup(keys, len + 1);
 	op->keys_len = len;
 	op->literal = tools_arg_bool(args, "literal", false);
 	op->enter = tools_arg_bool(args, "enter", true);
-	op->wait_ms = tools_arg_int(args, "timeoutMs", 0);
+	op->sel = sel;
+	op->ready = rd;
+	op->wait_ms = tools_arg_int(args, "timeoutMs", sel->until != NULL ||
+	    sel->tail > 0 || rd != NULL ? TOOL_KEYS_WAIT_MS : 0);
 	if (op->wait_ms > cfg.wait_max_ms)
 		op->wait_ms = cfg.wait_max_ms;
 	tool_pane_park(req, op);
@@ -243,5 +284,8 @@ const struct tool_entry tool_keys_entry = {
 	.name = "send_keys",
 	.run = tool_keys_run,
 	.cancel = tool_pane_cancel,
-	.timeout = tool_keys_timeout
+	.timeout = tool_keys_timeout,
+	.other_fields = ",cursor,maxLines,filter,context,",
+	.other_hint = "send_keys takes no %s: read_program takes it, from "
+	    "the cursor send_keys' reply returns"
 };

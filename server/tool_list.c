@@ -1,18 +1,33 @@
 /*
  * tool_list.c — list_programs: every program the server holds, and for
- * each whether it waits for input now (a look in /proc) and at what line.
- * What a client gave (argv) is shown cut, and the list as a whole is
- * bounded, so the reply stays small however many programs there are and
- * however long their argv.
+ * each whether it waits for input now (a look in /proc) and at what line,
+ * and the ports its process tree listens on: walked for every program
+ * that runs (ports.c, a slice of each loop turn) before the list is
+ * written. What a client gave (argv) is shown cut, and the list as a
+ * whole is bounded, so the reply stays small however many programs
+ * there are and however long their argv.
  */
+#include <stdlib.h>
+
 #include "server.h"
 #include "timeutil.h"
+#include "xmalloc.h"
 
 #define TOOL_LIST_MAX_BYTES	(256u * 1024)	/* a list's reply, about */
 
+/* A list waiting for its programs' port walks. */
+struct tool_list {
+	struct req	 *req;
+	size_t		  n;
+	uint64_t	 *seq;		/* each program's, */
+	struct ports	**ports;	/* and its walk */
+	size_t		  left;		/* walks not yet over */
+};
+
 /* One program's entry, in the structured list and as a line of text. */
 static void
-tool_list_one(struct toolres *res, struct program *p, int64_t now)
+tool_list_one(struct toolres *res, struct program *p, int64_t now,
+    const struct ports *ports)
 {
 	const struct program_spec	*spec = program_spec(p);
 	const char			*arg[REPORT_ARGS_MAX];
@@ -23,6 +38,7 @@ tool_list_one(struct toolres *res, struct program *p, int64_t now)
 	bool				 cut;
 
 	report_make(&r, p, 0, program_ended(p), false);
+	r.ports = ports;
 	jw_obj_begin(&res->w);
 	jw_key(&res->w, "programId");
 	jw_str(&res->w, program_id(p));
@@ -64,14 +80,13 @@ tool_list_one(struct toolres *res, struct program *p, int64_t now)
  * line is its last 2000 characters); the rest are counted.
  */
 static void
-tool_list_run(struct req *req, const struct json *args)
+tool_list_write(struct req *req, const struct tool_list *l)
 {
 	struct toolres	 res;
 	struct program	*p;
 	int64_t		 now = now_ms();
-	size_t		 n = 0, omitted = 0;
+	size_t		 n = 0, omitted = 0, i;
 
-	(void)args;
 	toolres_init(&res);
 	jw_obj_begin(&res.w);
 	jw_key(&res.w, "programs");
@@ -81,7 +96,9 @@ tool_list_run(struct req *req, const struct json *args)
 			omitted++;
 			continue;
 		}
-		tool_list_one(&res, p, now);
+		for (i = 0; i < l->n && l->seq[i] != program_seq(p); i++)
+			;
+		tool_list_one(&res, p, now, i < l->n ? l->ports[i] : NULL);
 		n++;
 	}
 	jw_arr_end(&res.w);
@@ -99,7 +116,78 @@ tool_list_run(struct req *req, const struct json *args)
 	toolres_free(&res);
 }
 
+/* Let go of a list's walks. */
+static void
+tool_list_free(struct tool_list *l)
+{
+	size_t	i;
+
+	for (i = 0; i < l->n; i++)
+		ports_free(l->ports[i]);
+	free(l->ports);
+	free(l->seq);
+	free(l);
+}
+
+/* A walk is over: the list is written once all are. */
+static void
+tool_list_walked(void *arg)
+{
+	struct tool_list	*l = arg;
+
+	if (--l->left > 0)
+		return;
+	tools_set_state(l->req, NULL);
+	tool_list_write(l->req, l);
+	tool_list_free(l);
+}
+
+/* list_programs: the ports of every program that runs, then the list. */
+static void
+tool_list_run(struct req *req, const struct json *args)
+{
+	struct tool_list	*l;
+	struct program		*p;
+	pid_t			 pid;
+
+	(void)args;
+	l = xcalloc(1, sizeof *l);
+	l->req = req;
+	for (p = program_first(); p != NULL; p = program_next(p))
+		if (program_pid(p) > 0)
+			l->n++;
+	l->seq = xcalloc(l->n + 1, sizeof *l->seq);
+	l->ports = xcalloc(l->n + 1, sizeof *l->ports);
+	l->n = 0;
+	for (p = program_first(); p != NULL; p = program_next(p)) {
+		if ((pid = program_pid(p)) <= 0)
+			continue;
+		l->seq[l->n] = program_seq(p);
+		l->ports[l->n++] = ports_walk(pid, tool_list_walked, l);
+		l->left++;
+	}
+	if (l->left == 0) {
+		tool_list_write(req, l);
+		tool_list_free(l);
+		return;
+	}
+	tools_set_state(req, l);
+}
+
+/* The client gave up while the walks went on. */
+static void
+tool_list_cancel(struct req *req)
+{
+	struct tool_list	*l = tools_state(req);
+
+	if (l == NULL)
+		return;
+	tools_set_state(req, NULL);
+	tool_list_free(l);
+}
+
 const struct tool_entry tool_list_entry = {
 	.name = "list_programs",
-	.run = tool_list_run
+	.run = tool_list_run,
+	.cancel = tool_list_cancel
 };

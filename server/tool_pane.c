@@ -182,6 +182,11 @@ tool_pane_op_free(struct tool_pane_op *op)
 	free(op->pane);
 	free(op->keys);
 	json_doc_free(op->args);
+	if (op->sel != NULL) {
+		sel_free(op->sel);
+		free(op->sel);
+	}
+	ready_free(op->ready);
 	free(op);
 }
 

@@ -4,10 +4,14 @@
  *
  * The arguments make a selection (select.c: the page at the cursor,
  * until's line and the lines before it, the last lines with tail, the
- * lines a filter matches), a watch waits on the program until it is
- * there (watch.c), and tool_read_answer writes what it found: the text,
- * how the program stands (report.c), what the selection left out, and
- * why the read returned, in the structured result and in the text alike.
+ * lines a filter matches) and readiness clauses (ready.c: untilPort,
+ * untilUrl, untilFile, untilQuietMs; with one and no until, tail or
+ * filter, the read waits for a clause alone and shows the last lines),
+ * a watch waits on the program until it is there (watch.c), and
+ * tool_read_answer writes what it found: the text, how the program
+ * stands (report.c, with the ports its tree listens on), what the
+ * selection left out, and why the read returned, in the structured
+ * result and in the text alike.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +62,9 @@ tool_read_put(struct toolres *res, struct watch *w, const struct report *r,
 	if (pane == NULL) {
 		jw_key(jw, "effectiveTimeoutMs");
 		jw_int(jw, watch_timeout_ms(w));
-		sel_put(jw, watch_sel(w), sh);
 	}
+	if (pane == NULL || watch_sel(w)->last)
+		sel_put(jw, watch_sel(w), sh);
 	jw_key(jw, "reason");
 	jw_str(jw, sel_reason_name(watch_reason(w)));
 	if (x != NULL)
@@ -89,8 +94,12 @@ tool_read_text(struct buf *b, struct watch *w, const struct report *r,
 	buf_add(b, shown->data, shown->len);
 	if (shown->len > 0 && shown->data[shown->len - 1] != '\n')
 		buf_addc(b, '\n');
-	if (pane == NULL)
+	if (pane == NULL || watch_sel(w)->last)
 		sel_note(b, watch_sel(w), sh);
+	if (watch_clauses(w) != NULL && watch_reason(w) != SEL_R_PORT &&
+	    watch_reason(w) != SEL_R_URL && watch_reason(w) != SEL_R_FILE &&
+	    watch_reason(w) != SEL_R_QUIET)
+		ready_note(b, watch_clauses(w));
 	report_line(b, r);
 	sel_reason_text(b, watch_reason(w), watch_timeout_ms(w));
 }
@@ -122,8 +131,11 @@ tool_read_answer(struct watch *w, struct req *req, void *arg)
 		sel_show(s, t, over, &shown, &sh);
 	report_make(&r, p, sh.cursor, over && sh.cursor == t->len,
 	    watch_input(w));
+	r.ports = watch_ports(w);
 	if (r.waiting)
 		program_episode_tell(p);
+	if (program_ready(p))
+		program_ready_tell(p);	/* the reply says it is ready */
 	toolres_init(&res);
 	tool_read_put(&res, w, &r, &shown, &sh, x);
 	tool_read_text(&res.text, w, &r, &shown, &sh, x);
@@ -132,12 +144,37 @@ tool_read_answer(struct watch *w, struct req *req, void *arg)
 	buf_free(&shown);
 }
 
+/*
+ * A wait's readiness clauses, for a program started in dir (a relative
+ * untilFile is taken from there; NULL: none given): the selection's kind
+ * of wait becomes the clauses' if it was a plain read's (new lines do
+ * not end it, and the last lines are shown). -1 with the call answered.
+ */
+int
+tool_read_clauses(struct req *req, const struct json *args, const char *dir,
+    struct sel *s, struct ready **rd)
+{
+	char	*cause = NULL;
+
+	if (ready_parse(rd, args, dir, &cause) == -1) {
+		tools_error(req, "%s", cause);
+		free(cause);
+		return (-1);
+	}
+	if (*rd != NULL && s->wait == SEL_WAIT_LINES) {
+		s->wait = SEL_WAIT_READY;
+		s->last = true;
+	}
+	return (0);
+}
+
 /* read_program: the selection asked, then a watch until it is there. */
 static void
 tool_read_run(struct req *req, const struct json *args)
 {
 	struct program		*p;
 	struct watch		*w;
+	struct ready		*rd;
 	struct sel		 s;
 	struct page		 pg;
 	const char		*id = tools_arg_str(args, "programId", NULL);
@@ -159,11 +196,17 @@ tool_read_run(struct req *req, const struct json *args)
 		free(cause);
 		return;
 	}
+	if (tool_read_clauses(req, args, program_spec(p)->dir, &s,
+	    &rd) == -1) {
+		sel_free(&s);
+		return;
+	}
 	timeout = tools_arg_int(args, "timeoutMs", TOOL_READ_WAIT_MS);
 	if (timeout > cfg.wait_max_ms)
 		timeout = cfg.wait_max_ms;
 	w = watch_new(req, p, &s, timeout, now_ms() + timeout,
 	    tool_read_answer, NULL);
+	watch_ready(w, rd, true);
 	watch_start(w);
 }
 
@@ -182,17 +225,30 @@ tool_read_reply(struct req *req, struct program *p, const char *pane,
     size_t typed_from, size_t typed_len, bool screen, int64_t wait_ms,
     struct tool_read_extra *x)
 {
-	struct watch	*w;
 	struct sel	 sel;
 
 	memset(&sel, 0, sizeof sel);
-	sel.start = typed_from;
 	sel.max_lines = SIZE_MAX;
 	sel.wait = SEL_WAIT_LINES;
-	w = watch_new(req, p, &sel, wait_ms, now_ms() + wait_ms,
+	tool_read_reply_sel(req, p, pane, typed_from, typed_len, screen,
+	    wait_ms, &sel, NULL, x);
+}
+
+/* The same, with send_keys' until or tail (sel, taken) and readiness
+ * clauses (rd, taken; NULL: none). */
+void
+tool_read_reply_sel(struct req *req, struct program *p, const char *pane,
+    size_t typed_from, size_t typed_len, bool screen, int64_t wait_ms,
+    struct sel *sel, struct ready *rd, struct tool_read_extra *x)
+{
+	struct watch	*w;
+
+	sel->start = typed_from;
+	w = watch_new(req, p, sel, wait_ms, now_ms() + wait_ms,
 	    tool_read_answer, x);
 	if (x != NULL)
 		watch_own_arg(w, free);
+	watch_ready(w, rd, true);
 	watch_reply_of(w, pane, typed_from, typed_len, screen);
 	watch_start(w);
 }

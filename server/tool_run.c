@@ -103,6 +103,7 @@ tool_run_put(struct toolres *res, struct watch *w, struct program *p,
 	if (program_spec(p)->separate_stderr)
 		tool_run_stderr(res, program_errtext(p), sel->max_lines);
 	report_make(&r, p, sh->cursor, program_ended(p), watch_input(w));
+	r.ports = watch_ports(w);
 	if (r.waiting)
 		program_episode_tell(p);
 	report_put(&res->w, &r);
@@ -250,14 +251,8 @@ tool_run_cancel(struct req *req)
 	forget = !run->keep && !program_id_told(p);
 	watch_cancel(req);
 	free(run);
-	if (!forget)
-		return;
-	log_debug("%s: its run was cancelled: stopped and forgotten",
-	    program_id(p));
-	if (!program_ended(p))
-		program_stop(p, PROTO_GRACE_MS);	/* dropped at its end */
-	if (program_ended(p))
-		program_drop(p);
+	if (forget)
+		tool_start_forget(p);
 }
 
 const struct tool_entry tool_run_entry = {

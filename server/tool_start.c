@@ -9,17 +9,32 @@
  * needs (descriptors, tmux's or ours) is an error, never a program that
  * then reads gone; run_program (tool_run.c) goes on once the pane exists
  * to wait for the end. With inheritShell argv runs inside the login
- * shell, still as separate words.
+ * shell, still as separate words. start_program with until, a readiness
+ * clause (ready.c) or timeoutMs waits from then on as a read does
+ * (watch.c, tool_read_answer), for a clause, READY=1, a prompt, the end
+ * or the timeout (counted from the call), and answers with the start's
+ * fields and the read's; the program goes on running.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
+#include "proto.h"
 #include "server.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
 #define TOOL_START_LIFETIME_MS	(10 * 60 * 1000)	/* by default */
+#define TOOL_START_WAIT_MS	30000	/* a wait's, with until or a clause */
+
+/* What start_program waits for once started: until, the clauses. */
+struct tool_start_until {
+	struct sel		 sel;
+	struct ready		*ready;
+	int64_t			 timeout_ms;	/* effective */
+	int64_t			 deadline;	/* counted from the call */
+};
 
 /* A start (or a run's) waiting for its pane. */
 struct tool_start_wait {
@@ -28,7 +43,13 @@ struct tool_start_wait {
 	struct program_waiter	*waiter;
 	tool_start_cb		 made;	/* a run's: the pane exists */
 	void			*arg;
+	struct tool_start_until	*until;	/* start_program's wait, or NULL */
 };
+
+static const struct tool_entry tool_start_wait_entry;
+static void	tool_start_begin(struct req *, const struct json *,
+		    struct program_spec *, tool_start_cb, void *,
+		    struct tool_start_until *);
 
 /* Check start_program's arguments beyond the schema; fill spec. */
 static int
@@ -154,12 +175,24 @@ tool_start_inherit_shell(struct program_spec *spec)
 	spec->inherit_shell = true;
 }
 
+/* Let go of start_program's wait (NULL: none). */
+static void
+tool_start_until_free(struct tool_start_until *u)
+{
+	if (u == NULL)
+		return;
+	sel_free(&u->sel);
+	ready_free(u->ready);
+	free(u);
+}
+
 /* The start is over (answered, or handed to its run): let go. */
 static void
 tool_start_done(struct tool_start_wait *w)
 {
 	program_unwait(w->waiter);
 	tools_set_state(w->req, NULL);
+	tool_start_until_free(w->until);
 	free(w);
 }
 
@@ -184,6 +217,47 @@ tool_start_reply(struct req *req, struct program *p)
 	toolres_free(&res);
 }
 
+/* A waiting start's own fields (the program's, as the start's reply
+ * has them) and the first line of its text. */
+static void
+tool_start_put(struct jw *jw, struct buf *text, void *arg)
+{
+	struct program			*p = arg;
+	const struct program_spec	*spec = program_spec(p);
+
+	if (jw != NULL) {
+		report_put_ids(jw, p);
+		jw_key(jw, "effectiveLifetimeMs");
+		jw_int(jw, spec->lifetime_ms);
+		return;
+	}
+	buf_printf(text, "started %.*s in pane %s (programId %s, lifetime "
+	    "%lld ms); what it wrote:\n", (int)report_cut_len(spec->argv[0]),
+	    spec->argv[0], program_pane_id(p), program_id(p),
+	    (long long)spec->lifetime_ms);
+}
+
+/* start_program's wait: once started (u taken), a read's. */
+static void
+tool_start_wait(struct req *req, struct program *p,
+    struct tool_start_until *u)
+{
+	struct tool_read_extra	*x;
+	struct watch		*w;
+
+	x = xcalloc(1, sizeof *x);
+	x->put = tool_start_put;
+	x->arg = p;
+	tools_set_entry(req, &tool_start_wait_entry);
+	w = watch_new(req, p, &u->sel, u->timeout_ms, u->deadline,
+	    tool_read_answer, x);
+	watch_own_arg(w, free);
+	watch_ready(w, u->ready, true);
+	u->ready = NULL;
+	tool_start_until_free(u);
+	watch_start(w);
+}
+
 /* The start failed (req is answered): a run lets go of its state. */
 static void
 tool_start_failed(tool_start_cb made, void *arg)
@@ -198,6 +272,7 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 {
 	struct tool_start_wait	*w = arg;
 	struct req		*req = w->req;
+	struct tool_start_until	*u;
 	tool_start_cb		 made = w->made;
 	void			*made_arg = w->arg;
 
@@ -219,8 +294,13 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 		program_drop(p);
 	} else if (ev == PROGRAM_STATE && made == NULL &&
 	    program_state(p) >= PROGRAM_GATED) {
+		u = w->until;
+		w->until = NULL;
 		tool_start_done(w);
-		tool_start_reply(req, p);
+		if (u != NULL)
+			tool_start_wait(req, p, u);
+		else
+			tool_start_reply(req, p);
 	}
 }
 
@@ -234,6 +314,15 @@ tool_start_event(struct program *p, enum program_event ev, void *arg)
 void
 tool_start_program(struct req *req, const struct json *args,
     struct program_spec *spec, tool_start_cb made, void *arg)
+{
+	tool_start_begin(req, args, spec, made, arg, NULL);
+}
+
+/* tool_start_program, with start_program's wait (u, taken; NULL). */
+static void
+tool_start_begin(struct req *req, const struct json *args,
+    struct program_spec *spec, tool_start_cb made, void *arg,
+    struct tool_start_until *u)
 {
 	struct tool_start_wait	*w;
 	struct toolres		 res;
@@ -266,6 +355,8 @@ tool_start_program(struct req *req, const struct json *args,
 	w->p = p;
 	w->made = made;
 	w->arg = arg;
+	w->until = u;
+	u = NULL;
 	tools_set_state(req, w);
 	/* The wait comes first: with the control client gone, tmux fails
 	 * the pane at once. */
@@ -283,17 +374,62 @@ tool_start_program(struct req *req, const struct json *args,
 fail:
 	toolres_free(&res);
 	program_spec_free(spec);
+	tool_start_until_free(u);
 	tool_start_failed(made, arg);
+}
+
+/*
+ * start_program's wait, if it asks for one (until, a readiness clause or
+ * timeoutMs): into *up (NULL if none). -1 with the call answered.
+ */
+static int
+tool_start_wait_args(struct req *req, const struct json *args,
+    struct tool_start_until **up)
+{
+	struct tool_start_until	*u;
+	char			*cause = NULL;
+
+	*up = NULL;
+	u = xcalloc(1, sizeof *u);
+	if (sel_parse(&u->sel, args, SEL_ARG_UNTIL, &cause) == -1) {
+		free(u);
+		tools_error(req, "%s", cause);
+		free(cause);
+		return (-1);
+	}
+	if (tool_read_clauses(req, args, tools_arg_str(args, "startDirectory",
+	    NULL), &u->sel, &u->ready) == -1) {
+		tool_start_until_free(u);
+		return (-1);
+	}
+	if (u->sel.until == NULL && u->ready == NULL &&
+	    tools_arg_int(args, "timeoutMs", -1) < 0) {
+		tool_start_until_free(u);
+		return (0);
+	}
+	if (u->sel.wait == SEL_WAIT_LINES) {	/* timeoutMs alone */
+		u->sel.wait = SEL_WAIT_READY;
+		u->sel.last = true;
+	}
+	u->timeout_ms = tools_arg_int(args, "timeoutMs", TOOL_START_WAIT_MS);
+	if (u->timeout_ms > cfg.wait_max_ms)
+		u->timeout_ms = cfg.wait_max_ms;
+	u->deadline = now_ms() + u->timeout_ms;
+	*up = u;
+	return (0);
 }
 
 /* start_program. */
 static void
 tool_start_run(struct req *req, const struct json *args)
 {
-	struct program_spec	spec;
+	struct program_spec	 spec;
+	struct tool_start_until	*u;
 
+	if (tool_start_wait_args(req, args, &u) == -1)
+		return;
 	memset(&spec, 0, sizeof spec);
-	tool_start_program(req, args, &spec, NULL, NULL);
+	tool_start_begin(req, args, &spec, NULL, NULL, u);
 }
 
 /* The client gave up before the pane was made: the program goes (its
@@ -322,14 +458,50 @@ tool_start_waits_on(struct req *req)
 	return (w != NULL ? w->p : NULL);
 }
 
+/*
+ * The client gave up on a start waiting for its program to be ready: if
+ * no reply gave its id, nobody can read or stop it any more, so it is
+ * ended and forgotten, as a cancelled run's is.
+ */
+static void
+tool_start_wait_cancel(struct req *req)
+{
+	struct program	*p = watch_req_program(req);
+
+	watch_cancel(req);
+	if (p != NULL && !program_id_told(p))
+		tool_start_forget(p);
+}
+
+/* Stop p and forget it (once ended): nobody has its id. */
+void
+tool_start_forget(struct program *p)
+{
+	log_debug("%s: its call was cancelled: stopped and forgotten",
+	    program_id(p));
+	if (!program_ended(p))
+		program_stop(p, PROTO_GRACE_MS);	/* dropped at its end */
+	if (program_ended(p))
+		program_drop(p);
+}
+
 const struct tool_entry tool_start_entry = {
 	.name = "start_program",
 	.run = tool_start_run,
 	.cancel = tool_start_cancel,
 	.program = tool_start_waits_on,
-	.other_fields = ",input,keep,inheritShell,separateStderr,timeoutMs,"
+	.other_fields = ",input,keep,inheritShell,separateStderr,"
 	    "maxLines,tail,filter,context,",
 	.other_hint = "start_program takes no %s: use run_program for input, "
-	    "keep, inheritShell, separateStderr or a wait, or read_program to "
-	    "read"
+	    "keep, inheritShell or separateStderr, or read_program to read"
+};
+
+/* Once started, a start that waits waits as a read does. */
+static const struct tool_entry tool_start_wait_entry = {
+	.name = "start_program",
+	.cancel = tool_start_wait_cancel,
+	.timeout = watch_timeout,
+	.wake = watch_wake,
+	.progress = watch_progress,
+	.program = watch_req_program
 };

@@ -10,11 +10,16 @@
  * pattern holds up other calls; once the answer is due, at the end or
  * the timeout, for WATCH_SCAN_MS more at most), and
  * answers when the selection's kind of wait is met, the program is over
- * (ended or being stopped), it waits for input in an episode no call has
- * reported, or the timeout passes. The reason it answers is kept for the
- * reply. New lines are gathered into one answer while they come in a
- * burst: until the page is full, the program has been quiet
- * WATCH_QUIET_MS, or WATCH_BURST_MS since the first.
+ * (ended or being stopped), a readiness clause holds (ready.c: untilPort,
+ * untilUrl, untilFile, untilQuietMs), it said READY=1 on its
+ * NOTIFY_SOCKET or waits for input in an episode no call has reported
+ * (a read's wait, not a run's), or the timeout passes. The reason it
+ * answers is kept for the reply. New lines are gathered into one answer
+ * while they come in a burst: until the page is full, the program has
+ * been quiet WATCH_QUIET_MS, or WATCH_BURST_MS since the first. A reply
+ * about a program that runs names the ports its process tree listens
+ * on: they are walked (ports.c) once the answer is due, before it is
+ * rendered, unless the walk that met untilPort just found them.
  *
  * send_keys' reply starts at the line the keys were typed into: text up
  * to its end is the echo, not yet a reply. On a pane showing its
@@ -64,6 +69,10 @@ struct watch {
 	int64_t			 started;	/* when the call began waiting */
 	enum sel_reason		 reason;
 	bool			 input;		/* answered for an episode */
+	struct ready		*ready;		/* readiness clauses, or NULL */
+	bool			 notify;	/* READY=1 ends the wait */
+	bool			 begun;		/* send_keys' until scan began */
+	struct ports		*ports;		/* the reply's, once walked */
 	watch_answer_cb		 answer;
 	void			*arg;
 	void			(*arg_free)(void *);	/* arg's, or NULL */
@@ -139,10 +148,21 @@ watch_free(struct watch *w)
 		w->arg_free(w->arg);
 	program_unwait(w->waiter);
 	sel_free(&w->sel);
+	ready_free(w->ready);
+	ports_free(w->ports);
 	free(w->pane);
 	free(w->screen_text);
 	free(w->lost);
 	free(w);
+}
+
+/* The wait's readiness clauses (rd, taken; NULL: none), and whether
+ * READY=1 on NOTIFY_SOCKET ends it (a read's does, a run's not). */
+void
+watch_ready(struct watch *w, struct ready *rd, bool notify)
+{
+	w->ready = rd;
+	w->notify = notify;
 }
 
 /* The watch owns its answer's arg: freed with it by fn. */
@@ -152,12 +172,44 @@ watch_own_arg(struct watch *w, void (*fn)(void *))
 	w->arg_free = fn;
 }
 
-/* The tool renders the answer, and the watch goes. */
+static void	watch_done(struct watch *);
+
+/* Is the reply's port walk under way (the answer waits for it)? */
+static bool
+watch_porting(const struct watch *w)
+{
+	return (w->ports != NULL && !ports_over(w->ports));
+}
+
+/* The reply's port walk is over: the answer goes on. */
+static void
+watch_ported(void *arg)
+{
+	watch_done(arg);
+}
+
+/* The tool renders the answer (with the ports of a program that runs,
+ * walked first), and the watch goes. */
 static void
 watch_done(struct watch *w)
 {
 	struct req	*req = w->req;
+	pid_t		 pid;
 
+	if (w->ports == NULL && w->ready != NULL && w->reason == SEL_R_PORT)
+		w->ports = ready_take_ports(w->ready);
+	if (w->ports == NULL && !watch_over(w->p) &&
+	    (pid = program_pid(w->p)) > 0) {
+		/* The program is told of (a drop answers at once). */
+		if (w->waiter == NULL)
+			w->waiter = program_wait(w->p, watch_event, w);
+		tools_set_deadline(req, DEADLINE_NONE);
+		tools_set_wake(req, DEADLINE_NONE);
+		w->ports = ports_walk(pid, watch_ported, w);
+		return;
+	}
+	if (watch_porting(w))
+		return;
 	program_unwait(w->waiter);
 	w->waiter = NULL;
 	tools_set_state(req, NULL);
@@ -225,9 +277,21 @@ watch_eval(struct watch *w, int64_t now, int64_t *next)
 	const struct textbuf	*t = program_text(w->p);
 	struct sel		*s = &w->sel;
 	bool			 over = watch_over(w->p), full;
+	size_t			 floor;
+	int			 held;
 
 	*next = w->deadline;
-	if (s->until != NULL || s->filter != NULL) {
+	if (w->pane != NULL && s->until != NULL && !w->begun) {
+		/* send_keys' until looks past the line typed into, its echo,
+		 * once that line is whole. */
+		if ((floor = watch_floor(w, t)) != SIZE_MAX) {
+			sel_begin(s, t);
+			s->scan = floor;
+			w->begun = true;
+		}
+	}
+	if ((s->until != NULL || s->filter != NULL) &&
+	    (w->pane == NULL || w->begun)) {
 		switch (sel_scan(s, t, over, SEL_SCAN_US)) {
 		case SEL_SCAN_FAILED:
 			w->reason = SEL_R_SCAN;
@@ -255,6 +319,15 @@ watch_eval(struct watch *w, int64_t now, int64_t *next)
 	}
 	if (over) {
 		w->reason = SEL_R_ENDED;
+		return (true);
+	}
+	if (w->ready != NULL && (held = ready_check(w->ready, w->p,
+	    watch_floor(w, t), now, next)) != -1) {
+		w->reason = (enum sel_reason)held;
+		return (true);
+	}
+	if (w->notify && program_ready_due(w->p)) {
+		w->reason = SEL_R_READY;
 		return (true);
 	}
 	if (now >= w->deadline) {
@@ -290,6 +363,7 @@ watch_eval(struct watch *w, int64_t now, int64_t *next)
 		break;
 	case SEL_WAIT_MATCH:
 	case SEL_WAIT_END:
+	case SEL_WAIT_READY:
 		break;
 	}
 	if (program_waiting_due(w->p, now)) {
@@ -426,6 +500,8 @@ watch_look(struct watch *w, int64_t now)
 {
 	int64_t	next, limit = w->deadline;
 
+	if (watch_porting(w))
+		return;		/* the answer is decided: it waits for that */
 	if (watch_eval(w, now, &next)) {
 		watch_answer(w);
 		return;
@@ -437,6 +513,13 @@ watch_look(struct watch *w, int64_t now)
 	tools_set_deadline(w->req, limit);
 }
 
+/* A readiness clause's walk or GET is over: look again. */
+static void
+watch_kick(void *arg)
+{
+	watch_look(arg, now_ms());
+}
+
 /* What the program tells a waiting call. */
 static void
 watch_event(struct program *p, enum program_event ev, void *arg)
@@ -445,6 +528,8 @@ watch_event(struct program *p, enum program_event ev, void *arg)
 
 	(void)p;
 	if (ev == PROGRAM_DROP) {
+		ports_free(w->ports);	/* (gone with it) */
+		w->ports = NULL;
 		w->reason = SEL_R_ENDED;
 		program_unwait(w->waiter);
 		w->waiter = NULL;
@@ -461,10 +546,13 @@ watch_event(struct program *p, enum program_event ev, void *arg)
 void
 watch_start(struct watch *w)
 {
-	if (w->sel.until != NULL || w->sel.filter != NULL)
+	/* (send_keys' until begins past the echo, in watch_eval.) */
+	if (w->sel.filter != NULL || (w->sel.until != NULL && w->pane == NULL))
 		sel_begin(&w->sel, program_text(w->p));
-	else
+	else if (w->sel.until == NULL)
 		w->sel.scan = w->sel.start;
+	if (w->ready != NULL)
+		ready_start(w->ready, watch_kick, w);
 	w->waiter = program_wait(w->p, watch_event, w);
 	tools_progress_start(w->req);
 	watch_look(w, now_ms());
@@ -577,6 +665,21 @@ enum sel_reason
 watch_reason(const struct watch *w)
 {
 	return (w->reason);
+}
+
+/* The ports of the program's tree, for the reply (NULL: not walked, it
+ * does not run). */
+const struct ports *
+watch_ports(const struct watch *w)
+{
+	return (w->ports);
+}
+
+/* The readiness clauses, for the reply's note (NULL: none). */
+const struct ready *
+watch_clauses(const struct watch *w)
+{
+	return (w->ready);
 }
 
 /* Did it answer for an episode of waiting for input? */

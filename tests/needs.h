@@ -41,6 +41,11 @@
 
 #define PMX_NO_PEAK_MEMORY "the system keeps no peak resident size of " \
 	"another process (Linux's VmHWM): macOS has none"
+#define PMX_NO_PORTS "this port cannot tell which TCP ports a process " \
+	"listens on (osdep-posix.c: POSIX has no way to another process's " \
+	"sockets), so untilPort is refused and reports say portsUnknown"
+#define PMX_NO_SYSTEMD_NOTIFY "no systemd-notify here (systemd's; not on " \
+	"macOS): READY=1 through a plain datagram is tested instead"
 
 /* Skip the calling test unless have, saying why. */
 #define PMX_NEED(have, why) do {					\

@@ -5,7 +5,10 @@
 # Debian 12 (bookworm) packages; run as root, or with sudo available.
 # Elsewhere (macOS: Homebrew, see .github/workflows/macos.yml) it does
 # nothing. procps gives ps(1), which the POSIX-only port (make
-# OSDEP=posix) reads its processes with.
+# OSDEP=posix) reads its processes with. python3 and systemd give the
+# readiness tests (test_ready) their servers and systemd-notify(1); only
+# the binary is wanted, no service of systemd's starts (policy-rc.d
+# below, and no init of its own in a container).
 # Node.js and npm are used only by the end-to-end test with the official
 # MCP SDK client; the server itself needs none of it. openssh-server gives
 # the tests an sshd they run on 127.0.0.1 with a configuration of their
@@ -18,6 +21,7 @@ need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 for pkg in build-essential pkg-config libmsgpack-dev libjsmn-dev \
     libcmocka-dev libpcre2-dev tmux clang nodejs npm openssh-server procps \
+    python3 systemd \
     "$@"; do
 	# A node and npm from elsewhere (nvm, /usr/local) will do.
 	case $pkg in

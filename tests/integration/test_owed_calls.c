@@ -14,6 +14,7 @@
  * mode), or in robust mode with its own.
  */
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>

@@ -23,6 +23,7 @@
 
 #include "client.h"
 #include "harness.h"
+#include "osdep.h"
 #include "xmalloc.h"
 
 #define LONG_MS	15000
@@ -52,7 +53,12 @@ static const char *reasons[][2] = {
 	{ "matched", "until matched" }, { "ended", "the end" },
 	{ "waitingForInput", "it waits for input" },
 	{ "timeout", "its " }, { "scanLimit", "scanning the text" },
-	{ "screen", "the screen settled" }, { NULL, NULL }
+	{ "screen", "the screen settled" },
+	{ "port", "it listens on untilPort's port" },
+	{ "url", "untilUrl answered below 400" },
+	{ "file", "untilFile is there" },
+	{ "quiet", "untilQuietMs of quiet" },
+	{ "ready", "it said READY=1" }, { NULL, NULL }
 };
 static unsigned		seen_reason[16];
 
@@ -283,6 +289,21 @@ carries_obj(const struct json *sc, const char *text, bool list)
 			if (!ended)
 				says(text, true, "%" PRId64 " ms of its lifetime "
 				    "left", json_int(v));
+		} else if (strcmp(key, "ports") == 0) {
+			for (j = 0; j < json_len(v); j++) {
+				s = str_of(json_get(json_at(v, j), "address"));
+				says(text, true, strchr(s, ':') != NULL ?
+				    "[%s]:%" PRId64 : "%s:%" PRId64, s,
+				    int_of(json_at(v, j), "port"));
+			}
+			says(text, true, ", listening on ");
+		} else if (strcmp(key, "portsUnknown") == 0) {
+			says(text, true, " (%s)", s);
+		} else if (strcmp(key, "ready") == 0) {
+			assert_true(json_bool(v));
+			says(text, true, ", ready (it said READY=1)");
+		} else if (strcmp(key, "status") == 0) {
+			says(text, true, ", status \"%s\"", s);
 		} else
 			fail_msg("%s: no rule for this field; write one", key);
 	}
@@ -579,6 +600,79 @@ test_reasons(void **state)
 	json_doc_free(d);
 }
 
+/*
+ * The readiness clauses: each reason, and the fields they bring (the
+ * ports a server listens on, READY=1 and its status), said in the text.
+ */
+static void
+test_readiness(void **state)
+{
+	struct json_doc	*d;
+	char		*id, *py, *flag;
+	const char	*text;
+	unsigned	 port = 0;
+	FILE		*f;
+
+	(void)state;
+	d = call("start_program", "{\"argv\":[\"python3\",\"-m\","
+	    "\"http.server\",\"--bind\",\"127.0.0.1\",\"0\"],"
+	    "\"until\":\"^Serving HTTP\",\"timeoutMs\":%d}", LONG_MS);
+	assert_string_equal(sc_str(d, "reason"), "matched");
+	id = xstrdup(sc_str(d, "programId"));
+	text = strstr(sc_str(d, "text"), " port ");
+	assert_non_null(text);
+	assert_int_equal(sscanf(text, " port %u", &port), 1);
+	json_doc_free(d);
+	d = call("read_program", "{\"programId\":\"%s\",\"untilUrl\":"
+	    "\"http://127.0.0.1:%u/\",\"timeoutMs\":%d}", id, port, LONG_MS);
+	assert_string_equal(sc_str(d, "reason"), "url");
+	json_doc_free(d);
+	if (osdep_features() & OSDEP_PORTS) {
+		d = call("read_program", "{\"programId\":\"%s\",\"untilPort\":"
+		    "%u,\"timeoutMs\":%d}", id, port, LONG_MS);
+		assert_string_equal(sc_str(d, "reason"), "port");
+		json_doc_free(d);
+	} else
+		saw_reason("port");	/* (refused here: test_ready's) */
+	d = call("read_program", "{\"programId\":\"%s\",\"untilQuietMs\":"
+	    "200,\"timeoutMs\":%d}", id, LONG_MS);
+	assert_string_equal(sc_str(d, "reason"), "quiet");
+	json_doc_free(d);
+	json_doc_free(call("list_programs", "{}"));
+	json_doc_free(call("stop_program", "{\"programId\":\"%s\"}", id));
+	free(id);
+
+	xasprintf(&flag, "%s/text.flag", group.dir);
+	d = call("start_program", "{\"argv\":[\"sh\",\"-c\",\"touch \\\"$0\\\"; "
+	    "exec sleep 30\",\"%s\"],\"untilFile\":\"%s\",\"timeoutMs\":%d}",
+	    flag, flag, LONG_MS);
+	assert_string_equal(sc_str(d, "reason"), "file");
+	id = xstrdup(sc_str(d, "programId"));
+	json_doc_free(d);
+	json_doc_free(call("stop_program", "{\"programId\":\"%s\"}", id));
+	free(id);
+	unlink(flag);
+	free(flag);
+
+	xasprintf(&py, "%s/text_notify.py", group.dir);
+	assert_non_null(f = fopen(py, "w"));
+	fputs("import os, socket, time\n"
+	    "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+	    "s.sendto(b'STATUS=all good\\nREADY=1', "
+	    "os.environ['NOTIFY_SOCKET'])\n"
+	    "time.sleep(30)\n", f);
+	assert_int_equal(fclose(f), 0);
+	d = call("start_program", "{\"argv\":[\"python3\",\"%s\"],"
+	    "\"timeoutMs\":%d}", py, LONG_MS);
+	assert_string_equal(sc_str(d, "reason"), "ready");
+	id = xstrdup(sc_str(d, "programId"));
+	json_doc_free(d);
+	json_doc_free(call("list_programs", "{}"));
+	json_doc_free(call("stop_program", "{\"programId\":\"%s\"}", id));
+	free(id);
+	free(py);
+}
+
 /* Each flag and nullable field was seen both ways. */
 static void
 test_every_way_seen(void **state)
@@ -611,6 +705,7 @@ main(void)
 		cmocka_unit_test(test_runs_and_capture),
 		cmocka_unit_test(test_tail_filter_screen),
 		cmocka_unit_test(test_reasons),
+		cmocka_unit_test(test_readiness),
 		cmocka_unit_test(test_every_way_seen),
 	};
 

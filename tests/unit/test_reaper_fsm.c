@@ -9,8 +9,8 @@
  * that can come (a polled source's, the deadline, or a follow-up its
  * action may return); from every state each way of stopping ends in
  * "done" in a few steps and at most two deadlines; only the frames that
- * come once are ever "unexpected"; a state polls a FIFO exactly when it
- * reads it, keeps polling it to the end, and closes it at EOF; every
+ * come once are ever "unexpected"; a state polls a FIFO (and the
+ * program's NOTIFY_SOCKET) exactly when it reads it, keeps polling it to the end, and closes it at EOF; every
  * chain of follow-ups ends; and the main rows docs/ARCHITECTURE.md
  * shows hold, one by one.
  */
@@ -49,6 +49,8 @@ source_brings(unsigned polls, enum fsm_event e)
 		return ((polls & FSM_POLL_ERR) != 0);
 	case E_LAUNCHER_GONE:
 		return ((polls & FSM_POLL_LAUNCHER) != 0);
+	case E_NOTIFY_DATA:
+		return ((polls & FSM_POLL_NOTIFY) != 0);
 	case E_DEADLINE:
 		return (true);
 	default:
@@ -333,6 +335,11 @@ test_polls_match_cells(void **state)
 		    fsm_transition(s, E_ERR_EOF)->action != A_ERR_CLOSE)
 			fail_msg("%s: err_eof does not close it",
 			    fsm_state_name(s));
+		a = fsm_transition(s, E_NOTIFY_DATA)->action;
+		if ((p & FSM_POLL_NOTIFY) ? a != A_NOTIFY : a != A_IGNORE)
+			fail_msg("%s: polls NOTIFY_SOCKET %s, notify_data %s",
+			    fsm_state_name(s), p & FSM_POLL_NOTIFY ? "yes" :
+			    "no", fsm_action_name(a));
 		for (e = 0; e < E_COUNT; e++) {
 			c = fsm_transition(s, e);
 			if ((p & (FSM_POLL_FIFO | FSM_POLL_ERR) &
@@ -478,6 +485,8 @@ static const struct doc_row doc_rows[] = {
 	    "err_read", NULL },
 	{ "gate running term kill orphan held killpane done", "err_eof",
 	    "err_close", NULL },
+	{ "gate running term kill orphan held killpane done", "notify_data",
+	    "notify", NULL },
 	{ "done", "start pane", "ignore", NULL },
 };
 

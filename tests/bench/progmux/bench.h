@@ -187,6 +187,9 @@ int	agent_start(struct agent *a, const char *argv_json, char **id,
 	    char **pane);
 void	bench_agent(void);
 
+/* ports.c */
+void	bench_ports(void);
+
 /* agent_reads.c */
 void	bench_agent_logs(struct pmx *c, const struct json_doc *list);
 

@@ -6,12 +6,15 @@
  *	bench_progmux [--smoke] [--strip-json FILE] [--json-out FILE]
  *	    [--no-page BIN]
  *	bench_progmux --stamp MS	(helper: sleep, print CLOCK_REALTIME ns)
+ *	bench_progmux --listen [exit]	(helper: listen on a port of 127.0.0.1)
+ *	bench_progmux --tree N K	(helper: N children holding K sockets)
  *
  * BENCH_SMOKE=1 is --smoke; BENCH_RUNS and BENCH_TP_RUNS set the number of
- * samples; BENCH_ONLY=latency,cold,throughput,memory,scale,agent picks
- * groups (latency.c, throughput.c, scale.c, agent.c with agent_reads.c).
- * --no-page names the build without ask_user_secret's page that figure 7b
- * holds a cold start against (make bench builds it).
+ * samples; BENCH_ONLY=latency,cold,throughput,memory,scale,agent,ports
+ * picks groups (latency.c, throughput.c, scale.c, agent.c with
+ * agent_reads.c, ports.c). --no-page names the build without
+ * ask_user_secret's page that figure 7b holds a cold start against (make
+ * bench builds it).
  *
  * Prints a table on stdout and writes the same figures as JSON. A slow
  * machine never fails it: it exits 0 whatever the figures, and 1 only when
@@ -19,8 +22,12 @@
  * order, tmux refused a baseline command).
  */
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <ctype.h>
 #include <dirent.h>
@@ -87,6 +94,48 @@ stamp_main(const char *ms)
 	return (0);
 }
 
+/*
+ * The port figures' helpers: --listen listens on 127.0.0.1 (a port of the
+ * kernel's choosing), says so, and stays, or with "exit" leaves; --tree
+ * N K also forks N children that each hold K sockets, and says "tree
+ * ready" once they all do. Stopping the program ends them all.
+ */
+static int
+listen_main(bool leave, int n, int k)
+{
+	struct sockaddr_in	sin;
+	int			fd, p[2], i, j;
+	char			c;
+
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof sin) == -1 ||
+	    listen(fd, 4) == -1 || pipe(p) == -1)
+		return (1);
+	for (i = 0; i < n; i++) {
+		if (fork() != 0)
+			continue;
+		close(p[0]);
+		for (j = 0; j < k; j++)
+			(void)socket(AF_INET, SOCK_STREAM, 0);
+		(void)!write(p[1], "x", 1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	for (i = 0; i < n; i++)
+		if (read(p[0], &c, 1) != 1)
+			return (1);
+	printf("%s\n", n > 0 ? "tree ready" : "listening");
+	fflush(stdout);
+	if (leave)
+		return (0);
+	for (;;)
+		pause();
+}
+
 /* Run every figure; print the table; write the JSON. */
 int
 main(int argc, char **argv)
@@ -101,6 +150,10 @@ main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "--stamp") == 0)
 		return (stamp_main(argv[2]));
+	if (argc >= 2 && strcmp(argv[1], "--listen") == 0)
+		return (listen_main(argc == 3, 0, 0));
+	if (argc == 4 && strcmp(argv[1], "--tree") == 0)
+		return (listen_main(false, atoi(argv[2]), atoi(argv[3])));
 	smoke = getenv("BENCH_SMOKE") != NULL &&
 	    strcmp(getenv("BENCH_SMOKE"), "0") != 0;
 	for (i = 1; i < argc; i++) {
@@ -153,6 +206,8 @@ main(int argc, char **argv)
 		bench_scale();
 	if (bench_wanted("agent"))
 		bench_agent();
+	if (bench_wanted("ports"))
+		bench_ports();
 	bench_strip_figures(strip_json);
 	secs = (double)(now_us() - t0) / 1e6;
 
