@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "log.h"
 #include "proto.h"
 #include "xmalloc.h"
 
@@ -13,6 +14,7 @@ msg_key(struct msg_out *m, const char *key)
 {
 	size_t	len = strlen(key);
 
+	m->have++;
 	msgpack_pack_str(&m->pk, len);
 	msgpack_pack_str_body(&m->pk, key, len);
 }
@@ -23,6 +25,8 @@ msg_begin(struct msg_out *m, const char *type, unsigned nfields)
 	msgpack_sbuffer_init(&m->sb);
 	msgpack_packer_init(&m->pk, &m->sb, msgpack_sbuffer_write);
 	msgpack_pack_map(&m->pk, nfields + 1);
+	m->want = nfields + 1;
+	m->have = 0;
 	msg_str(m, "t", type);
 }
 
@@ -97,6 +101,11 @@ msg_end(struct msg_out *m, struct buf *queue)
 	unsigned char	hdr[4];
 	uint32_t	len = (uint32_t)m->sb.size;
 
+	/* A map whose count is not its fields' is not msgpack the peer can
+	 * read: a frame written wrong, which no input can cause. */
+	if (m->have != m->want)
+		fatalx("msg_end: a frame declared %u fields and wrote %u",
+		    m->want - 1, m->have - 1);
 	hdr[0] = len >> 24;
 	hdr[1] = len >> 16;
 	hdr[2] = len >> 8;

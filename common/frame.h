@@ -20,6 +20,8 @@
 struct msg_out {
 	msgpack_sbuffer	sb;
 	msgpack_packer	pk;
+	unsigned	want;	/* fields msg_begin declared, "t" too */
+	unsigned	have;	/* and written: msg_end holds them equal */
 };
 
 void	msg_begin(struct msg_out *, const char *type, unsigned nfields);

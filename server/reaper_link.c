@@ -124,7 +124,7 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
 	char		**tv = tmux_client_argv();
 	size_t		  n = 0;
 
-	msg_begin(&m, MSG_START, 15);
+	msg_begin(&m, MSG_START, 16);
 	msg_str(&m, "id", l->id);
 	msg_strv(&m, "argv", st->argv, st->argc);
 	msg_str(&m, "dir", st->dir);
