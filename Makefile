@@ -108,9 +108,10 @@ UNIT_SRC   = $(filter-out $(if $(filter darwin,$(OSDEP)),tests/unit/test_ttywait
 SCHEMAS    = $(sort $(wildcard schemas/*.json))
 
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
-FRONT_PURE_SRC = server/json.c server/jschema.c server/pattern.c \
+FRONT_PURE_SRC = server/json.c server/jschema.c server/pattern.c server/spool_read.c \
 	server/textbuf.c server/ttywait-$(TTYWAIT).c
-REAPER_PURE_SRC = reaper/strip.c reaper/marker.c reaper/record.c reaper/fsm.c
+REAPER_PURE_SRC = reaper/strip.c reaper/marker.c reaper/record.c reaper/fsm.c \
+	reaper/spool_write.c
 PURE_SRC   = $(FRONT_PURE_SRC) $(REAPER_PURE_SRC)
 LIBS_TEST  = $(B)/libfront.a $(B)/libreaper.a $(B)/libcommon.a
 SERVER_OBJ = $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schemas.o
