@@ -193,7 +193,7 @@ $(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_TEST_OBJ) $(LIBS_T
 # panes, reapers, input-wait checks, loop and clock program.c calls.
 $(B)/tests/test_server_program: tests/unit/test_server_program.c $(B)/obj/server/program.o $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/program.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/program.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
 
 $(B)/tests/test_server_tmux: tests/unit/test_server_tmux.c $(B)/obj/server/tmux_parse.o $(B)/libcommon.a
 	@mkdir -p $(@D)

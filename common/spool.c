@@ -242,6 +242,32 @@ spool_dir_name(const char *name)
 	return (strcmp(p, SPOOL_DIR_SUFFIX) == 0);
 }
 
+/* Make parentfd/name, a fresh directory of ours, and open it. */
+int
+spool_dir_make(int parentfd, const char *name)
+{
+	struct stat	st;
+	int		dfd;
+
+	if (!spool_dir_name(name)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if (mkdirat(parentfd, name, 0700) == -1)
+		return (-1);
+	dfd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (dfd == -1)
+		return (-1);
+	if (fstat(dfd, &st) == -1 || st.st_uid != geteuid() ||
+	    ((st.st_mode & 07777) != 0700 && fchmod(dfd, 0700) == -1)) {
+		close(dfd);
+		errno = EPERM;
+		return (-1);
+	}
+	return (dfd);
+}
+
 /* Is name one of a spool's own files (a segment or a record)? */
 static bool
 spool_own_name(const char *name)

@@ -85,6 +85,9 @@ uint64_t spool_reserve(const struct statvfs *);
 uint64_t spool_free(int fd);
 /* Is name a program's spool directory, p<N>.text? */
 bool	spool_dir_name(const char *name);
+/* Make the spool directory name (0700) in parentfd and open it: its
+ * descriptor, or -1 with errno. */
+int	spool_dir_make(int parentfd, const char *name);
 /* Remove what a spool holds from its directory dfd: how many entries
  * are left (not ours, or not removable), or -1 with errno. */
 int	spool_dir_empty(int dfd);

@@ -463,6 +463,7 @@ spool_gap(const struct textbuf *t, struct spool_gap *g)
 		g->to = sp->drop.to;
 		g->bytes = sp->drop.to - sp->drop.from;
 		g->lines = sp->drop.lines;
+		g->chars = sp->drop.chars;
 		g->why = sp->drop.why;
 		g->err = sp->drop.err;
 	}
@@ -621,7 +622,7 @@ spool_find_lf(const struct textbuf *t, size_t from, size_t to, size_t *at)
 	spool_view_init(&v, t);
 	while (from < to) {
 		n = to - from;
-		if ((p = spool_view_get(&v, from, &n)) == NULL || n == 0)
+		if ((p = spool_view_get(&v, from, &n, 1)) == NULL || n == 0)
 			break;
 		if ((lf = memchr(p, '\n', n)) != NULL) {
 			*at = from + (size_t)(lf - p);
@@ -666,7 +667,7 @@ spool_page(const struct textbuf *t, size_t cursor, size_t max_lines,
 	if (n > UTF8_MAX * (max_chars + 1))
 		n = UTF8_MAX * (max_chars + 1);
 	spool_view_init(&v, t);
-	if ((p = spool_view_get(&v, c, &n)) == NULL)
+	if ((p = spool_view_get(&v, c, &n, n)) == NULL)
 		n = 0;
 	spool_over(&vt, p, c, n, true);
 	textbuf_page(&vt, c, max_lines, max_chars, c + n == e &&
@@ -703,11 +704,11 @@ spool_tail(const struct textbuf *t, size_t from, size_t end,
 		spool_view_init(&v, t);
 		if (vb > lo) {
 			one = 1;
-			if ((p = spool_view_get(&v, vb - 1, &one)) != NULL &&
+			if ((p = spool_view_get(&v, vb - 1, &one, 1)) != NULL &&
 			    one == 1)
 				before = *p;
 		}
-		if ((p = spool_view_get(&v, vb, &n)) == NULL)
+		if ((p = spool_view_get(&v, vb, &n, n)) == NULL)
 			n = 0;
 		spool_over(&vt, p, vb, n, before == '\n');
 		textbuf_tail(&vt, max_lines, max_chars, pg);
@@ -731,7 +732,7 @@ spool_copy(const struct textbuf *t, size_t from, size_t to, struct buf *b)
 	spool_view_init(&v, t);
 	while (from < to) {
 		n = to - from;
-		if ((p = spool_view_get(&v, from, &n)) == NULL || n == 0)
+		if ((p = spool_view_get(&v, from, &n, 1)) == NULL || n == 0)
 			break;
 		buf_add(b, p, n);
 		from += n;
@@ -754,9 +755,10 @@ spool_view_free(struct spool_view *v)
 	v->cap = v->base = v->len = 0;
 }
 
-/* Bytes [off, off + *n) in one piece. */
+/* Bytes [off, off + *n) in one piece (at least min of them if there
+ * are, else all it can). */
 const char *
-spool_view_get(struct spool_view *v, size_t off, size_t *n)
+spool_view_get(struct spool_view *v, size_t off, size_t *n, size_t min)
 {
 	const struct textbuf	*t = v->t;
 	struct spool		*sp = spool_of(t);
@@ -770,17 +772,22 @@ spool_view_get(struct spool_view *v, size_t off, size_t *n)
 	}
 	if (*n > e - off)
 		*n = e - off;
+	if (min > *n)
+		min = *n;
 	if (off >= t->base)		/* held in memory */
 		return (t->data + (off - t->base));
 	if (sp == NULL) {
 		*n = 0;
 		return (NULL);
 	}
-	if (off >= v->base && off + *n <= v->len)
+	if (off >= v->base && off + min <= v->len && off < v->len) {
+		if (*n > v->len - off)
+			*n = v->len - off;
 		return (v->buf + (off - v->base));
-	want = *n > SPOOL_CHUNK ? *n : SPOOL_CHUNK;
-	if (want > e - off)
-		want = e - off;
+	}
+	want = min > SPOOL_CHUNK ? min : SPOOL_CHUNK;
+	if (want > *n)
+		want = *n;
 	if (want > v->cap) {
 		free(v->buf);
 		v->buf = xmalloc(want);

@@ -41,7 +41,7 @@ struct spool_news {
 /* The gap, as a reply says it: not kept between cursors from and to. */
 struct spool_gap {
 	size_t		 from, to;
-	size_t		 lines, bytes;
+	size_t		 lines, bytes, chars;
 	enum spool_why	 why;
 	int		 err;
 };
@@ -98,8 +98,10 @@ void	 spool_copy(const struct textbuf *, size_t from, size_t to,
 
 void	 spool_view_init(struct spool_view *, const struct textbuf *);
 void	 spool_view_free(struct spool_view *);
-/* The bytes [off, off + *n) contiguous, *n cut at the run's end and
- * at what the text has; valid until the view's next use. */
-const char *spool_view_get(struct spool_view *, size_t off, size_t *n);
+/* The bytes [off, off + *n) contiguous, *n cut at the run's end and at
+ * what the text has, and to what the view already holds if that is at
+ * least min bytes; valid until the view's next use. */
+const char *spool_view_get(struct spool_view *, size_t off, size_t *n,
+	    size_t min);
 
 #endif
