@@ -305,6 +305,7 @@ spool_dir_empty(int dfd)
 		close(fd);
 		return (-1);
 	}
+	rewinddir(d);		/* (the offset is dfd's, maybe read before) */
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)

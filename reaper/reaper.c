@@ -1207,6 +1207,8 @@ static void __attribute__((noreturn))
 reaper_exit(void)
 {
 	reaper_close_ctl();
+	spool_w_free(&r.out_w);
+	spool_w_free(&r.err_w);
 	if (r.forgotten && r.spool_fd != -1)
 		spool_dir_empty(r.spool_fd);
 	if (r.lock_fd != -1) {

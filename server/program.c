@@ -43,7 +43,6 @@
 #include <sys/queue.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,10 +84,11 @@ struct program {
 
 	struct textbuf		 text;		/* a window on its spool */
 	struct textbuf		 errtext;	/* with separateStderr */
-	int			 spool_fd;	/* its spool's directory, or -1 */
+	int			 spool_fd;	/* its spool, for its reaper */
 	struct spool		*out;		/* the text's reader */
 	struct spool		*err;		/* standard error's */
 	bool			 told_full;	/* warned: its fs is full */
+	bool			 spooled;	/* its spool was made */
 	enum program_outcome	 outcome;	/* once ended */
 	int64_t			 exit_status;	/* -1: none */
 	int			 signal;	/* 0: none */
@@ -551,6 +551,8 @@ program_end(struct program *p, enum program_outcome how, int64_t status,
 	p->lost_end = p->lost_end || lost_end;
 	if (why != NULL && p->why == NULL)
 		p->why = xstrdup(why);
+	spool_rest(p->out);	/* its text is all told */
+	spool_rest(p->err);
 	if (!p->spec.keep_pane)
 		program_pane_gone(p);
 	log_debug("%s ended: %s status %lld signal %d", p->id,
@@ -619,8 +621,8 @@ program_pipe(struct program *p)
 
 	pane_pipe(p->pane);
 	pane_take_fds(p->pane, &fds[0], &fds[1], &fds[2]);
-	fds[3] = p->spool_fd != -1 ? fcntl(p->spool_fd, F_DUPFD_CLOEXEC, 0) :
-	    -1;
+	fds[3] = p->spool_fd;		/* the reaper's now */
+	p->spool_fd = -1;
 	if ((p->link = reaper_link_spawn(p->id, &p->spec,
 	    pane_err_name(p->pane), fds, &program_reaper_cb, p, &why)) ==
 	    NULL) {
@@ -810,15 +812,23 @@ program_start(struct program *p, struct program_spec *spec, char **cause)
 
 	p->spec = *spec;
 	memset(spec, 0, sizeof *spec);
+	if (config_rundir_check(cause) == -1)
+		return (-1);
 	snprintf(name, sizeof name, "%s%s", p->id, SPOOL_DIR_SUFFIX);
 	if ((p->spool_fd = spool_dir_make(cfg.rundir_fd, name)) == -1) {
 		xasprintf(cause, "cannot make the directory for its text in "
 		    "%s: %s", cfg.rundir, fd_strerror(errno));
 		return (-1);
 	}
-	p->out = spool_open(p->spool_fd, SPOOL_OUT, &p->text);
-	if (p->spec.separate_stderr)
-		p->err = spool_open(p->spool_fd, SPOOL_ERR, &p->errtext);
+	p->spooled = true;
+	if ((p->out = spool_open(&cfg.rundir_fd, name, SPOOL_OUT,
+	    &p->text)) == NULL || (p->spec.separate_stderr &&
+	    (p->err = spool_open(&cfg.rundir_fd, name, SPOOL_ERR,
+	    &p->errtext)) == NULL)) {
+		xasprintf(cause, "cannot open the directory for its text in "
+		    "%s: %s", cfg.rundir, fd_strerror(errno));
+		return (-1);
+	}
 	if ((p->pane = pane_new(p->id, &p->spec, &program_pane_cb, p,
 	    cause)) == NULL)
 		return (-1);
@@ -909,10 +919,11 @@ program_unspool(struct program *p)
 	spool_close(p->out);
 	spool_close(p->err);
 	p->out = p->err = NULL;
-	if (p->spool_fd == -1)
-		return;
-	close(p->spool_fd);
+	if (p->spool_fd != -1)
+		close(p->spool_fd);
 	p->spool_fd = -1;
+	if (!p->spooled)
+		return;
 	snprintf(name, sizeof name, "%s%s", p->id, SPOOL_DIR_SUFFIX);
 	programs_unspool(name);
 }

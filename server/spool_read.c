@@ -9,12 +9,17 @@
  * at most SPOOL_CP + SPOOL_CHUNK bytes read; any byte is in the window
  * or one pread away. Only the last segment's file is kept open; the
  * others are opened for a read and closed, so that a segment the writer
- * removes frees its space at once.
+ * removes frees its space at once. Once the text is complete
+ * (spool_rest) the reader holds no descriptor at all: the directory is
+ * opened again for each read, and only if it is the one it was (its
+ * device and inode), so that ended programs cost no descriptors.
  *
  * The writer only appends, and removes only what it has recorded as
  * dropped (common/spool.c), so a read of a range the reader still
  * believes kept finds either the bytes or no file (a short read: the
- * news of the drop follows).
+ * news of the drop follows). The news names the last segment only: a
+ * read that finds its segment short (one began since, untold) lists the
+ * directory again (spool_relist) and reads once more.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -39,7 +44,12 @@ struct spool_cp {
 };
 
 struct spool {
-	int			 dfd;
+	const int		*parentfd;	/* where the directory is */
+	char			*name;		/* its name there */
+	dev_t			 dev;		/* and what it is */
+	ino_t			 ino;
+	int			 dfd;		/* it, open; -1 at rest */
+	bool			 rest;		/* the text is complete */
 	char			 stream;
 	struct textbuf		*win;		/* the window, fed here */
 	uint64_t		 told;		/* how far the text goes */
@@ -84,20 +94,83 @@ spool_cp_add(struct spool *sp, size_t off, size_t lines, size_t chars)
 	sp->ncps++;
 }
 
-/* A reader of stream in dfd, its text into win. */
+/* Open the spool's directory: name in parentfd, a directory of ours,
+ * never through a link, and (once known) the one it was. */
+static int
+spool_dir_open(struct spool *sp)
+{
+	struct stat	st;
+	int		fd;
+
+	if (sp->dfd != -1)
+		return (sp->dfd);
+	fd = openat(*sp->parentfd, sp->name, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		return (-1);
+	if (fstat(fd, &st) == -1 || st.st_uid != geteuid() ||
+	    (sp->ino != 0 && (st.st_dev != sp->dev || st.st_ino != sp->ino))) {
+		close(fd);
+		return (-1);
+	}
+	sp->dev = st.st_dev;
+	sp->ino = st.st_ino;
+	return (sp->dfd = fd);
+}
+
+/* At rest, a read lets go of the descriptors it opened. */
+static void
+spool_let_go(struct spool *sp)
+{
+	if (!sp->rest)
+		return;
+	if (sp->fd != -1)
+		close(sp->fd);
+	if (sp->dfd != -1)
+		close(sp->dfd);
+	sp->fd = sp->dfd = -1;
+}
+
+static int	spool_restore(struct spool *);
+
+/*
+ * A reader of stream in the spool directory name of *parentfd (kept
+ * open while the text grows), its text into win, with what the spool
+ * already holds (nothing, for a program just started; all of it, for a
+ * reader that comes later); NULL with errno.
+ */
 struct spool *
-spool_open(int dfd, char stream, struct textbuf *win)
+spool_open(const int *parentfd, const char *name, char stream,
+    struct textbuf *win)
 {
 	struct spool	*sp;
+	int		 saved;
 
 	sp = xcalloc(1, sizeof *sp);
-	sp->dfd = dfd;
+	sp->parentfd = parentfd;
+	sp->name = xstrdup(name);
+	sp->dfd = sp->fd = -1;
 	sp->stream = stream;
 	sp->win = win;
-	sp->fd = -1;
 	win->spool = sp;
 	spool_cp_add(sp, 0, 0, 0);
+	if (spool_dir_open(sp) == -1 || spool_restore(sp) == -1) {
+		saved = errno;
+		spool_close(sp);
+		errno = saved;
+		return (NULL);
+	}
 	return (sp);
+}
+
+/* The text is complete: hold no descriptor from now on. */
+void
+spool_rest(struct spool *sp)
+{
+	if (sp == NULL)
+		return;
+	sp->rest = true;
+	spool_let_go(sp);
 }
 
 /* Let go of the reader (its window stays its owner's). */
@@ -106,10 +179,11 @@ spool_close(struct spool *sp)
 {
 	if (sp == NULL)
 		return;
-	if (sp->fd != -1)
-		close(sp->fd);
+	sp->rest = true;
+	spool_let_go(sp);
 	if (sp->win != NULL)
 		sp->win->spool = NULL;
+	free(sp->name);
 	free(sp->segs);
 	free(sp->cps);
 	free(sp);
@@ -166,6 +240,8 @@ spool_seg_open(struct spool *sp, size_t i)
 	    sp->fd_start == sp->segs[i])
 		return (sp->fd);
 	spool_seg_name(name, sizeof name, sp->stream, sp->segs[i]);
+	if (spool_dir_open(sp) == -1)
+		return (-1);
 	fd = openat(sp->dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC);
 	if (fd == -1)
@@ -183,10 +259,58 @@ spool_seg_open(struct spool *sp, size_t i)
 	return (fd);
 }
 
-/* Bytes [off, off + n) from the files into dst: how many came (fewer
- * when a file is gone or short: the drop's news is on its way). */
+/* Compare segment starts, for qsort. */
+static int
+spool_seg_cmp(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+/* Learn the segments from the directory itself: those there now. */
+static int
+spool_relist(struct spool *sp)
+{
+	struct dirent	*de;
+	uint64_t	 start;
+	DIR		*dir;
+	int		 fd;
+
+	if (spool_dir_open(sp) == -1 ||
+	    (fd = fcntl(sp->dfd, F_DUPFD_CLOEXEC, 0)) == -1)
+		return (-1);
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return (-1);
+	}
+	rewinddir(dir);		/* (the offset is dfd's, read before) */
+	sp->nsegs = 0;
+	while ((de = readdir(dir)) != NULL)
+		if (spool_seg_parse(de->d_name, sp->stream, &start)) {
+			if (sp->nsegs == sp->segs_cap) {
+				sp->segs_cap = sp->segs_cap ? sp->segs_cap * 2 :
+				    8;
+				sp->segs = xreallocarray(sp->segs,
+				    sp->segs_cap, sizeof *sp->segs);
+			}
+			sp->segs[sp->nsegs++] = start;
+		}
+	closedir(dir);
+	qsort(sp->segs, sp->nsegs, sizeof *sp->segs, spool_seg_cmp);
+	if (sp->fd != -1 && (sp->nsegs == 0 ||
+	    sp->segs[sp->nsegs - 1] != sp->fd_start)) {
+		close(sp->fd);
+		sp->fd = -1;
+	}
+	return (0);
+}
+
+/* Bytes [off, off + n) from the segment files into dst: how many came.
+ * Fewer when the files do not hold them (gone: the drop's news is on
+ * its way). */
 static size_t
-spool_read_files(struct spool *sp, uint64_t off, size_t n, char *dst)
+spool_read_segs(struct spool *sp, uint64_t off, size_t n, char *dst)
 {
 	size_t	i, got = 0, k;
 	ssize_t	m;
@@ -208,7 +332,22 @@ spool_read_files(struct spool *sp, uint64_t off, size_t n, char *dst)
 			break;
 		got += (size_t)m;
 		off += (uint64_t)m;
+		if ((size_t)m < k)
+			break;
 	}
+	return (got);
+}
+
+/* The same, listing the segments again if they fell short once. */
+static size_t
+spool_read_files(struct spool *sp, uint64_t off, size_t n, char *dst)
+{
+	size_t	got;
+
+	got = spool_read_segs(sp, off, n, dst);
+	if (got < n && spool_relist(sp) == 0)
+		got += spool_read_segs(sp, off + got, n - got, dst + got);
+	spool_let_go(sp);
 	return (got);
 }
 
@@ -385,49 +524,18 @@ spool_told(struct spool *sp, const struct spool_news *nw)
 	spool_catch_up(sp);
 }
 
-/* Compare segment starts, for qsort. */
+/* Read what the directory holds, as a reader that saw nothing: the
+ * record, the segments, the text to the end of the last (-1: errno). */
 static int
-spool_seg_cmp(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x < y ? -1 : x > y);
-}
-
-/* Read what the directory holds, as a new reader. */
-int
-spool_restore(struct spool *sp, char **cause)
+spool_restore(struct spool *sp)
 {
 	struct spool_drop	 d;
-	struct dirent		*de;
 	struct stat		 st;
 	char			 name[SPOOL_NAME_MAX];
-	uint64_t		 start;
-	DIR			*dir;
-	int			 fd;
 
-	if (spool_meta_read(sp->dfd, sp->stream, &d) == -1) {
-		xasprintf(cause, "the spool's record cannot be read: %s",
-		    strerror(errno));
+	if (spool_meta_read(sp->dfd, sp->stream, &d) == -1 ||
+	    spool_relist(sp) == -1)
 		return (-1);
-	}
-	if ((fd = fcntl(sp->dfd, F_DUPFD_CLOEXEC, 0)) == -1 ||
-	    (dir = fdopendir(fd)) == NULL) {
-		xasprintf(cause, "the spool cannot be listed: %s",
-		    strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return (-1);
-	}
-	while ((de = readdir(dir)) != NULL)
-		if (spool_seg_parse(de->d_name, sp->stream, &start)) {
-			sp->segs = xreallocarray(sp->segs, sp->nsegs + 1,
-			    sizeof *sp->segs);
-			sp->segs[sp->nsegs++] = start;
-		}
-	closedir(dir);
-	sp->segs_cap = sp->nsegs;
-	qsort(sp->segs, sp->nsegs, sizeof *sp->segs, spool_seg_cmp);
 	sp->told = d.why != SPOOL_WHY_NONE ? d.to : 0;
 	if (sp->nsegs > 0) {
 		spool_seg_name(name, sizeof name, sp->stream,

@@ -55,13 +55,17 @@ struct spool_view {
 	size_t			 base, len;	/* buf holds [base, len) */
 };
 
-/* The reader of stream in the spool directory dfd (not taken), whose
- * text goes into win (a window: textbuf_init_window). */
-struct spool	*spool_open(int dfd, char stream, struct textbuf *win);
+/* The reader of stream in the spool directory name in *parentfd (the
+ * runtime directory's descriptor, whichever it is when a read opens the
+ * spool again), whose text goes into win (a window:
+ * textbuf_init_window), with what it already holds: a reader that comes
+ * later (a new front) rebuilds the text, its counts and its gap from
+ * the directory alone. NULL with errno. */
+struct spool	*spool_open(const int *parentfd, const char *name,
+		     char stream, struct textbuf *win);
+/* The text is complete: the reader holds no descriptor from now on. */
+void		 spool_rest(struct spool *);
 void		 spool_close(struct spool *);
-/* Read what the directory holds, as a reader that saw nothing: the
- * record, the segments, the text to the last one's end. */
-int		 spool_restore(struct spool *, char **cause);
 /* The reaper's news: read the new text. */
 void		 spool_told(struct spool *, const struct spool_news *);
 /* Bytes of the text kept on disk. */

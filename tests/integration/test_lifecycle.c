@@ -404,8 +404,9 @@ first_err_line(struct pmx *c)
 /*
  * Settings DESIGN lists: the start line on stderr names the version, the
  * socket and the mode; PROGMUX_OUTPUT_MAX_BYTES cuts the text kept
- * (outputCut); PROGMUX_SESSION names the session; libtmux's
- * LIBTMUX_SOCKET_PATH is honoured when progmux's own is not set.
+ * (outputCut): the head and the end, no more than it; PROGMUX_SESSION
+ * names the session; libtmux's LIBTMUX_SOCKET_PATH is honoured when
+ * progmux's own is not set.
  */
 static void
 test_settings(void **state)
@@ -433,9 +434,16 @@ test_settings(void **state)
 	id = pmx_start_program(&c, "{\"argv\":[\"seq\",\"1\",\"10000\"]}",
 	    NULL);
 	assert_non_null(id);
+	/* Read once it has ended: a reader following it would see the
+	 * middle go by before it is dropped. */
+	snprintf(lib, sizeof lib, "{\"programId\":\"%s\",\"tail\":1,"
+	    "\"timeoutMs\":20000}", id);
+	json_doc_free(sc_call_ok(&c, "read_program", lib));
 	text = pmx_read_all(&c, id, 20000, &d);
 	assert_true(strlen(text) <= 1024);
 	assert_int_equal(strncmp(text, "1\n2\n3\n", 6), 0);
+	assert_true(strlen(text) > 6 &&
+	    strcmp(text + strlen(text) - 6, "10000\n") == 0);
 	assert_true(sc_bool(d, "ended"));
 	assert_true(sc_bool(d, "outputCut"));
 	assert_false(sc_bool(d, "outputComplete"));
