@@ -41,6 +41,8 @@
 #define SEL_LINE_CHARS	2000	/* a line a filter shows is cut after this */
 #define SEL_RING_MAX	4096	/* matching lines kept for a last page */
 #define SEL_MATCH_MAX	(1024u * 1024)	/* bytes of a line matched */
+#define SEL_PASS_MIN	512		/* bytes sel_pass looks at, at least */
+#define SEL_PASS_SKIP	32		/* lines it leaves alone when dense */
 
 /* A line of the text: [off, end), the next at next; its first n bytes
  * at p (all of it unless it is longer than SEL_MATCH_MAX). */
@@ -385,6 +387,83 @@ sel_hit(struct sel *s, const struct textbuf *t, size_t off)
 	return (true);
 }
 
+/* Lines in s[0, n): their LFs. */
+static size_t
+sel_lfs(const char *p, size_t n)
+{
+	const char	*e = p + n;
+	size_t		 k = 0;
+
+	while (p < e && (p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+		k++;
+		p++;
+	}
+	return (k);
+}
+
+/*
+ * Pass over the lines from s->scan that cannot match: those before the
+ * first line the patterns may match when read over many lines at once
+ * (pattern_find), in the whole lines of the next s->pass bytes; they are
+ * scanned and counted, not matched one by one. The stretch looked at
+ * doubles while it holds no candidate and halves while candidates come
+ * early in it, and when the first line is a candidate at the least
+ * stretch the next SEL_PASS_SKIP lines go line by line: dense matches
+ * cost little more than line by line.
+ * True if it passed some; s->cand is then where the next candidate is.
+ */
+static bool
+sel_pass(struct sel *s, const struct textbuf *t)
+{
+	struct pattern	*pat[2] = { s->filter, s->until };
+	const char	*p, *lf;
+	size_t		 n, e, at, a, k, i;
+	bool		 hard;
+
+	if (s->pass_skip > 0) {		/* dense: line by line a while */
+		s->pass_skip--;
+		return (false);
+	}
+	if (s->cand < s->scan) {	/* (at scan: its line may match) */
+		if (s->pass == 0)
+			s->pass = SEL_PASS_MIN;
+		e = spool_run_end(t, s->scan, &hard);
+		n = e - s->scan < s->pass ? e - s->scan : s->pass;
+		if (n == 0 || (p = spool_view_get(&s->v, s->scan, &n, n)) ==
+		    NULL || (lf = compat_memrchr(p, '\n', n)) == NULL)
+			return (false);
+		n = (size_t)(lf - p) + 1;	/* whole lines */
+		for (at = n, i = 0; i < 2; i++)
+			if (pat[i] != NULL) {
+				if (!pattern_lines(pat[i]) ||
+				    pattern_find(pat[i], p, n, &a) == -1) {
+					s->cand = SIZE_MAX;	/* never */
+					return (false);
+				}
+				if (a < at)
+					at = a;
+			}
+		if (at == n && s->pass < SPOOL_CHUNK)
+			s->pass *= 2;
+		else if (at < n / 4 && s->pass > SEL_PASS_MIN)
+			s->pass /= 2;
+		else if (at == 0)
+			s->pass_skip = SEL_PASS_SKIP;
+		s->cand = s->scan + at;
+	}
+	if (s->cand == SIZE_MAX || s->cand <= s->scan)
+		return (false);
+	n = s->cand - s->scan;
+	if ((p = spool_view_get(&s->v, s->scan, &n, n)) == NULL ||
+	    n != s->cand - s->scan)
+		return (false);
+	k = sel_lfs(p, n);
+	s->scan = s->cand;
+	s->line += k;
+	s->scanned += k;
+	return (true);
+}
+
 /*
  * Look at the whole lines from s->scan (with final, the unterminated last
  * line too) for budget_us at most. SEL_SCAN_DONE: all there is scanned;
@@ -420,6 +499,8 @@ sel_scan(struct sel *s, const struct textbuf *t, bool final,
 			s->scan = off;
 			s->line = spool_lines_before(t, off) + 1;
 		}
+		if (s->after == 0 && sel_pass(s, t))
+			continue;
 		if (!sel_line(&s->v, t, s->scan, final, &ln))
 			break;
 		if (now_us() - t0 >= budget_us)

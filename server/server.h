@@ -387,6 +387,9 @@ struct sel {
 	size_t		 start_line;	/* the cursor's line number */
 	size_t		 scanned, matched;
 	size_t		 until_end;	/* after until's line, or 0 */
+	size_t		 cand;		/* no line before it matches */
+	size_t		 pass;		/* bytes sel_pass looks at */
+	size_t		 pass_skip;	/* lines before it looks again */
 	char		*failed;	/* a limit stopped a match: why */
 
 	struct buf	 out;		/* a filter's first page */
