@@ -17,11 +17,12 @@
  * Both are CPU time, not time on the clock: the work a match does, the
  * same on a machine busy with other things, so a pattern is over the
  * limit or not whatever the load. Reading the CPU clock is a system call
- * (about 1 us), as long as a short line's whole match; so it is read
- * only once a match has run PATTERN_CPU_AFTER_US on the (vDSO) monotonic
- * clock, taking what ran before as CPU time (a process single-threaded
- * as ours spends no more CPU than time passes): the limit then errs by
- * at most that much, never against the pattern's work.
+ * (about 1 us), as long as a short line's whole match; so a pattern whose
+ * matches have been quick reads it only once a match has run
+ * PATTERN_CPU_AFTER_US on the (vDSO) monotonic clock, counting from then
+ * (its first window, at most PATTERN_WINDOW start positions, is not
+ * counted: the limit errs for the pattern, never against it), and from
+ * then on, once slow, reads it from the start of each match.
  * The threshold is well above one window's fixed cost: PCRE2 looks for
  * a possible first character from the window's start to the end of the
  * subject before it checks the offset limit (0.14 ms on a line of 200 KB
@@ -70,6 +71,7 @@
 struct pattern {
 	pcre2_code		*code;
 	pcre2_code		*lines;		/* over many lines, or NULL */
+	bool			 slow;		/* a match of it took long */
 	pcre2_match_data	*md;
 	pcre2_match_context	*mc;
 };
@@ -256,7 +258,8 @@ pattern_run(struct pattern *pat, pcre2_code *code, PCRE2_SPTR subj,
     size_t len, size_t *at, char **cause)
 {
 	size_t		 from = 0, last, window = PATTERN_WINDOW;
-	int64_t		 w0 = now_us(), t0 = -1, t1, spent;
+	int64_t		 w0 = now_us(), t0 = pat->slow ? cpu_us() : -1, t1;
+	int64_t		 spent;
 	int		 rc;
 
 	for (;;) {
@@ -278,8 +281,10 @@ pattern_run(struct pattern *pat, pcre2_code *code, PCRE2_SPTR subj,
 			return (pattern_match_cause(rc, cause));
 		if (last >= len)
 			return (0);
-		if (t0 == -1 && now_us() - w0 >= PATTERN_CPU_AFTER_US)
-			t0 = cpu_us() - (now_us() - w0);
+		if (t0 == -1 && now_us() - w0 >= PATTERN_CPU_AFTER_US) {
+			pat->slow = true;
+			t0 = cpu_us();
+		}
 		spent = t0 == -1 ? 0 : cpu_us() - t0;
 		if (spent >= PATTERN_TIME_MS * 1000) {
 			xasprintf(cause, "takes more than %d ms on one line "

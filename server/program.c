@@ -684,6 +684,9 @@ program_full(struct program *p, const struct spool_news *nw)
 	if (nw->drop.why != SPOOL_WHY_NOSPACE || p->told_full)
 		return;
 	p->told_full = true;
+	log_warn("%s: the file system holding %s is full (%s): the middle of "
+	    "its text is dropped to keep the end", p->id, cfg.rundir,
+	    strerror(nw->drop.err));
 	log_notify(LOG_NOTIFY_WARNING, "spool", "%s: the file system holding "
 	    "%s is full (%s): the middle of its text is dropped to keep the "
 	    "end", p->id, cfg.rundir, strerror(nw->drop.err));

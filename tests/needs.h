@@ -23,6 +23,10 @@
 	"unchanged for 0.5 s, so a silent read() never reads as waiting, " \
 	"and output stalled in mid-line on a loaded machine does"
 
+#define PMX_NO_MOUNT_NS "no mount namespace of its own here (Linux's " \
+	"unshare -m and mount, as root): the test cannot mount the small " \
+	"tmpfs it fills, without touching the machine's file systems"
+
 /* Skip the calling test unless have, saying why. */
 #define PMX_NEED(have, why) do {					\
 	if (!(have)) {							\
