@@ -144,6 +144,11 @@ int		 wait_none(const char *needle, int ms);
 int		 wait_some(const char *needle, int want, int ms);
 /* Wait up to ms until path is gone (lstat); is it? */
 bool		 wait_path_gone(const char *path, int ms);
+/* Programs' spools (p<N>.text) in the runtime directories (progmux-*)
+ * under dir: how many are there; wait up to ms until there are none
+ * (how many are left then). */
+int		 count_spools(const char *dir);
+int		 wait_spools_gone(const char *dir, int ms);
 
 /* --- running a suite --------------------------------------------------- */
 

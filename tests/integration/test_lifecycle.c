@@ -117,7 +117,7 @@ test_reaper_killed(void **state)
 {
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		*id, *pane, *text;
+	char		*id, *pane, *text, args[100];
 	pid_t		 kids[64];
 	int		 n, i, killed = 0;
 	int64_t		 t0;
@@ -156,8 +156,12 @@ test_reaper_killed(void **state)
 	assert_true(json_bool(sc_get(d, "ended")));
 	json_doc_free(d);
 	free(text);
-	/* Its pane goes too. */
+	/* Its pane goes too; its text, once it is forgotten. */
 	assert_true(pmx_wait_pane_gone(&c, pane, 5000));
+	assert_int_equal(count_spools(c.dir), 1);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	json_doc_free(sc_call_ok(&c, "stop_program", args));
+	assert_int_equal(wait_spools_gone(c.dir, 5000), 0);
 	/* And the server goes on. */
 	free(id);
 	id = pmx_start_program(&c, "{\"argv\":[\"echo\",\"next\"]}", NULL);
@@ -253,9 +257,11 @@ test_front_killed(void **state)
 	assert_int_equal(clients, 0);
 	assert_int_equal(envs, 0);
 	assert_int_equal(panes, 0);
-	/* Last: the runtime directory (removed by whoever is last out). */
+	/* Last: the runtime directory (removed by whoever is last out),
+	 * the programs' text with it. */
 	if (stat(rundir, &sb) == 0)
 		fail_msg("the runtime directory %s is left", rundir);
+	assert_int_equal(count_spools(c.dir), 0);
 	free(rundir);
 	pmx_close(&c);
 }
