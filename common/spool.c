@@ -38,7 +38,8 @@
 static const char *const spool_whys[] = {
 	[SPOOL_WHY_NONE] = "none",
 	[SPOOL_WHY_CEILING] = "ceiling",
-	[SPOOL_WHY_NOSPACE] = "diskFull"
+	[SPOOL_WHY_NOSPACE] = "diskFull",
+	[SPOOL_WHY_LOST] = "lost"
 };
 
 /* A segment's size: a sixteenth of the ceiling, within bounds. */

@@ -49,7 +49,8 @@
 enum spool_why {
 	SPOOL_WHY_NONE,
 	SPOOL_WHY_CEILING,	/* past PROGMUX_OUTPUT_MAX_BYTES */
-	SPOOL_WHY_NOSPACE	/* the file system (or its reserve) is full */
+	SPOOL_WHY_NOSPACE,	/* the file system (or its reserve) is full */
+	SPOOL_WHY_LOST		/* some of the output never reached us */
 };
 
 /* The dropped range of a stream: [from, to), and what it held. */

@@ -152,7 +152,7 @@ static struct {
 	bool		 news_due;	/* news waits for the queue to drain */
 	bool		 forgotten;	/* the front let go of the program */
 	uint64_t	 dropped_sent;	/* the strippers' dropped, as told */
-	bool		 cut;		/* output was lost: the copy stops */
+	bool		 cut;		/* output was lost (a hole) */
 } r;
 
 static char	read_buf[REAPER_READ_CHUNK];
@@ -232,13 +232,12 @@ reaper_flush_text(bool force)
 
 /*
  * Clean text, into the spool: gathered and written a chunk at a time,
- * not once per run of text between escape sequences. After a loss
- * (reaper_lost) the copy stops.
+ * not once per run of text between escape sequences.
  */
 static void
 reaper_send_text(const char *p, size_t len)
 {
-	if (len == 0 || r.cut)
+	if (len == 0)
 		return;
 	buf_add(&r.pending, p, len);
 	if (r.pending.len >= PROTO_TEXT_CHUNK) {
@@ -307,8 +306,6 @@ reaper_feed(const char *p, size_t len)
 {
 	size_t	n, k;
 
-	if (r.cut)
-		return;		/* lost: not even stripped */
 	while (len > 0) {
 		k = len > REAPER_STRIP_CHUNK ? REAPER_STRIP_CHUNK : len;
 		n = strip_feed(&r.strip, p, k, strip_buf);
@@ -544,9 +541,10 @@ reaper_killpane_start(void)
 
 /*
  * Some of the pane's output is missing from the copy (the writer dropped
- * it, or someone else read from the FIFO): the copy stops there, as at
- * the ceiling, and the end says so (outputCut). Markers are still looked
- * for in what follows.
+ * it, or someone else read from the FIFO): a hole in the text, which the
+ * spool meets as it meets the ceiling (spool_w_hole: the head and what
+ * follows are kept, the range between dropped), and the end says so
+ * (outputCut).
  */
 static void
 reaper_lost(uint64_t n, const char *how)
@@ -555,6 +553,11 @@ reaper_lost(uint64_t n, const char *how)
 		log_warn("%s: pane output lost: %s", r.id ? r.id : "?", how);
 	r.lost += n > 0 ? n : 1;
 	r.cut = true;
+	if (r.pending.len > 0) {
+		spool_w_write(&r.out_w, r.pending.data, r.pending.len);
+		buf_reset(&r.pending);
+	}
+	spool_w_hole(&r.out_w);
 }
 
 /*

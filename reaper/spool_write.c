@@ -16,6 +16,11 @@
  * soon as there is room again. After a full file system, segments are
  * an eighth of what was kept, so that each step frees a little only.
  *
+ * Output that never reached us (spool_w_hole: the pane's writer dropped
+ * it) is a hole in the text: the text kept after the head goes with it,
+ * the range then ending where the text goes on, so that there is still
+ * one range and the end is kept.
+ *
  * The dropped range's edges fall on the start of a line where one is
  * near (SPOOL_ALIGN_BACK before the head's end, the first line of the
  * segment after the range), else on a character's start. The record
@@ -224,7 +229,7 @@ spool_w_drop_to(struct spool_w *w, uint64_t to, uint64_t tlines,
 	w->drop.to = to;
 	w->drop.lines = tlines - w->head_lines;
 	w->drop.chars = tchars - w->head_chars;
-	if (why == SPOOL_WHY_NOSPACE || w->drop.why == SPOOL_WHY_NONE) {
+	if (why > w->drop.why) {	/* (none, ceiling, full, lost) */
 		w->drop.why = why;
 		w->drop.err = err;
 	}
@@ -300,6 +305,38 @@ spool_w_cut_head(struct spool_w *w, int err)
 	spool_w_begin_drop(w, cut, w->lines - l, w->chars - c,
 	    SPOOL_WHY_NOSPACE, err);
 	spool_w_drop_to(w, w->len, w->lines, w->chars, SPOOL_WHY_NOSPACE, err);
+	spool_w_record(w);
+}
+
+/* A hole in the text: the head stays, what was kept after it goes. */
+void
+spool_w_hole(struct spool_w *w)
+{
+	struct spool_w_seg	*c;
+
+	if (w->stopped)
+		return;
+	if (w->fd != -1) {
+		close(w->fd);
+		w->fd = -1;
+	}
+	if (!spool_w_dropped(w) && w->nsegs <= 1) {
+		/* The head alone, to here (nothing, if nothing came). */
+		c = w->nsegs > 0 ? &w->segs[0] : NULL;
+		if (c == NULL) {
+			w->drop.from = w->drop.to = w->len;
+			w->head_lines = w->lines;
+			w->head_chars = w->chars;
+			w->drop.why = SPOOL_WHY_LOST;
+		} else
+			spool_w_begin_drop(w, w->len, w->lines, w->chars,
+			    SPOOL_WHY_LOST, 0);
+	} else if (!spool_w_dropped(w))
+		spool_w_begin_drop(w, w->segs[1].start, w->segs[1].lines,
+		    w->segs[1].chars, SPOOL_WHY_LOST, 0);
+	while (w->nsegs > 1)
+		spool_w_unlink(w, w->nsegs - 1);
+	spool_w_drop_to(w, w->len, w->lines, w->chars, SPOOL_WHY_LOST, 0);
 	spool_w_record(w);
 }
 

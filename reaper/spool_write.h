@@ -47,6 +47,10 @@ void	spool_w_init(struct spool_w *, int dfd, char stream, uint64_t max);
 /* Append text; what cannot be kept is counted and dropped, never
  * waited for. */
 void	spool_w_write(struct spool_w *, const char *, size_t);
+/* Some of the text never came (the pane's bytes were lost before us):
+ * what was kept after the head goes with the hole, and the text goes on
+ * after it, so the end is kept. */
+void	spool_w_hole(struct spool_w *);
 /* Write nothing more (the program is forgotten); close the file. */
 void	spool_w_stop(struct spool_w *);
 void	spool_w_free(struct spool_w *);

@@ -399,7 +399,7 @@ reaper_link_news(const struct msg *m, struct spool_news *nw)
 		nw->seg = (uint64_t)v;
 	if ((why = msg_get_bytes(m, "why", &len)) == NULL)
 		return;
-	for (i = SPOOL_WHY_CEILING; i <= SPOOL_WHY_NOSPACE; i++)
+	for (i = SPOOL_WHY_CEILING; i <= SPOOL_WHY_LOST; i++)
 		if (strlen(spool_why_name(i)) == len &&
 		    memcmp(why, spool_why_name(i), len) == 0)
 			nw->drop.why = (enum spool_why)i;

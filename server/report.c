@@ -158,6 +158,9 @@ report_gap(struct buf *b, const struct spool_gap *g)
 		buf_printf(b, "the file system holding progmux's runtime "
 		    "directory %s is full (%s); ", cfg.rundir,
 		    strerror(g->err != 0 ? g->err : ENOSPC));
+	else if (g->why == SPOOL_WHY_LOST)
+		buf_adds(b, "progmux fell behind the pane and some of its "
+		    "output never reached it, not counted here; ");
 	else
 		buf_printf(b, "past PROGMUX_OUTPUT_MAX_BYTES (%lld bytes) ",
 		    (long long)cfg.output_max_bytes);
@@ -218,6 +221,9 @@ report_line(struct buf *b, const struct report *r)
 	if (report_cut(p) && spool_gap(program_text(p), &g) &&
 	    g.why == SPOOL_WHY_NOSPACE)
 		buf_adds(b, ", output cut (its file system is full)");
+	else if (report_cut(p) && spool_gap(program_text(p), &g) &&
+	    g.why == SPOOL_WHY_LOST)
+		buf_adds(b, ", output cut (some of it never reached progmux)");
 	else if (report_cut(p))
 		buf_printf(b, ", output cut (more than PROGMUX_OUTPUT_MAX_BYTES, "
 		    "%lld bytes)", (long long)cfg.output_max_bytes);

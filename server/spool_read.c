@@ -714,8 +714,13 @@ spool_line_off(const struct textbuf *t, size_t n)
 	}
 	cp = &sp->cps[lo];
 	if (cp->lines >= want)
-		return (cp->off);
-	return (spool_after_lfs(sp, cp->off, end, want - cp->lines));
+		lo = cp->off;
+	else
+		lo = spool_after_lfs(sp, cp->off, end, want - cp->lines);
+	/* (A line that starts where the gap does is read after it.) */
+	if (spool_dropped(sp) && lo >= sp->drop.from && lo < sp->drop.to)
+		return (sp->drop.to);
+	return (lo);
 }
 
 /* The first LF in [from, to). */

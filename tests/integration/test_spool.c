@@ -169,7 +169,7 @@ test_ceiling_head_and_end(void **state)
 	struct json_doc		*d;
 	struct buf		 kept = BUF_INIT;
 	char			*id, *nl, msg[300];
-	const char		*text;
+	const char		*text, *reason;
 	int64_t			 cursor = 0, from, to;
 	long			 last = 0, next;
 
@@ -215,14 +215,29 @@ test_ceiling_head_and_end(void **state)
 	assert_int_equal(from, cursor);
 	assert_true(to > from);
 	assert_int_equal(json_int(json_get(gap, "bytes")), to - from);
-	assert_int_equal(json_int(json_get(gap, "lines")), next - last - 1);
-	assert_string_equal(json_str(json_get(gap, "reason"), NULL),
-	    "ceiling");
-	snprintf(msg, sizeof msg, "[%lld lines (%lld bytes) of the output were "
-	    "not kept, between cursors %lld and %lld: past "
-	    "PROGMUX_OUTPUT_MAX_BYTES (1048576 bytes)",
-	    (long long)(next - last - 1), (long long)(to - from),
-	    (long long)from, (long long)to);
+	reason = json_str(json_get(gap, "reason"), NULL);
+	if (strcmp(reason, "lost") == 0) {
+		/* A machine so loaded that the reaper fell behind the pane
+		 * by more than its writer holds: what never came is not
+		 * counted, and the end is kept all the same. */
+		print_message("output was lost on the way (a loaded "
+		    "machine): the gap counts only what was read\n");
+		assert_true(json_int(json_get(gap, "lines")) < next - last - 1);
+		snprintf(msg, sizeof msg, "[%lld lines (%lld bytes) of the "
+		    "output were not kept, between cursors %lld and %lld: "
+		    "progmux fell behind the pane",
+		    (long long)json_int(json_get(gap, "lines")),
+		    (long long)(to - from), (long long)from, (long long)to);
+	} else {
+		assert_string_equal(reason, "ceiling");
+		assert_int_equal(json_int(json_get(gap, "lines")), next - last -
+		    1);
+		snprintf(msg, sizeof msg, "[%lld lines (%lld bytes) of the "
+		    "output were not kept, between cursors %lld and %lld: past "
+		    "PROGMUX_OUTPUT_MAX_BYTES (1048576 bytes)",
+		    (long long)(next - last - 1), (long long)(to - from),
+		    (long long)from, (long long)to);
+	}
 	if (strstr(pmx_text(d), msg) == NULL)
 		fail_msg("the text does not say \"%s\": %s", msg, pmx_text(d));
 	/* Then the end, to the last line: head and end within the

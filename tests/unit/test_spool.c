@@ -12,7 +12,8 @@
  * directory alone; line numbers and offsets agree with the text offered
  * at every checkpoint's neighbourhood; pages and tails equal those of
  * the same text in memory; a file system that refuses (a file size
- * limit, EFBIG) cuts the head and keeps the end, saying why; a property
+ * limit, EFBIG) cuts the head and keeps the end, saying why; a hole
+ * (output lost before the reaper) keeps the head and the end after it; a property
  * test over random texts, chunkings and ceilings, the news sometimes
  * held back (segments begun and dropped untold, found by listing the
  * directory); removing a spool leaves nothing.
@@ -188,12 +189,14 @@ check_reader(const struct textbuf *t, const struct buf *all,
 		    count_lf(all->data, off));
 		assert_int_equal(spool_chars_before(t, off),
 		    utf8_count(all->data, off));
-		/* The line holding off starts where line_off says (after
-		 * the gap, a line begun in it starts at its end). */
+		/* The line holding off starts where line_off says (a line
+		 * that starts in the gap, or at its start, starts at its
+		 * end). */
 		k = count_lf(all->data, off) + 1;
 		n = k == 1 ? 0 : (size_t)((const char *)compat_memrchr(
 		    all->data, '\n', off) - all->data) + 1;
-		if (from != to && off >= to && n < to)
+		if (from != to && ((off >= to && n < to) || (n >= from &&
+		    n < to)))
 			n = to;
 		assert_int_equal(spool_line_off(t, k), n);
 	}
@@ -346,6 +349,36 @@ test_refused(void **state)
 	ts_close(&ts);
 }
 
+/* A hole (output lost before the reaper): the head and the end after it
+ * kept, the range between dropped, said as lost. */
+static void
+test_hole(void **state)
+{
+	struct tspool	ts;
+
+	(void)state;
+	ts_open(&ts, 1 << 20);
+	write_lines(&ts, 3000, 60);
+	spool_w_hole(&ts.w);
+	ts_tell(&ts);
+	assert_int_equal(ts.w.drop.why, SPOOL_WHY_LOST);
+	assert_int_equal(ts.w.drop.to, ts.all.len);
+	write_lines(&ts, 100, 30);
+	check_reader(&ts.win, &ts.all, &ts.w);
+	/* The head (the first segment) is what it was; the end is the
+	 * last lines written. */
+	assert_true(ts.w.drop.from > 0);
+	assert_true(ts.all.len - ts.w.drop.to == 100 * 31 - 0 ||
+	    ts.all.len - ts.w.drop.to > 0);
+	check_restore(&ts);
+	/* Past the ceiling after it: still one range, the end kept. */
+	write_lines(&ts, 40000, 60);
+	check_reader(&ts.win, &ts.all, &ts.w);
+	assert_int_equal(ts.w.drop.why, SPOOL_WHY_LOST);
+	check_restore(&ts);
+	ts_close(&ts);
+}
+
 /* Random texts, chunkings and ceilings: the reader always agrees. */
 static void
 test_property(void **state)
@@ -376,6 +409,8 @@ test_property(void **state)
 			k = (size_t)(test_rand() % (n + 1));
 			ts_write(&ts, chunk, k);
 			ts_write(&ts, chunk + k, n - k);
+			if (test_rand() % 500 == 0)
+				spool_w_hole(&ts.w);
 		}
 		ts_tell(&ts);
 		check_reader(&ts.win, &ts.all, &ts.w);
@@ -392,6 +427,7 @@ main(void)
 		cmocka_unit_test(test_ceiling),
 		cmocka_unit_test(test_pages),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_hole),
 		cmocka_unit_test(test_property),
 	};
 
