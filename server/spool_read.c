@@ -297,7 +297,8 @@ spool_relist(struct spool *sp)
 			sp->segs[sp->nsegs++] = start;
 		}
 	closedir(dir);
-	qsort(sp->segs, sp->nsegs, sizeof *sp->segs, spool_seg_cmp);
+	if (sp->nsegs > 1)
+		qsort(sp->segs, sp->nsegs, sizeof *sp->segs, spool_seg_cmp);
 	if (sp->fd != -1 && (sp->nsegs == 0 ||
 	    sp->segs[sp->nsegs - 1] != sp->fd_start)) {
 		close(sp->fd);
