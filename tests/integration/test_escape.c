@@ -34,18 +34,6 @@
 
 /* Open progmux in robust mode (no tmux of the test's) or desktop mode,
  * with extra env. */
-/* Built with AddressSanitizer (make SAN=1): gcc says so with a macro,
- * clang through __has_feature. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 /* A marker of this test: "sleep 3KPPPPPP" style, unique per kind. */
 static void

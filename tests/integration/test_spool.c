@@ -34,17 +34,6 @@
 
 #define LONG_MS		60000	/* a timeout the tests must not reach */
 
-/* Built with AddressSanitizer (make SAN=1): its RSS is not ours. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 /*
  * A test run of 300,000 lines: three failures, in its first, middle and
