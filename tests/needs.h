@@ -2,8 +2,9 @@
  * needs.h — what a test needs of the port (common/osdep.h,
  * server/ttywait.h) that a port may lack. A test that cannot hold
  * without it skips, saying why on a line of its own ("skipped: ..."),
- * and scripts/test/test.sh lists every skip with its reason. On Linux none
- * skips. And what the build is: SANITIZED, for a bound the sanitizers'
+ * and scripts/test/test.sh lists every skip with its reason. On Linux, as
+ * root (a mount namespace of the test's own), none skips. And what the
+ * build is: SANITIZED, for a bound the sanitizers'
  * own memory would break.
  */
 #ifndef PROGMUX_TESTS_NEEDS_H
