@@ -359,10 +359,11 @@ test_spool_forgotten(void **state)
 /* The full file system's test: its progmux and its tmpfs, undone by
  * its teardown whatever happened. */
 static struct pmx	full_pmx;
+
+#ifdef __linux__
 static char		full_dir[1024];
 static bool		full_mounted;
 
-#ifdef __linux__
 /* Fill the file system of dir: a file as large as it takes; its path. */
 static char *
 fill(const char *dir)
@@ -393,7 +394,9 @@ full_setup(void **state)
 	(void)state;
 	memset(&full_pmx, 0, sizeof full_pmx);
 	full_pmx.to = full_pmx.from = full_pmx.err = -1;
+#ifdef __linux__
 	full_mounted = false;
+#endif
 	return (0);
 }
 
