@@ -217,8 +217,15 @@ sel_line(struct spool_view *v, const struct textbuf *t, size_t off,
 	n = cap;
 	if ((p = spool_view_get(v, off, &n, 1)) == NULL || n == 0)
 		return (false);
+	/* The view held less of it: a chunk from off, then all it may. */
 	if ((lf = memchr(p, '\n', n)) == NULL && n < cap) {
-		/* The view held less of it: all it may, from off. */
+		n = cap;
+		if ((p = spool_view_get(v, off, &n, cap < SPOOL_CHUNK ? cap :
+		    SPOOL_CHUNK)) == NULL || n == 0)
+			return (false);
+		lf = memchr(p, '\n', n);
+	}
+	if (lf == NULL && n < cap) {
 		n = cap;
 		if ((p = spool_view_get(v, off, &n, cap)) == NULL || n == 0)
 			return (false);
@@ -545,6 +552,9 @@ sel_scan(struct sel *s, const struct textbuf *t, bool final,
 		if (s->until_end != 0)
 			return (SEL_SCAN_MATCHED);
 	}
+	/* Waiting for more: hold no copy of the text meanwhile. */
+	spool_view_free(&s->v);
+	spool_view_free(&s->cv);
 	return (SEL_SCAN_DONE);
 
 failed:

@@ -67,6 +67,9 @@ struct spool {
 
 static char	spool_buf[SPOOL_CHUNK];
 
+/* What is read at a time fits the window's room (textbuf_grow). */
+_Static_assert(SPOOL_CHUNK <= TEXTBUF_WINDOW_MIN, "a chunk past a window");
+
 /* Is part of it dropped? */
 static bool
 spool_dropped(const struct spool *sp)

@@ -134,6 +134,10 @@ textbuf_grow(struct textbuf *tb, size_t need)
 		cap = need;
 	if (cap > tb->max)
 		cap = tb->max;
+	/* A window holds at most twice its size and an append of its size
+	 * (what its spool reads at a time) before it slides. */
+	if (tb->window > 0 && cap > 3 * tb->window && need <= 3 * tb->window)
+		cap = 3 * tb->window;
 	tb->data = xrealloc(tb->data, cap);
 	tb->cap = cap;
 }
