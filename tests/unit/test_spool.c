@@ -13,8 +13,8 @@
  * at every checkpoint's neighbourhood; pages and tails equal those of
  * the same text in memory; a file system that refuses (a file size
  * limit, EFBIG) cuts the head and keeps the end, saying why; a hole
- * (output lost before the reaper) keeps the head and the end after it; a property
- * test over random texts, chunkings and ceilings, the news sometimes
+ * (output lost before the reaper) keeps the head and the end after it;
+ * a property test over random texts, chunkings and ceilings, the news sometimes
  * held back (segments begun and dropped untold, found by listing the
  * directory); removing a spool leaves nothing.
  */
