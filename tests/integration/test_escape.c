@@ -601,8 +601,9 @@ seq_in_order(const char *t, size_t n)
 }
 
 /* Is t (n bytes) seq's head, 1, 2, 3 ... each on a line, and after one
- * break at most its end, consecutive numbers up to 3000000: the head and
- * the end the spool keeps of output that was partly lost? */
+ * break at most its end, consecutive numbers up to 3000000 (the first
+ * line after the break perhaps a piece of one): the head and the end the
+ * spool keeps of output that was partly lost? */
 static bool
 seq_head_and_end(const char *t, size_t n)
 {
@@ -612,15 +613,18 @@ seq_head_and_end(const char *t, size_t n)
 
 	while (p < e && (nl = memchr(p, '\n', (size_t)(e - p))) != NULL) {
 		v = strtol(p, NULL, 10);
-		if (v != next) {
-			if (broke || v < next)
+		if (next == -1)		/* after the piece: where it goes on */
+			next = v + 1;
+		else if (v != next) {
+			if (broke)
 				return (false);
 			broke = true;
-		}
-		next = v + 1;
+			next = -1;	/* this line: perhaps a piece */
+		} else
+			next = v + 1;
 		p = nl + 1;
 	}
-	return (p == e && (!broke || next == 3000001));
+	return (p == e && (!broke || next == -1 || next == 3000001));
 }
 
 /*
