@@ -119,9 +119,10 @@ VIEW_SRC   = server/view/view.html server/view/view.css server/view/term.js \
 	server/view/view.js
 
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
-FRONT_PURE_SRC = server/json.c server/jschema.c server/pattern.c \
+FRONT_PURE_SRC = server/json.c server/jschema.c server/pattern.c server/spool_read.c \
 	server/textbuf.c server/ttywait-$(TTYWAIT).c
-REAPER_PURE_SRC = reaper/strip.c reaper/marker.c reaper/record.c reaper/fsm.c
+REAPER_PURE_SRC = reaper/strip.c reaper/marker.c reaper/record.c reaper/fsm.c \
+	reaper/spool_write.c
 PURE_SRC   = $(FRONT_PURE_SRC) $(REAPER_PURE_SRC)
 LIBS_TEST  = $(B)/libfront.a $(B)/libreaper.a $(B)/libcommon.a
 SERVER_OBJ = $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/schemas.o \
@@ -213,7 +214,7 @@ $(B)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_TEST_OBJ) $(LIBS_T
 # panes, reapers, input-wait checks, loop and clock program.c calls.
 $(B)/tests/test_server_program: tests/unit/test_server_program.c $(B)/obj/server/program.o $(LIBS_TEST)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iserver -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/program.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/server/program.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
 
 $(B)/tests/test_server_tmux: tests/unit/test_server_tmux.c $(B)/obj/server/tmux_parse.o $(B)/libcommon.a
 	@mkdir -p $(@D)

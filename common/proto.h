@@ -21,7 +21,9 @@
  *   (start_program answered)
  *   tmux pipe-pane -O 'exec progmux-reaper --pipe DIR ID OUT' -> the writer
  *   posix_spawn reaper: fd 3 the socket, 4 OUT, 6 CTL, 7 ERR, 5 the
- *   runtime directory's lock (held shared while any of us lives)
+ *   runtime directory's lock (held shared while any of us lives), 8 the
+ *   program's spool directory p<N>.text (spool.h), made through the
+ *   runtime directory's descriptor
  *                      <-------  hello {v, pid}
  *   start {...}        ------->
  *   (pipe-pane answered)
@@ -33,7 +35,8 @@
  *                                                            terminal and execs
  *                                                    <-----  run marker
  *                      <-------  launched {}
- *                      <-------  text {b} ...        <-----  output records
+ *                                text into the spool <-----  output records
+ *                      <-------  text {len ...} ...
  *                                                    <-----  end marker on the
  *                                                              terminal (nonce)
  *                      <-------  end {how, status, signal, ...}
@@ -64,15 +67,18 @@
 #ifndef PROGMUX_PROTO_H
 #define PROGMUX_PROTO_H
 
-#define PROTO_VERSION		1
+#define PROTO_VERSION		2
 #define PROTO_FRAME_MAX		(16u * 1024 * 1024)
-#define PROTO_TEXT_CHUNK	(64u * 1024)	/* text per "text" frame */
+#define PROTO_TEXT_CHUNK	(64u * 1024)	/* text written at a time */
+#define PROTO_NEWS_QUEUED	(64u * 1024)	/* queued: news may wait */
+#define PROTO_BACKLOG_MAX	(64u * 1024 * 1024) /* the pane's writer's */
 #define PROTO_REAPER_FD		3	/* the reaper's socket to the front */
 #define PROTO_OUT_FD		4	/* read end of the output FIFO */
 #define PROTO_LOCK_FD		5	/* the runtime directory's lock (rundir.h) */
 #define PROTO_CTL_FD		6	/* the launcher's control FIFO, read-write */
 #define PROTO_ERR_FD		7	/* read end of standard error's FIFO */
-#define PROTO_FD_END		8	/* descriptors a reaper is given: below */
+#define PROTO_SPOOL_FD		8	/* the program's spool directory */
+#define PROTO_FD_END		9	/* descriptors a reaper is given: below */
 #define PROTO_STR_(x)		#x
 #define PROTO_STR(x)		PROTO_STR_(x)	/* "5" for PROTO_LOCK_FD */
 #define PROTO_GRACE_MS		2000	/* SIGTERM, then SIGKILL this much later */
@@ -90,10 +96,13 @@
 
 /* reaper -> front */
 #define MSG_HELLO	"hello"	/* v pid */
-#define MSG_TEXT	"text"	/* b: clean text; dropped: the bytes the
-				   strippers left out so far (strip.h),
+#define MSG_TEXT	"text"	/* the text is in the spool up to len, its
+				   last segment begins at seg; once the
+				   middle is dropped: from to lines chars
+				   why err (spool.h); dropped: the bytes
+				   the strippers left out so far (strip.h),
 				   when that total grew */
-#define MSG_ERRTEXT	"errtext" /* b: clean text of standard error */
+#define MSG_ERRTEXT	"errtext" /* the same, of standard error */
 #define MSG_LAUNCHED	"launched" /* the program runs and has the terminal */
 #define MSG_END		"end"	/* how status signal lost_end cut why */
 #define MSG_FAIL	"fail"	/* why: this program cannot go on */
@@ -121,7 +130,8 @@
  * len bytes, then a 4-byte trailer 'M' 'P' seq kind. Kind 'd': bytes of the pane's output, at most
  * PIPE_RECORD_MAX; kind 'l': the writer dropped bytes (an 8-byte count),
  * because the reaper did not take them while its backlog (the text
- * ceiling, PROGMUX_OUTPUT_MAX_BYTES, at least 1 MiB) waited;
+ * ceiling, PROGMUX_OUTPUT_MAX_BYTES, at least 1 MiB and at most
+ * PROTO_BACKLOG_MAX) waited;
  * kind 'h', empty, the writer's first: the FIFO is open and has no name
  * any more (the launcher's gate opens only then).
  * A record that is not next in this order, or not closed by its trailer,

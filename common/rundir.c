@@ -6,7 +6,8 @@
  * directory (lstat, then opened O_NOFOLLOW and checked to be the same
  * one), is ours with mode 0700, holds a regular file "lock" of ours on
  * which LOCK_EX|LOCK_NB succeeds (no process of its instance is alive),
- * and holds nothing but what an instance makes: its FIFOs, its tmux
+ * and holds nothing but what an instance makes: its FIFOs, its programs'
+ * spools (p<N>.text, holding their text: spool.h), its tmux
  * socket once no server listens on it (and the lock file a tmux client
  * starting that server makes beside it), config files. Every removal is
  * relative to the directory's descriptor (unlinkat), so a path swapped
@@ -30,6 +31,7 @@
 #include "osdep.h"
 #include "proto.h"
 #include "rundir.h"
+#include "spool.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
@@ -148,6 +150,12 @@ rundir_empty(int dfd, int64_t wait_ms)
 		}
 		/* (A FIFO's name can be a regular file: pipe-pane's sh
 		 * makes one if it opens the FIFO after it was removed.) */
+		/* A program's spool (spool.h): emptied, then removed. */
+		if (S_ISDIR(st.st_mode) && spool_dir_name(n)) {
+			if (spool_dir_remove(dfd, n) == -1 && errno != ENOENT)
+				left++;
+			continue;
+		}
 		known = st.st_uid == geteuid() &&
 		    (((S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)) &&
 		    rundir_fifo_name(n)) ||

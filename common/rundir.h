@@ -7,7 +7,8 @@
  * file (fd PROTO_LOCK_FD), so the lock is held for as long as anyone of
  * the instance lives. Whoever then gets LOCK_EX on a fresh open of it is
  * provably the last: it removes what it knows of the directory (the
- * FIFOs p<N>.out/ctl/err, the reapers' sockets p<N>.notify, the tmux
+ * FIFOs p<N>.out/ctl/err, the reapers' sockets p<N>.notify, the
+ * programs' spools p<N>.text, the tmux
  * socket if no server listens on it, *.conf files, the lock) and the
  * directory itself. The next progmux to
  * start does the same for any such directory whose instance died whole.

@@ -4,8 +4,9 @@
  * The reaper owns what must outlive any single request: the pane's output
  * FIFO (fed by `tmux pipe-pane -O`), the program's lifetime, the
  * launcher's control FIFO, and the whole of stopping the program. It turns
- * the pane's bytes into text as they come (strip.c), streams them to the
- * front in "text" frames, scans them for the launcher's markers
+ * the pane's bytes into text as they come (strip.c), writes them into the
+ * program's spool (spool_write.c) and tells the front how far the text
+ * goes in "text" frames, scans them for the launcher's markers
  * (marker.h), and reports how the program ended in one "end" frame after
  * the last text.
  *
@@ -34,10 +35,11 @@
  * instance to go (front or reaper) removes its runtime directory.
  *
  * Memory is bounded whatever the output: fixed strip buffers, one
- * record's worth of FIFO input, and a send queue that holds at most the
- * text ceiling (PROGMUX_OUTPUT_MAX_BYTES), which is all the front keeps
- * anyway; past the ceiling bytes are read (for the end marker) and
- * dropped unstripped. The FIFO is read however slow the front is, so
+ * record's worth of FIFO input, a chunk of text not yet written, and a
+ * send queue of news, which waits (PROTO_NEWS_QUEUED) while the front
+ * does not read: the text is on disk, not in a queue. The spool keeps
+ * the head and the end past the ceiling or on a full file system, and
+ * never makes us wait. The FIFO is read however slow the front is, so
  * the pane's writer, and tmux behind it, never wait for us.
  */
 #include <errno.h>
@@ -66,6 +68,8 @@
 #include "record.h"
 #include "rundir.h"
 #include "cspawn.h"
+#include "spool.h"
+#include "spool_write.h"
 #include "strip.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -134,7 +138,6 @@ static struct {
 	char		*err_name;	/* its FIFO, for the launcher */
 	bool		 robust;	/* the program must not see our tmux */
 	struct strip	 errstrip;
-	int64_t		 err_sent;
 	char		*input;		/* run_program's input, or NULL */
 	size_t		 input_len;
 	bool		 has_input;
@@ -145,10 +148,16 @@ static struct {
 	struct marker_scan scan;
 
 	struct strip	 strip;
-	struct buf	 pending;	/* text not yet framed (reaper_flush_text) */
-	int64_t		 text_sent;
+	int		 spool_fd;	/* the program's spool directory */
+	struct spool_w	 out_w;		/* its text */
+	struct spool_w	 err_w;		/* standard error's, apart */
+	struct buf	 pending;	/* text not yet written (flush_text) */
+	uint64_t	 told[2];	/* the length each stream was told */
+	uint64_t	 told_seg[2];	/* and its last segment */
+	bool		 news_due;	/* news waits for the queue to drain */
+	bool		 forgotten;	/* the front let go of the program */
 	uint64_t	 dropped_sent;	/* the strippers' dropped, as told */
-	bool		 cut;
+	bool		 cut;		/* output was lost (a hole) */
 } r;
 
 static char	read_buf[REAPER_READ_CHUNK];
@@ -156,39 +165,78 @@ static char	strip_buf[STRIP_MAX_OUT(REAPER_STRIP_CHUNK)];
 
 static enum fsm_event reaper_act_quit(enum fsm_event);
 
-/*
- * Frame the pending text for the front, PROTO_TEXT_CHUNK at most each;
- * then, if the bytes the strippers dropped (sequences never ended, see
- * strip.h) have grown, their new total in a frame of its own.
- */
+/* News of a stream for the front: how far its text goes, where its
+ * last segment begins, what was dropped (dropped: the strippers'). */
 static void
-reaper_flush_text(void)
+reaper_news(const char *type, struct spool_w *w, int i, bool dropped)
 {
 	struct msg_out	m;
-	size_t		off, n;
-	uint64_t	dropped = r.strip.dropped + r.errstrip.dropped;
+	bool		gap = w->drop.why != SPOOL_WHY_NONE;
+	uint64_t	left = r.strip.dropped + r.errstrip.dropped;
 
-	for (off = 0; off < r.pending.len; off += n) {
-		n = r.pending.len - off;
-		if (n > PROTO_TEXT_CHUNK)
-			n = PROTO_TEXT_CHUNK;
-		msg_begin(&m, MSG_TEXT, 1);
-		msg_bin(&m, "b", r.pending.data + off, n);
-		msg_end(&m, &r.sock_out);
+	msg_begin(&m, type, 2 + (gap ? 6 : 0) + (dropped ? 1 : 0));
+	msg_int(&m, "len", (int64_t)w->len);
+	msg_int(&m, "seg", (int64_t)spool_w_seg_start(w));
+	if (gap) {
+		msg_int(&m, "from", (int64_t)w->drop.from);
+		msg_int(&m, "to", (int64_t)w->drop.to);
+		msg_int(&m, "lines", (int64_t)w->drop.lines);
+		msg_int(&m, "chars", (int64_t)w->drop.chars);
+		msg_str(&m, "why", spool_why_name(w->drop.why));
+		msg_int(&m, "err", w->drop.err);
 	}
-	buf_reset(&r.pending);
-	if (dropped != r.dropped_sent) {
-		msg_begin(&m, MSG_TEXT, 2);
-		msg_bin(&m, "b", "", 0);
-		msg_int(&m, "dropped", (int64_t)dropped);
-		msg_end(&m, &r.sock_out);
-		r.dropped_sent = dropped;
+	if (dropped) {
+		msg_int(&m, "dropped", (int64_t)left);
+		r.dropped_sent = left;
 	}
+	msg_end(&m, &r.sock_out);
+	r.told[i] = w->len;
+	r.told_seg[i] = spool_w_seg_start(w);
+	w->changed = false;
 }
 
 /*
- * Clean text for the front, up to the ceiling (then only cut). It is
- * gathered and framed once per read from the FIFO (or a chunk's worth),
+ * Write the pending text into the spool, and tell the front what has
+ * changed: each stream's length, and the bytes the strippers dropped
+ * (sequences never ended, see strip.h). While the front's queue is long
+ * (it does not read) a mere length waits until the queue drains (unless
+ * force); a new segment or a drop is told at once.
+ */
+static void
+reaper_flush_text(bool force)
+{
+	struct spool_w	*w[2] = { &r.out_w, &r.err_w };
+	const char	*type[2] = { MSG_TEXT, MSG_ERRTEXT };
+	uint64_t	 dropped = r.strip.dropped + r.errstrip.dropped;
+	bool		 due[2], urgent = false;
+	int		 i;
+
+	if (r.pending.len > 0) {
+		spool_w_write(&r.out_w, r.pending.data, r.pending.len);
+		buf_reset(&r.pending);
+	}
+	for (i = 0; i < 2; i++) {
+		due[i] = w[i]->len != r.told[i] || w[i]->changed;
+		urgent = urgent || w[i]->changed ||
+		    spool_w_seg_start(w[i]) != r.told_seg[i];
+	}
+	if (dropped != r.dropped_sent)
+		due[0] = urgent = true;
+	if (!due[0] && !due[1])
+		return;
+	if (!force && !urgent && r.sock_out.len > PROTO_NEWS_QUEUED) {
+		r.news_due = true;
+		return;
+	}
+	r.news_due = false;
+	for (i = 0; i < 2; i++)
+		if (due[i])
+			reaper_news(type[i], w[i], i, i == 0 &&
+			    dropped != r.dropped_sent);
+}
+
+/*
+ * Clean text, into the spool: gathered and written a chunk at a time,
  * not once per run of text between escape sequences.
  */
 static void
@@ -196,32 +244,18 @@ reaper_send_text(const char *p, size_t len)
 {
 	if (len == 0)
 		return;
-	if (r.text_sent >= r.max_text) {
-		r.cut = true;
-		return;
-	}
 	buf_add(&r.pending, p, len);
-	r.text_sent += (int64_t)len;
-	if (r.pending.len >= PROTO_TEXT_CHUNK)
-		reaper_flush_text();
+	if (r.pending.len >= PROTO_TEXT_CHUNK) {
+		spool_w_write(&r.out_w, r.pending.data, r.pending.len);
+		buf_reset(&r.pending);
+	}
 }
 
-/* Standard error, stripped on its own, goes as "errtext". */
+/* Standard error, stripped on its own, goes to its own stream. */
 static void
 reaper_send_errtext(const char *p, size_t len)
 {
-	struct msg_out	m;
-	size_t		n;
-
-	while (len > 0 && r.err_sent < r.max_text) {
-		n = len > PROTO_TEXT_CHUNK ? PROTO_TEXT_CHUNK : len;
-		msg_begin(&m, MSG_ERRTEXT, 1);
-		msg_bin(&m, "b", p, n);
-		msg_end(&m, &r.sock_out);
-		r.err_sent += (int64_t)n;
-		p += n;
-		len -= n;
-	}
+	spool_w_write(&r.err_w, p, len);
 }
 
 /*
@@ -277,10 +311,6 @@ reaper_feed(const char *p, size_t len)
 {
 	size_t	n, k;
 
-	if (len > 0 && r.text_sent >= r.max_text) {
-		r.cut = true;		/* past the ceiling: not even stripped */
-		return;
-	}
 	while (len > 0) {
 		k = len > REAPER_STRIP_CHUNK ? REAPER_STRIP_CHUNK : len;
 		n = strip_feed(&r.strip, p, k, strip_buf);
@@ -351,10 +381,9 @@ reaper_report(const char *how, int64_t status, int64_t sig, bool lost_end,
 	marker_scan_flush(&r.scan, reaper_text_cb, NULL);
 	n = strip_finish(&r.strip, tail);
 	reaper_send_text(tail, n);
-	reaper_flush_text();	/* all text goes before the end */
 	reaper_read_err(true);	/* and all of standard error's */
 	reaper_close_err();
-	reaper_flush_text();	/* and what standard error's dropped */
+	reaper_flush_text(true);	/* all of it told before the end */
 
 	msg_begin(&m, MSG_END, 6);
 	msg_str(&m, "how", how);
@@ -517,9 +546,10 @@ reaper_killpane_start(void)
 
 /*
  * Some of the pane's output is missing from the copy (the writer dropped
- * it, or someone else read from the FIFO): the copy stops there, as at
- * the ceiling, and the end says so (outputCut). Markers are still looked
- * for in what follows.
+ * it, or someone else read from the FIFO): a hole in the text, which the
+ * spool meets as it meets the ceiling (spool_w_hole: the head and what
+ * follows are kept, the range between dropped), and the end says so
+ * (outputCut).
  */
 static void
 reaper_lost(uint64_t n, const char *how)
@@ -528,7 +558,11 @@ reaper_lost(uint64_t n, const char *how)
 		log_warn("%s: pane output lost: %s", r.id ? r.id : "?", how);
 	r.lost += n > 0 ? n : 1;
 	r.cut = true;
-	r.text_sent = r.max_text;
+	if (r.pending.len > 0) {
+		spool_w_write(&r.out_w, r.pending.data, r.pending.len);
+		buf_reset(&r.pending);
+	}
+	spool_w_hole(&r.out_w);
 }
 
 /*
@@ -552,7 +586,7 @@ reaper_scan(void)
 			continue;
 		if (r.marker.kind == MARKER_K_RUN)
 			return (E_RUN_MARKER);
-		reaper_flush_text();
+		reaper_flush_text(false);
 		r.out_left = 0;
 		return (E_END_MARKER);
 	}
@@ -587,9 +621,9 @@ reaper_take_records(bool scan)
 			return (E_PIPED);
 		case RECORD_LOST:
 			reaper_lost(lost, "the reaper fell behind the pane by "
-			    "more than the text ceiling "
-			    "(PROGMUX_OUTPUT_MAX_BYTES) and the writer dropped "
-			    "the rest");
+			    "more than the writer's backlog (the text ceiling, "
+			    "PROGMUX_OUTPUT_MAX_BYTES, at most 64 MiB) and the "
+			    "writer dropped the rest");
 			break;
 		case RECORD_BROKEN:
 			reaper_lost(lost, "another process read from the "
@@ -629,7 +663,7 @@ reaper_read_fifo(bool scan)
 			r.out_more = ev != E_END_MARKER;
 			return (ev);
 		}
-		reaper_flush_text();
+		reaper_flush_text(false);
 		if (r.out_fd == -1 || r.out_rounds >= REAPER_READ_ROUNDS)
 			return (E_NONE);
 		r.out_rounds++;
@@ -651,7 +685,8 @@ reaper_read_fifo(bool scan)
  * The FIFOs came from the front, open: the output's read end as fd 4,
  * the launcher's control FIFO read-write as fd 6 (so the launcher's
  * reads see EOF only when we are gone), standard error's read end as
- * fd 7. Nothing is opened by a path here.
+ * fd 7; and the spool's directory as fd 8. Nothing is opened by a path
+ * here.
  */
 static enum fsm_event
 reaper_open_fifos(struct msg *m)
@@ -662,6 +697,10 @@ reaper_open_fifos(struct msg *m)
 	if (r.out_fd == -1 || r.ctl_fd == -1 ||
 	    (r.err_name != NULL && r.err_fd == -1))
 		return (reaper_fail("the front gave no FIFOs"));
+	if (r.spool_fd == -1)
+		return (reaper_fail("the front gave no spool directory"));
+	spool_w_init(&r.out_w, r.spool_fd, SPOOL_OUT, (uint64_t)r.max_text);
+	spool_w_init(&r.err_w, r.spool_fd, SPOOL_ERR, (uint64_t)r.max_text);
 	return (E_NONE);
 }
 
@@ -1210,14 +1249,19 @@ reaper_reap(void)
 }
 
 /*
- * The end of the reaper: with its hold on the runtime directory's lock,
- * the directory goes too if we were the last of our instance.
+ * The end of the reaper: a program the front let go of (or that outlived
+ * it) takes its text with it; with our hold on the runtime directory's
+ * lock, the directory goes too if we were the last of our instance.
  */
 static void __attribute__((noreturn))
 reaper_exit(void)
 {
 	reaper_close_ctl();
 	notify_close(&r.notify);
+	spool_w_free(&r.out_w);
+	spool_w_free(&r.err_w);
+	if (r.forgotten && r.spool_fd != -1)
+		spool_dir_empty(r.spool_fd);
 	if (r.lock_fd != -1) {
 		close(r.lock_fd);
 		r.lock_fd = -1;
@@ -1225,6 +1269,17 @@ reaper_exit(void)
 			rundir_remove_path(r.rundir, REAPER_TMUX_GONE_MS);
 	}
 	_exit(0);
+}
+
+/* The front let go of the program, or is gone: its text is nobody's,
+ * nothing more is kept of it. */
+static void
+reaper_forget(void)
+{
+	r.forgotten = true;
+	spool_w_stop(&r.out_w);
+	spool_w_stop(&r.err_w);
+	buf_reset(&r.pending);
 }
 
 /* A frame from the front is an event. */
@@ -1240,9 +1295,10 @@ reaper_on_frame(void *arg, struct msg *m)
 		ev = E_PANE;
 	else if (msg_is(m, MSG_STOP))
 		ev = E_STOP;
-	else if (msg_is(m, MSG_QUIT))
+	else if (msg_is(m, MSG_QUIT)) {
 		ev = E_QUIT;
-	else {
+		reaper_forget();
+	} else {
 		log_warn("%s: unknown frame \"%s\"", r.id ? r.id : "?",
 		    m->type);
 		return (0);
@@ -1261,6 +1317,7 @@ reaper_front_gone(void)
 		close(r.sock);
 	r.sock = -1;
 	buf_reset(&r.sock_out);
+	reaper_forget();
 	reaper_event(E_FRONT_GONE);
 }
 
@@ -1353,7 +1410,10 @@ reaper_setup(void)
 	r.sock = PROTO_REAPER_FD;
 	r.out_fd = r.ctl_fd = r.err_fd = r.launcher_fd = r.lock_fd = -1;
 	r.notify.fd = r.notify.dfd = -1;
-	r.kp_pid = r.kp_err = -1;
+	r.kp_pid = r.kp_err = r.spool_fd = -1;
+	spool_w_init(&r.out_w, -1, SPOOL_OUT, 0);
+	spool_w_init(&r.err_w, -1, SPOOL_ERR, 0);
+	r.out_w.stopped = r.err_w.stopped = true;	/* till "start" */
 	if (fstat(r.sock, &st) == -1 || !S_ISSOCK(st.st_mode)) {
 		log_warn("fd %d is not a socket: this program is started by "
 		    "progmux", r.sock);
@@ -1369,7 +1429,12 @@ reaper_setup(void)
 		r.lock_fd = PROTO_LOCK_FD;
 		fd_cloexec(r.lock_fd, 1);
 	}
+	if (fstat(PROTO_SPOOL_FD, &st) == 0 && S_ISDIR(st.st_mode)) {
+		r.spool_fd = PROTO_SPOOL_FD;
+		fd_cloexec(r.spool_fd, 1);
+	}
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);	/* a file too large: EFBIG, met */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
@@ -1441,6 +1506,9 @@ reaper_main(void)
 	for (;;) {
 		if (r.sock != -1 && fd_flush(r.sock, &r.sock_out) == -1)
 			reaper_front_gone();
+		if (r.news_due && r.sock != -1 &&
+		    r.sock_out.len <= PROTO_NEWS_QUEUED)
+			reaper_flush_text(false);
 		if (r.state == S_DONE && r.sock_out.len == 0)
 			reaper_exit();
 		if (r.ctl_fd != -1 && r.ctl_out.len > 0 &&

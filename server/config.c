@@ -67,12 +67,14 @@ static const struct setting settings[] = {
 	  &cfg.secret_page_ms, 1, 3600000, "300000", "how long "
 	  "ask_user_secret's page takes a secret" },
 	{ "output-max-bytes", "PROGMUX_OUTPUT_MAX_BYTES", NULL, 'i',
-	  &cfg.output_max_bytes, 1024, (int64_t)1 << 32, "8388608",
-	  "text kept per program; beyond it outputCut" },
+	  &cfg.output_max_bytes, 1024, (int64_t)1 << 40, "1073741824",
+	  "text kept per program, on disk in the runtime directory; beyond "
+	  "it the middle is dropped, the head and the end kept (outputCut)" },
 	{ "total-output-max-bytes", "PROGMUX_TOTAL_OUTPUT_MAX_BYTES", NULL,
-	  'i', &cfg.total_output_max_bytes, 1024, (int64_t)1 << 40,
-	  "268435456", "text kept for all programs together; a start past "
-	  "it is refused" },
+	  'i', &cfg.total_output_max_bytes, 1024, (int64_t)1 << 50,
+	  "4294967296", "text kept for all programs together; a start past "
+	  "it, or with the runtime directory's file system full, is "
+	  "refused" },
 	{ "keep-ended", "PROGMUX_KEEP_ENDED", NULL, 'i', &cfg.keep_ended, 0,
 	  100000, "32", "ended programs kept readable; one unread is never "
 	  "dropped: this many unread refuse a start" },

@@ -387,7 +387,8 @@ pane_piped(void *arg, bool ok, const char *out, size_t len)
  * Pipe the pane's output into the output FIFO, through our own writer
  * (`progmux-reaper --pipe`, pipe.c): it reaches the FIFO only through the
  * directory we made, drains tmux however slow we are (keeping up to the
- * text ceiling, all we would keep), and frames what it
+ * text ceiling, at most PROTO_BACKLOG_MAX: the reaper writes to disk,
+ * it falls behind only when stopped), and frames what it
  * passes on. Every word is ours (a plain path, numbers, a name), quoted
  * for sh -c inside a word quoted for tmux.
  */
@@ -395,11 +396,13 @@ void
 pane_pipe(struct pane *pn)
 {
 	struct buf	b = BUF_INIT, sh = BUF_INIT;
+	int64_t		backlog = cfg.output_max_bytes;
 
+	if (backlog > PROTO_BACKLOG_MAX)
+		backlog = PROTO_BACKLOG_MAX;
 	buf_printf(&b, "pipe-pane -O -t %s ", pn->id);
 	buf_printf(&sh, "exec '%s' --pipe '%s' %s %s %lld", cfg.reaper_path,
-	    pn->dir, pn->dir_id, pn->name[PANE_OUT],
-	    (long long)cfg.output_max_bytes);
+	    pn->dir, pn->dir_id, pn->name[PANE_OUT], (long long)backlog);
 	tmux_quote(&b, buf_cstr(&sh));
 	buf_free(&sh);
 	pane_tmux(pn, buf_cstr(&b), pane_piped);

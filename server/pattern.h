@@ -47,5 +47,16 @@ void		 pattern_free(struct pattern *);
  * not UTF-8). */
 int		 pattern_match(struct pattern *, const char *s, size_t len,
 		     char **cause);
+/*
+ * Many lines at once: in s[0, len), whole lines separated by LF, the
+ * start of the first line that may match (pattern_match on it alone), or
+ * len when none can: no line before it matches. 0, or -1 when the
+ * pattern cannot be read so (pattern_lines false) or a limit stopped the
+ * search: then match line by line, which names the line.
+ */
+int		 pattern_find(struct pattern *, const char *s, size_t len,
+		     size_t *at);
+/* Can pattern_find stand for it? */
+bool		 pattern_lines(const struct pattern *);
 
 #endif

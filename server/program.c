@@ -33,6 +33,12 @@
  * (programs_admit). Dropped programs are freed by
  * programs_collect() once the loop is done dispatching, as callers up
  * the stack may still hold them.
+ *
+ * A program's text is in its spool (spool_read.h), a directory made in
+ * the runtime directory when it starts: the reaper writes it, the front
+ * reads it into the program's window. A program freed takes its spool
+ * with it; one its reaper still writes into as it quits is removed once
+ * the reaper has let go (programs_collect tries again).
  */
 #include <sys/queue.h>
 
@@ -41,9 +47,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include "compat.h"
+#include "fdutil.h"
 #include "frame.h"
 #include "log.h"
 #include "proto.h"
@@ -74,8 +82,13 @@ struct program {
 	struct reaper_link	*link;
 	struct waiting		*waiting;
 
-	struct textbuf		 text;
+	struct textbuf		 text;		/* a window on its spool */
 	struct textbuf		 errtext;	/* with separateStderr */
+	int			 spool_fd;	/* its spool, for its reaper */
+	struct spool		*out;		/* the text's reader */
+	struct spool		*err;		/* standard error's */
+	bool			 told_full;	/* warned: its fs is full */
+	bool			 spooled;	/* its spool was made */
 	enum program_outcome	 outcome;	/* once ended */
 	int64_t			 exit_status;	/* -1: none */
 	int			 signal;	/* 0: none */
@@ -104,6 +117,8 @@ static struct {
 	uint64_t	 seq;
 	uint64_t	 ended_seq;
 	bool		 shutdown;	/* progmux exits: nothing starts */
+	char		**unspooled;	/* spools to remove once let go of */
+	size_t		 nunspooled;
 } pt;
 
 /* How a program stands, as a client reads it (the seed's words). */
@@ -213,15 +228,17 @@ programs_alive(void)
 	return (n);
 }
 
-/* Bytes of text kept for every program together. */
+/* Bytes of text kept (on disk) for every program together. */
 static size_t
 programs_text_kept(void)
 {
 	struct program	*p;
 	size_t		 n = 0;
 
-	for (p = pt.list; p != NULL; p = p->next)
-		n += p->text.len + p->errtext.len;
+	for (p = pt.list; p != NULL; p = p->next) {
+		n += p->out != NULL ? spool_kept(p->out) : p->text.len;
+		n += p->err != NULL ? spool_kept(p->err) : p->errtext.len;
+	}
 	return (n);
 }
 
@@ -364,6 +381,18 @@ programs_admit(char **cause)
 		    "with stop_program", programs_text_kept());
 		return (-1);
 	}
+	if (cfg.rundir_fd != -1 && spool_free(cfg.rundir_fd) == 0) {
+		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: the "
+		    "file system of %s is full", cfg.rundir);
+		xasprintf(cause, "no room for a program's text: the file system "
+		    "holding the runtime directory %s is full (progmux keeps "
+		    "what a program prints there, and leaves %llu bytes of it "
+		    "free); free some space there, or point XDG_RUNTIME_DIR or "
+		    "TMPDIR at a file system with room, and stop programs whose "
+		    "output you have read with stop_program", cfg.rundir,
+		    (unsigned long long)SPOOL_RESERVE_MIN);
+		return (-1);
+	}
 	return (0);
 }
 
@@ -404,8 +433,9 @@ program_new(void)
 	p->started_real = realtime_ms();
 	p->waiting = waiting_new(program_waiting_tell, p);
 	TAILQ_INIT(&p->waiters);
-	textbuf_init(&p->text, (size_t)cfg.output_max_bytes);
-	textbuf_init(&p->errtext, (size_t)cfg.output_max_bytes);
+	textbuf_init_window(&p->text, 0);
+	textbuf_init_window(&p->errtext, 0);
+	p->spool_fd = -1;
 	for (pp = &pt.list; *pp != NULL; pp = &(*pp)->next)
 		;
 	*pp = p;
@@ -542,6 +572,8 @@ program_end(struct program *p, enum program_outcome how, int64_t status,
 	p->lost_end = p->lost_end || lost_end;
 	if (why != NULL && p->why == NULL)
 		p->why = xstrdup(why);
+	spool_rest(p->out);	/* its text is all told */
+	spool_rest(p->err);
 	if (!p->spec.keep_pane)
 		program_pane_gone(p);
 	log_debug("%s ended: %s status %lld signal %d", p->id,
@@ -605,11 +637,13 @@ static const struct reaper_cb	program_reaper_cb;
 static void
 program_pipe(struct program *p)
 {
-	int	 fds[3];
+	int	 fds[REAPER_LINK_FDS];
 	char	*why;
 
 	pane_pipe(p->pane);
 	pane_take_fds(p->pane, &fds[0], &fds[1], &fds[2]);
+	fds[3] = p->spool_fd;		/* the reaper's now */
+	p->spool_fd = -1;
 	if ((p->link = reaper_link_spawn(p->id, &p->spec,
 	    pane_err_name(p->pane), fds, &program_reaper_cb, p, &why)) ==
 	    NULL) {
@@ -664,24 +698,48 @@ static const struct pane_cb program_pane_cb = {
 	.pipe_failed = program_pane_pipe_failed
 };
 
-/* reaper_link.c: text from the reaper. */
+/* The reaper found the file system full: said once, as a warning. */
 static void
-program_reaper_text(void *owner, const char *b, size_t len)
+program_full(struct program *p, const struct spool_news *nw)
+{
+	if (nw->drop.why != SPOOL_WHY_NOSPACE || p->told_full)
+		return;
+	p->told_full = true;
+	log_warn("%s: the file system holding %s is full (%s): the middle of "
+	    "its text is dropped to keep the end", p->id, cfg.rundir,
+	    strerror(nw->drop.err));
+	log_notify(LOG_NOTIFY_WARNING, "spool", "%s: the file system holding "
+	    "%s is full (%s): the middle of its text is dropped to keep the "
+	    "end", p->id, cfg.rundir, strerror(nw->drop.err));
+}
+
+/* reaper_link.c: the text has grown in the spool. */
+static void
+program_reaper_text(void *owner, const struct spool_news *nw)
 {
 	struct program	*p = owner;
+	size_t		 len = p->text.len;
 
-	textbuf_append(&p->text, b, len);
+	if (p->out == NULL)
+		return;
+	program_full(p, nw);
+	spool_told(p->out, nw);
+	if (p->text.len == len)
+		return;
 	waiting_text(p->waiting);
 	program_notify(p, PROGRAM_TEXT);
 }
 
-/* reaper_link.c: standard error's text, with separateStderr. */
+/* reaper_link.c: standard error's, with separateStderr. */
 static void
-program_reaper_errtext(void *owner, const char *b, size_t len)
+program_reaper_errtext(void *owner, const struct spool_news *nw)
 {
 	struct program	*p = owner;
 
-	textbuf_append(&p->errtext, b, len);
+	if (p->err == NULL)
+		return;
+	program_full(p, nw);
+	spool_told(p->err, nw);
 }
 
 /* reaper_link.c: the stripper left out bytes that were no complete
@@ -792,8 +850,27 @@ static const struct reaper_cb program_reaper_cb = {
 int
 program_start(struct program *p, struct program_spec *spec, char **cause)
 {
+	char	name[64];
+
 	p->spec = *spec;
 	memset(spec, 0, sizeof *spec);
+	if (config_rundir_check(cause) == -1)
+		return (-1);
+	snprintf(name, sizeof name, "%s%s", p->id, SPOOL_DIR_SUFFIX);
+	if ((p->spool_fd = spool_dir_make(cfg.rundir_fd, name)) == -1) {
+		xasprintf(cause, "cannot make the directory for its text in "
+		    "%s: %s", cfg.rundir, fd_strerror(errno));
+		return (-1);
+	}
+	p->spooled = true;
+	if ((p->out = spool_open(&cfg.rundir_fd, name, SPOOL_OUT,
+	    &p->text)) == NULL || (p->spec.separate_stderr &&
+	    (p->err = spool_open(&cfg.rundir_fd, name, SPOOL_ERR,
+	    &p->errtext)) == NULL)) {
+		xasprintf(cause, "cannot open the directory for its text in "
+		    "%s: %s", cfg.rundir, fd_strerror(errno));
+		return (-1);
+	}
 	if ((p->pane = pane_new(p->id, &p->spec, &program_pane_cb, p,
 	    cause)) == NULL)
 		return (-1);
@@ -864,6 +941,53 @@ program_drop(struct program *p)
 	pt.dead = p;
 }
 
+/* Remove a spool that is let go of, or keep its name to try again. */
+static void
+programs_unspool(const char *name)
+{
+	if (spool_dir_remove(cfg.rundir_fd, name) == 0 || errno == ENOENT)
+		return;
+	pt.unspooled = xreallocarray(pt.unspooled, pt.nunspooled + 1,
+	    sizeof *pt.unspooled);
+	pt.unspooled[pt.nunspooled++] = xstrdup(name);
+}
+
+/* A program's text goes with it: its readers, then its spool. */
+static void
+program_unspool(struct program *p)
+{
+	char	name[64];
+
+	spool_close(p->out);
+	spool_close(p->err);
+	p->out = p->err = NULL;
+	if (p->spool_fd != -1)
+		close(p->spool_fd);
+	p->spool_fd = -1;
+	if (!p->spooled)
+		return;
+	snprintf(name, sizeof name, "%s%s", p->id, SPOOL_DIR_SUFFIX);
+	programs_unspool(name);
+}
+
+/* Spools a quitting reaper still wrote into: again. */
+static void
+programs_unspool_again(void)
+{
+	char	**names = pt.unspooled;
+	size_t	  i, n = pt.nunspooled;
+
+	if (n == 0)
+		return;
+	pt.unspooled = NULL;
+	pt.nunspooled = 0;
+	for (i = 0; i < n; i++) {
+		programs_unspool(names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
 /* Free what was dropped. */
 void
 programs_collect(void)
@@ -871,12 +995,14 @@ programs_collect(void)
 	struct program		*p;
 	struct program_waiter	*w;
 
+	programs_unspool_again();
 	while ((p = pt.dead) != NULL) {
 		pt.dead = p->next;
 		while ((w = TAILQ_FIRST(&p->waiters)) != NULL) {
 			TAILQ_REMOVE(&p->waiters, w, entry);
 			free(w);
 		}
+		program_unspool(p);
 		free(p->id);
 		program_spec_free(&p->spec);
 		free(p->why);
@@ -933,6 +1059,7 @@ program_fixture(struct program *p, struct program_spec *spec,
 	p->spec = *spec;
 	memset(spec, 0, sizeof *spec);
 	p->pane = pane_fixture(pane);
+	textbuf_init(&p->text, (size_t)cfg.output_max_bytes);	/* in memory */
 	textbuf_append(&p->text, text, strlen(text));
 	p->state = PROGRAM_RUNNING;
 	p->ran = true;

@@ -2,10 +2,11 @@
  * reaper_link.c — the front's side of one program's reaper.
  *
  * The reaper is spawned (posix_spawn of progmux-reaper) with one end of a
- * socketpair as its fd 3 and the program's FIFOs as fds 4, 6 and 7
- * (proto.h), and is sent what it needs in a "start" frame, built from
- * the program's spec (struct program_spec) it was spawned with. Frames
- * from it (text, launched, notify, end, fail) and its going (EOF or a bad frame)
+ * socketpair as its fd 3, the program's FIFOs as fds 4, 6 and 7 and its
+ * spool's directory as fd 8 (proto.h), and is sent what it needs in a
+ * "start" frame, built from the program's spec (struct program_spec) it
+ * was spawned with. Frames from it (the news of its text, launched,
+ * notify, end, fail) and its going (EOF or a bad frame)
  * are told to its owner through the callbacks it was spawned with
  * (struct reaper_cb), as tmux's job_run takes its callbacks; it never
  * looks its owner up. Writes are queued and flushed when the socket takes them.
@@ -153,12 +154,13 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
 
 /*
  * Spawn a reaper (posix_spawn: a vfork, no copy of our memory) with the
- * FIFO ends in fds (output, control, standard error or -1; closed here
- * whatever happens) and send it st. cb tells owner what follows.
+ * FIFO ends and the spool in fds (output, control, standard error or -1,
+ * the spool's directory; closed here whatever happens) and send it st.
+ * cb tells owner what follows.
  */
 struct reaper_link *
 reaper_link_spawn(const char *program_id, const struct program_spec *st,
-    const char *err_name, int fds[3],
+    const char *err_name, int fds[REAPER_LINK_FDS],
     const struct reaper_cb *cb, void *owner, char **cause)
 {
 	posix_spawn_file_actions_t	 fa;
@@ -171,14 +173,14 @@ reaper_link_spawn(const char *program_id, const struct program_spec *st,
 
 	if (compat_socketpair(AF_UNIX, SOCK_STREAM, 0, sv, O_CLOEXEC) == -1) {
 		xasprintf(cause, "socketpair: %s", fd_strerror(errno));
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < REAPER_LINK_FDS; i++)
 			if (fds[i] != -1)
 				close(fds[i]);
 		return (NULL);
 	}
 	/* No source may be a number another is moved to. */
 	sv[1] = fd_above(sv[1], PROTO_FD_END);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < REAPER_LINK_FDS; i++)
 		fds[i] = fd_above(fds[i], PROTO_FD_END);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null",
@@ -190,6 +192,8 @@ reaper_link_spawn(const char *program_id, const struct program_spec *st,
 	posix_spawn_file_actions_adddup2(&fa, fds[1], PROTO_CTL_FD);
 	if (fds[2] != -1)
 		posix_spawn_file_actions_adddup2(&fa, fds[2], PROTO_ERR_FD);
+	if (fds[3] != -1)
+		posix_spawn_file_actions_adddup2(&fa, fds[3], PROTO_SPOOL_FD);
 	/*
 	 * The lock goes over from a copy of it: a dup2 onto another number
 	 * clears close-on-exec on every system, where a descriptor dup2'd
@@ -207,7 +211,7 @@ reaper_link_spawn(const char *program_id, const struct program_spec *st,
 	close(sv[1]);
 	if (lock != -1)
 		close(lock);
-	for (i = 0; i < 3; i++)		/* the reaper's now */
+	for (i = 0; i < REAPER_LINK_FDS; i++)	/* the reaper's now */
 		if (fds[i] != -1)
 			close(fds[i]);
 	if (err != 0) {
@@ -383,23 +387,56 @@ reaper_link_on_end(struct reaper_link *l, struct msg *m)
 	free(why);
 }
 
+/* A stream's news (a "text" or "errtext" frame): how far its text goes
+ * in the spool, and what was dropped of it. */
+static void
+reaper_link_news(const struct msg *m, struct spool_news *nw)
+{
+	int64_t		 v;
+	const char	*why;
+	size_t		 len, i;
+
+	memset(nw, 0, sizeof *nw);
+	if (msg_get_int(m, "len", &v) && v > 0)
+		nw->len = (uint64_t)v;
+	if (msg_get_int(m, "seg", &v) && v > 0)
+		nw->seg = (uint64_t)v;
+	if ((why = msg_get_bytes(m, "why", &len)) == NULL)
+		return;
+	for (i = SPOOL_WHY_CEILING; i <= SPOOL_WHY_LOST; i++)
+		if (strlen(spool_why_name(i)) == len &&
+		    memcmp(why, spool_why_name(i), len) == 0)
+			nw->drop.why = (enum spool_why)i;
+	if (msg_get_int(m, "from", &v) && v >= 0)
+		nw->drop.from = (uint64_t)v;
+	if (msg_get_int(m, "to", &v) && v >= (int64_t)nw->drop.from)
+		nw->drop.to = (uint64_t)v;
+	else
+		nw->drop.why = SPOOL_WHY_NONE;	/* not a range */
+	if (msg_get_int(m, "lines", &v) && v >= 0)
+		nw->drop.lines = (uint64_t)v;
+	if (msg_get_int(m, "chars", &v) && v >= 0)
+		nw->drop.chars = (uint64_t)v;
+	if (msg_get_int(m, "err", &v))
+		nw->drop.err = (int)v;
+}
+
 /* One frame from the reaper. */
 static void
 reaper_link_on_frame(struct reaper_link *l, struct msg *m)
 {
-	const char	*b;
-	char		*why;
-	size_t		 len;
-	int64_t		 v = 0;
+	struct spool_news	 nw;
+	char			*why;
+	int64_t			 v = 0;
 
 	if (msg_is(m, MSG_TEXT)) {
-		if ((b = msg_get_bytes(m, "b", &len)) != NULL && len > 0)
-			l->cb->text(l->owner, b, len);
+		reaper_link_news(m, &nw);
+		l->cb->text(l->owner, &nw);
 		if (msg_get_int(m, "dropped", &v) && v > 0)
 			l->cb->dropped(l->owner, v);
 	} else if (msg_is(m, MSG_ERRTEXT)) {
-		if ((b = msg_get_bytes(m, "b", &len)) != NULL && len > 0)
-			l->cb->errtext(l->owner, b, len);
+		reaper_link_news(m, &nw);
+		l->cb->errtext(l->owner, &nw);
 	} else if (msg_is(m, MSG_HELLO)) {
 		if (!msg_get_int(m, "v", &v) || v != PROTO_VERSION) {
 			log_warn("%s: reaper speaks protocol %lld, not %d",

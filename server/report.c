@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
 
 #include "server.h"
 #include "timeutil.h"
@@ -15,11 +16,13 @@
 #define REPORT_ARG_CHARS	200	/* characters of each it shows */
 #define REPORT_TASK_CHARS	200	/* bytes of a task's last line */
 
-/* Text at offset off; "" while nothing has been kept yet. */
+/* Text at offset off (held: at or after the window's base); "" while
+ * nothing has been kept yet. */
 const char *
 report_text_at(const struct textbuf *t, size_t off)
 {
-	return (t->data != NULL ? t->data + off : "");
+	return (t->data != NULL && off >= t->base ? t->data + (off -
+	    t->base) : "");
 }
 
 /*
@@ -38,6 +41,7 @@ report_make(struct report *r, struct program *p, size_t cursor, bool ended,
 	r->waiting = r->hidden = false;
 	r->us = r->ue = 0;
 	r->ports = NULL;
+	r->gap = NULL;
 	if (program_ended(p) || program_state(p) == PROGRAM_STOPPING)
 		return;
 	textbuf_unfinished(program_text(p), cursor, REPORT_UNF_CHARS, &r->us,
@@ -165,6 +169,42 @@ report_put(struct jw *w, const struct report *r)
 		jw_key(w, "droppedBytes");
 		jw_int(w, (int64_t)program_dropped(p));
 	}
+	if (r->gap != NULL) {
+		jw_key(w, "outputGap");
+		jw_obj_begin(w);
+		jw_key(w, "fromCursor");
+		jw_int(w, (int64_t)r->gap->from);
+		jw_key(w, "toCursor");
+		jw_int(w, (int64_t)r->gap->to);
+		jw_key(w, "lines");
+		jw_int(w, (int64_t)r->gap->lines);
+		jw_key(w, "bytes");
+		jw_int(w, (int64_t)r->gap->bytes);
+		jw_key(w, "reason");
+		jw_str(w, spool_why_name(r->gap->why));
+		jw_obj_end(w);
+	}
+}
+
+/* The gap a reply's range took in, in words, on a line of its own
+ * before the status line. */
+static void
+report_gap(struct buf *b, const struct spool_gap *g)
+{
+	buf_printf(b, "[%zu line%s (%zu bytes) of the output %s not kept, "
+	    "between cursors %zu and %zu: ", g->lines, g->lines == 1 ? "" :
+	    "s", g->bytes, g->lines == 1 ? "was" : "were", g->from, g->to);
+	if (g->why == SPOOL_WHY_NOSPACE)
+		buf_printf(b, "the file system holding progmux's runtime "
+		    "directory %s is full (%s); ", cfg.rundir,
+		    strerror(g->err != 0 ? g->err : ENOSPC));
+	else if (g->why == SPOOL_WHY_LOST)
+		buf_adds(b, "progmux fell behind the pane and some of its "
+		    "output never reached it, not counted here; ");
+	else
+		buf_printf(b, "past PROGMUX_OUTPUT_MAX_BYTES (%lld bytes) ",
+		    (long long)cfg.output_max_bytes);
+	buf_adds(b, "the middle goes, the head and the end are kept]\n");
 }
 
 /* How it ended, for the text: ", exit status 1", ", SIGKILL (why)". */
@@ -211,12 +251,21 @@ void
 report_line(struct buf *b, const struct report *r)
 {
 	const struct program	*p = r->p;
+	struct spool_gap	 g;
 
+	if (r->gap != NULL)
+		report_gap(b, r->gap);
 	buf_printf(b, "[%s: %s", program_id(p), program_outcome(p));
 	report_end(b, p);
 	report_waiting(b, r);
 	report_ready(b, r);
-	if (report_cut(p))
+	if (report_cut(p) && spool_gap(program_text(p), &g) &&
+	    g.why == SPOOL_WHY_NOSPACE)
+		buf_adds(b, ", output cut (its file system is full)");
+	else if (report_cut(p) && spool_gap(program_text(p), &g) &&
+	    g.why == SPOOL_WHY_LOST)
+		buf_adds(b, ", output cut (some of it never reached progmux)");
+	else if (report_cut(p))
 		buf_printf(b, ", output cut (more than PROGMUX_OUTPUT_MAX_BYTES, "
 		    "%lld bytes)", (long long)cfg.output_max_bytes);
 	if (program_lost_end(p))
@@ -338,20 +387,22 @@ report_task(struct buf *b, struct program *p, int64_t *cursor)
 	    program_outcome(p), (long long)((now_ms() -
 	    program_started_ms(p)) / 1000), t->len);
 	report_end(b, p);
-	if (end > 0 && t->data[end - 1] == '\n')
+	/* (From the window: what it holds of the last line.) */
+	if (end > t->base && TEXTBUF_AT(t, end - 1) == '\n')
 		end--;
-	for (start = end; start > 0 && t->data[start - 1] != '\n'; start--)
+	for (start = end; start > t->base && TEXTBUF_AT(t, start - 1) != '\n';
+	    start--)
 		;
 	n = end - start;
 	if (n > REPORT_TASK_CHARS) {
 		start = end - REPORT_TASK_CHARS;
-		while (start < end && utf8_is_cont(t->data[start]))
+		while (start < end && utf8_is_cont(TEXTBUF_AT(t, start)))
 			start++;	/* a character's first byte */
 		n = end - start;
 	}
 	if (n > 0) {
 		buf_adds(b, "; last line \"");
-		buf_add(b, t->data + start, n);
+		buf_add(b, report_text_at(t, start), n);
 		buf_addc(b, '"');
 	}
 	*cursor = (int64_t)textbuf_line_start(t);

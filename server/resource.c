@@ -347,7 +347,7 @@ resource_read_output(struct mcp_req *rpc, const char *uri,
 		    "read_program %s from cursor 0 has them]\n", omitted,
 		    program_id(p));
 	buf_add(&text, report_text_at(t, pg.start), pg.end - pg.start);
-	if (pg.end > pg.start && t->data[pg.end - 1] != '\n')
+	if (pg.end > pg.start && TEXTBUF_AT(t, pg.end - 1) != '\n')
 		buf_addc(&text, '\n');
 	report_make(&r, p, pg.end, over && pg.end == t->len, false);
 	report_line(&text, &r);

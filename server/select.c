@@ -19,6 +19,14 @@
  * When a read answers is the wait's (watch.c), by the selection's kind
  * (enum sel_wait); why it answered is said by enum sel_reason, in the
  * structured result (reason) and in the text alike.
+ *
+ * The text is read through the spool (spool_read.h): lines through a
+ * view a chunk at a time, line numbers and counts through its index, so
+ * a scan costs the text it scans and a reply what it shows, whatever
+ * came before. A line is matched on its first SEL_MATCH_MAX bytes. No
+ * line or page spans the gap, the middle a ceiling dropped: the scan
+ * goes on past it with the lines numbered as they were, context stops
+ * at it, and a reply whose range crossed it says so (sh->crossed).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +40,17 @@
 
 #define SEL_LINE_CHARS	2000	/* a line a filter shows is cut after this */
 #define SEL_RING_MAX	4096	/* matching lines kept for a last page */
+#define SEL_MATCH_MAX	(1024u * 1024)	/* bytes of a line matched */
+#define SEL_PASS_MIN	512		/* bytes sel_pass looks at, at least */
+#define SEL_PASS_SKIP	32		/* lines it leaves alone when dense */
+
+/* A line of the text: [off, end), the next at next; its first n bytes
+ * at p (all of it unless it is longer than SEL_MATCH_MAX). */
+struct sel_ln {
+	size_t		 off, end, next;
+	const char	*p;
+	size_t		 n;
+};
 
 static const char *const sel_reasons[] = {
 	[SEL_R_TEXT] = "text",
@@ -156,20 +175,13 @@ sel_parse(struct sel *s, const struct json *args, unsigned what,
 void
 sel_begin(struct sel *s, const struct textbuf *t)
 {
-	const char	*p, *e;
-
 	s->scan = s->shown_end = s->start;
 	s->line = 1;
-	if (s->filter != NULL && t->data != NULL) {
-		p = t->data;
-		e = t->data + s->start;
-		while (p < e &&
-		    (p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
-			s->line++;
-			p++;
-		}
-	}
+	if (s->filter != NULL)
+		s->line += spool_lines_before(t, spool_skip(t, s->start));
 	s->start_line = s->line;
+	spool_view_init(&s->v, t);
+	spool_view_init(&s->cv, t);
 	buf_init(&s->out);
 	if (s->filter != NULL && s->last) {
 		s->ring_cap = s->tail > 0 && s->tail < SEL_RING_MAX ? s->tail :
@@ -187,41 +199,85 @@ sel_free(struct sel *s)
 	buf_free(&s->out);
 	free(s->failed);
 	free(s->ring);
+	spool_view_free(&s->v);
+	spool_view_free(&s->cv);
 	s->until = s->filter = NULL;
 	s->failed = NULL;
 	s->ring = NULL;
 }
 
-/* The end of the line at off (its LF or the end of the text) and where
- * the next begins; false if it is not whole (and final is not set). */
+/*
+ * The line at off (within a run of kept text), read through view v: its
+ * end (its LF, or the run's end when final or at the head's end) and
+ * where the next begins; false if it is not whole yet.
+ */
 static bool
-sel_line(const struct textbuf *t, size_t off, bool final, size_t *end,
-    size_t *next)
+sel_line(struct spool_view *v, const struct textbuf *t, size_t off,
+    bool final, struct sel_ln *ln)
 {
-	const char	*lf;
+	const char	*p, *lf;
+	size_t		 e, n, cap, at;
+	bool		 hard;
 
-	if (off >= t->len)
+	e = spool_run_end(t, off, &hard);
+	if (off >= e)
 		return (false);
-	lf = memchr(t->data + off, '\n', t->len - off);
-	if (lf == NULL) {
-		if (!final)
+	cap = t->spool != NULL && e - off > SEL_MATCH_MAX ? SEL_MATCH_MAX :
+	    e - off;
+	n = cap;
+	if ((p = spool_view_get(v, off, &n, 1)) == NULL || n == 0)
+		return (false);
+	/* The view held less of it: a chunk from off, then all it may. */
+	if ((lf = memchr(p, '\n', n)) == NULL && n < cap) {
+		n = cap;
+		if ((p = spool_view_get(v, off, &n, cap < SPOOL_CHUNK ? cap :
+		    SPOOL_CHUNK)) == NULL || n == 0)
 			return (false);
-		*end = *next = t->len;
-		return (true);
+		lf = memchr(p, '\n', n);
 	}
-	*end = (size_t)(lf - t->data);
-	*next = *end + 1;
+	if (lf == NULL && n < cap) {
+		n = cap;
+		if ((p = spool_view_get(v, off, &n, cap)) == NULL || n == 0)
+			return (false);
+		lf = memchr(p, '\n', n);
+	}
+	ln->off = off;
+	ln->p = p;
+	if (lf != NULL)
+		ln->end = off + (size_t)(lf - p);
+	else if (off + n < e && spool_find_lf(t, off + n, e, &at))
+		ln->end = at;		/* longer than SEL_MATCH_MAX */
+	else if (final || hard)
+		ln->end = e;
+	else
+		return (false);
+	ln->next = ln->end < e ? ln->end + 1 : e;
+	ln->n = ln->end - off < n ? ln->end - off : n;
+	if (ln->n < ln->end - off)	/* cut on a character */
+		ln->n = utf8_char_start(p, ln->n);
 	return (true);
 }
 
-/* Show text[s, s + len) as line number n, marked ':' (a match) or '-'.
- * Adds its characters to *chars and those of the text shown to *raw. */
-static void
-sel_put_line(struct buf *b, size_t *chars, size_t *raw, const char *s,
-    size_t len, size_t n, char mark)
+/* The characters of the line (its LF not counted). */
+static size_t
+sel_line_chars(const struct textbuf *t, const struct sel_ln *ln)
 {
-	size_t	cps = utf8_count(s, len), cut, k, start = b->len;
+	if (ln->n == ln->end - ln->off)
+		return (utf8_count(ln->p, ln->n));
+	return (spool_chars_before(t, ln->end) - spool_chars_before(t,
+	    ln->off));
+}
 
+/* Show the line as line number n, marked ':' (a match) or '-'. Adds
+ * its characters to *chars and those of the text shown to *raw. */
+static void
+sel_put_line(struct buf *b, size_t *chars, size_t *raw,
+    const struct textbuf *t, const struct sel_ln *ln, size_t n, char mark)
+{
+	const char	*s = ln->p;
+	size_t		 len = ln->n, cps, cut, k, start = b->len;
+
+	cps = sel_line_chars(t, ln);
 	buf_printf(b, "%zu%c", n, mark);
 	if (cps > SEL_LINE_CHARS) {
 		for (cut = k = 0; k < SEL_LINE_CHARS && cut < len; k++)
@@ -248,7 +304,8 @@ sel_group(struct sel *s, const struct textbuf *t, size_t off, size_t n,
     size_t hit, char mark)
 {
 	struct buf	 g = BUF_INIT;
-	size_t		 chars = 0, raw = 0, lines = 0, end, next;
+	struct sel_ln	 ln;
+	size_t		 chars = 0, raw = 0, lines = 0;
 	bool		 ok = true;
 
 	if (s->context > 0 && s->out.len > 0 && off != s->shown_end) {
@@ -256,13 +313,13 @@ sel_group(struct sel *s, const struct textbuf *t, size_t off, size_t n,
 		chars += 3;
 		lines++;
 	}
-	while (off <= hit && sel_line(t, off, true, &end, &next)) {
-		sel_put_line(&g, &chars, &raw, t->data + off, end - off, n++,
-		    off == hit ? mark : '-');
+	while (off <= hit && sel_line(&s->cv, t, off, true, &ln)) {
+		sel_put_line(&g, &chars, &raw, t, &ln, n++, off == hit ? mark :
+		    '-');
 		lines++;
-		if (next == off)
+		if (ln.next == off)
 			break;
-		off = next;
+		off = ln.next;
 	}
 	if (s->out_lines > 0 && (s->out_chars + chars > TEXTBUF_PAGE_CHARS ||
 	    s->out_lines + lines > s->max_lines))
@@ -278,12 +335,32 @@ sel_group(struct sel *s, const struct textbuf *t, size_t off, size_t n,
 	return (ok);
 }
 
-/* Back up to k lines from the line at off (number *n), not before lo. */
+/*
+ * Back up to k lines from the line at off (number *n), not before lo nor
+ * before the gap's end when off is after it: in memory, LF by LF; on
+ * disk, through the index.
+ */
 static size_t
 sel_back(const struct textbuf *t, size_t off, size_t k, size_t lo, size_t *n)
 {
-	const char	*lf;
+	struct spool_gap	 g;
+	const char		*lf;
+	size_t			 want, first, x;
 
+	if (t->spool != NULL) {
+		if (k == 0 || off <= lo)
+			return (off);
+		if (spool_gap(t, &g) && off >= g.to && lo < g.to)
+			lo = g.to;
+		first = spool_lines_before(t, lo) + 1;
+		want = *n > k ? *n - k : 1;
+		if (want < first)
+			want = first;
+		if ((x = spool_line_off(t, want)) < lo)
+			x = lo;
+		*n = want;
+		return (x);
+	}
 	for (; k > 0 && off > lo; k--) {
 		/* off - 1 is the LF ending the line before. */
 		lf = off - 1 > lo ? compat_memrchr(t->data + lo, '\n',
@@ -327,6 +404,83 @@ sel_hit(struct sel *s, const struct textbuf *t, size_t off)
 	return (true);
 }
 
+/* Lines in s[0, n): their LFs. */
+static size_t
+sel_lfs(const char *p, size_t n)
+{
+	const char	*e = p + n;
+	size_t		 k = 0;
+
+	while (p < e && (p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+		k++;
+		p++;
+	}
+	return (k);
+}
+
+/*
+ * Pass over the lines from s->scan that cannot match: those before the
+ * first line the patterns may match when read over many lines at once
+ * (pattern_find), in the whole lines of the next s->pass bytes; they are
+ * scanned and counted, not matched one by one. The stretch looked at
+ * doubles while it holds no candidate and halves while candidates come
+ * early in it, and when the first line is a candidate at the least
+ * stretch the next SEL_PASS_SKIP lines go line by line: dense matches
+ * cost little more than line by line.
+ * True if it passed some; s->cand is then where the next candidate is.
+ */
+static bool
+sel_pass(struct sel *s, const struct textbuf *t)
+{
+	struct pattern	*pat[2] = { s->filter, s->until };
+	const char	*p, *lf;
+	size_t		 n, e, at, a, k, i;
+	bool		 hard;
+
+	if (s->pass_skip > 0) {		/* dense: line by line a while */
+		s->pass_skip--;
+		return (false);
+	}
+	if (s->cand < s->scan) {	/* (at scan: its line may match) */
+		if (s->pass == 0)
+			s->pass = SEL_PASS_MIN;
+		e = spool_run_end(t, s->scan, &hard);
+		n = e - s->scan < s->pass ? e - s->scan : s->pass;
+		if (n == 0 || (p = spool_view_get(&s->v, s->scan, &n, n)) ==
+		    NULL || (lf = compat_memrchr(p, '\n', n)) == NULL)
+			return (false);
+		n = (size_t)(lf - p) + 1;	/* whole lines */
+		for (at = n, i = 0; i < 2; i++)
+			if (pat[i] != NULL) {
+				if (!pattern_lines(pat[i]) ||
+				    pattern_find(pat[i], p, n, &a) == -1) {
+					s->cand = SIZE_MAX;	/* never */
+					return (false);
+				}
+				if (a < at)
+					at = a;
+			}
+		if (at == n && s->pass < SPOOL_CHUNK)
+			s->pass *= 2;
+		else if (at < n / 4 && s->pass > SEL_PASS_MIN)
+			s->pass /= 2;
+		else if (at == 0)
+			s->pass_skip = SEL_PASS_SKIP;
+		s->cand = s->scan + at;
+	}
+	if (s->cand == SIZE_MAX || s->cand <= s->scan)
+		return (false);
+	n = s->cand - s->scan;
+	if ((p = spool_view_get(&s->v, s->scan, &n, n)) == NULL ||
+	    n != s->cand - s->scan)
+		return (false);
+	k = sel_lfs(p, n);
+	s->scan = s->cand;
+	s->line += k;
+	s->scanned += k;
+	return (true);
+}
+
 /*
  * Look at the whole lines from s->scan (with final, the unterminated last
  * line too) for budget_us at most. SEL_SCAN_DONE: all there is scanned;
@@ -339,7 +493,8 @@ int
 sel_scan(struct sel *s, const struct textbuf *t, bool final,
     int64_t budget_us)
 {
-	size_t		 end, next;
+	struct sel_ln	 ln;
+	size_t		 off;
 	char		*cause = NULL;
 	const char	*which;
 	int64_t		 t0 = now_us();
@@ -355,18 +510,26 @@ sel_scan(struct sel *s, const struct textbuf *t, bool final,
 		s->scan = final ? t->len : textbuf_line_start(t);
 		return (SEL_SCAN_DONE);
 	}
-	while (sel_line(t, s->scan, final, &end, &next)) {
+	for (;;) {
+		/* Past the gap, the lines are numbered as they were. */
+		if ((off = spool_skip(t, s->scan)) != s->scan) {
+			s->scan = off;
+			s->line = spool_lines_before(t, off) + 1;
+		}
+		if (s->after == 0 && sel_pass(s, t))
+			continue;
+		if (!sel_line(&s->v, t, s->scan, final, &ln))
+			break;
 		if (now_us() - t0 >= budget_us)
 			return (SEL_SCAN_MORE);
 		if (s->filter != NULL) {
 			which = "filter";
-			rc = pattern_match(s->filter, t->data + s->scan,
-			    end - s->scan, &cause);
+			rc = pattern_match(s->filter, ln.p, ln.n, &cause);
 			if (rc == -1)
 				goto failed;
 			if (rc == 1) {
 				s->matched++;
-				if (!sel_hit(s, t, s->scan)) {
+				if (!sel_hit(s, t, ln.off)) {
 					s->matched--;
 					s->full = true;
 					return (SEL_SCAN_FULL);
@@ -382,8 +545,7 @@ sel_scan(struct sel *s, const struct textbuf *t, bool final,
 		}
 		if (s->until != NULL) {
 			which = "until";
-			rc = pattern_match(s->until, t->data + s->scan,
-			    end - s->scan, &cause);
+			rc = pattern_match(s->until, ln.p, ln.n, &cause);
 			if (rc == -1)
 				goto failed;
 			if (rc == 1) {
@@ -391,15 +553,18 @@ sel_scan(struct sel *s, const struct textbuf *t, bool final,
 				    s->ring[(s->ring_next + s->ring_cap) %
 				    (s->ring_cap + 1)].off != s->scan))
 					sel_ring_put(s, s->scan, s->line, true);
-				s->until_end = next;
+				s->until_end = ln.next;
 			}
 		}
-		s->scan = next;
+		s->scan = ln.next;
 		s->line++;
 		s->scanned++;
 		if (s->until_end != 0)
 			return (SEL_SCAN_MATCHED);
 	}
+	/* Waiting for more: hold no copy of the text meanwhile. */
+	spool_view_free(&s->v);
+	spool_view_free(&s->cv);
 	return (SEL_SCAN_DONE);
 
 failed:
@@ -408,17 +573,18 @@ failed:
 	return (SEL_SCAN_FAILED);
 }
 
-/* Lines (LFs) in text[a, b). */
+/* Lines (LFs) in text[a, b) that are kept (not in the gap). */
 static size_t
 sel_count_lines(const struct textbuf *t, size_t a, size_t b)
 {
-	const char	*q = t->data + a, *end = t->data + b;
-	size_t		 n = 0;
+	struct spool_gap	g;
+	size_t			n;
 
-	while (q < end && (q = memchr(q, '\n', (size_t)(end - q))) != NULL) {
-		n++;
-		q++;
-	}
+	if (b <= a)
+		return (0);
+	n = spool_lines_before(t, b) - spool_lines_before(t, a);
+	if (spool_crossed(t, a, b, &g) && n >= g.lines)
+		n -= g.lines;
 	return (n);
 }
 
@@ -429,17 +595,15 @@ sel_range_end(const struct sel *s)
 	return (s->until_end != 0 ? s->until_end : s->scan);
 }
 
-/* The cost of showing the line at off (number n): its characters as
+/* The cost of showing the line ln (number n): its characters as
  * sel_put_line writes them. */
 static size_t
-sel_line_cost(const struct textbuf *t, size_t off, size_t n)
+sel_line_cost(const struct textbuf *t, const struct sel_ln *ln, size_t n)
 {
-	size_t	end, next, cps;
+	size_t	cps;
 	char	num[32];
 
-	if (!sel_line(t, off, true, &end, &next))
-		return (0);
-	cps = utf8_count(t->data + off, end - off);
+	cps = sel_line_chars(t, ln);
 	if (cps > SEL_LINE_CHARS)
 		cps = SEL_LINE_CHARS + 32;
 	return ((size_t)snprintf(num, sizeof num, "%zu:", n) + cps + 1);
@@ -469,8 +633,9 @@ sel_show_ring(struct sel *s, const struct textbuf *t, struct buf *out,
 		bool	 gap;		/* "--" before it */
 	}		*iv;
 	struct sel_hit	*h;
+	struct sel_ln	 ln;
 	size_t		 k, i, niv = 0, low = SIZE_MAX, lines = 0, chars = 0;
-	size_t		 hi_n, x, xn, off, end, next, cost, cl, raw = 0;
+	size_t		 hi_n, x, xn, off, cost, cl, raw = 0;
 
 	if (s->ring_n == 0)
 		return;
@@ -497,9 +662,9 @@ sel_show_ring(struct sel *s, const struct textbuf *t, struct buf *out,
 		}
 		/* What its lines cost. */
 		cost = cl = 0;
-		for (off = x, i = xn; i <= iv[niv].last && sel_line(t, off,
-		    true, &end, &next); i++, off = next) {
-			cost += sel_line_cost(t, off, i);
+		for (off = x, i = xn; i <= iv[niv].last && sel_line(&s->cv, t,
+		    off, true, &ln); i++, off = ln.next) {
+			cost += sel_line_cost(t, &ln, i);
 			cl++;
 		}
 		if (low != SIZE_MAX && iv[niv].last + 1 < low &&
@@ -529,12 +694,12 @@ sel_show_ring(struct sel *s, const struct textbuf *t, struct buf *out,
 		if (i == niv - 1)
 			sh->first = iv[i].off;
 		for (off = iv[i].off, xn = iv[i].n; xn <= iv[i].last &&
-		    sel_line(t, off, true, &end, &next); xn++, off = next) {
+		    sel_line(&s->cv, t, off, true, &ln); xn++, off = ln.next) {
 			while (k < s->ring_n && sel_ring_at(s, k)->off < off)
 				k++;
-			sel_put_line(out, &chars, &raw, t->data + off,
-			    end - off, xn, k < s->ring_n &&
-			    sel_ring_at(s, k)->off == off ? ':' : '-');
+			sel_put_line(out, &chars, &raw, t, &ln, xn,
+			    k < s->ring_n && sel_ring_at(s, k)->off == off ?
+			    ':' : '-');
 		}
 	}
 	sh->lines = lines;
@@ -551,9 +716,8 @@ void
 sel_show(struct sel *s, const struct textbuf *t, bool over, struct buf *out,
     struct sel_shown *sh)
 {
-	struct textbuf	 head;
 	struct page	 pg;
-	size_t		 n;
+	size_t		 n, at = out->len;
 
 	memset(sh, 0, sizeof *sh);
 	sh->first = s->start;
@@ -563,48 +727,43 @@ sel_show(struct sel *s, const struct textbuf *t, bool over, struct buf *out,
 		sh->cursor = s->scan;
 		sh->lines = s->out_lines;
 		sh->shown_raw = s->shown_raw;
-		return;
-	}
-	if (s->filter != NULL) {
+	} else if (s->filter != NULL) {
 		sh->cursor = sel_range_end(s);
 		sel_show_ring(s, t, out, sh);
 		sh->skipped = sel_count_lines(t, s->start, sh->first);
-		return;
-	}
-	if (!s->last) {
+	} else if (!s->last) {
 		/* The seed's page at the cursor. */
-		if (textbuf_page(t, s->start, s->max_lines,
+		if (spool_page(t, s->start, s->max_lines,
 		    TEXTBUF_PAGE_CHARS, over, &pg, NULL) == -1 ||
 		    (pg.end == pg.start && !over))
 			pg.end = pg.start = s->start;
-		buf_add(out, report_text_at(t, pg.start), pg.end - pg.start);
+		spool_copy(t, pg.start, pg.end, out);
 		sh->cursor = pg.end;
 		sh->lines = pg.lines;
 		sh->shown_raw = pg.chars;
-		return;
+	} else {
+		/* The last lines of the range: until's line and the page
+		 * before it, or the last tail lines (whole lines while it
+		 * runs). */
+		if (s->until == NULL)
+			s->scan = over ? t->len : textbuf_line_start(t);
+		if (s->scan < s->start)
+			s->scan = s->start;
+		sh->cursor = sel_range_end(s);
+		n = s->tail > 0 && s->tail < s->max_lines ? s->tail :
+		    s->max_lines;
+		spool_tail(t, s->start, sh->cursor, n, TEXTBUF_PAGE_CHARS,
+		    &pg);
+		spool_copy(t, pg.start, pg.end, out);
+		sh->first = pg.start;
+		for (n = at; n < out->len; n++)
+			sh->lines += out->data[n] == '\n';
+		if (out->len > at && out->data[out->len - 1] != '\n')
+			sh->lines++;
+		sh->shown_raw = utf8_count(out->data + at, out->len - at);
+		sh->skipped = sel_count_lines(t, s->start, pg.start);
 	}
-	/* The last lines of the range: until's line and the page before
-	 * it, or the last tail lines (whole lines while it runs). */
-	if (s->until == NULL)
-		s->scan = over ? t->len : textbuf_line_start(t);
-	if (s->scan < s->start)
-		s->scan = s->start;
-	sh->cursor = sel_range_end(s);
-	head = *t;
-	head.len = sh->cursor;
-	n = s->tail > 0 && s->tail < s->max_lines ? s->tail : s->max_lines;
-	textbuf_tail(&head, n, TEXTBUF_PAGE_CHARS, &pg);
-	if (pg.start < s->start)
-		pg.start = s->start;
-	if (pg.end < pg.start)
-		pg.end = pg.start;
-	buf_add(out, report_text_at(t, pg.start), pg.end - pg.start);
-	sh->first = pg.start;
-	sh->lines = sel_count_lines(t, pg.start, pg.end) +
-	    (pg.end > pg.start && t->data[pg.end - 1] != '\n');
-	sh->shown_raw = utf8_count(report_text_at(t, pg.start),
-	    pg.end - pg.start);
-	sh->skipped = sel_count_lines(t, s->start, pg.start);
+	sh->crossed = spool_crossed(t, s->start, sh->cursor, &sh->gap);
 }
 
 /* The fields a selection adds to a read's result. */

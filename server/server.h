@@ -48,6 +48,7 @@
 
 #include "buf.h"
 #include "json.h"
+#include "spool_read.h"
 #include "textbuf.h"
 
 /* config.c */
@@ -344,6 +345,7 @@ struct report {
 	bool		 hidden;	/* with echo off (a password?) */
 	size_t		 us, ue;	/* its unfinished line: text[us, ue) */
 	const struct ports *ports;	/* its tree's, if walked (ports.c) */
+	const struct spool_gap *gap;	/* the gap its range took in, or NULL */
 };
 const char *report_text_at(const struct textbuf *, size_t off);
 void	report_make(struct report *, struct program *, size_t cursor,
@@ -412,6 +414,9 @@ struct sel {
 	size_t		 start_line;	/* the cursor's line number */
 	size_t		 scanned, matched;
 	size_t		 until_end;	/* after until's line, or 0 */
+	size_t		 cand;		/* no line before it matches */
+	size_t		 pass;		/* bytes sel_pass looks at */
+	size_t		 pass_skip;	/* lines before it looks again */
 	char		*failed;	/* a limit stopped a match: why */
 
 	struct buf	 out;		/* a filter's first page */
@@ -419,6 +424,8 @@ struct sel {
 	bool		 full;		/* its next group did not fit */
 	struct sel_hit	*ring;		/* a filter's last hits (last) */
 	size_t		 ring_cap, ring_n, ring_next;
+	struct spool_view v;		/* the text, as the scan reads it */
+	struct spool_view cv;		/* and as lines are shown */
 };
 /* What a reply shows of it (sel_show). */
 struct sel_shown {
@@ -428,6 +435,8 @@ struct sel_shown {
 	size_t		 lines;		/* lines shown */
 	size_t		 shown_raw;	/* characters of the text shown */
 	size_t		 hits;		/* a filter's matches shown (last) */
+	bool		 crossed;	/* its range took in the gap: */
+	struct spool_gap gap;		/* the middle that was not kept */
 };
 #define SEL_ARG_CURSOR	0x1	/* cursor, as read_program takes it */
 #define SEL_ARG_UNTIL	0x2	/* until */
@@ -776,9 +785,10 @@ struct reaper_end {
 	const char	*why;		/* or NULL */
 };
 /* What the reaper's link tells its owner (the owner handle first). */
+struct spool_news;
 struct reaper_cb {
-	void	(*text)(void *, const char *, size_t);
-	void	(*errtext)(void *, const char *, size_t);
+	void	(*text)(void *, const struct spool_news *); /* in the spool */
+	void	(*errtext)(void *, const struct spool_news *);
 	void	(*dropped)(void *, int64_t total); /* bytes left out */
 	void	(*launched)(void *);		/* the program runs */
 	void	(*notify)(void *, bool ready, const char *status); /* its
@@ -788,10 +798,11 @@ struct reaper_cb {
 	void	(*gone)(void *);		/* its socket closed */
 	void	(*closed)(void *);		/* and it was reaped */
 };
+#define REAPER_LINK_FDS	4	/* output, control, stderr, spool */
 struct reaper_link *reaper_link_spawn(const char *program_id,
 		     const struct program_spec *, const char *err_name,
-		     int fds[3], const struct reaper_cb *, void *owner,
-		     char **cause);
+		     int fds[REAPER_LINK_FDS], const struct reaper_cb *,
+		     void *owner, char **cause);
 void		 reaper_link_free(struct reaper_link *);
 void		 reaper_link_close(struct reaper_link *);
 bool		 reaper_link_closed(const struct reaper_link *);

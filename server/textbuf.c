@@ -20,6 +20,12 @@
  * Appends may split a character (a caller passes what arrived): until its
  * last byte comes, a character is not paged (unless the stream has ended),
  * and the ceiling never keeps the start of one it cannot keep whole.
+ *
+ * A window has no ceiling: past twice its size it lets go of its oldest
+ * bytes, keeping its size from the start of a line where one is near (so
+ * the last page always fits in it: TEXTBUF_WINDOW_MIN), else from a
+ * character's. What it let go of is counted as before; only the bytes
+ * are gone, and nothing here looks before base.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,22 +43,83 @@
 void
 textbuf_init(struct textbuf *tb, size_t max)
 {
-	tb->data = NULL;
-	tb->len = tb->cap = tb->chars = 0;
+	memset(tb, 0, sizeof *tb);
 	tb->max = max;
-	tb->cut = false;
-	tb->dropped = 0;
+	tb->base_bol = true;
+}
+
+/* An empty window over a text kept elsewhere. */
+void
+textbuf_init_window(struct textbuf *tb, size_t size)
+{
+	textbuf_init(tb, SIZE_MAX);
+	tb->window = size < TEXTBUF_WINDOW_MIN ? TEXTBUF_WINDOW_MIN : size;
 }
 
 /* Free the storage; the textbuf is empty again, same ceiling. */
 void
 textbuf_free(struct textbuf *tb)
 {
+	size_t	window = tb->window;
+
 	free(tb->data);
 	textbuf_init(tb, tb->max);
+	tb->window = window;
 }
 
-/* Make room for need bytes in all (need <= max): double, capped at max. */
+/* Bytes held. */
+static size_t
+textbuf_held(const struct textbuf *tb)
+{
+	return (tb->len - tb->base);
+}
+
+/* Hold nothing before off, a line's start. */
+void
+textbuf_trim(struct textbuf *tb, size_t off)
+{
+	if (off <= tb->base || off > tb->len)
+		return;
+	memmove(tb->data, tb->data + (off - tb->base), tb->len - off);
+	tb->base = off;
+	tb->base_bol = true;
+}
+
+/* The text goes on at to: nothing before it is held. */
+void
+textbuf_skip(struct textbuf *tb, size_t to, size_t lines, size_t chars)
+{
+	if (to < tb->len)
+		return;
+	tb->base = tb->len = tb->line_start = to;
+	tb->lines = lines;
+	tb->chars = chars;
+	tb->base_bol = true;
+}
+
+/* A window past twice its size: hold its size, from a line's start
+ * within half of it if there is one, else from a character's. */
+static void
+textbuf_slide(struct textbuf *tb)
+{
+	const char	*lf;
+	size_t		 nb;
+
+	if (tb->window == 0 || textbuf_held(tb) <= 2 * tb->window)
+		return;
+	nb = tb->len - tb->window;
+	lf = memchr(tb->data + (nb - tb->base), '\n', tb->window / 2);
+	if (lf != NULL)
+		textbuf_trim(tb, (size_t)(lf - tb->data) + tb->base + 1);
+	else {
+		while (nb < tb->len && utf8_is_cont(TEXTBUF_AT(tb, nb)))
+			nb++;
+		textbuf_trim(tb, nb);
+		tb->base_bol = false;
+	}
+}
+
+/* Make room for need bytes held (need <= max): double, capped at max. */
 static void
 textbuf_grow(struct textbuf *tb, size_t need)
 {
@@ -67,6 +134,10 @@ textbuf_grow(struct textbuf *tb, size_t need)
 		cap = need;
 	if (cap > tb->max)
 		cap = tb->max;
+	/* A window holds at most twice its size and an append of its size
+	 * (what its spool reads at a time) before it slides. */
+	if (tb->window > 0 && cap > 3 * tb->window && need <= 3 * tb->window)
+		cap = 3 * tb->window;
 	tb->data = xrealloc(tb->data, cap);
 	tb->cap = cap;
 }
@@ -77,13 +148,13 @@ textbuf_grow(struct textbuf *tb, size_t need)
  * so the text kept still ends on a character boundary.
  */
 static void
-textbuf_trim(struct textbuf *tb)
+textbuf_unsplit(struct textbuf *tb)
 {
 	size_t	i = tb->len;
 
-	while (i > 0 && utf8_is_cont(tb->data[i - 1]))
+	while (i > tb->base && utf8_is_cont(TEXTBUF_AT(tb, i - 1)))
 		i--;
-	if (i == 0 || utf8_seq_len(tb->data[i - 1]) == 1)
+	if (i == tb->base || utf8_seq_len(TEXTBUF_AT(tb, i - 1)) == 1)
 		return;		/* stray continuation bytes: nothing began */
 	tb->dropped += tb->len - (i - 1);
 	tb->len = i - 1;
@@ -99,21 +170,23 @@ textbuf_whole(const struct textbuf *tb)
 {
 	size_t	i;
 
-	if (tb->len == 0)
-		return (0);
-	i = utf8_char_start(tb->data, tb->len - 1);
-	return (i + utf8_seq_len(tb->data[i]) > tb->len ? i : tb->len);
+	if (tb->len == tb->base)
+		return (tb->len);
+	i = utf8_char_start(tb->data, textbuf_held(tb) - 1);
+	return (i + utf8_seq_len(tb->data[i]) > textbuf_held(tb) ?
+	    tb->base + i : tb->len);
 }
 
 /* Keep what fits under the ceiling, on a character boundary. */
 void
 textbuf_append(struct textbuf *tb, const char *s, size_t n)
 {
-	size_t	keep;
+	const char	*lf;
+	size_t		 keep, i;
 
 	if (n == 0)
 		return;
-	if (tb->cut) {
+	if (tb->cut && tb->window == 0) {	/* (a window's is its spool's) */
 		tb->dropped += n;
 		return;
 	}
@@ -126,14 +199,20 @@ textbuf_append(struct textbuf *tb, const char *s, size_t n)
 		tb->cut = true;
 		tb->dropped += n - keep;
 		if (keep == 0 && utf8_is_cont(s[0]))
-			textbuf_trim(tb);
+			textbuf_unsplit(tb);
 	}
 	if (keep == 0)
 		return;
-	textbuf_grow(tb, tb->len + keep);
-	memcpy(tb->data + tb->len, s, keep);
+	textbuf_grow(tb, textbuf_held(tb) + keep);
+	memcpy(tb->data + textbuf_held(tb), s, keep);
+	for (i = 0; i < keep &&
+	    (lf = memchr(s + i, '\n', keep - i)) != NULL; tb->lines++) {
+		i = (size_t)(lf - s) + 1;
+		tb->line_start = tb->len + i;
+	}
 	tb->len += keep;
 	tb->chars += utf8_count(s, keep);
+	textbuf_slide(tb);
 }
 
 /*
@@ -146,16 +225,15 @@ static size_t
 textbuf_scan(const struct textbuf *tb, size_t pos, size_t end, size_t budget,
     size_t *chars, bool *lf)
 {
-	const char	*d = tb->data;
 	size_t		 n = 0;
 
 	*lf = false;
 	for (; pos < end; pos++) {
-		if (!utf8_is_cont(d[pos]) && ++n > budget) {
+		if (!utf8_is_cont(TEXTBUF_AT(tb, pos)) && ++n > budget) {
 			n--;
 			break;
 		}
-		if (d[pos] == '\n') {
+		if (TEXTBUF_AT(tb, pos) == '\n') {
 			*lf = true;
 			pos++;
 			break;
@@ -179,7 +257,9 @@ textbuf_page(const struct textbuf *tb, size_t cursor, size_t max_lines,
 		    cursor, tb->len);
 		return (-1);
 	}
-	while (cursor < tb->len && utf8_is_cont(tb->data[cursor]))
+	if (cursor < tb->base)
+		cursor = tb->base;	/* (a window holds nothing before) */
+	while (cursor < tb->len && utf8_is_cont(TEXTBUF_AT(tb, cursor)))
 		cursor++;
 
 	/* A character still arriving is not there yet. */
@@ -213,26 +293,35 @@ textbuf_page(const struct textbuf *tb, size_t cursor, size_t max_lines,
 	return (0);
 }
 
-/* The last whole lines that fit, or the end of a long last line. */
+/*
+ * The last whole lines that fit, or the end of a long last line. A line
+ * is whole from base only if base starts one (base_bol); a window is
+ * large enough (TEXTBUF_WINDOW_MIN) that the budget ends before that.
+ */
 void
 textbuf_tail(const struct textbuf *tb, size_t max_lines, size_t max_chars,
     struct page *pg)
 {
-	const char	*d = tb->data;
-	size_t		 pos = tb->len, i, chars, lines = 0, total = 0;
-	bool		 whole;
+	size_t	pos, i, chars, lines = 0, total = 0;
+	bool	whole;
 
-	while (lines < max_lines && pos > 0 && total < max_chars) {
+	pos = tb->len > tb->base ? tb->len : tb->base;
+	pg->end = pos;
+	while (lines < max_lines && pos > tb->base && total < max_chars) {
 		/* Count the line ending at pos backwards, within the budget. */
 		i = pos;
 		chars = 0;
 		whole = false;
 		for (;;) {
-			if (i == 0 || (i < pos && d[i - 1] == '\n')) {
+			if (i == tb->base) {
+				whole = tb->base_bol;
+				break;
+			}
+			if (i < pos && TEXTBUF_AT(tb, i - 1) == '\n') {
 				whole = true;
 				break;
 			}
-			if (!utf8_is_cont(d[i - 1])) {
+			if (!utf8_is_cont(TEXTBUF_AT(tb, i - 1))) {
 				if (chars == max_chars - total)
 					break;
 				chars++;
@@ -242,7 +331,7 @@ textbuf_tail(const struct textbuf *tb, size_t max_lines, size_t max_chars,
 		if (!whole) {
 			/* Only a last line alone may be cut: keep its end. */
 			if (lines == 0) {
-				while (i < pos && utf8_is_cont(d[i]))
+				while (i < pos && utf8_is_cont(TEXTBUF_AT(tb, i)))
 					i++;
 				pos = i;
 				total = chars;
@@ -255,21 +344,15 @@ textbuf_tail(const struct textbuf *tb, size_t max_lines, size_t max_chars,
 		lines++;
 	}
 	pg->start = pos;
-	pg->end = tb->len;
 	pg->lines = lines;
 	pg->chars = total;
 }
 
-/* After the last LF in the text, or 0. */
+/* After the last LF in the text, or 0 (counted as it came). */
 size_t
 textbuf_line_start(const struct textbuf *tb)
 {
-	const char	*lf;
-
-	if (tb->len == 0)
-		return (0);
-	lf = compat_memrchr(tb->data, '\n', tb->len);
-	return (lf != NULL ? (size_t)(lf - tb->data) + 1 : 0);
+	return (tb->line_start);
 }
 
 /* The unfinished last line after from, whole characters, at most
@@ -283,16 +366,18 @@ textbuf_unfinished(const struct textbuf *tb, size_t from, size_t max_chars,
 
 	e = textbuf_whole(tb);
 	s = from < e ? from : e;
-	if (e > s &&
-	    (lf = compat_memrchr(tb->data + s, '\n', e - s)) != NULL)
-		s = (size_t)(lf - tb->data) + 1;
+	if (s < tb->base)
+		s = tb->base;	/* (its start: not held, and cut below) */
+	if (e > s && (lf = compat_memrchr(tb->data + (s - tb->base), '\n',
+	    e - s)) != NULL)
+		s = (size_t)(lf - tb->data) + tb->base + 1;
 	/* Keep the last max_chars characters. */
 	for (n = 0, *end = e; e > s; e--) {
-		if (!utf8_is_cont(tb->data[e - 1]) && ++n > max_chars)
+		if (!utf8_is_cont(TEXTBUF_AT(tb, e - 1)) && ++n > max_chars)
 			break;
 	}
 	if (e > s)
-		while (e < *end && utf8_is_cont(tb->data[e]))
+		while (e < *end && utf8_is_cont(TEXTBUF_AT(tb, e)))
 			e++;
 	*start = e > s ? e : s;
 }

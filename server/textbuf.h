@@ -15,6 +15,15 @@
  * and once the stream has ended, the final unterminated line is returned.
  * A cursor inside a multi-byte character is moved forward to the next
  * character; a cursor past the end is an error.
+ *
+ * A textbuf is either the whole text, in memory (base 0), or a window
+ * on it: the last bytes only (window set), data[0] being the byte at
+ * offset base, while len, chars, lines and line_start still count the
+ * whole text. A program's text is such a window over its spool
+ * (spool.h, set in spool): the pages and the tail of the newest text are
+ * read from memory, the rest through spool.c. Offsets are the text's
+ * everywhere; nothing before base is looked at. A view (spool.c) is a
+ * textbuf made over bytes read from the spool, for the same functions.
  */
 #ifndef PROGMUX_TEXTBUF_H
 #define PROGMUX_TEXTBUF_H
@@ -25,16 +34,31 @@
 #include "utf8.h"
 
 #define TEXTBUF_PAGE_CHARS	24000	/* "about 24,000 characters" */
+/* Bytes that hold any page's worth of characters, and one more. */
+#define TEXTBUF_PAGE_BYTES	(UTF8_MAX * (TEXTBUF_PAGE_CHARS + 1))
+/* The least a window holds: a page and a line's start before it. */
+#define TEXTBUF_WINDOW_MIN	(128u * 1024)
+
+struct spool;
 
 struct textbuf {
-	char	*data;
-	size_t	 len;		/* bytes kept */
-	size_t	 chars;		/* code points kept: utf8_count(data, len) */
+	char	*data;		/* the bytes held: data[0] is at base */
+	size_t	 base;		/* where the bytes held begin (0: all) */
+	size_t	 len;		/* where the text ends: bytes kept */
+	size_t	 chars;		/* code points before len */
+	size_t	 lines;		/* LFs before len */
+	size_t	 line_start;	/* after the last LF before len, or 0 */
 	size_t	 cap;
 	size_t	 max;		/* ceiling on len */
+	size_t	 window;	/* 0, or hold about this many last bytes */
+	bool	 base_bol;	/* base is where a line starts */
 	bool	 cut;		/* text was offered past max and not kept */
 	size_t	 dropped;	/* bytes not kept because of the ceiling */
+	struct spool *spool;	/* the whole text on disk, or NULL */
 };
+
+/* The byte at offset off (base <= off < len). */
+#define TEXTBUF_AT(tb, off)	((tb)->data[(off) - (tb)->base])
 
 struct page {
 	size_t	 start;		/* byte offset of the first byte returned */
@@ -44,7 +68,15 @@ struct page {
 };
 
 void	textbuf_init(struct textbuf *, size_t max);
+/* A window of about the last size bytes (no ceiling). */
+void	textbuf_init_window(struct textbuf *, size_t size);
 void	textbuf_free(struct textbuf *);
+/* The text goes on at to (lines and chars before it), nothing between
+ * held: what a window does over text that was not kept. */
+void	textbuf_skip(struct textbuf *, size_t to, size_t lines,
+	    size_t chars);
+/* Hold nothing before off (base <= off <= len), which starts a line. */
+void	textbuf_trim(struct textbuf *, size_t off);
 /* Append text; keeps what fits under the ceiling (on a code-point
  * boundary), sets cut and counts the rest as dropped. */
 void	textbuf_append(struct textbuf *, const char *, size_t);
@@ -76,7 +108,8 @@ void	textbuf_tail(const struct textbuf *, size_t max_lines, size_t max_chars,
 void	textbuf_unfinished(const struct textbuf *, size_t from,
 	    size_t max_chars, size_t *start, size_t *end);
 
-/* Where the line still being written starts: after the last LF. */
+/* Where the line still being written starts: after the last LF (0 if
+ * none); after skipped text, where the text goes on. */
 size_t	textbuf_line_start(const struct textbuf *);
 
 #endif

@@ -132,6 +132,8 @@ tool_read_answer(struct watch *w, struct req *req, void *arg)
 	report_make(&r, p, sh.cursor, over && sh.cursor == t->len,
 	    watch_input(w));
 	r.ports = watch_ports(w);
+	if (sh.crossed)
+		r.gap = &sh.gap;
 	if (r.waiting)
 		program_episode_tell(p);
 	if (program_ready(p))
@@ -189,7 +191,7 @@ tool_read_run(struct req *req, const struct json *args)
 		return;
 	}
 	if (sel_parse(&s, args, SEL_ARG_CURSOR | SEL_ARG_UNTIL, &cause) == -1 ||
-	    textbuf_page(program_text(p), s.start, 1, TEXTBUF_PAGE_CHARS,
+	    spool_page(program_text(p), s.start, 1, TEXTBUF_PAGE_CHARS,
 	    false, &pg, &cause) == -1) {
 		sel_free(&s);
 		tools_error(req, "%s", cause);

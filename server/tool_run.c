@@ -49,7 +49,7 @@ tool_run_stderr(struct toolres *res, const struct textbuf *t,
 		return;
 	buf_adds(&res->text, "[stderr]\n");
 	buf_add(&res->text, s, pg.end - pg.start);
-	if (pg.end > pg.start && t->data[pg.end - 1] != '\n')
+	if (pg.end > pg.start && TEXTBUF_AT(t, pg.end - 1) != '\n')
 		buf_addc(&res->text, '\n');
 }
 
@@ -104,12 +104,16 @@ tool_run_put(struct toolres *res, struct watch *w, struct program *p,
 		tool_run_stderr(res, program_errtext(p), sel->max_lines);
 	report_make(&r, p, sh->cursor, program_ended(p), watch_input(w));
 	r.ports = watch_ports(w);
+	if (sh->crossed)
+		r.gap = &sh->gap;
 	if (r.waiting)
 		program_episode_tell(p);
 	report_put(&res->w, &r);
-	/* Characters up to the cursor that are not shown. */
-	before = t->chars - utf8_count(report_text_at(t, sh->cursor),
-	    t->len - sh->cursor);
+	/* Characters up to the cursor that are not shown, but kept (the
+	 * gap's are not: it says so). */
+	before = spool_chars_before(t, sh->cursor);
+	if (sh->crossed && before >= sh->gap.chars)
+		before -= sh->gap.chars;
 	jw_key(&res->w, "omittedChars");
 	jw_int(&res->w, (int64_t)(before - sh->shown_raw));
 	jw_key(&res->w, "effectiveTimeoutMs");

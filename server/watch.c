@@ -242,13 +242,14 @@ watch_burst(struct watch *w, int64_t now, int64_t *next)
 static size_t
 watch_floor(const struct watch *w, const struct textbuf *t)
 {
-	const char	*lf;
+	size_t	at;
 
 	if (w->pane == NULL)
 		return (w->sel.start);
-	lf = w->typed_from < t->len ? memchr(t->data + w->typed_from, '\n',
-	    t->len - w->typed_from) : NULL;
-	return (lf != NULL ? (size_t)(lf - t->data) + 1 : SIZE_MAX);
+	if (w->typed_from < t->len &&
+	    spool_find_lf(t, w->typed_from, t->len, &at))
+		return (at + 1);
+	return (SIZE_MAX);
 }
 
 /* New whole lines past the floor? Full: a page of them. */
@@ -257,11 +258,11 @@ watch_lines(struct watch *w, const struct textbuf *t, bool *full)
 {
 	struct page	pg, next;
 
-	if (textbuf_page(t, w->sel.start, w->sel.max_lines, TEXTBUF_PAGE_CHARS,
+	if (spool_page(t, w->sel.start, w->sel.max_lines, TEXTBUF_PAGE_CHARS,
 	    false, &pg, NULL) == -1 || pg.end == pg.start ||
 	    pg.end <= watch_floor(w, t))
 		return (false);
-	*full = pg.lines >= w->sel.max_lines || (textbuf_page(t, pg.end, 1,
+	*full = pg.lines >= w->sel.max_lines || (spool_page(t, pg.end, 1,
 	    TEXTBUF_PAGE_CHARS, false, &next, NULL) == 0 &&
 	    next.end > next.start);
 	return (true);
@@ -617,17 +618,21 @@ watch_progress(struct req *req)
 	waited = now_ms() - w->started;
 	buf_printf(&b, "%s waited on for %lld s; %zu bytes of output",
 	    program_id(w->p), (long long)(waited / 1000), t->len);
-	/* The last line, or the line being written. */
+	/* The last line, or the line being written (what the window
+	 * holds of it). */
 	textbuf_unfinished(t, 0, WATCH_LAST_CHARS, &s, &e);
-	if (e == s && t->len > 0) {
+	if (e == s && t->len > t->base) {
 		e = t->len - 1;
-		lf = compat_memrchr(t->data, '\n', e);
-		s = lf != NULL ? (size_t)(lf - t->data) + 1 : 0;
-		if (utf8_count(t->data + s, e - s) > WATCH_LAST_CHARS)
-			s = utf8_char_start(t->data, e - WATCH_LAST_CHARS);
+		lf = compat_memrchr(t->data, '\n', e - t->base);
+		s = lf != NULL ? t->base + (size_t)(lf - t->data) + 1 : t->base;
+		if (utf8_count(t->data + (s - t->base), e - s) >
+		    WATCH_LAST_CHARS)
+			s = t->base + utf8_char_start(t->data,
+			    e - WATCH_LAST_CHARS - t->base);
 	}
 	if (e > s)
-		buf_printf(&b, "; last: %.*s", (int)(e - s), t->data + s);
+		buf_printf(&b, "; last: %.*s", (int)(e - s),
+		    t->data + (s - t->base));
 	tools_progress_send(req, (double)waited, (double)w->timeout_ms,
 	    buf_cstr(&b));
 	buf_free(&b);

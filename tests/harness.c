@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <dirent.h>
+#include <limits.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -622,6 +623,55 @@ count_fds(pid_t pid, int (*fn)(const struct pmx_fd *))
 	for (i = 0; i < n; i++)
 		count += fn(&fds[i]);
 	return (count);
+}
+
+/* Is name p<N>.text? */
+static bool
+is_spool_name(const char *name)
+{
+	const char	*p = name + 1;
+
+	if (name[0] != 'p' || *p < '0' || *p > '9')
+		return (false);
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return (strcmp(p, ".text") == 0);
+}
+
+int
+count_spools(const char *dir)
+{
+	DIR		*d, *rd;
+	struct dirent	*de, *re;
+	char		 path[PATH_MAX];
+	int		 n = 0;
+
+	if ((d = opendir(dir)) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "progmux-", 8) != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if ((rd = opendir(path)) == NULL)
+			continue;
+		while ((re = readdir(rd)) != NULL)
+			if (is_spool_name(re->d_name))
+				n++;
+		closedir(rd);
+	}
+	closedir(d);
+	return (n);
+}
+
+int
+wait_spools_gone(const char *dir, int ms)
+{
+	int64_t	deadline = now_ms() + ms;
+	int	n;
+
+	while ((n = count_spools(dir)) > 0 && now_ms() < deadline)
+		poll(NULL, 0, POLL_MS);
+	return (n);
 }
 
 /* --- running a suite --------------------------------------------------- */

@@ -176,6 +176,11 @@ bool		 wait_path_gone(const char *path, int ms);
  * port tells it, pmx_fds, it returns 1 or 0), or -1 if they cannot be
  * read. */
 int		 count_fds(pid_t pid, int (*fn)(const struct pmx_fd *));
+/* Programs' spools (p<N>.text) in the runtime directories (progmux-*)
+ * under dir: how many are there; wait up to ms until there are none
+ * (how many are left then). */
+int		 count_spools(const char *dir);
+int		 wait_spools_gone(const char *dir, int ms);
 
 /* --- running a suite --------------------------------------------------- */
 

@@ -2,8 +2,10 @@
  * needs.h — what a test needs of the port (common/osdep.h,
  * server/ttywait.h) that a port may lack. A test that cannot hold
  * without it skips, saying why on a line of its own ("skipped: ..."),
- * and scripts/test/test.sh lists every skip with its reason. On Linux none
- * skips.
+ * and scripts/test/test.sh lists every skip with its reason. On Linux, as
+ * root (a mount namespace of the test's own), none skips. And what the
+ * build is: SANITIZED, for a bound the sanitizers'
+ * own memory would break.
  */
 #ifndef PROGMUX_TESTS_NEEDS_H
 #define PROGMUX_TESTS_NEEDS_H
@@ -46,6 +48,22 @@
 	"sockets), so untilPort is refused and reports say portsUnknown"
 #define PMX_NO_SYSTEMD_NOTIFY "no systemd-notify here (systemd's; not on " \
 	"macOS): READY=1 through a plain datagram is tested instead"
+#define PMX_NO_MOUNT_NS "no mount namespace of its own here (Linux's " \
+	"unshare -m and mount, as root): the test cannot mount the small " \
+	"tmpfs it fills, without touching the machine's file systems"
+
+/* Built with AddressSanitizer (make SAN=1): gcc says so with a macro,
+ * clang through __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
 
 /* Skip the calling test unless have, saying why. */
 #define PMX_NEED(have, why) do {					\

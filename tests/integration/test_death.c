@@ -133,7 +133,8 @@ assert_all_gone(struct pmx *c, struct leftovers *l, bool robust,
     bool dirs_too)
 {
 	int64_t	t0 = now_ms();
-	int	progs, envs, client, launch, idle, kids, panes, dirs, k;
+	int	progs, envs, client, launch, idle, kids, panes, dirs, spools;
+	int	k;
 
 	for (;;) {
 		progs = pmx_count_procs(l->needle);
@@ -146,16 +147,18 @@ assert_all_gone(struct pmx *c, struct leftovers *l, bool robust,
 				kids++;
 		panes = robust ? 0 : foreign_panes(c);
 		dirs = dirs_too ? count_rundirs(c) : 0;
+		spools = dirs_too ? count_spools(c->dir) : 0;
 		if (progs + envs + client + launch + idle + kids + panes +
-		    dirs == 0)
+		    dirs + spools == 0)
 			break;
 		if (now_ms() - t0 > GONE_MS)
 			fail_msg("%s: left after %d ms: %d programs, %d "
 			    "processes with its TMPDIR, %d tmux clients, %d "
 			    "launchers or private servers, %d idle, %d "
-			    "children, %d panes, %d runtime directories",
-			    robust ? "robust" : "desktop", GONE_MS, progs, envs,
-			    client, launch, idle, kids, panes, dirs);
+			    "children, %d panes, %d runtime directories, %d "
+			    "spools", robust ? "robust" : "desktop", GONE_MS,
+			    progs, envs, client, launch, idle, kids, panes, dirs,
+			    spools);
 		usleep(20000);
 	}
 }
@@ -179,6 +182,7 @@ assert_swept(struct pmx *c, bool robust)
 	c->to = -1;
 	assert_int_equal(pmx_wait_exit(c, 10000), 0);
 	assert_int_equal(count_rundirs(c), 0);
+	assert_int_equal(count_spools(c->dir), 0);
 }
 
 /*

@@ -374,8 +374,10 @@ test_launcher_pipe_refuse(void **state)
  * runtime directory (so no other program can open them and take its
  * output), standard error's too; and the program gets none of
  * progmux's own settings (PROGMUX_*, LIBTMUX_*). Before, p1.out, p1.ctl
- * and p1.err stayed, and any program could read another's output. Its
- * NOTIFY_SOCKET, p1.notify, is the one name it is meant to reach.
+ * and p1.err stayed, and any program could take another's output. Its
+ * NOTIFY_SOCKET, p1.notify, is the one name it is meant to reach, and
+ * its spool, p1.text, is there: the text kept, which a reader that comes
+ * later must find.
  */
 static void
 test_fifo_names_removed(void **state)
@@ -399,7 +401,7 @@ test_fifo_names_removed(void **state)
 	assert_null(strstr(sc_str(d, "text"), "p1.ctl"));
 	assert_null(strstr(sc_str(d, "text"), "p1.err"));
 	assert_non_null(strstr(sc_str(d, "text"), "lock"));
-	assert_non_null(strstr(sc_str(d, "text"), "p1.notify\n0\n"));
+	assert_non_null(strstr(sc_str(d, "text"), "p1.notify\np1.text\n0\n"));
 	assert_string_equal(sc_str(d, "stderr"), "e\n");
 	json_doc_free(d);
 	free(dir);
@@ -630,6 +632,33 @@ seq_in_order(const char *t, size_t n)
 	return (true);
 }
 
+/* Is t (n bytes) seq's head, 1, 2, 3 ... each on a line, and after one
+ * break at most its end, consecutive numbers up to 3000000 (the first
+ * line after the break perhaps a piece of one): the head and the end the
+ * spool keeps of output that was partly lost? */
+static bool
+seq_head_and_end(const char *t, size_t n)
+{
+	const char	*p = t, *e = t + n, *nl;
+	long		 next = 1, v;
+	bool		 broke = false;
+
+	while (p < e && (nl = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+		v = strtol(p, NULL, 10);
+		if (next == -1)		/* after the piece: where it goes on */
+			next = v + 1;
+		else if (v != next) {
+			if (broke)
+				return (false);
+			broke = true;
+			next = -1;	/* this line: perhaps a piece */
+		} else
+			next = v + 1;
+		p = nl + 1;
+	}
+	return (p == e && (!broke || next == -1 || next == 3000001));
+}
+
 /*
  * Pins: a front or a reaper that stops reading (SIGSTOP for 4 s, and
  * until seq has written it all) does not make tmux hold the program's
@@ -643,7 +672,9 @@ seq_in_order(const char *t, size_t n)
  * and a reaper merely not scheduled on a loaded machine lost lines);
  * with a 4 MiB ceiling the writer's peak memory stays within twice the
  * ceiling and a few MiB, the read says outputCut, and what it has is
- * the start of the output, in order, no longer than the ceiling.
+ * no longer than the ceiling: the start of the output, in order, and
+ * after the part the writer dropped, the end that came after it (the
+ * spool keeps the head and the end of output lost on the way).
  */
 static void
 reader_stopped(bool stop_reaper, long ceiling)
@@ -697,6 +728,11 @@ reader_stopped(bool stop_reaper, long ceiling)
 	print_message("%s stopped %lld ms, ceiling %ld: tmux RSS %ld -> %ld "
 	    "KiB, writer peak %ld KiB\n", stop_reaper ? "reaper" : "front",
 	    (long long)(now_ms() - t0), ceiling, before, after, whwm);
+	/* Read once it has ended: what is kept, which a reader following
+	 * it would see go by in part before the ceiling let it go. */
+	snprintf(args, sizeof args, "{\"programId\":\"%s\",\"tail\":1,"
+	    "\"timeoutMs\":30000}", id);
+	json_doc_free(sc_call_ok(&c, "read_program", args));
 	text = pmx_read_all(&c, id, 60000, &d);
 	assert_non_null(d);
 	len = strlen(text);
@@ -724,9 +760,14 @@ reader_stopped(bool stop_reaper, long ceiling)
 		assert_true(sc_bool(d, "outputCut"));
 		assert_false(sc_bool(d, "outputComplete"));
 		assert_true(len > 0 && len <= (size_t)ceiling);
-		/* In order up to where it stops: the last whole line is
-		 * the number of lines before it. */
-		assert_true(seq_in_order(text + 1, len - 1));
+		/* With the front stopped, in order up to where it stops;
+		 * with the reaper stopped, the writer dropped what passed
+		 * its backlog: the head in order, then the end that came
+		 * after the hole (if any came), in order to its last line. */
+		if (stop_reaper)
+			assert_true(seq_head_and_end(text + 1, len - 1));
+		else
+			assert_true(seq_in_order(text + 1, len - 1));
 	}
 	/* The end was read: it ended on its own. */
 	assert_string_equal(sc_str(d, "outcome"), "completed");

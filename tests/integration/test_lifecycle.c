@@ -81,7 +81,7 @@ test_reaper_killed(void **state)
 {
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		*id, *pane, *text;
+	char		*id, *pane, *text, args[100];
 	pid_t		 reaper;
 	int		 killed = 0;
 	int64_t		 t0;
@@ -107,8 +107,12 @@ test_reaper_killed(void **state)
 	assert_true(json_bool(sc_get(d, "ended")));
 	json_doc_free(d);
 	free(text);
-	/* Its pane goes too. */
+	/* Its pane goes too; its text, once it is forgotten. */
 	assert_true(pmx_wait_pane_gone(&c, pane, 5000));
+	assert_int_equal(count_spools(c.dir), 1);
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	json_doc_free(sc_call_ok(&c, "stop_program", args));
+	assert_int_equal(wait_spools_gone(c.dir, 5000), 0);
 	/* And the server goes on. */
 	free(id);
 	id = pmx_start_program(&c, "{\"argv\":[\"echo\",\"next\"]}", NULL);
@@ -204,9 +208,11 @@ test_front_killed(void **state)
 	assert_int_equal(clients, 0);
 	assert_int_equal(envs, 0);
 	assert_int_equal(panes, 0);
-	/* Last: the runtime directory (removed by whoever is last out). */
+	/* Last: the runtime directory (removed by whoever is last out),
+	 * the programs' text with it. */
 	if (stat(rundir, &sb) == 0)
 		fail_msg("the runtime directory %s is left", rundir);
+	assert_int_equal(count_spools(c.dir), 0);
 	free(rundir);
 	pmx_close(&c);
 }
@@ -355,8 +361,9 @@ first_err_line(struct pmx *c)
 /*
  * Settings DESIGN lists: the start line on stderr names the version, the
  * socket and the mode; PROGMUX_OUTPUT_MAX_BYTES cuts the text kept
- * (outputCut); PROGMUX_SESSION names the session; libtmux's
- * LIBTMUX_SOCKET_PATH is honoured when progmux's own is not set.
+ * (outputCut): the head and the end, no more than it; PROGMUX_SESSION
+ * names the session; libtmux's LIBTMUX_SOCKET_PATH is honoured when
+ * progmux's own is not set.
  */
 static void
 test_settings(void **state)
@@ -384,9 +391,16 @@ test_settings(void **state)
 	id = pmx_start_program(&c, "{\"argv\":[\"seq\",\"1\",\"10000\"]}",
 	    NULL);
 	assert_non_null(id);
+	/* Read once it has ended: a reader following it would see the
+	 * middle go by before it is dropped. */
+	snprintf(lib, sizeof lib, "{\"programId\":\"%s\",\"tail\":1,"
+	    "\"timeoutMs\":20000}", id);
+	json_doc_free(sc_call_ok(&c, "read_program", lib));
 	text = pmx_read_all(&c, id, 20000, &d);
 	assert_true(strlen(text) <= 1024);
 	assert_int_equal(strncmp(text, "1\n2\n3\n", 6), 0);
+	assert_true(strlen(text) > 6 &&
+	    strcmp(text + strlen(text) - 6, "10000\n") == 0);
 	assert_true(sc_bool(d, "ended"));
 	assert_true(sc_bool(d, "outputCut"));
 	assert_false(sc_bool(d, "outputComplete"));

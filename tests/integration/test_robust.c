@@ -194,6 +194,8 @@ front_killed(bool robust)
 		    (long long)(now_ms() - t0));
 		free(sock);
 	}
+	/* And the programs' text with it. */
+	assert_int_equal(wait_spools_gone(c.dir, 5000), 0);
 	pmx_close(&c);
 }
 
@@ -226,6 +228,7 @@ signalled(bool robust, int sig)
 	st = pmx_wait_exit(&c, 2000);
 	assert_int_equal(st, 0);
 	assert_int_equal(wait_count(needle, 0, 2000), 0);
+	assert_int_equal(wait_spools_gone(c.dir, 2000), 0);
 	pmx_close(&c);
 }
 
@@ -527,7 +530,7 @@ launcher_killed(bool robust)
 	char		 marker[64], args[300], launch[400], *id, *text;
 	char		*outcome = NULL;
 	pid_t		 lpid;
-	int		 running, left, after;
+	int		 running, left, after, spools;
 
 	open_mode(&c, robust, NULL);
 	snprintf(marker, sizeof marker, "pmx-lk-%d-%ld", robust,
@@ -552,6 +555,11 @@ launcher_killed(bool robust)
 	json_doc_free(d);
 	free(text);
 	free(id);
+	/* progmux ends: the program's text goes with it. */
+	close(c.to);
+	c.to = -1;
+	pmx_wait_exit(&c, 10000);
+	spools = wait_spools_gone(c.dir, 2000);
 	pmx_close(&c);
 	after = pmx_count_procs(marker);
 	pmx_kill_procs(marker);		/* what a failure would leave */
@@ -564,6 +572,7 @@ launcher_killed(bool robust)
 	assert_non_null(outcome);
 	assert_string_equal(outcome, "gone");
 	assert_int_equal(after, 0);
+	assert_int_equal(spools, 0);
 	free(outcome);
 }
 
@@ -648,6 +657,7 @@ rundir_front_killed(bool robust)
 	    robust ? "robust" : "desktop", gone ? "removed" : "LEFT",
 	    (int)c.errlog.len, c.errlog.data ? c.errlog.data : "");
 	assert_true(gone);
+	assert_int_equal(count_spools(c.dir), 0);
 	assert_null(strstr(buf_cstr(&c.errlog), "can't find pane"));
 	assert_int_equal(wait_count(needle, 0, 5000), 0);
 	free(dir);

@@ -202,6 +202,16 @@ carries_obj(const struct json *sc, const char *text, bool list)
 		} else if (strcmp(key, "outputCut") == 0) {
 			saw(key, json_bool(v));
 			says(text, json_bool(v), "output cut");
+		} else if (strcmp(key, "outputGap") == 0) {
+			says(text, true, "[%" PRId64 " line", int_of(v, "lines"));
+			says(text, true, " (%" PRId64 " bytes) of the output ",
+			    int_of(v, "bytes"));
+			says(text, true, "not kept, between cursors %" PRId64
+			    " and %" PRId64 ": ", int_of(v, "fromCursor"),
+			    int_of(v, "toCursor"));
+			says(text, true, "%s", strcmp(str_of(json_get(v,
+			    "reason")), "diskFull") == 0 ? "is full (" :
+			    "past PROGMUX_OUTPUT_MAX_BYTES (");
 		} else if (strcmp(key, "lostEnd") == 0) {
 			says(text, json_bool(v), "last output lost");
 		} else if (strcmp(key, "outputComplete") == 0) {

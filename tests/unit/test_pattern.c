@@ -8,7 +8,10 @@
  * a pattern too large to compile, few steps per start but quadratic in
  * the line) on long lines each end at once with a result or an error
  * naming its limit, never a hang or a crash; a long line's windows of
- * start positions find what one match over the line would.
+ * start positions find what one match over the line would; read over
+ * many lines at once (pattern_find), a pattern never passes over a line
+ * that matches alone, and one that looks past a line's edges (\A, \z,
+ * lookaround, possessive and atomic repeats, verbs) is not read so.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +26,7 @@
 
 #include "buf.h"
 #include "pattern.h"
+#include "rand.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
@@ -268,6 +272,84 @@ test_length_limit(void **state)
 	free(src);
 }
 
+/* Patterns read over many lines, and ones that must not be. */
+static const char *const lines_ok[] = {
+	"b", "^b", "b$", "^$", "a.c", "(?i)B", "\\bab\\b", "\\d+ x",
+	"[^a]", "\\s$", "^\\s*$", "a|^c", "(a)\\1", "(?:ab)+$", "x*",
+	"[\\s\\S]b", "(?s)a.b", "(?m)^c", "(?<n>a)\\k<n>", "é$", NULL
+};
+static const char *const lines_not[] = {
+	"\\Aa", "a\\z", "a\\Z", "(?<!\\s)b", "(?=b)", "b(?!c)",
+	"(?<=a)b", "a\\s++$", "(?>a|ab)c", "a(*SKIP)b", "\\Ka", "a\\R",
+	"(?1)(a)", "\\Xb", NULL
+};
+
+/*
+ * pattern_find over random lines never starts after the first line that
+ * pattern_match finds alone; the patterns that look past a line's edges
+ * are not read so at all.
+ */
+static void
+test_find_lines(void **state)
+{
+	static const char *const atoms[] = { "a", "b", "c", " ", "ab", "é",
+	    "\t", "1", "x" };
+	struct pattern	*p;
+	struct buf	 text = BUF_INIT;
+	uint64_t	 rng = 2463534242ULL;
+	char		*cause = NULL;
+	size_t		 i, r, k, n, at, off, first;
+	int		 rc;
+
+	(void)state;
+	for (i = 0; lines_not[i] != NULL; i++) {
+		p = pattern_compile(lines_not[i], strlen(lines_not[i]), 0,
+		    &cause);
+		if (p == NULL)
+			fail_msg("%s: %s", lines_not[i], cause);
+		if (pattern_lines(p))
+			fail_msg("%s is read over many lines", lines_not[i]);
+		assert_int_equal(pattern_find(p, "a\n", 2, &at), -1);
+		pattern_free(p);
+	}
+	for (i = 0; lines_ok[i] != NULL; i++) {
+		p = pattern_compile(lines_ok[i], strlen(lines_ok[i]), 0, &cause);
+		if (p == NULL || !pattern_lines(p))
+			fail_msg("%s is not read over many lines", lines_ok[i]);
+		for (r = 0; r < 300; r++) {
+			buf_reset(&text);
+			for (n = 1 + test_xorshift(&rng) % 12; n > 0; n--) {
+				for (k = test_xorshift(&rng) % 6; k > 0; k--)
+					buf_adds(&text, atoms[test_xorshift(&rng) %
+					    (sizeof atoms / sizeof *atoms)]);
+				buf_addc(&text, '\n');
+			}
+			/* The first line that matches alone. */
+			for (off = 0, first = text.len; off < text.len;
+			    off += k + 1) {
+				k = (size_t)((char *)memchr(text.data + off,
+				    '\n', text.len - off) - (text.data + off));
+				rc = pattern_match(p, text.data + off, k, &cause);
+				assert_int_not_equal(rc, -1);
+				if (rc == 1) {
+					first = off;
+					break;
+				}
+			}
+			assert_int_equal(pattern_find(p, text.data, text.len,
+			    &at), 0);
+			if (at > first)
+				fail_msg("%s passed over a matching line at %zu "
+				    "(found %zu) in:\n%s", lines_ok[i], first, at,
+				    buf_cstr(&text));
+			assert_true(at == text.len || at == 0 ||
+			    text.data[at - 1] == '\n');
+		}
+		pattern_free(p);
+	}
+	buf_free(&text);
+}
+
 int
 main(void)
 {
@@ -278,6 +360,7 @@ main(void)
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_length_limit),
+		cmocka_unit_test(test_find_lines),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

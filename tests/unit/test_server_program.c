@@ -11,7 +11,10 @@
  * ending it gone with the reason; a waiter let go of in the middle of a
  * notify; eviction (only programs read to their end, past their
  * lifetime, with nothing waiting) and the start ceilings (alive, unread,
- * text) with their messages.
+ * text) with their messages. Each test has a runtime directory of its
+ * own, where the programs' spools are made: the fake reaper writes the
+ * text there as the real one does (reaper/spool_write.c), and a dropped
+ * program's spool is gone once it is freed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,8 +27,13 @@
 
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
 #include "proto.h"
 #include "server.h"
+#include "spool_write.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
@@ -97,28 +105,36 @@ pane_take_fds(struct pane *pn, int *o, int *c, int *e)
 	*o = *c = *e = -1;
 }
 
-/* Fake reaper links: messages sent, socket and pid states. */
+/* Fake reaper links: messages sent, socket and pid states; the text
+ * written into the spool it was given. */
 struct reaper_link {
 	const struct reaper_cb	*cb;
 	void			*owner;
 	bool			 open, reaped;
 	int			 quit, stop, pane;
+	int			 spool;
+	struct spool_w		 w;
 };
 static struct reaper_link	*last_link;
 static bool			 link_fail;
 
 struct reaper_link *
 reaper_link_spawn(const char *id, const struct program_spec *spec,
-    const char *err, int fds[3], const struct reaper_cb *cb, void *owner,
-    char **cause)
+    const char *err, int fds[REAPER_LINK_FDS], const struct reaper_cb *cb,
+    void *owner, char **cause)
 {
 	struct reaper_link	*l;
+	int			 i;
 
 	(void)id;
 	(void)spec;
 	(void)err;
-	(void)fds;
+	for (i = 0; i < REAPER_LINK_FDS - 1; i++)
+		if (fds[i] != -1)
+			close(fds[i]);
 	if (link_fail) {
+		if (fds[3] != -1)
+			close(fds[3]);
 		*cause = xstrdup("cannot start progmux-reaper: EMFILE");
 		return (NULL);
 	}
@@ -126,9 +142,31 @@ reaper_link_spawn(const char *id, const struct program_spec *spec,
 	l->cb = cb;
 	l->owner = owner;
 	l->open = true;
+	l->spool = fds[3];
+	spool_w_init(&l->w, l->spool, SPOOL_OUT, 1 << 20);
 	return (last_link = l);
 }
-void reaper_link_free(struct reaper_link *l) { free(l); }
+void
+reaper_link_free(struct reaper_link *l)
+{
+	spool_w_free(&l->w);
+	if (l->spool != -1)
+		close(l->spool);
+	free(l);
+}
+
+/* The fake reaper writes text into the spool and tells the program. */
+static void
+link_text(struct reaper_link *l, const char *s)
+{
+	struct spool_news	nw;
+
+	spool_w_write(&l->w, s, strlen(s));
+	memset(&nw, 0, sizeof nw);
+	nw.len = l->w.len;
+	nw.seg = spool_w_seg_start(&l->w);
+	l->cb->text(l->owner, &nw);
+}
 void reaper_link_close(struct reaper_link *l) { l->open = false; }
 bool reaper_link_closed(const struct reaper_link *l) { return (l == NULL ||
     (!l->open && l->reaped)); }
@@ -188,11 +226,23 @@ told(const struct rec *r, enum program_event ev)
 	return (false);
 }
 
+static char	rundir[64];
+
+/* The runtime directory is the test's, and stays. */
+int config_rundir_check(char **cause) { (void)cause; return (0); }
+
+/* A runtime directory of the test's own, for the spools. */
 static int
 setup(void **state)
 {
 	(void)state;
 	memset(&cfg, 0, sizeof cfg);
+	snprintf(rundir, sizeof rundir, "%s/progmux-test-XXXXXX",
+	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(rundir) == NULL)
+		return (-1);
+	cfg.rundir = rundir;
+	cfg.rundir_fd = open(rundir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cfg.output_max_bytes = 1 << 20;
 	cfg.total_output_max_bytes = 1 << 24;
 	cfg.keep_ended = 32;
@@ -275,7 +325,7 @@ test_lifecycle(void **state)
 	assert_true(told(&r, PROGRAM_LAUNCHED));
 	assert_string_equal(program_pane_id(p), "%3");
 	assert_ptr_equal(program_by_pane("%3"), p);
-	l->cb->text(l->owner, "hi\n", 3);
+	link_text(l, "hi\n");
 	assert_true(told(&r, PROGRAM_TEXT));
 	assert_int_equal(program_text(p)->len, 3);
 	end(l, END_COMPLETED, 2);
@@ -452,7 +502,7 @@ test_admit(void **state)
 	cfg.max_programs = 64;
 	run(p, "%30");
 	cfg.total_output_max_bytes = 4;
-	last_link->cb->text(last_link->owner, "abcdef\n", 7);
+	link_text(last_link, "abcdef\n");
 	assert_int_equal(programs_admit(&cause), -1);
 	assert_non_null(strstr(cause, "PROGMUX_TOTAL_OUTPUT_MAX_BYTES"));
 	free(cause);
@@ -461,16 +511,32 @@ test_admit(void **state)
 	programs_collect();
 }
 
+/* The runtime directory goes, with what the test left in it. */
+static int
+teardown(void **state)
+{
+	char	name[32];
+	int	i;
+
+	(void)state;
+	for (i = 1; i < 64; i++) {
+		snprintf(name, sizeof name, "p%d.text", i);
+		spool_dir_remove(cfg.rundir_fd, name);
+	}
+	close(cfg.rundir_fd);
+	return (rmdir(rundir));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_lifecycle, setup),
-		cmocka_unit_test_setup(test_stop, setup),
-		cmocka_unit_test_setup(test_failures, setup),
-		cmocka_unit_test_setup(test_waiters, setup),
-		cmocka_unit_test_setup(test_eviction, setup),
-		cmocka_unit_test_setup(test_admit, setup),
+		cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_waiters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eviction, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_admit, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

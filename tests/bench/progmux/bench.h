@@ -193,4 +193,7 @@ void	bench_ports(void);
 /* agent_reads.c */
 void	bench_agent_logs(struct pmx *c, const struct json_doc *list);
 
+/* output.c */
+void	bench_output(void);
+
 #endif

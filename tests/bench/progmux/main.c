@@ -10,9 +10,9 @@
  *	bench_progmux --tree N K	(helper: N children holding K sockets)
  *
  * BENCH_SMOKE=1 is --smoke; BENCH_RUNS and BENCH_TP_RUNS set the number of
- * samples; BENCH_ONLY=latency,cold,throughput,memory,scale,agent,ports
- * picks groups (latency.c, throughput.c, scale.c, agent.c with
- * agent_reads.c, ports.c). --no-page names the build without
+ * samples; BENCH_ONLY=latency,cold,throughput,memory,scale,agent,ports,
+ * output picks groups (latency.c, throughput.c, scale.c, agent.c with
+ * agent_reads.c, ports.c, output.c). --no-page names the build without
  * ask_user_secret's page that figure 7b holds a cold start against (make
  * bench builds it).
  *
@@ -208,6 +208,8 @@ main(int argc, char **argv)
 		bench_agent();
 	if (bench_wanted("ports"))
 		bench_ports();
+	if (bench_wanted("output"))
+		bench_output();
 	bench_strip_figures(strip_json);
 	secs = (double)(now_us() - t0) / 1e6;
 
