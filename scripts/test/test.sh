@@ -32,8 +32,16 @@ export PROGMUX_BIN
 work=$(mktemp -d /tmp/progmux-tests.XXXXXX)
 trap 'rm -rf "$work"' EXIT INT TERM
 
-# The programs, longest first so that the jobs end together.
+# The programs, longest first so that the jobs end together. Two of one
+# name (a unit and an integration test) would share a log and a result,
+# and run_one would run only one of them: refused.
 list() {
+	for t in "$B"/itests/test_*; do
+		[ -x "$t" ] && [ -x "$B/tests/${t##*/}" ] || continue
+		echo "test.sh: $B/itests/${t##*/} and $B/tests/${t##*/} share" \
+		    "a name: rename one" >&2
+		echo "duplicate-name"
+	done
 	[ "${SKIP_NEWCOMER:-0}" != 1 ] && [ -f scripts/test/newcomer.sh ] &&
 	    echo newcomer
 	[ "${SKIP_E2E:-0}" != 1 ] && [ -f scripts/test/e2e.sh ] && echo e2e &&
@@ -71,6 +79,7 @@ run_one() {
 	e2e) sh scripts/test/e2e.sh "$B" ;;
 	eras) sh scripts/test/e2e.sh "$B" eras ;;
 	checks) checks ;;
+	duplicate-name) echo "[  FAILED  ] two test programs of one name"; return 1 ;;
 	*) if [ -x "$B/itests/$1" ]; then "$B/itests/$1"; else "$B/tests/$1"; fi ;;
 	esac
 }

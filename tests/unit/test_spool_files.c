@@ -1,5 +1,5 @@
 /*
- * test_spool.c — a program's text on disk: written as the reaper writes
+ * test_spool_files.c — a program's text on disk: written as the reaper writes
  * it (reaper/spool_write.c), read as the front reads it
  * (server/spool_read.c), in a temporary directory.
  *
