@@ -56,13 +56,23 @@
 int
 osdep_features(void)
 {
-	return (OSDEP_CLOSE_RANGE | OSDEP_CMDLINE_WORDS | OSDEP_PORTS);
+	return (OSDEP_CLOSE_RANGE | OSDEP_CMDLINE_WORDS | OSDEP_PORTS |
+	    OSDEP_PEER_UID);
 }
 
 const char *
 osdep_name(void)
 {
 	return ("darwin");
+}
+
+/* getpeereid(2): the peer's effective user when it connected. */
+int
+osdep_peer_uid(int sock, uid_t *uid)
+{
+	gid_t	gid;
+
+	return (getpeereid(sock, uid, &gid));
 }
 
 /* A p_stat value as a state letter. */

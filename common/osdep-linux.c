@@ -43,7 +43,8 @@ int
 osdep_features(void)
 {
 	return (OSDEP_SUBREAPER | OSDEP_PARENT_DEATH | OSDEP_CLOSE_RANGE |
-	    OSDEP_CMDLINE_WORDS | OSDEP_DEFER_ACCEPT | OSDEP_PORTS);
+	    OSDEP_CMDLINE_WORDS | OSDEP_DEFER_ACCEPT | OSDEP_PORTS |
+	    OSDEP_PEER_UID);
 }
 
 const char *
@@ -73,6 +74,19 @@ osdep_parent_death(int sig, pid_t parent)
 		errno = ESRCH;
 		return (-1);
 	}
+	return (0);
+}
+
+/* SO_PEERCRED: the credentials the peer had when it connected. */
+int
+osdep_peer_uid(int sock, uid_t *uid)
+{
+	struct ucred	cr;
+	socklen_t	len = sizeof cr;
+
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1)
+		return (-1);
+	*uid = cr.uid;
 	return (0);
 }
 

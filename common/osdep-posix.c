@@ -63,6 +63,16 @@ osdep_name(void)
 	return ("posix");
 }
 
+/* POSIX has no call for a peer's credentials. */
+int
+osdep_peer_uid(int sock, uid_t *uid)
+{
+	(void)sock;
+	(void)uid;
+	errno = ENOSYS;
+	return (-1);
+}
+
 /*
  * Run ps with argv (standard error and input /dev/null) and read what it
  * prints into out, NUL-terminated; its pid in *pid, if asked, so that a

@@ -34,6 +34,7 @@
 					   (else split at spaces) */
 #define OSDEP_DEFER_ACCEPT	0x20	/* osdep_defer_accept */
 #define OSDEP_PORTS		0x40	/* osdep_ports_* can tell */
+#define OSDEP_PEER_UID		0x80	/* osdep_peer_uid */
 
 /* The OSDEP_* bits of this port. */
 int	osdep_features(void);
@@ -76,6 +77,11 @@ int	osdep_unswept_dir(const char *base, char *buf, size_t size);
  * reached through dfd itself, never through a path that could have been
  * swapped meanwhile; connect(2)'s result. */
 int	osdep_connect_at(int sock, int dfd, const char *name);
+/* The user of the process at the other end of the connected Unix socket
+ * sock, from the kernel (not from anything it said); ENOSYS where the
+ * system cannot tell (the caller then rests on the socket's directory:
+ * its owner and mode). */
+int	osdep_peer_uid(int sock, uid_t *uid);
 
 /*
  * Signals as a readable descriptor: the signals in set arrive on the

@@ -56,6 +56,34 @@
  * the reaper reads and passes on in "notify" frames; it removes the
  * socket's name when it exits.
  *
+ * The lease (desktop mode): when the front goes (EOF on fd 3), a reaper
+ * whose start frame gave it a grace (grace_ms, never past the lifetime)
+ * and the rendezvous (lease, lease_id: a per-user directory, rundir.h)
+ * keeps its program and goes on writing its text into the spool. It binds
+ * a socket there, <pid>.lease (made under <pid>.tmp, listening, then
+ * renamed, so no front finds it refusing), and waits for a new front:
+ *
+ *   new front                                 reaper (its old front gone)
+ *   scans the rendezvous, connects   ------>  accepts (same uid only)
+ *                                    <------  lease {who it is, the
+ *                                               program's particulars}
+ *   same tmux server and session?
+ *   renames p<N>.text into its own
+ *   runtime directory, then
+ *   adopt {}                         ------>  the first adopt wins: the
+ *                                             socket is its front now, the
+ *                                             rendezvous's name removed,
+ *                                             every other connection closed
+ *                                    <------  adopted {}, then as to the
+ *                                             old front: launched, notify,
+ *                                             text and errtext (how far it
+ *                                             goes now), end if it ended
+ *
+ * A connection that says anything else, or nothing, is closed. With no
+ * adoption by the grace's end the reaper ends the program as if its
+ * front had just gone (leave: SIGKILL, kill-pane) and exits. Robust mode
+ * gives no grace: nothing outlives the front there.
+ *
  * The end marker is an OSC sequence carrying a per-program random nonce,
  * written by the launcher to the terminal after the program and all its
  * descendants are gone: it travels the same path as the output, so when
@@ -67,7 +95,7 @@
 #ifndef PROGMUX_PROTO_H
 #define PROGMUX_PROTO_H
 
-#define PROTO_VERSION		2
+#define PROTO_VERSION		3
 #define PROTO_FRAME_MAX		(16u * 1024 * 1024)
 #define PROTO_TEXT_CHUNK	(64u * 1024)	/* text written at a time */
 #define PROTO_NEWS_QUEUED	(64u * 1024)	/* queued: news may wait */
@@ -85,14 +113,19 @@
 #define PROTO_WRITER_WAIT_MS	10000	/* for the pane's writer to start */
 #define PROTO_NOTIFY_SUFFIX	".notify" /* p<N>.notify: its NOTIFY_SOCKET */
 #define PROTO_STATUS_MAX	256	/* bytes of a STATUS= passed on */
+#define PROTO_LEASE_SUFFIX	".lease" /* <pid>.lease in the rendezvous */
+#define PROTO_LEASE_CONNS	4	/* connections a reaper hears at once */
 
 /* front -> reaper */
 #define MSG_START	"start"	/* id argv dir width height lifetime_ms
 				   keep_pane max_text err robust rundir
-				   rundir_id tmux[] input separate_stderr */
+				   rundir_id tmux[] input separate_stderr
+				   verdict shown started_ms started_real
+				   grace_ms session server lease lease_id */
 #define MSG_PANE	"pane"	/* pane pid: pipe-pane is attached, go */
 #define MSG_STOP	"stop"	/* grace_ms: end the program (stop_program) */
 #define MSG_QUIT	"quit"	/* forget it: end what runs, exit, no report */
+#define MSG_ADOPT	"adopt"	/* on a lease's socket: the program is ours */
 
 /* reaper -> front */
 #define MSG_HELLO	"hello"	/* v pid */
@@ -108,6 +141,14 @@
 #define MSG_FAIL	"fail"	/* why: this program cannot go on */
 #define MSG_NOTIFY	"notify" /* ready: READY=1 came; status: its last
 				   STATUS= (or nil) */
+#define MSG_LEASE	"lease"	/* on a lease's socket, first: v pid id
+				   session server rundir rundir_id argv
+				   shown dir width height lifetime_ms
+				   started_ms started_real keep_pane
+				   separate_stderr verdict pane pane_pid
+				   grace_ms stopping orphaned (when its
+				   front went, wall clock) */
+#define MSG_ADOPTED	"adopted" /* the adopt was first: frames follow */
 
 /* reaper -> launcher, over the ctl FIFO, same framing */
 #define MSG_SPEC	"spec"	/* argv dir nonce width height keep input

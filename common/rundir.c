@@ -307,6 +307,41 @@ rundir_make(int basefd, char *name, size_t len)
 	return (-1);
 }
 
+/*
+ * The rendezvous of the leases (rundir.h): progmux.lease.UID in basefd,
+ * made 0700 if it is not there, opened without following a link, and
+ * used only if it is a directory of ours of mode 0700. Another user who
+ * made that name first (in a shared /tmp) gets nothing from it: it is
+ * refused, and no lease is offered.
+ */
+int
+rundir_lease_open(int basefd, char *name, size_t len, char **cause)
+{
+	struct stat	st;
+	int		fd;
+
+	snprintf(name, len, "%s%lu", RUNDIR_LEASE, (unsigned long)geteuid());
+	if (mkdirat(basefd, name, 0700) == -1 && errno != EEXIST) {
+		xasprintf(cause, "cannot make %s: %s", name, strerror(errno));
+		return (-1);
+	}
+	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1) {
+		xasprintf(cause, "%s: %s", name, errno == ELOOP ||
+		    errno == ENOTDIR ? "not a directory (a symbolic link, not "
+		    "followed, or a file)" : strerror(errno));
+		return (-1);
+	}
+	if (fstat(fd, &st) == -1 || !rundir_mine(&st)) {
+		xasprintf(cause, "%s is not a private directory of yours (it "
+		    "must be yours, with mode 0700)", name);
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
 /* "DEV:INO" of the directory dfd, as the processes that must find it
  * again are given it. */
 void

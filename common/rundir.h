@@ -12,6 +12,14 @@
  * socket if no server listens on it, *.conf files, the lock) and the
  * directory itself. The next progmux to
  * start does the same for any such directory whose instance died whole.
+ *
+ * Beside them, one rendezvous per user, progmux.lease.UID (0700): where
+ * a reaper whose front went listens for the next front to adopt its
+ * program (proto.h, "The lease"). It is made and checked as a runtime
+ * directory is (ours, mode 0700, a directory and not a link, opened
+ * under a parent no other user can change), reached only through its
+ * descriptor, and never removed: it holds only the reapers' sockets,
+ * each removed by its reaper.
  */
 #ifndef PROGMUX_RUNDIR_H
 #define PROGMUX_RUNDIR_H
@@ -21,6 +29,7 @@
 
 #define RUNDIR_PREFIX	"progmux-"
 #define RUNDIR_LOCK	"lock"
+#define RUNDIR_LEASE	"progmux.lease."	/* + our uid: the rendezvous */
 
 /* Make the lock file in the directory dfd and hold LOCK_SH on it: the
  * fd (close-on-exec), or -1 with errno. */
@@ -31,6 +40,10 @@ int	rundir_base_open(const char *base, char **cause);
 /* Make a fresh progmux-XXXXXX (0700) in basefd: its fd; its name in
  * name (at least 16 bytes). -1 with errno. */
 int	rundir_make(int basefd, char *name, size_t len);
+/* The rendezvous progmux.lease.UID in basefd, made if missing: its fd
+ * and its name in name (at least 32 bytes); -1 with *cause when it is
+ * not a private directory of ours (its owner, its mode, a link). */
+int	rundir_lease_open(int basefd, char *name, size_t len, char **cause);
 /* "DEV:INO" of the directory dfd. */
 void	rundir_id(int dfd, char *buf, size_t len);
 /* dir, opened, only if it is the directory id names, ours and 0700;

@@ -15,14 +15,34 @@
 
 /* The rows of the states in which the program runs share most cells. */
 #define RUNNING_LIKE(self)						\
+	LEASED(self),							\
 	[E_PIPED] = C(IGNORE, self),					\
 	[E_QUIT] = C(LEAVE, KILLPANE),					\
-	[E_FRONT_GONE] = C(LEAVE, KILLPANE),				\
 	[E_FIFO_DATA] = C(READ, self),					\
 	[E_SIGNAL] = C(LEAVE, KILLPANE),				\
 	[E_CHILD] = C(IGNORE, self),					\
 	[E_FAIL] = C(FAIL, DONE),					\
 	[E_RELEASE] = C(IGNORE, self)
+
+/* From the pane's writer on, a program whose front goes is held for its
+ * grace (a lease), for a new front to adopt; at the grace's end (or with
+ * no lease to hold) it is left as the front's going always left it. */
+#define LEASED(self)							\
+	[E_FRONT_GONE] = C(LEASE, self),				\
+	[E_ADOPTED] = C(ADOPT, self),					\
+	[E_LEASE_END] = C(LEAVE, KILLPANE)
+
+/* Ending already: a lease is held to tell a new front the end, and its
+ * grace's end has nothing left to end. */
+#define ENDING(self)							\
+	[E_FRONT_GONE] = C(LEASE, self),				\
+	[E_ADOPTED] = C(ADOPT, self),					\
+	[E_LEASE_END] = C(IGNORE, self)
+
+/* Before the pane's writer: the front's going ends it at once. */
+#define NO_LEASE(self)							\
+	[E_ADOPTED] = C(IGNORE, self),					\
+	[E_LEASE_END] = C(IGNORE, self)
 
 /* Standard error and NOTIFY_SOCKET are read in every state that polls
  * them (fsm_polls). */
@@ -33,6 +53,7 @@
 
 static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 	[S_INIT] = {
+		NO_LEASE(INIT),
 		[E_START] = C(START, WAIT_PANE),
 		[E_PANE] = C(UNEXPECTED, INIT),
 		[E_STOP] = C(END_EARLY, DONE),
@@ -56,6 +77,7 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 		[E_LEFT_GONE] = C(IGNORE, INIT),
 	},
 	[S_WAIT_PANE] = {
+		NO_LEASE(WAIT_PANE),
 		[E_START] = C(UNEXPECTED, WAIT_PANE),
 		[E_PANE] = C(PANE, GATE),
 		[E_STOP] = C(END_EARLY, DONE),
@@ -83,11 +105,11 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 	 * can be read by anyone else, nor is its name there for it to see. */
 	[S_GATE] = {
 		READS_ERR(GATE),
+		LEASED(GATE),
 		[E_START] = C(UNEXPECTED, GATE),
 		[E_PANE] = C(UNEXPECTED, GATE),
 		[E_STOP] = C(END_EARLY, DONE),
 		[E_QUIT] = C(LEAVE, KILLPANE),
-		[E_FRONT_GONE] = C(LEAVE, KILLPANE),
 		[E_FIFO_DATA] = C(READ, GATE),
 		[E_LAUNCHER_GONE] = C(ORPHANED, ORPHAN),
 		[E_DEADLINE] = C(NO_WRITER, DONE),
@@ -160,11 +182,11 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 	},
 	[S_HELD] = {
 		READS_ERR(HELD),
+		LEASED(HELD),
 		[E_START] = C(UNEXPECTED, HELD),
 		[E_PANE] = C(UNEXPECTED, HELD),
 		[E_STOP] = C(RELEASE_KILLPANE, KILLPANE),
 		[E_QUIT] = C(LEAVE, KILLPANE),
-		[E_FRONT_GONE] = C(LEAVE, KILLPANE),
 		[E_FIFO_DATA] = C(DRAIN, HELD),
 		[E_LAUNCHER_GONE] = C(KILLPANE, KILLPANE),
 		[E_DEADLINE] = C(RELEASE_KILLPANE, KILLPANE),
@@ -181,11 +203,11 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 	},
 	[S_KILLPANE] = {
 		READS_ERR(KILLPANE),
+		ENDING(KILLPANE),
 		[E_START] = C(UNEXPECTED, KILLPANE),
 		[E_PANE] = C(UNEXPECTED, KILLPANE),
 		[E_STOP] = C(IGNORE, KILLPANE),
 		[E_QUIT] = C(IGNORE, KILLPANE),
-		[E_FRONT_GONE] = C(IGNORE, KILLPANE),
 		[E_FIFO_DATA] = C(DRAIN, KILLPANE),
 		[E_LAUNCHER_GONE] = C(IGNORE, KILLPANE),
 		[E_DEADLINE] = C(KILLPANE_TIMEOUT, KILLPANE),
@@ -202,13 +224,13 @@ static const struct fsm_cell fsm_table[S_COUNT][E_COUNT] = {
 	},
 	[S_DONE] = {
 		READS_ERR(DONE),
+		ENDING(DONE),
 		/* Quit before its start frame came (a signal: the client
 		 * ending the whole tree; a stop): nothing to say. */
 		[E_START] = C(IGNORE, DONE),
 		[E_PANE] = C(IGNORE, DONE),	/* stopped before its pane */
 		[E_STOP] = C(IGNORE, DONE),
 		[E_QUIT] = C(IGNORE, DONE),
-		[E_FRONT_GONE] = C(IGNORE, DONE),
 		[E_FIFO_DATA] = C(DRAIN, DONE),
 		[E_LAUNCHER_GONE] = C(IGNORE, DONE),
 		[E_DEADLINE] = C(IGNORE, DONE),
@@ -289,6 +311,8 @@ static const uint32_t fsm_return_table[A_COUNT] = {
 	[A_KILLPANE_TIMEOUT] = R(NONE),
 	[A_FAIL] = R(NONE),
 	[A_NOTIFY] = R(NONE),
+	[A_LEASE] = R(NONE) | R(LEASE_END),
+	[A_ADOPT] = R(NONE),
 };
 
 static const char *const fsm_states[S_COUNT] = {
@@ -317,6 +341,8 @@ static const char *const fsm_events[E_COUNT] = {
 	[E_SIGNAL] = "signal",
 	[E_CHILD] = "child",
 	[E_NOTIFY_DATA] = "notify_data",
+	[E_ADOPTED] = "adopted",
+	[E_LEASE_END] = "lease_end",
 	[E_FIFO_EOF] = "fifo_eof",
 	[E_PIPED] = "piped",
 	[E_RUN_MARKER] = "run_marker",
@@ -364,6 +390,8 @@ static const char *const fsm_actions[A_COUNT] = {
 	[A_KILLPANE_TIMEOUT] = "killpane_timeout",
 	[A_FAIL] = "fail",
 	[A_NOTIFY] = "notify",
+	[A_LEASE] = "lease",
+	[A_ADOPT] = "adopt",
 };
 
 /* The cell for (state, event); out of range, the invalid cell. */

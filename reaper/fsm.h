@@ -47,6 +47,9 @@ enum fsm_event {
 	E_CHILD,	/* the kill-pane child was reaped (also a follow-up:
 			   none could be started) */
 	E_NOTIFY_DATA,	/* the program's NOTIFY_SOCKET is readable */
+	E_ADOPTED,	/* a new front adopted the program (the lease's) */
+	E_LEASE_END,	/* the lease's grace is over, no front adopted it
+			   (also a follow-up: no lease could be held) */
 	/* follow-ups, returned by actions */
 	E_FIFO_EOF,	/* the output FIFO ended: the pane is gone */
 	E_PIPED,	/* the pane's writer opened the FIFO (its hello) */
@@ -97,6 +100,8 @@ enum fsm_action {
 	A_KILLPANE_TIMEOUT, /* kill-pane is too slow: SIGKILL it */
 	A_FAIL,		/* end what runs after a failure */
 	A_NOTIFY,	/* read NOTIFY_SOCKET: READY=1, STATUS= to the front */
+	A_LEASE,	/* the front is gone: hold the program for its grace */
+	A_ADOPT,	/* a new front: tell it how the program stands */
 	A_COUNT
 };
 
@@ -114,7 +119,8 @@ struct fsm_cell {
 #define FSM_POLL_SIGNALS	0x01	/* the signal descriptor: E_SIGNAL,
 					   E_CHILD */
 #define FSM_POLL_FRONT		0x02	/* the front's socket: frames,
-					   E_FRONT_GONE */
+					   E_FRONT_GONE; while it is gone,
+					   the lease's: E_ADOPTED */
 #define FSM_POLL_FIFO		0x04	/* the output FIFO: E_FIFO_DATA */
 #define FSM_POLL_ERR		0x08	/* standard error's FIFO: E_ERR_DATA */
 #define FSM_POLL_LAUNCHER	0x10	/* the launcher's pidfd:

@@ -30,8 +30,13 @@
  * behind, being the subreaper of its tree), tmux kill-pane. If no marker
  * comes in time the launcher is killed too. If the launcher or the pane
  * goes first, what is left of the program (its group and the pane's
- * session) is ended here. If the front goes (EOF on fd 3), everything is
- * killed and the pane removed at once. The last process of a progmux
+ * session) is ended here. If the front goes (EOF on fd 3) the program is
+ * held for the grace its start frame gave (a lease, lease.c: desktop
+ * mode), its text still written into the spool, while a socket in the
+ * per-user rendezvous waits for a new front to adopt it; with no grace
+ * (robust mode), or none adopting it by the grace's end, everything is
+ * killed and the pane removed, as the front's going always did. The
+ * lifetime goes on all the while. The last process of a progmux
  * instance to go (front or reaper) removes its runtime directory.
  *
  * Memory is bounded whatever the output: fixed strip buffers, one
@@ -59,6 +64,7 @@
 #include "fdutil.h"
 #include "frame.h"
 #include "fsm.h"
+#include "lease.h"
 #include "log.h"
 #include "marker.h"
 #include "notify.h"
@@ -123,6 +129,7 @@ static struct {
 
 	int		 lock_fd;	/* the runtime directory's lock */
 	char		*rundir;
+	char		*rundir_id;	/* its "DEV:INO" */
 	struct notify	 notify;	/* the program's NOTIFY_SOCKET */
 	char		*status;	/* its last STATUS= */
 
@@ -158,12 +165,34 @@ static struct {
 	bool		 forgotten;	/* the front let go of the program */
 	uint64_t	 dropped_sent;	/* the strippers' dropped, as told */
 	bool		 cut;		/* output was lost (a hole) */
+
+	/* The lease (proto.h): what a new front is told, and the wait. */
+	int64_t		 grace_ms;	/* held this long: 0, none */
+	char		*lease_dir;	/* the rendezvous, and its id */
+	char		*lease_dir_id;
+	char		*session;	/* the front's session and tmux */
+	char		*server;	/* server: who may adopt it */
+	int64_t		 lifetime_ms;
+	int64_t		 started_ms;	/* the front's clock of its start */
+	int64_t		 started_real;
+	int64_t		 shown;		/* argv's first word as asked */
+	bool		 separate_stderr;
+	bool		 ready;		/* READY=1 came */
+	bool		 leased;	/* the front gone: listening */
+	int64_t		 lease_end;	/* then ended, unless adopted */
+	int64_t		 orphaned;	/* when the front went (wall) */
+	struct lease	 lease;
+	char		*end_how;	/* the end as reported, or NULL */
+	int64_t		 end_status, end_sig;
+	bool		 end_lost;
+	char		*end_why;
 } r;
 
 static char	read_buf[REAPER_READ_CHUNK];
 static char	strip_buf[STRIP_MAX_OUT(REAPER_STRIP_CHUNK)];
 
 static enum fsm_event reaper_act_quit(enum fsm_event);
+static void	reaper_forget(void);
 
 /* News of a stream for the front: how far its text goes, where its
  * last segment begins, what was dropped (dropped: the strippers'). */
@@ -366,12 +395,33 @@ reaper_close_ctl(void)
 	buf_reset(&r.ctl_out);
 }
 
+/* The end, as reported (to the front, or again to a new one). */
+static void
+reaper_send_end(void)
+{
+	struct msg_out	m;
+
+	msg_begin(&m, MSG_END, 6);
+	msg_str(&m, "how", r.end_how);
+	if (r.end_status >= 0)
+		msg_int(&m, "status", r.end_status);
+	else
+		msg_nil(&m, "status");
+	if (r.end_sig > 0)
+		msg_int(&m, "signal", r.end_sig);
+	else
+		msg_nil(&m, "signal");
+	msg_bool(&m, "lost_end", r.end_lost);
+	msg_bool(&m, "cut", r.cut);
+	msg_str(&m, "why", r.end_why);
+	msg_end(&m, &r.sock_out);
+}
+
 /* Report the end to the front, once, after the last text. */
 static void
 reaper_report(const char *how, int64_t status, int64_t sig, bool lost_end,
     const char *why)
 {
-	struct msg_out	m;
 	char		tail[16];
 	size_t		n;
 
@@ -385,23 +435,15 @@ reaper_report(const char *how, int64_t status, int64_t sig, bool lost_end,
 	reaper_close_err();
 	reaper_flush_text(true);	/* all of it told before the end */
 
-	msg_begin(&m, MSG_END, 6);
-	msg_str(&m, "how", how);
-	if (status >= 0)
-		msg_int(&m, "status", status);
-	else
-		msg_nil(&m, "status");
-	if (sig > 0)
-		msg_int(&m, "signal", sig);
-	else
-		msg_nil(&m, "signal");
-	msg_bool(&m, "lost_end", lost_end);
-	msg_bool(&m, "cut", r.cut);
 	if (why == NULL && r.lost > 0)
 		why = "some of the pane's output was lost before progmux could "
 		    "read it (the copy stops there)";
-	msg_str(&m, "why", why);
-	msg_end(&m, &r.sock_out);
+	r.end_how = xstrdup(how);
+	r.end_status = status;
+	r.end_sig = sig;
+	r.end_lost = lost_end;
+	r.end_why = why != NULL ? xstrdup(why) : NULL;
+	reaper_send_end();
 	log_debug("%s: %s status %lld signal %lld", r.id, how,
 	    (long long)status, (long long)sig);
 }
@@ -693,6 +735,7 @@ reaper_open_fifos(struct msg *m)
 {
 	r.err_name = msg_dup_str(m, "err");
 	r.rundir = msg_dup_str(m, "rundir");
+	r.rundir_id = msg_dup_str(m, "rundir_id");
 	r.robust = msg_get_bool(m, "robust");
 	if (r.out_fd == -1 || r.ctl_fd == -1 ||
 	    (r.err_name != NULL && r.err_fd == -1))
@@ -724,15 +767,15 @@ reaper_act_unexpected(enum fsm_event ev)
 /* The program's NOTIFY_SOCKET: without one (a path too long for a
  * socket, say) it runs as well, its NOTIFY_SOCKET unset. */
 static void
-reaper_notify_open(struct msg *m)
+reaper_notify_open(void)
 {
-	char	*dir_id = msg_dup_str(m, "rundir_id"), *cause = NULL;
+	char	*cause = NULL;
 
-	if (notify_open(&r.notify, r.rundir, dir_id, r.id, &cause) == -1) {
+	if (notify_open(&r.notify, r.rundir, r.rundir_id, r.id,
+	    &cause) == -1) {
 		log_debug("%s: no NOTIFY_SOCKET: %s", r.id, cause);
 		free(cause);
 	}
-	free(dir_id);
 }
 
 /* NOTIFY_SOCKET is readable: READY=1 and STATUS= go to the front. */
@@ -745,6 +788,7 @@ reaper_act_notify(enum fsm_event ev)
 	(void)ev;
 	if (!notify_read(&r.notify, &ready, &r.status))
 		return (E_NONE);
+	r.ready = r.ready || ready;
 	msg_begin(&m, MSG_NOTIFY, 2);
 	msg_bool(&m, "ready", ready);
 	if (r.status != NULL)
@@ -776,7 +820,18 @@ reaper_act_start(enum fsm_event ev)
 	if (!msg_get_int(m, "max_text", &r.max_text))
 		r.max_text = INT64_MAX;
 	msg_get_int(m, "lifetime_ms", &lifetime);
+	r.lifetime_ms = lifetime;
 	r.keep_pane = msg_get_bool(m, "keep_pane");
+	r.separate_stderr = msg_get_bool(m, "separate_stderr");
+	if (!msg_get_int(m, "grace_ms", &r.grace_ms) || r.grace_ms < 0)
+		r.grace_ms = 0;
+	msg_get_int(m, "started_ms", &r.started_ms);
+	msg_get_int(m, "started_real", &r.started_real);
+	msg_get_int(m, "shown", &r.shown);
+	r.session = msg_dup_str(m, "session");
+	r.server = msg_dup_str(m, "server");
+	r.lease_dir = msg_dup_str(m, "lease");
+	r.lease_dir_id = msg_dup_str(m, "lease_id");
 	r.verdict = msg_get_bool(m, "verdict");
 	if ((in = msg_get_bytes(m, "input", &r.input_len)) != NULL) {
 		r.input = xmemdup(in, r.input_len);
@@ -792,7 +847,7 @@ reaper_act_start(enum fsm_event ev)
 	marker_scan_init(&r.scan, r.nonce);
 	if ((next = reaper_open_fifos(m)) != E_NONE)
 		return (next);
-	reaper_notify_open(m);
+	reaper_notify_open();
 	return (E_NONE);
 }
 
@@ -1157,6 +1212,81 @@ reaper_act_killpane_timeout(enum fsm_event ev)
 	return (E_NONE);
 }
 
+/*
+ * The front is gone: hold the program for its grace, listening in the
+ * rendezvous for a new front (never past the lifetime). With no grace (robust
+ * mode, or asked), nothing the front let go of, or no socket to be had,
+ * it is left now: lease_end follows.
+ */
+static enum fsm_event
+reaper_act_lease(enum fsm_event ev)
+{
+	char	*cause = NULL;
+	int64_t	 now = now_ms();
+
+	(void)ev;
+	if (r.forgotten || r.robust || r.grace_ms <= 0 || r.pane == NULL ||
+	    r.lease_dir == NULL || now >= r.expires) {
+		reaper_forget();
+		return (E_LEASE_END);
+	}
+	if (lease_listen(&r.lease, r.lease_dir, r.lease_dir_id, &cause) ==
+	    -1) {
+		log_warn("%s: its front is gone and no new one can adopt it "
+		    "(%s): it ends now", r.id, cause);
+		free(cause);
+		reaper_forget();
+		return (E_LEASE_END);
+	}
+	r.leased = true;
+	r.orphaned = realtime_ms();
+	r.lease_end = now + r.grace_ms < r.expires ? now + r.grace_ms :
+	    r.expires;
+	log_debug("%s: its front is gone: held %lld ms for a new one", r.id,
+	    (long long)(r.lease_end - now));
+	return (E_NONE);
+}
+
+/*
+ * A new front adopted the program: it is told what the old one was, in
+ * the same frames (the run, READY=1 and STATUS=, how far the text goes
+ * in the spool, the end), after "adopted".
+ */
+static enum fsm_event
+reaper_act_adopt(enum fsm_event ev)
+{
+	struct msg_out	m;
+
+	(void)ev;
+	msg_begin(&m, MSG_ADOPTED, 0);
+	msg_end(&m, &r.sock_out);
+	if (r.prog_pid > 0) {
+		msg_begin(&m, MSG_LAUNCHED, 0);
+		msg_end(&m, &r.sock_out);
+	}
+	if (r.ready || r.status != NULL) {
+		msg_begin(&m, MSG_NOTIFY, 2);
+		msg_bool(&m, "ready", r.ready);
+		if (r.status != NULL)
+			msg_str(&m, "status", r.status);
+		else
+			msg_nil(&m, "status");
+		msg_end(&m, &r.sock_out);
+	}
+	if (r.pending.len > 0) {
+		spool_w_write(&r.out_w, r.pending.data, r.pending.len);
+		buf_reset(&r.pending);
+	}
+	reaper_news(MSG_TEXT, &r.out_w, 0, true);
+	if (r.separate_stderr)
+		reaper_news(MSG_ERRTEXT, &r.err_w, 1, false);
+	r.news_due = false;
+	if (r.end_how != NULL)
+		reaper_send_end();
+	log_debug("%s: adopted by a new front", r.id);
+	return (E_NONE);
+}
+
 /* After a failure ("fail" sent): end whatever runs. */
 static enum fsm_event
 reaper_act_fail(enum fsm_event ev)
@@ -1200,6 +1330,8 @@ static const reaper_action reaper_actions[A_COUNT] = {
 	[A_KILLPANE_TIMEOUT] = reaper_act_killpane_timeout,
 	[A_FAIL] = reaper_act_fail,
 	[A_NOTIFY] = reaper_act_notify,
+	[A_LEASE] = reaper_act_lease,
+	[A_ADOPT] = reaper_act_adopt,
 };
 
 /*
@@ -1309,7 +1441,8 @@ reaper_on_frame(void *arg, struct msg *m)
 	return (0);
 }
 
-/* The front is gone (or spoke nonsense): it gets nothing more. */
+/* The front is gone (or spoke nonsense): it gets nothing more; the
+ * program is held for a new one (a lease), or its text is nobody's. */
 static void
 reaper_front_gone(void)
 {
@@ -1317,8 +1450,110 @@ reaper_front_gone(void)
 		close(r.sock);
 	r.sock = -1;
 	buf_reset(&r.sock_out);
-	reaper_forget();
+	buf_reset(&r.sock_in);
 	reaper_event(E_FRONT_GONE);
+	if (!r.leased)
+		reaper_forget();
+}
+
+/* The lease is over (its grace, or a signal): no front will come. */
+static void
+reaper_unlease(void)
+{
+	lease_close(&r.lease);
+	r.leased = false;
+	reaper_forget();
+}
+
+/*
+ * The grace is over and no front adopted the program: it is left. If
+ * its lifetime is what is over, it is ended as the lifetime ends it
+ * with a front (SIGTERM, SIGKILL after the grace), by the deadline.
+ */
+static void
+reaper_lease_over(void)
+{
+	log_debug("%s: no front adopted it in its %s", r.id,
+	    now_ms() >= r.expires ? "lifetime" : "grace");
+	reaper_unlease();
+	if (now_ms() < r.expires)
+		reaper_event(E_LEASE_END);
+}
+
+/* The lease's frame: who we are and what the program is, for a front
+ * to decide whether it is its to adopt. */
+static void
+reaper_lease_frame(struct buf *out)
+{
+	struct msg_out	m;
+
+	msg_begin(&m, MSG_LEASE, 23);
+	msg_int(&m, "v", PROTO_VERSION);
+	msg_int(&m, "pid", getpid());
+	msg_str(&m, "id", r.id);
+	msg_str(&m, "session", r.session);
+	msg_str(&m, "server", r.server);
+	msg_str(&m, "rundir", r.rundir);
+	msg_str(&m, "rundir_id", r.rundir_id);
+	msg_strv(&m, "argv", r.argv, r.argc);
+	msg_int(&m, "shown", r.shown);
+	msg_str(&m, "dir", r.dir);
+	msg_int(&m, "width", r.width);
+	msg_int(&m, "height", r.height);
+	msg_int(&m, "lifetime_ms", r.lifetime_ms);
+	msg_int(&m, "started_ms", r.started_ms);
+	msg_int(&m, "started_real", r.started_real);
+	msg_bool(&m, "keep_pane", r.keep_pane);
+	msg_bool(&m, "separate_stderr", r.separate_stderr);
+	msg_bool(&m, "verdict", r.verdict);
+	msg_str(&m, "pane", r.pane);
+	msg_int(&m, "pane_pid", r.pane_pid);
+	msg_int(&m, "grace_ms", r.grace_ms);
+	msg_bool(&m, "stopping", r.end_reason != NULL &&
+	    strcmp(r.end_reason, END_STOPPED) == 0);
+	msg_int(&m, "orphaned", r.orphaned);
+	msg_end(&m, out);
+}
+
+/*
+ * The lease's socket (i -1: a front connects; it is told who we are) or
+ * a front's connection: the first to say "adopt" has the program, its
+ * socket the front's from now on; one that says anything else goes.
+ */
+static void
+reaper_on_lease(int i)
+{
+	struct msg	 m;
+	char		*cause = NULL;
+
+	if (i == -1) {
+		while ((i = lease_accept(&r.lease)) != -1) {
+			reaper_lease_frame(lease_out(&r.lease, i));
+			lease_flush(&r.lease, i);
+		}
+		return;
+	}
+	lease_flush(&r.lease, i);
+	if (lease_read(&r.lease, i, &m) != 1)
+		return;
+	if (!msg_is(&m, MSG_ADOPT)) {
+		log_debug("%s: a front on the lease said \"%s\"", r.id,
+		    m.type);
+		msg_free(&m);
+		lease_drop(&r.lease, i);
+		return;
+	}
+	msg_free(&m);
+	r.sock = lease_take(&r.lease, i, &r.sock_in);
+	r.leased = false;
+	buf_reset(&r.sock_out);
+	reaper_event(E_ADOPTED);
+	/* What the new front sent after its adopt, if anything. */
+	if (frame_each(&r.sock_in, reaper_on_frame, NULL, &cause) == -1) {
+		log_warn("bad frame from the front: %s", cause);
+		free(cause);
+		reaper_front_gone();
+	}
 }
 
 /* Read frames from the front. */
@@ -1354,6 +1589,8 @@ reaper_on_signals(void)
 		else
 			go = true;
 	}
+	if (go && r.leased)
+		reaper_unlease();	/* told to go: no front will have it */
 	if (go)
 		reaper_event(E_SIGNAL);
 }
@@ -1411,6 +1648,7 @@ reaper_setup(void)
 	r.out_fd = r.ctl_fd = r.err_fd = r.launcher_fd = r.lock_fd = -1;
 	r.notify.fd = r.notify.dfd = -1;
 	r.kp_pid = r.kp_err = r.spool_fd = -1;
+	lease_init(&r.lease);
 	spool_w_init(&r.out_w, -1, SPOOL_OUT, 0);
 	spool_w_init(&r.err_w, -1, SPOOL_ERR, 0);
 	r.out_w.stopped = r.err_w.stopped = true;	/* till "start" */
@@ -1450,10 +1688,14 @@ reaper_setup(void)
 	return (0);
 }
 
-/* Where reaper_pollfds put each source of events: -1, not polled. */
+/* Where reaper_pollfds put each source of events: -1, not polled;
+ * the lease's, from lease (its entries' connections in lease_ix). */
 struct reaper_polled {
 	int	sig, sock, out, err, pid, notify;
+	int	lease, nlease, lease_ix[LEASE_POLL_MAX];
 };
+
+#define REAPER_POLL_MAX	(7 + LEASE_POLL_MAX)
 
 /*
  * What to poll: the sources of events the state wants (fsm_polls), of
@@ -1467,6 +1709,7 @@ reaper_pollfds(struct pollfd *pfd, struct reaper_polled *ix)
 	int		n = 0;
 
 	ix->sig = ix->sock = ix->out = ix->err = ix->pid = ix->notify = -1;
+	ix->nlease = 0;
 	if (want & FSM_POLL_SIGNALS)
 		pfd[ix->sig = n++] = (struct pollfd){ r.sigfd, POLLIN, 0 };
 	events = ((want & FSM_POLL_FRONT) ? POLLIN : 0) |
@@ -1485,16 +1728,20 @@ reaper_pollfds(struct pollfd *pfd, struct reaper_polled *ix)
 	if ((want & FSM_POLL_NOTIFY) && r.notify.fd != -1)
 		pfd[ix->notify = n++] = (struct pollfd){ r.notify.fd, POLLIN,
 		    0 };
-	return (n);
+	ix->lease = n;
+	if ((want & FSM_POLL_FRONT) && r.leased)
+		ix->nlease = lease_pollfds(&r.lease, pfd + n, ix->lease_ix);
+	return (n + ix->nlease);
 }
 
 int
 reaper_main(void)
 {
 	struct msg_out		m;
-	struct pollfd		pfd[7];
+	struct pollfd		pfd[REAPER_POLL_MAX];
 	struct reaper_polled	ix;
-	int			n;
+	int64_t			when;
+	int			n, i;
 
 	if (reaper_setup() == -1)
 		return (2);
@@ -1506,17 +1753,21 @@ reaper_main(void)
 	for (;;) {
 		if (r.sock != -1 && fd_flush(r.sock, &r.sock_out) == -1)
 			reaper_front_gone();
+		if (r.sock == -1)
+			buf_reset(&r.sock_out);	/* nobody to tell */
 		if (r.news_due && r.sock != -1 &&
 		    r.sock_out.len <= PROTO_NEWS_QUEUED)
 			reaper_flush_text(false);
-		if (r.state == S_DONE && r.sock_out.len == 0)
+		if (r.state == S_DONE && r.sock_out.len == 0 && !r.leased)
 			reaper_exit();
 		if (r.ctl_fd != -1 && r.ctl_out.len > 0 &&
 		    fd_flush(r.ctl_fd, &r.ctl_out) == -1)
 			buf_reset(&r.ctl_out);
 
 		n = reaper_pollfds(pfd, &ix);
-		if (poll(pfd, n, poll_timeout(r.deadline)) == -1) {
+		when = r.leased && r.lease_end < r.deadline ? r.lease_end :
+		    r.deadline;
+		if (poll(pfd, n, poll_timeout(when)) == -1) {
 			if (errno == EINTR)
 				continue;
 			fatalx("poll: %s", strerror(errno));
@@ -1536,6 +1787,11 @@ reaper_main(void)
 		if (ix.notify != -1 && r.notify.fd != -1 &&
 		    pfd[ix.notify].revents)
 			reaper_event(E_NOTIFY_DATA);
+		for (i = 0; i < ix.nlease && r.leased; i++)
+			if (pfd[ix.lease + i].revents)
+				reaper_on_lease(ix.lease_ix[i]);
+		if (r.leased && now_ms() >= r.lease_end)
+			reaper_lease_over();
 		if (r.deadline != DEADLINE_NONE && now_ms() >= r.deadline)
 			reaper_event(E_DEADLINE);
 	}

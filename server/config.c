@@ -83,6 +83,11 @@ static const struct setting settings[] = {
 	{ "lifetime-max-ms", "PROGMUX_LIFETIME_MAX_MS", NULL, 'i',
 	  &cfg.lifetime_max_ms, 1000, 86400000, "3600000",
 	  "ceiling on lifetimeMs" },
+	{ "orphan-grace-ms", "PROGMUX_ORPHAN_GRACE_MS", NULL, 'i',
+	  &cfg.orphan_grace_ms, 0, 86400000, "60000", "how long a program "
+	  "outlives progmux for the next progmux to adopt it (desktop mode; "
+	  "never past its lifetime); 0: it ends with progmux. Robust mode: "
+	  "always 0" },
 	{ "pane-max-cells", "PROGMUX_PANE_MAX_CELLS", NULL, 'i',
 	  &cfg.pane_max_cells, 1, 100000000, "4000000", "largest pane a start "
 	  "may ask for, width x (height + the session's history-limit): "
@@ -267,6 +272,31 @@ config_tmux_bin(void)
 }
 
 /*
+ * The rendezvous of the leases (rundir.h), beside the runtime directory:
+ * without it a program cannot outlive progmux to be adopted, and its
+ * grace is 0 (said once, on stderr).
+ */
+static void
+config_lease(int bfd, const char *base)
+{
+	char	 name[64], *cause = NULL;
+	int	 fd;
+
+	if (cfg.lease_fd != -1)
+		return;		/* made at the first start: kept */
+	if ((fd = rundir_lease_open(bfd, name, sizeof name, &cause)) == -1) {
+		log_warn("no program can outlive progmux to be adopted: %s/%s; "
+		    "remove it, or point TMPDIR elsewhere", base, cause);
+		free(cause);
+		cfg.orphan_grace_ms = 0;
+		return;
+	}
+	cfg.lease_fd = fd_above(fd, PROTO_FD_END);
+	xasprintf(&cfg.lease_dir, "%s/%s", base, name);
+	rundir_id(cfg.lease_fd, cfg.lease_id, sizeof cfg.lease_id);
+}
+
+/*
  * Make the runtime directory: private, 0700, under a parent no other
  * user can change (rundir_base_open refuses any other: another user could
  * swap our directory for theirs), made and then only reached through its
@@ -306,6 +336,8 @@ config_rundir(char **cause)
 		return (-1);
 	}
 	rundir_sweep(base);
+	if (!cfg.robust)
+		config_lease(bfd, base);
 	/* (Above the descriptors reapers are given: see below.) */
 	bfd = fd_above(bfd, PROTO_FD_END);
 	if ((dfd = fd_above(rundir_make(bfd, name, sizeof name),
@@ -490,7 +522,7 @@ config_load(int argc, char **argv, char **cause)
 	int			 a;
 
 	memset(&cfg, 0, sizeof cfg);
-	cfg.lock_fd = cfg.rundir_fd = -1;
+	cfg.lock_fd = cfg.rundir_fd = cfg.lease_fd = -1;
 	for (i = 0; i < NSETTINGS; i++) {
 		s = &settings[i];
 		if (s->dflt && config_set(s, "default", s->dflt, cause) == -1)
@@ -558,6 +590,9 @@ config_load(int argc, char **argv, char **cause)
 		cfg.socket_name = NULL;
 	}
 	config_tmux_bin();
+	/* Robust mode: nothing outlives progmux, whatever is asked. */
+	if (cfg.robust)
+		cfg.orphan_grace_ms = 0;
 	if (config_reaper(argc > 0 ? argv[0] : NULL, cause) == -1 || config_rundir(cause) == -1)
 		return (-1);
 	if (cfg.robust) {

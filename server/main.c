@@ -9,6 +9,10 @@
  * client in tmux.c, each reaper's socket in reaper_link.c. main_run turns
  * the loop; between turns it frees what was dropped and flushes stdout.
  *
+ * Before the loop runs, the programs an earlier progmux left on a lease
+ * are adopted (adopt.c), so the first request already finds them; the
+ * first tool result says so (tools_adopted).
+ *
  * stdin EOF first drains: nothing more is read, and every call already
  * taken is answered (each within its own wait, at most the wait ceiling,
  * PROGMUX_WAIT_MAX_MS) and its reply written, as a person piping
@@ -16,7 +20,9 @@
  * signal or a client gone (stdout broken), the exit, in the same loop:
  * every program is told to end, the panes (and in robust mode the private
  * tmux server) go, stdout is flushed, tmux's last answers are read and
- * every child reaped, all within MAIN_EXIT_FLUSH_MS; then exit 0.
+ * every child reaped, all within MAIN_EXIT_FLUSH_MS; then exit 0. A
+ * program with a grace (desktop mode) is not ended but let go of, to its
+ * reaper's lease, pane and all, and its reaper's exit is not waited for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +55,7 @@ static struct {
 	bool	 draining;	/* and the calls taken are being answered */
 	bool	 out_broken;	/* stdout takes nothing more */
 	bool	 exiting;	/* the exit has begun */
+	bool	 leased;	/* programs outlive us on their leases */
 	int64_t	 drain_deadline;
 	int64_t	 exit_deadline;
 } mn = { .sigfd = -1, .drain_deadline = DEADLINE_NONE,
@@ -324,7 +331,10 @@ main_exit_begin(void)
 		if (mn.eof)
 			mcp_input_eof();
 	}
-	programs_shutdown();
+	if (programs_shutdown() > 0) {
+		mn.leased = true;
+		tmux_session_linger();
+	}
 	tmux_shutdown();
 }
 
@@ -378,7 +388,11 @@ main_exit_done(void)
 	 * process ignoring SIGHUP, a window it opened) goes too. */
 	if (cfg.robust)
 		osdep_signal_descendants(getpid(), SIGKILL);
-	return (!main_reap());
+	/* (Reapers holding their programs on a lease are not waited for:
+	 * they outlive us. Desktop mode only: there our children are tmux's
+	 * and the reapers alone.) */
+	return (!main_reap() || (mn.leased && !tmux_children() &&
+	    reaper_links_waited() == 0));
 }
 
 /* Between turns: free what was dropped, flush, and set what stdin and
@@ -420,6 +434,28 @@ main_run(void)
 	tmux_stop();
 	config_rundir_leave();	/* or the last reaper of ours removes it */
 	programs_collect();
+}
+
+/* Adopt what an earlier progmux left on a lease; the first result and
+ * stderr say so. */
+static void
+main_adopt(void)
+{
+	char	**ids, *list = NULL, *more;
+	size_t	  n, i;
+
+	if ((n = adopt_start(&ids)) == 0)
+		return;
+	for (i = 0; i < n; i++) {
+		xasprintf(&more, "%s%s%s", list != NULL ? list : "",
+		    i > 0 ? ", " : "", ids[i]);
+		free(list);
+		list = more;
+	}
+	log_info("adopted %zu program%s an earlier progmux left running: %s",
+	    n, n == 1 ? "" : "s", list);
+	free(list);
+	tools_adopted(ids, n);
 }
 
 /* Settings, signals, start-up; then the loop until the exit is done. */
@@ -470,15 +506,17 @@ main(int argc, char **argv)
 	log_info("progmux %s on tmux %s, socket %s, %s mode, session %s, "
 	    "wait max %lld ms, output max %lld bytes, max programs %lld, "
 	    "keep ended %lld, lifetime max %lld ms, total output max %lld "
-	    "bytes, runtime directory %s", PROGMUX_VERSION,
-	    tmux_version()[0] ?
+	    "bytes, orphan grace %lld ms, runtime directory %s",
+	    PROGMUX_VERSION, tmux_version()[0] ?
 	    tmux_version() : "(not found)", cfg.socket_path ? cfg.socket_path :
 	    cfg.socket_name ? cfg.socket_name : "(tmux default)",
 	    cfg.robust ? "robust" : "desktop", cfg.session,
 	    (long long)cfg.wait_max_ms, (long long)cfg.output_max_bytes,
 	    (long long)cfg.max_programs, (long long)cfg.keep_ended,
 	    (long long)cfg.lifetime_max_ms,
-	    (long long)cfg.total_output_max_bytes, cfg.rundir);
+	    (long long)cfg.total_output_max_bytes,
+	    (long long)cfg.orphan_grace_ms, cfg.rundir);
+	main_adopt();
 	fd_nonblock(STDIN_FILENO, 1);
 	fd_nonblock(STDOUT_FILENO, 1);
 	loop_fd_add(STDIN_FILENO, LOOP_READ, main_on_stdin, NULL);

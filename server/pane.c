@@ -21,6 +21,12 @@
  * flight: the pane then lives on, owned by nobody, until the last answer
  * has come (a pane made meanwhile is killed), so a callback never finds
  * its pane freed.
+ *
+ * An adopted program's pane (pane_adopt) was made by an earlier
+ * progmux: it has no FIFOs, its id and process come from its reaper's
+ * lease, and tmux is asked whether that pane is there with that process
+ * (and for its terminal); one that is not is never killed or typed into
+ * by that id, which may name another pane.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,6 +76,8 @@ struct pane {
 	char			*tty;		/* its terminal's path, or NULL */
 	int			 retries;
 	bool			 killed;
+	bool			 foreign;	/* adopted, and not the pane
+						   its reaper said */
 	char			*dir;		/* its runtime directory */
 	char			 dir_id[48];	/* "DEV:INO" (rundir.h) */
 	char			*name[PANE_NFIFO]; /* "pN.out" ..., or NULL */
@@ -338,8 +346,53 @@ pane_set(struct pane *pn, const char *id, pid_t pid)
 bool
 pane_is(const struct pane *pn, const char *id)
 {
-	return (pn->id != NULL && strcmp(pn->id, id) == 0 &&
+	return (pn->id != NULL && strcmp(pn->id, id) == 0 && !pn->foreign &&
 	    pn->gen == tmux_generation());
+}
+
+/* tmux answered "ID PID TTY" for an adopted pane: is it the one its
+ * reaper named? (display-message falls back to another pane when the
+ * target is missing: the id says.) */
+static void
+pane_adopted(void *arg, bool ok, const char *out, size_t len)
+{
+	struct pane	*pn = pane_answered(arg);
+	char		 id[32], tty[256];
+	long		 pid = 0;
+	int		 n;
+
+	(void)len;
+	if (pn == NULL)
+		return;
+	n = ok ? sscanf(out, "%31s %ld %255s", id, &pid, tty) : 0;
+	if (n < 2 || strcmp(id, pn->id) != 0 || (pid_t)pid != pn->pid) {
+		log_warn("%s: adopted, but pane %s is %s on this tmux server: "
+		    "it is not removed or typed into by progmux", pn->spec.program_id,
+		    pn->id, ok ? "another pane's now" : "not there");
+		pn->foreign = true;
+		return;
+	}
+	free(pn->tty);
+	pn->tty = n == 3 && tty[0] == '/' ? xstrdup(tty) : NULL;
+}
+
+/* An adopted program's pane: id and its first process, as its reaper
+ * said; tmux is asked whether it is so. */
+struct pane *
+pane_adopt(const char *program_id, const char *id, pid_t pid)
+{
+	struct pane	*pn = pane_alloc();
+	struct buf	 b = BUF_INIT;
+
+	pn->spec.program_id = xstrdup(program_id);
+	pn->owner = pn;		/* (answers are for it: no callbacks) */
+	pane_set(pn, id, pid);
+	buf_adds(&b, "display-message -p -t ");
+	tmux_quote(&b, id);
+	buf_adds(&b, " '#{pane_id} #{pane_pid} #{pane_tty}'");
+	pane_tmux(pn, buf_cstr(&b), pane_adopted);
+	buf_free(&b);
+	return (pn);
 }
 
 /* Remove the pane over the control client (errors do not matter). */
@@ -348,7 +401,7 @@ pane_kill(struct pane *pn)
 {
 	struct buf	b = BUF_INIT;
 
-	if (pn->id == NULL || pn->killed || !tmux_alive())
+	if (pn->id == NULL || pn->killed || pn->foreign || !tmux_alive())
 		return;
 	pn->killed = true;
 	if (pn->gen != tmux_generation()) {

@@ -39,6 +39,15 @@
  * reads it into the program's window. A program freed takes its spool
  * with it; one its reaper still writes into as it quits is removed once
  * the reaper has let go (programs_collect tries again).
+ *
+ * A program an earlier progmux left on a lease is adopted here
+ * (program_adopt, from adopt.c): the same id, spec and start, its pane
+ * as its reaper said, its spool (renamed into our runtime directory)
+ * read from the start, its reaper's socket a link like any other; it
+ * starts GATED and the reaper's frames bring it to where it stands. At
+ * exit, a program with a grace whose reaper has its pane is let go of,
+ * not ended (programs_shutdown): its reaper holds it for the next
+ * progmux.
  */
 #include <sys/queue.h>
 
@@ -75,6 +84,7 @@ struct program {
 	int64_t			 started_real;	/* wall clock, for people */
 	enum program_state	 state;
 	bool			 ran;		/* it did run (a run marker) */
+	bool			 adopted;	/* an earlier progmux's */
 	bool			 told_pane;	/* its reaper knows the pane */
 	int64_t			 stop_grace;	/* with STOPPING */
 
@@ -418,19 +428,14 @@ program_id_told(const struct program *p)
 	return (p->told_id);
 }
 
-/* A new program, STARTING, at the end of the table. */
-struct program *
-program_new(void)
+/* A program with nothing yet, at the end of the table. */
+static struct program *
+program_alloc(void)
 {
 	struct program	*p, **pp;
 
 	p = xcalloc(1, sizeof *p);
-	p->seq = ++pt.seq;
-	xasprintf(&p->id, "p%llu", (unsigned long long)p->seq);
-	p->state = PROGRAM_STARTING;
 	p->exit_status = -1;
-	p->started_ms = now_ms();
-	p->started_real = realtime_ms();
 	p->waiting = waiting_new(program_waiting_tell, p);
 	TAILQ_INIT(&p->waiters);
 	textbuf_init_window(&p->text, 0);
@@ -439,6 +444,21 @@ program_new(void)
 	for (pp = &pt.list; *pp != NULL; pp = &(*pp)->next)
 		;
 	*pp = p;
+	return (p);
+}
+
+/* A new program, STARTING, at the end of the table: its number after
+ * every program's so far, adopted ones too. */
+struct program *
+program_new(void)
+{
+	struct program	*p = program_alloc();
+
+	p->seq = ++pt.seq;
+	xasprintf(&p->id, "p%llu", (unsigned long long)p->seq);
+	p->state = PROGRAM_STARTING;
+	p->started_ms = now_ms();
+	p->started_real = realtime_ms();
 	return (p);
 }
 
@@ -645,8 +665,8 @@ program_pipe(struct program *p)
 	fds[3] = p->spool_fd;		/* the reaper's now */
 	p->spool_fd = -1;
 	if ((p->link = reaper_link_spawn(p->id, &p->spec,
-	    pane_err_name(p->pane), fds, &program_reaper_cb, p, &why)) ==
-	    NULL) {
+	    pane_err_name(p->pane), p->started_ms, p->started_real, fds,
+	    &program_reaper_cb, p, &why)) == NULL) {
 		program_abandon(p, why);
 		free(why);
 		return;
@@ -879,6 +899,73 @@ program_start(struct program *p, struct program_spec *spec, char **cause)
 }
 
 /*
+ * Adopt a program an earlier progmux left on a lease (a, its particulars,
+ * taken): its id and number kept (ours go on after it), its spool
+ * (already renamed into our runtime directory) read from the start, its
+ * pane checked on our server. GATED, with the link to its reaper; the
+ * frames that came with its "adopted" (the run, the text's news, the
+ * end) are told at once, so it stands as it does; one being stopped is
+ * STOPPING first, so its end forgets it as stop_program's would.
+ */
+struct program *
+program_adopt(struct program_adoption *a, char **cause)
+{
+	struct program	*p = program_alloc();
+	char		 name[64];
+
+	p->id = a->id;
+	a->id = NULL;
+	p->seq = a->seq;
+	if (p->seq > pt.seq)
+		pt.seq = p->seq;
+	p->spec = a->spec;
+	memset(&a->spec, 0, sizeof a->spec);
+	p->started_ms = a->started_ms;
+	p->started_real = a->started_real;
+	p->adopted = true;
+	p->told_id = true;	/* the agent may hold its id */
+	p->spooled = true;
+	snprintf(name, sizeof name, "%s%s", p->id, SPOOL_DIR_SUFFIX);
+	if ((p->out = spool_open(&cfg.rundir_fd, name, SPOOL_OUT,
+	    &p->text)) == NULL || (p->spec.separate_stderr &&
+	    (p->err = spool_open(&cfg.rundir_fd, name, SPOOL_ERR,
+	    &p->errtext)) == NULL))
+		xasprintf(cause, "its text in %s/%s cannot be read: %s",
+		    cfg.rundir, name, fd_strerror(errno));
+	p->pane = pane_adopt(p->id, a->pane, a->pane_pid);
+	p->told_pane = true;
+	p->state = PROGRAM_GATED;
+	if (a->stopping) {
+		p->stop_grace = PROTO_GRACE_MS;
+		p->state = PROGRAM_STOPPING;
+	}
+	p->link = reaper_link_adopt(p->id, a->fd, &a->in, &program_reaper_cb,
+	    p);
+	a->fd = -1;
+	reaper_link_take(p->link);
+	log_debug("%s adopted (pane %s)", p->id, a->pane);
+	return (p);
+}
+
+/* Was it an earlier progmux's, adopted? */
+bool
+program_adopted(const struct program *p)
+{
+	return (p->adopted);
+}
+
+/*
+ * Does p outlive our exit on a lease? A grace, the rendezvous, and a
+ * reaper that has its pane: it holds the program for a new front.
+ */
+static bool
+program_leasable(const struct program *p)
+{
+	return (!cfg.robust && cfg.lease_fd != -1 && p->spec.grace_ms > 0 &&
+	    p->told_pane && p->pane != NULL && reaper_link_open(p->link));
+}
+
+/*
  * Ask for the program's end (SIGTERM, SIGKILL after grace): STOPPING,
  * and its waiters told. A program not yet given to its reaper never ran:
  * it ends here, stopped.
@@ -1018,17 +1105,29 @@ programs_collect(void)
 	}
 }
 
-/* At exit: every program ends and its pane goes, and no start goes on. */
-void
+/*
+ * At exit: every program ends and its pane goes, and no start goes on;
+ * but one with a grace is let go of, to its reaper's lease (its pane
+ * too). How many were.
+ */
+size_t
 programs_shutdown(void)
 {
 	struct program	*p;
+	size_t		 leased = 0;
 
 	pt.shutdown = true;
 	pt.piping = NULL;
 	reaper_links_exiting();
 	for (p = pt.list; p != NULL; p = p->next) {
 		p->next_piping = NULL;
+		if (program_leasable(p)) {
+			log_debug("%s: left to its reaper for %lld ms", p->id,
+			    (long long)p->spec.grace_ms);
+			reaper_link_let_go(p->link);
+			leased++;
+			continue;
+		}
 		if (reaper_link_open(p->link)) {
 			reaper_link_quit(p->link);
 			reaper_link_flush(p->link);
@@ -1045,6 +1144,7 @@ programs_shutdown(void)
 			pane_unlink_fifos(p->pane, !reaper_link_open(p->link));
 		}
 	}
+	return (leased);
 }
 
 #ifdef PROGMUX_TESTING

@@ -19,6 +19,13 @@
  * callbacks; it frees it (reaper_link_free) only once the loop is done
  * dispatching.
  *
+ * A link is also made to a reaper an earlier progmux spawned, whose
+ * program is adopted (reaper_link_adopt, adopt.c): its socket is the one
+ * its lease took us on, its pid not ours to reap, and the frames it
+ * sends are the same. At exit a link whose program outlives us on a
+ * lease is let go of (reaper_link_let_go): its socket closes, which is
+ * what starts the lease, and its exit is not waited for.
+ *
  * The reaper is started with posix_spawn, not common/cspawn: glibc's
  * posix_spawn is a vfork (CLONE_VM), which copies none of our page
  * tables, and the front may hold hundreds of megabytes of programs' text
@@ -55,9 +62,11 @@ struct reaper_link {
 	char			*id;		/* the program's, for logs */
 	const struct reaper_cb	*cb;
 	void			*owner;
-	pid_t			 pid;		/* -1 once reaped */
+	pid_t			 pid;		/* -1 once reaped, or not
+						   ours (adopted) */
 	int			 sock;		/* -1 once closed */
 	bool			 told_closed;
+	bool			 let_go;	/* on its lease: not waited */
 	struct buf		 in;
 	struct buf		 out;
 	struct reaper_link	*next;		/* the live links, by pid */
@@ -116,16 +125,20 @@ reaper_link_send(struct reaper_link *l, const char *type)
 	reaper_link_on_writable(l);
 }
 
-/* The program's particulars, the reaper's first frame. */
+/* The program's particulars, the reaper's first frame; with the lease
+ * (its grace, the rendezvous, who may adopt it) in desktop mode. */
 static void
 reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
-    const char *err_name)
+    const char *err_name, int64_t started_ms, int64_t started_real)
 {
 	struct msg_out	  m;
 	char		**tv = tmux_client_argv();
+	const char	 *server = tmux_server_key();
 	size_t		  n = 0;
+	bool		  lease = !cfg.robust && cfg.lease_fd != -1 &&
+			      server != NULL;
 
-	msg_begin(&m, MSG_START, 16);
+	msg_begin(&m, MSG_START, 24);
 	msg_str(&m, "id", l->id);
 	msg_strv(&m, "argv", st->argv, st->argc);
 	msg_str(&m, "dir", st->dir);
@@ -148,6 +161,14 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
 	while (tv != NULL && tv[n] != NULL)
 		n++;
 	msg_strv(&m, "tmux", tv, n);
+	msg_int(&m, "shown", (int64_t)st->shown);
+	msg_int(&m, "started_ms", started_ms);
+	msg_int(&m, "started_real", started_real);
+	msg_int(&m, "grace_ms", lease ? st->grace_ms : 0);
+	msg_str(&m, "session", cfg.session);
+	msg_str(&m, "server", server);
+	msg_str(&m, "lease", lease ? cfg.lease_dir : NULL);
+	msg_str(&m, "lease_id", lease ? cfg.lease_id : NULL);
 	msg_end(&m, &l->out);
 	reaper_link_on_writable(l);
 }
@@ -160,8 +181,9 @@ reaper_link_start_frame(struct reaper_link *l, const struct program_spec *st,
  */
 struct reaper_link *
 reaper_link_spawn(const char *program_id, const struct program_spec *st,
-    const char *err_name, int fds[REAPER_LINK_FDS],
-    const struct reaper_cb *cb, void *owner, char **cause)
+    const char *err_name, int64_t started_ms, int64_t started_real,
+    int fds[REAPER_LINK_FDS], const struct reaper_cb *cb, void *owner,
+    char **cause)
 {
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 attr;
@@ -230,8 +252,59 @@ reaper_link_spawn(const char *program_id, const struct program_spec *st,
 	reaper_links = l;
 	fd_nonblock(l->sock, 1);
 	loop_fd_add(l->sock, LOOP_READ, reaper_link_on_event, l);
-	reaper_link_start_frame(l, st, err_name);
+	reaper_link_start_frame(l, st, err_name, started_ms, started_real);
 	return (l);
+}
+
+/*
+ * The link to an adopted program's reaper: fd is the socket its lease
+ * took us on (its "adopted" read), in what came after it, told to owner
+ * by reaper_link_take once owner holds the link, as frames read later
+ * are.
+ */
+struct reaper_link *
+reaper_link_adopt(const char *program_id, int fd, struct buf *in,
+    const struct reaper_cb *cb, void *owner)
+{
+	struct reaper_link	*l;
+
+	l = xcalloc(1, sizeof *l);
+	l->id = xstrdup(program_id);
+	l->cb = cb;
+	l->owner = owner;
+	l->pid = -1;		/* an earlier progmux's child, not ours */
+	l->sock = fd;
+	l->in = *in;
+	memset(in, 0, sizeof *in);
+	l->next = reaper_links;
+	reaper_links = l;
+	fd_cloexec(l->sock, 1);
+	fd_nonblock(l->sock, 1);
+	loop_fd_add(l->sock, LOOP_READ, reaper_link_on_event, l);
+	return (l);
+}
+
+/* At exit: the program outlives us on its lease. */
+void
+reaper_link_let_go(struct reaper_link *l)
+{
+	if (l == NULL)
+		return;
+	l->let_go = true;
+	reaper_link_close(l);
+}
+
+/* Reapers of ours the exit still waits to reap. */
+size_t
+reaper_links_waited(void)
+{
+	struct reaper_link	*l;
+	size_t			 n = 0;
+
+	for (l = reaper_links; l != NULL; l = l->next)
+		if (l->pid != -1 && !l->let_go)
+			n++;
+	return (n);
 }
 
 /* Close the socket (the pid is still reaped). */
@@ -460,15 +533,43 @@ reaper_link_on_frame(struct reaper_link *l, struct msg *m)
 		log_warn("%s: unexpected frame \"%s\"", l->id, m->type);
 }
 
+/* Dispatch the whole frames read; false once the link is gone (a bad
+ * frame, or its owner closed it). */
+static bool
+reaper_link_take_frames(struct reaper_link *l)
+{
+	struct msg	 m;
+	char		*cause = NULL;
+	int		 ret = 0;
+
+	while (l->sock != -1 && (ret = frame_take(&l->in, &m, &cause)) == 1) {
+		reaper_link_on_frame(l, &m);
+		msg_free(&m);
+	}
+	if (l->sock != -1 && ret == -1) {
+		log_warn("%s: bad frame from reaper: %s", l->id, cause);
+		free(cause);
+		if (l->pid > 0)
+			kill(l->pid, SIGTERM);
+		reaper_link_gone(l);
+	}
+	return (l->sock != -1);
+}
+
+/* The frames an adopted reaper sent with its "adopted", told. */
+void
+reaper_link_take(struct reaper_link *l)
+{
+	(void)reaper_link_take_frames(l);
+}
+
 /* Read and dispatch frames, a bounded number of reads per wakeup. An
  * owner that closes the link meanwhile stops the loop. */
 static void
 reaper_link_on_readable(struct reaper_link *l)
 {
-	struct msg	 m;
-	char		*cause = NULL;
 	ssize_t		 n;
-	int		 ret = 0, rounds = 0;
+	int		 rounds = 0;
 
 	while (l->sock != -1 && rounds++ < REAPER_LINK_ROUNDS) {
 		n = fd_read_into(l->sock, &l->in, REAPER_LINK_READ_MAX);
@@ -478,20 +579,8 @@ reaper_link_on_readable(struct reaper_link *l)
 			reaper_link_gone(l);
 			return;
 		}
-		while (l->sock != -1 &&
-		    (ret = frame_take(&l->in, &m, &cause)) == 1) {
-			reaper_link_on_frame(l, &m);
-			msg_free(&m);
-		}
-		if (l->sock != -1 && ret == -1) {
-			log_warn("%s: bad frame from reaper: %s", l->id,
-			    cause);
-			free(cause);
-			if (l->pid > 0)
-				kill(l->pid, SIGTERM);
-			reaper_link_gone(l);
+		if (!reaper_link_take_frames(l))
 			return;
-		}
 		if ((size_t)n < REAPER_LINK_READ_MAX)
 			break;
 	}

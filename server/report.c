@@ -351,7 +351,8 @@ report_list_line(struct buf *b, const struct report *r, int64_t left_ms,
 	if (cut)
 		buf_printf(b, " [argv shown cut: %zu arguments, %zu characters]",
 		    program_spec(p)->argc - program_spec(p)->shown, chars);
-	buf_printf(b, " — started %s, %zu characters", started,
+	buf_printf(b, " — started %s%s, %zu characters", started,
+	    program_adopted(p) ? " (adopted from an earlier progmux)" : "",
 	    program_text(p)->chars);
 	if (!program_ended(p))
 		buf_printf(b, ", %lld ms of its lifetime left",

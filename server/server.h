@@ -71,11 +71,16 @@ struct config {
 	int64_t		 max_programs;		/* PROGMUX_MAX_PROGRAMS */
 	int64_t		 lifetime_max_ms;	/* PROGMUX_LIFETIME_MAX_MS */
 	int64_t		 pane_max_cells;	/* PROGMUX_PANE_MAX_CELLS */
+	int64_t		 orphan_grace_ms;	/* PROGMUX_ORPHAN_GRACE_MS: 0
+						   in robust mode */
 	char		*reaper_path;		/* progmux-reaper beside us */
 	char		*rundir;		/* private runtime directory */
 	int		 rundir_fd;		/* it, opened: reached only so */
 	char		 rundir_id[48];		/* its "DEV:INO" (rundir.h) */
 	int		 lock_fd;		/* its lock, held shared */
+	char		*lease_dir;		/* the rendezvous (rundir.h), */
+	int		 lease_fd;		/* opened, or -1: no lease */
+	char		 lease_id[48];		/* its "DEV:INO" */
 	bool		 check;			/* --check: report and exit */
 	int64_t		 safety;		/* PROGMUX_SAFETY: SAFETY_* */
 	char		*tools;			/* PROGMUX_TOOLS: "a,b" or NULL */
@@ -153,6 +158,8 @@ bool	tools_offered(size_t);		/* in the tier and allow-list */
 bool	tools_offered_name(const char *);
 void	tools_list(struct jw *, bool tasks, bool ui);
 bool	tools_app_only(const char *name);	/* only a view calls it */
+/* Programs adopted at start-up (ids taken): the first result says so. */
+void	tools_adopted(char **ids, size_t n);
 bool	tools_task_ok(const char *name);	/* may become a task */
 const char *tools_instructions(void);
 /*
@@ -565,6 +572,7 @@ bool	tmux_idle(void);
 void	tmux_command(const char *line, tmux_cb, void *arg);
 void	tmux_command_secret(const char *line, tmux_cb, void *arg);
 bool	tmux_reaped(pid_t, int status);
+bool	tmux_children(void);		/* a child of ours is not reaped */
 unsigned tmux_generation(void);
 
 /* tmux_parse.c — pure: control-mode lines, quoting, error hints */
@@ -605,6 +613,8 @@ int	tmux_search(const char *name, const char *path,
  * found (on PATH or where they live), else the system's usual ones. */
 const char *tmux_install_advice(void);
 char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
+const char *tmux_server_key(void);	/* which server: its socket's path */
+bool	tmux_probe_child(void);		/* `tmux -V` not reaped yet */
 typedef void (*tmux_probe_cb)(const char *cause);	/* NULL: usable */
 const char *tmux_version(void);
 bool	tmux_probe_usable(void);
@@ -633,6 +643,7 @@ void	tmux_session_argv(char **argv, size_t *n);	/* new-session ... */
 bool	tmux_session_find(struct buf *cmd);	/* attached: list-panes */
 bool	tmux_session_found(const char *, size_t, struct buf *cmd);
 bool	tmux_session_leave(struct buf *cmd);	/* at exit: kill-pane */
+void	tmux_session_linger(void);	/* at exit: programs outlive us */
 void	tmux_session_forget(void);	/* the client went */
 
 /* program.c — the table of programs and each one's lifecycle */
@@ -686,6 +697,10 @@ struct program_spec {
 	bool		  separate_stderr;
 	bool		  inherit_shell; /* argv runs in the login shell's
 					    script (tool_start.c) */
+	int64_t		  grace_ms;	/* it outlives us this long, for a
+					   new front to adopt (never past
+					   its lifetime) */
+	bool		  grace_set;	/* asked (orphanGraceMs) */
 };
 
 void		 program_spec_free(struct program_spec *);
@@ -709,7 +724,23 @@ void		 program_unwait(struct program_waiter *);
 void		 program_stop(struct program *, int64_t grace_ms);
 void		 program_drop(struct program *);
 void		 programs_collect(void);
-void		 programs_shutdown(void);
+size_t		 programs_shutdown(void);
+/* What a reaper's lease says of its program (adopt.c), for
+ * program_adopt. */
+struct program_adoption {
+	char			*id;		/* "p<N>" */
+	uint64_t		 seq;		/* N */
+	struct program_spec	 spec;		/* taken */
+	int64_t			 started_ms;	/* its start, our clock */
+	int64_t			 started_real;
+	char			*pane;
+	pid_t			 pane_pid;
+	bool			 stopping;	/* stop_program was asked */
+	int			 fd;		/* the reaper's socket */
+	struct buf		 in;		/* what it sent after "adopted" */
+};
+struct program	*program_adopt(struct program_adoption *, char **cause);
+bool		 program_adopted(const struct program *);
 const char	*program_signal_name(int);
 /* Accessors. */
 enum program_state program_state(const struct program *);
@@ -760,6 +791,9 @@ struct pane_cb {
 };
 struct pane	*pane_new(const char *program_id, const struct program_spec *,
 		     const struct pane_cb *, void *owner, char **cause);
+/* An adopted program's pane, made by a progmux before us: checked to be
+ * there with its process on our server (its terminal learnt). */
+struct pane	*pane_adopt(const char *program_id, const char *id, pid_t pid);
 void		 pane_free(struct pane *);
 void		 pane_make(struct pane *);
 void		 pane_pipe(struct pane *);
@@ -801,8 +835,19 @@ struct reaper_cb {
 #define REAPER_LINK_FDS	4	/* output, control, stderr, spool */
 struct reaper_link *reaper_link_spawn(const char *program_id,
 		     const struct program_spec *, const char *err_name,
+		     int64_t started_ms, int64_t started_real,
 		     int fds[REAPER_LINK_FDS], const struct reaper_cb *,
 		     void *owner, char **cause);
+/* The link to an adopted program's reaper (not our child): its socket,
+ * and the frames it sent already (in: taken), told now. */
+struct reaper_link *reaper_link_adopt(const char *program_id, int fd,
+		     struct buf *in, const struct reaper_cb *, void *owner);
+void		 reaper_link_take(struct reaper_link *);
+/* Let the reaper go without a word (it holds the program for its
+ * lease): the socket closed, its exit not waited for. */
+void		 reaper_link_let_go(struct reaper_link *);
+/* Reapers of ours not reaped yet that the exit waits for. */
+size_t		 reaper_links_waited(void);
 void		 reaper_link_free(struct reaper_link *);
 void		 reaper_link_close(struct reaper_link *);
 bool		 reaper_link_closed(const struct reaper_link *);
@@ -814,6 +859,11 @@ void		 reaper_link_stop(struct reaper_link *, int64_t grace_ms);
 void		 reaper_link_flush(struct reaper_link *);
 bool		 reaper_links_reaped(pid_t, int status);
 void		 reaper_links_exiting(void);
+
+/* adopt.c — at start-up, the programs an earlier progmux left on a lease
+ * (proto.h): found in the rendezvous, adopted if they are ours to take;
+ * their ids, in order (the array and its strings allocated) */
+size_t		 adopt_start(char ***ids);
 
 /* waiting.c — does a program wait for keyboard input? */
 struct waiting;

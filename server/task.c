@@ -409,8 +409,11 @@ task_arg(struct mcp_req *req, const struct json *params)
 		return (t);
 	buf_adds(&b, "task not found: \"");
 	mcp_quote_name(&b, s, len);
-	buf_adds(&b, "\" is not a task of this server, or it was forgotten "
-	    "(an ended task is kept for its TTL from its end)");
+	buf_adds(&b, "\" is not a task of this server: a task lives only as "
+	    "long as the progmux that ran it (one that exited took its tasks "
+	    "with it; the programs it left running are adopted by the next, "
+	    "and list_programs and read_program reach them), or it was "
+	    "forgotten (an ended task is kept for its TTL from its end)");
 	mcp_fail(req, -32602, buf_cstr(&b));
 	buf_free(&b);
 	return (NULL);

@@ -143,6 +143,13 @@ tmux_idle(void)
 	return (!tmux_client_up() || (tm.head == NULL && tm.wbuf.len == 0));
 }
 
+/* Is a child of ours (the control client, `tmux -V`) not yet reaped? */
+bool
+tmux_children(void)
+{
+	return (tm.pid != -1 || tmux_probe_child());
+}
+
 /* Is a client up, or on its way (a command would not start one)? */
 bool
 tmux_alive(void)

@@ -156,6 +156,55 @@ tmux_client_argv(void)
 	return (tp.argv);
 }
 
+/*
+ * Which tmux server ours is, as the path of the socket tmux itself
+ * connects to: -S's path (made absolute), else the socket $TMUX names
+ * when no -L is given, else -L's name ("default" without one) in
+ * ${TMUX_TMPDIR:-/tmp}/tmux-UID, that directory resolved as tmux
+ * resolves it. Two progmux of one user on one server agree on it: a
+ * reaper's lease is adopted only by a front whose key is its own. NULL
+ * if it cannot be said.
+ */
+const char *
+tmux_server_key(void)
+{
+	static char	*key;
+	const char	*base, *label, *env = getenv("TMUX");
+	char		 cwd[PATH_MAX], dir[PATH_MAX], *real;
+
+	if (key != NULL)
+		return (key);
+	if (cfg.socket_path != NULL) {
+		if (cfg.socket_path[0] == '/')
+			key = xstrdup(cfg.socket_path);
+		else if (getcwd(cwd, sizeof cwd) != NULL)
+			xasprintf(&key, "%s/%s", cwd, cfg.socket_path);
+		return (key);
+	}
+	if (cfg.socket_name == NULL && env != NULL && *env != '\0' &&
+	    strchr(env, ',') != NULL) {
+		key = xstrndup(env, strcspn(env, ","));
+		return (key);
+	}
+	if ((base = getenv("TMUX_TMPDIR")) == NULL || *base == '\0')
+		base = "/tmp";
+	label = cfg.socket_name != NULL ? cfg.socket_name : "default";
+	snprintf(dir, sizeof dir, "%s/tmux-%ld", base, (long)getuid());
+	/* (Not cached until the server's directory is there to resolve.) */
+	if ((real = realpath(dir, NULL)) == NULL)
+		return (NULL);
+	xasprintf(&key, "%s/%s", real, label);
+	free(real);
+	return (key);
+}
+
+/* Is `tmux -V` still to be reaped? */
+bool
+tmux_probe_child(void)
+{
+	return (tp.pid != -1);
+}
+
 /* tmux's version as `tmux -V` gave it, or "" before the probe. */
 const char *
 tmux_version(void)

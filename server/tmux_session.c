@@ -11,7 +11,11 @@
  * it is made to close when it exits, and removed at exit. A session we
  * only attached to has no idle pane of ours. The commands are built
  * here and sent by the client (tmux.c), which calls this file, never the
- * other way round.
+ * other way round. When programs outlive us on their leases, the idle
+ * window is left to close by itself once we have gone (tmux_session_
+ * linger): it waits for our control client to go first, so that none of
+ * the windows left can be the session's last to close while tmux still
+ * holds a departing control client (tmux 3.3a can crash then).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,7 @@
 static struct {
 	char	 pidarg[32];	/* our pid, as the idle process is told */
 	char	*idle_pane;	/* our idle window's pane, once found */
+	bool	 linger;	/* at exit, it closes by itself */
 } ts;
 
 /*
@@ -122,10 +127,18 @@ tmux_session_find(struct buf *cmd)
 bool
 tmux_session_leave(struct buf *cmd)
 {
-	if (ts.idle_pane == NULL)
+	if (ts.idle_pane == NULL || ts.linger)
 		return (false);
 	buf_printf(cmd, "kill-pane -t %s", ts.idle_pane);
 	return (true);
+}
+
+/* At exit, programs outlive us: the idle window closes by itself, after
+ * our control client has gone. */
+void
+tmux_session_linger(void)
+{
+	ts.linger = true;
 }
 
 /* The client went: the pane id may name another pane now. */

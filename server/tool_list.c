@@ -70,6 +70,10 @@ tool_list_one(struct toolres *res, struct program *p, int64_t now,
 		left = 0;
 	jw_key(&res->w, "lifetimeLeftMs");
 	jw_int(&res->w, left);
+	if (program_adopted(p)) {
+		jw_key(&res->w, "adopted");
+		jw_bool(&res->w, true);
+	}
 	jw_obj_end(&res->w);
 	report_list_line(&res->text, &r, left, started);
 }

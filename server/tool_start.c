@@ -13,7 +13,9 @@
  * clause (ready.c) or timeoutMs waits from then on as a read does
  * (watch.c, tool_read_answer), for a clause, READY=1, a prompt, the end
  * or the timeout (counted from the call), and answers with the start's
- * fields and the read's; the program goes on running.
+ * fields and the read's; the program goes on running. Its grace (how long
+ * it outlives us for a new progmux to adopt it) is orphanGraceMs or
+ * PROGMUX_ORPHAN_GRACE_MS, never past its lifetime, and 0 in robust mode.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +108,25 @@ tool_start_args(struct program_spec *spec, const struct json *args,
 	if (lifetime > cfg.lifetime_max_ms)
 		lifetime = cfg.lifetime_max_ms;
 	spec->lifetime_ms = lifetime;
+	if (!spec->grace_set)
+		spec->grace_ms = cfg.orphan_grace_ms;
+	if (cfg.robust || cfg.lease_fd == -1)
+		spec->grace_ms = 0;
+	if (spec->grace_ms > spec->lifetime_ms)
+		spec->grace_ms = spec->lifetime_ms;
 	return (0);
+}
+
+/* What the start's text adds: an orphanGraceMs that robust mode (or no
+ * rendezvous) makes 0. */
+static void
+tool_start_grace_note(struct buf *text, const struct program_spec *spec)
+{
+	if (spec->grace_set && spec->grace_ms == 0 && (cfg.robust ||
+	    cfg.lease_fd == -1))
+		buf_printf(text, " (orphanGraceMs is 0 here: %s)", cfg.robust ?
+		    "in robust mode nothing outlives progmux" : "there is no "
+		    "rendezvous for a new progmux to adopt it, see stderr");
 }
 
 /*
@@ -213,6 +233,7 @@ tool_start_reply(struct req *req, struct program *p)
 	    "lifetime %lld ms); read it with read_program",
 	    (int)report_cut_len(spec->argv[0]), spec->argv[0],
 	    program_pane_id(p), program_id(p), (long long)spec->lifetime_ms);
+	tool_start_grace_note(&res.text, spec);
 	tools_reply(req, &res);
 	toolres_free(&res);
 }
@@ -232,9 +253,10 @@ tool_start_put(struct jw *jw, struct buf *text, void *arg)
 		return;
 	}
 	buf_printf(text, "started %.*s in pane %s (programId %s, lifetime "
-	    "%lld ms); what it wrote:\n", (int)report_cut_len(spec->argv[0]),
-	    spec->argv[0], program_pane_id(p), program_id(p),
-	    (long long)spec->lifetime_ms);
+	    "%lld ms)", (int)report_cut_len(spec->argv[0]), spec->argv[0],
+	    program_pane_id(p), program_id(p), (long long)spec->lifetime_ms);
+	tool_start_grace_note(text, spec);
+	buf_adds(text, "; what it wrote:\n");
 }
 
 /* start_program's wait: once started (u taken), a read's. */
@@ -429,6 +451,8 @@ tool_start_run(struct req *req, const struct json *args)
 	if (tool_start_wait_args(req, args, &u) == -1)
 		return;
 	memset(&spec, 0, sizeof spec);
+	if ((spec.grace_ms = tools_arg_int(args, "orphanGraceMs", -1)) >= 0)
+		spec.grace_set = true;
 	tool_start_begin(req, args, &spec, NULL, NULL, u);
 }
 

@@ -56,6 +56,13 @@ struct req {
 
 static size_t	tools_calls;	/* not yet answered or cancelled */
 
+/* Programs adopted at start-up, said in the first result the model
+ * reads (once told, freed). */
+static struct {
+	char	**ids;
+	size_t	  n;
+} tools_adoption;
+
 /* Each tool's entry and tier, with its schema once tools_init has paired
  * them; task: a call of it may wait long, so it may become a task; app:
  * only a view calls it (its _meta.ui.visibility lacks "model"). */
@@ -665,6 +672,67 @@ tools_result_json(struct buf *b, const struct toolres *res)
 	jw_obj_end(&w);
 }
 
+/* Programs adopted at start-up (adopt.c): ids taken, for the first
+ * result. */
+void
+tools_adopted(char **ids, size_t n)
+{
+	tools_adoption.ids = ids;
+	tools_adoption.n = n;
+}
+
+/*
+ * The first result a model reads (not a view's own) says what was
+ * adopted: how many and their ids, as "adopted" in its structured
+ * content (before its closing brace) and as its text's first line.
+ */
+static void
+tools_tell_adopted(struct req *req, struct toolres *res)
+{
+	struct buf	 text = BUF_INIT, sc = BUF_INIT;
+	struct jw	 w;
+	size_t		 i, n = tools_adoption.n;
+
+	if (n == 0 || tools_app_only(req->tool->name))
+		return;
+	buf_printf(&text, "[progmux adopted %zu program%s an earlier progmux "
+	    "left running: ", n, n == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		buf_printf(&text, "%s%s", i > 0 ? ", " : "",
+		    tools_adoption.ids[i]);
+	buf_adds(&text, "; same ids, their whole text; list_programs shows "
+	    "them]\n");
+	buf_add(&text, res->text.data, res->text.len);
+	buf_free(&res->text);
+	res->text = text;
+	if (!res->is_error && res->sc.len > 1 &&
+	    res->sc.data[res->sc.len - 1] == '}') {
+		jw_init(&w, &sc);
+		jw_obj_begin(&w);
+		jw_key(&w, "adopted");
+		jw_obj_begin(&w);
+		jw_key(&w, "count");
+		jw_int(&w, (int64_t)n);
+		jw_key(&w, "programIds");
+		jw_arr_begin(&w);
+		for (i = 0; i < n; i++)
+			jw_str(&w, tools_adoption.ids[i]);
+		jw_arr_end(&w);
+		jw_obj_end(&w);
+		jw_obj_end(&w);
+		res->sc.len--;		/* its closing brace */
+		if (res->sc.len > 1)
+			buf_addc(&res->sc, ',');
+		buf_add(&res->sc, sc.data + 1, sc.len - 1);
+		buf_free(&sc);
+	}
+	for (i = 0; i < n; i++)
+		free(tools_adoption.ids[i]);
+	free(tools_adoption.ids);
+	tools_adoption.ids = NULL;
+	tools_adoption.n = 0;
+}
+
 /*
  * Answer req with res and forget req. No reply is larger than
  * TOOLS_REPLY_MAX: each tool bounds what it returns well below it, and
@@ -676,6 +744,7 @@ tools_reply(struct req *req, struct toolres *res)
 	struct buf	 b = BUF_INIT;
 	struct toolres	 big;
 
+	tools_tell_adopted(req, res);
 	if (req->ignored != NULL) {
 		/* Said last, on a line of its own, so a typo shows. */
 		if (res->text.len > 0 &&

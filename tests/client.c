@@ -444,6 +444,9 @@ pmx_exec_progmux(const struct pmx *c, const char *const *env)
 	setenv("TMUX_TMPDIR", c->dir, 1);
 	/* The tmux under test, unless the test names its own. */
 	setenv("PROGMUX_TMUX_BIN", pmx_tmux_bin(), 1);
+	/* Programs end with progmux, as the suites expect, unless a test
+	 * gives them a lease (test_lease, test_death). */
+	setenv("PROGMUX_ORPHAN_GRACE_MS", "0", 1);
 	for (; env != NULL && *env != NULL; env++)
 		putenv((char *)*env);
 	/* PROGMUX_BIN picks a build (make test SAN=1 sets it); it is argv[0]

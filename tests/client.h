@@ -124,7 +124,8 @@ bool	pmx_wait_pane_gone(struct pmx *, const char *pane, int ms);
 
 /* In a child about to become progmux for c: the environment every
  * progmux of a harness gets (c's socket and directory, the tmux under
- * test, nothing of an outer tmux), env on top, then the exec of
+ * test, nothing of an outer tmux, PROGMUX_ORPHAN_GRACE_MS=0: programs
+ * end with it), env on top, then the exec of
  * $PROGMUX_BIN or build/progmux. Never returns. */
 void	pmx_exec_progmux(const struct pmx *, const char *const *env)
 	    __attribute__((noreturn));

@@ -8,7 +8,9 @@
  * Every cell is defined; every state is reachable from "init" by events
  * that can come (a polled source's, the deadline, or a follow-up its
  * action may return); from every state each way of stopping ends in
- * "done" in a few steps and at most two deadlines; only the frames that
+ * "done" in a few steps and at most two deadlines (the front's going
+ * holds the program on a lease, whose end counts as one); only the
+ * frames that
  * come once are ever "unexpected"; a state polls a FIFO (and the
  * program's NOTIFY_SOCKET) exactly when it reads it, keeps polling it to the end, and closes it at EOF; every
  * chain of follow-ups ends; and the main rows docs/ARCHITECTURE.md
@@ -39,6 +41,7 @@ source_brings(unsigned polls, enum fsm_event e)
 	case E_STOP:
 	case E_QUIT:
 	case E_FRONT_GONE:
+	case E_ADOPTED:		/* the lease's socket, the front's stand-in */
 		return ((polls & FSM_POLL_FRONT) != 0);
 	case E_SIGNAL:
 	case E_CHILD:
@@ -52,6 +55,7 @@ source_brings(unsigned polls, enum fsm_event e)
 	case E_NOTIFY_DATA:
 		return ((polls & FSM_POLL_NOTIFY) != 0);
 	case E_DEADLINE:
+	case E_LEASE_END:	/* the lease's own deadline */
 		return (true);
 	default:
 		return (false);		/* follow-ups: from actions only */
@@ -186,12 +190,15 @@ test_every_state_reachable(void **state)
 /*
  * What surely comes next in s when nothing else happens: the kill-pane
  * child's exit in "killpane" (past its bound it is killed, then
- * reaped), else the state's deadline.
+ * reaped), else, on a lease, the lease's end (at the grace's end, never
+ * past the lifetime's), else the state's deadline.
  */
 static enum fsm_event
-world_next(enum fsm_state s)
+world_next(enum fsm_state s, bool leased)
 {
-	return (s == S_KILLPANE ? E_CHILD : E_DEADLINE);
+	if (s == S_KILLPANE)
+		return (E_CHILD);
+	return (leased ? E_LEASE_END : E_DEADLINE);
 }
 
 /* Does the action have a follow-up other than none? */
@@ -217,7 +224,7 @@ has_follow_up(enum fsm_action a)
  */
 static void
 walk(enum fsm_state s, enum fsm_event e, int steps, int deadlines,
-    const char *path)
+    bool leased, const char *path)
 {
 	const struct fsm_cell	*c = fsm_transition(s, e);
 	char			 here[512];
@@ -227,22 +234,26 @@ walk(enum fsm_state s, enum fsm_event e, int steps, int deadlines,
 	snprintf(here, sizeof here, "%s %s+%s", path, fsm_state_name(s),
 	    fsm_event_name(e));
 	steps++;
-	if (e == E_DEADLINE)
+	if (e == E_DEADLINE || e == E_LEASE_END)
 		deadlines++;
+	if (e == E_LEASE_END)
+		leased = false;
 	if (steps > STOP_STEPS_MAX || deadlines > STOP_DEADLINES_MAX)
 		fail_msg("too long to end:%s", here);
 	for (f = 0; f < E_COUNT; f++)
 		if (fsm_may_return(c->action, f))
-			walk(c->next, f, steps, deadlines, here);
+			walk(c->next, f, steps, deadlines, leased, here);
 	if (!fsm_may_return(c->action, E_NONE) || c->next == S_DONE)
 		return;
-	w = world_next(c->next);
+	/* (A lease held, returning none: the lease's end comes next.) */
+	leased = leased || c->action == A_LEASE;
+	w = world_next(c->next, leased);
 	if (c->next == s && e == w) {
 		if (!has_follow_up(c->action))
 			fail_msg("waits forever:%s", here);
 		return;
 	}
-	walk(c->next, w, steps, deadlines, here);
+	walk(c->next, w, steps, deadlines, leased, here);
 }
 
 /*
@@ -261,7 +272,7 @@ test_stop_paths_end(void **state)
 	(void)state;
 	for (s = 0; s < S_COUNT; s++)
 		for (i = 0; i < sizeof stops / sizeof stops[0]; i++)
-			walk(s, stops[i], 0, 0, "");
+			walk(s, stops[i], 0, 0, false, "");
 }
 
 /* Only frames are ever unexpected, and only the two that come once
@@ -371,8 +382,9 @@ follow_loops(int s, int e, bool on[S_COUNT][E_COUNT])
 
 /*
  * Follow-ups: an action returns none of the loop's events (a frame, a
- * descriptor, the deadline, a signal) but the two it may find itself
- * (the launcher already gone, no kill-pane child to wait for); every
+ * descriptor, the deadline, a signal) but the three it may find itself
+ * (the launcher already gone, no kill-pane child to wait for, no lease
+ * to be held); every
  * follow-up is returned by some action of some cell; and every chain of
  * them ends, so the dispatcher always returns to the loop.
  */
@@ -387,12 +399,13 @@ test_follow_ups(void **state)
 	for (a = 0; a < A_COUNT; a++)
 		for (e = 0; e < E_COUNT; e++)
 			if (fsm_may_return(a, e) && source_brings(~0u, e) &&
-			    e != E_LAUNCHER_GONE && e != E_CHILD)
+			    e != E_LAUNCHER_GONE && e != E_CHILD &&
+			    e != E_LEASE_END)
 				fail_msg("%s may return %s", fsm_action_name(a),
 				    fsm_event_name(e));
 	for (e = 0; e < E_COUNT; e++) {
 		if (source_brings(~0u, e))
-			continue;
+			continue;	/* (the loop's own: none returns them) */
 		returned = false;
 		for (s = 0; s < S_COUNT && !returned; s++)
 			for (in = 0; in < E_COUNT && !returned; in++)
@@ -473,8 +486,16 @@ static const struct doc_row doc_rows[] = {
 	{ "killpane", "deadline", "killpane_timeout", NULL },
 	{ "killpane", "child", "pane_killed", "done" },
 	{ "init", "front_gone signal", "quit", "done" },
-	{ "wait_pane gate running term kill orphan held", "front_gone signal",
-	    "leave", "killpane" },
+	{ "wait_pane", "front_gone", "leave", "killpane" },
+	{ "wait_pane gate running term kill orphan held", "signal", "leave",
+	    "killpane" },
+	{ "gate running term kill orphan held killpane done", "front_gone",
+	    "lease", NULL },
+	{ "gate running term kill orphan held killpane done", "adopted",
+	    "adopt", NULL },
+	{ "gate running term kill orphan held", "lease_end", "leave",
+	    "killpane" },
+	{ "killpane done", "lease_end", "ignore", NULL },
 	{ "init wait_pane", "quit", "quit", "done" },
 	{ "gate running term kill orphan held", "quit", "leave", "killpane" },
 	{ "init wait_pane gate running term kill orphan held", "fail", "fail",

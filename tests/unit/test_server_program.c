@@ -11,10 +11,15 @@
  * ending it gone with the reason; a waiter let go of in the middle of a
  * notify; eviction (only programs read to their end, past their
  * lifetime, with nothing waiting) and the start ceilings (alive, unread,
- * text) with their messages. Each test has a runtime directory of its
- * own, where the programs' spools are made: the fake reaper writes the
- * text there as the real one does (reaper/spool_write.c), and a dropped
- * program's spool is gone once it is freed.
+ * text) with their messages; a program adopted from an earlier progmux
+ * (its id and text kept, ours numbered after it, the frames that came
+ * with it bringing it to where it stands, a stop in flight forgetting it
+ * at its end) and the exit letting a program with a grace go to its
+ * lease, ended and its pane removed without one. Each test has a
+ * runtime directory of its own, where the programs' spools are made:
+ * the fake reaper writes the text there as the real one does
+ * (reaper/spool_write.c), and a dropped program's spool is gone once it
+ * is freed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,7 +116,7 @@ struct reaper_link {
 	const struct reaper_cb	*cb;
 	void			*owner;
 	bool			 open, reaped;
-	int			 quit, stop, pane;
+	int			 quit, stop, pane, let_go;
 	int			 spool;
 	struct spool_w		 w;
 };
@@ -120,8 +125,9 @@ static bool			 link_fail;
 
 struct reaper_link *
 reaper_link_spawn(const char *id, const struct program_spec *spec,
-    const char *err, int fds[REAPER_LINK_FDS], const struct reaper_cb *cb,
-    void *owner, char **cause)
+    const char *err, int64_t started_ms, int64_t started_real,
+    int fds[REAPER_LINK_FDS], const struct reaper_cb *cb, void *owner,
+    char **cause)
 {
 	struct reaper_link	*l;
 	int			 i;
@@ -129,6 +135,8 @@ reaper_link_spawn(const char *id, const struct program_spec *spec,
 	(void)id;
 	(void)spec;
 	(void)err;
+	(void)started_ms;
+	(void)started_real;
 	for (i = 0; i < REAPER_LINK_FDS - 1; i++)
 		if (fds[i] != -1)
 			close(fds[i]);
@@ -178,6 +186,55 @@ void reaper_link_pane(struct reaper_link *l, const char *p, pid_t pid) {
 void reaper_link_stop(struct reaper_link *l, int64_t g) { (void)g; l->stop++; }
 void reaper_link_flush(struct reaper_link *l) { (void)l; }
 void reaper_links_exiting(void) { }
+void reaper_link_let_go(struct reaper_link *l) { l->let_go++; l->open = false; }
+
+/* An adopted reaper's link; the frames that came with its "adopted" are
+ * the test's to set (adopt_launched, adopt_end), told at take. */
+static bool		 adopt_launched;
+static const char	*adopt_end;
+struct reaper_link *
+reaper_link_adopt(const char *id, int fd, struct buf *in,
+    const struct reaper_cb *cb, void *owner)
+{
+	struct reaper_link	*l;
+
+	(void)id;
+	(void)fd;
+	buf_free(in);
+	l = xcalloc(1, sizeof *l);
+	l->cb = cb;
+	l->owner = owner;
+	l->open = true;
+	l->reaped = true;	/* not ours: nothing to reap */
+	l->spool = -1;
+	return (last_link = l);
+}
+void
+reaper_link_take(struct reaper_link *l)
+{
+	struct reaper_end	e;
+
+	if (adopt_launched)
+		l->cb->launched(l->owner);
+	if (adopt_end != NULL) {
+		memset(&e, 0, sizeof e);
+		e.how = adopt_end;
+		e.status = -1;
+		l->cb->end(l->owner, &e);
+	}
+}
+
+/* An adopted pane: its id, as the lease said. */
+struct pane *
+pane_adopt(const char *program_id, const char *id, pid_t pid)
+{
+	struct pane	*pn = xcalloc(1, sizeof *pn);
+
+	(void)program_id;
+	(void)pid;
+	snprintf(pn->id, sizeof pn->id, "%s", id);
+	return (last_pane = pn);
+}
 
 /* Fake input-wait checks: never waiting. */
 struct waiting { int unused; };
@@ -247,6 +304,7 @@ setup(void **state)
 	cfg.total_output_max_bytes = 1 << 24;
 	cfg.keep_ended = 32;
 	cfg.max_programs = 64;
+	cfg.lease_fd = -1;
 	pane_fail_new = link_fail = false;
 	programs_init();
 	return (0);
@@ -511,6 +569,173 @@ test_admit(void **state)
 	programs_collect();
 }
 
+/* What an earlier progmux's reaper left: the spool pN.text in our
+ * runtime directory (as adopt.c renames it there) holding text, and
+ * its lease's particulars for program_adopt. */
+static void
+adoption(struct program_adoption *a, uint64_t seq, const char *text,
+    bool stopping)
+{
+	struct spool_w	w;
+	char		name[32];
+	int		dfd;
+
+	snprintf(name, sizeof name, "p%llu.text", (unsigned long long)seq);
+	assert_true((dfd = spool_dir_make(cfg.rundir_fd, name)) != -1);
+	spool_w_init(&w, dfd, SPOOL_OUT, 1 << 20);
+	spool_w_write(&w, text, strlen(text));
+	spool_w_free(&w);
+	close(dfd);
+	memset(a, 0, sizeof *a);
+	xasprintf(&a->id, "p%llu", (unsigned long long)seq);
+	a->seq = seq;
+	a->spec.argv = xcalloc(2, sizeof *a->spec.argv);
+	a->spec.argv[0] = xstrdup("server");
+	a->spec.argc = 1;
+	a->spec.lifetime_ms = 600000;
+	a->spec.grace_ms = 60000;
+	a->started_ms = fake_ms - 5000;
+	a->started_real = 1234;
+	a->pane = xstrdup("%4");
+	a->pane_pid = 4242;
+	a->stopping = stopping;
+	a->fd = -1;
+}
+
+/* Free what program_adopt left of a. */
+static void
+adoption_free(struct program_adoption *a)
+{
+	free(a->id);
+	free(a->pane);
+	program_spec_free(&a->spec);
+}
+
+/*
+ * Adopted: its id, start and text from the start kept, GATED until the
+ * run its reaper reports, then as any other; a new program is numbered
+ * after it; the text that comes next follows the old.
+ */
+static void
+test_adopt(void **state)
+{
+	struct program_adoption	 a;
+	struct program		*p, *q;
+	char			*cause = NULL;
+
+	(void)state;
+	adoption(&a, 5, "before\nthe kill\n", false);
+	adopt_launched = false;
+	adopt_end = NULL;
+	p = program_adopt(&a, &cause);
+	assert_null(cause);
+	adoption_free(&a);
+	assert_string_equal(program_id(p), "p5");
+	assert_true(program_adopted(p));
+	assert_true(program_id_told(p));
+	assert_int_equal(program_state(p), PROGRAM_GATED);
+	assert_int_equal(program_started_ms(p), fake_ms - 5000);
+	assert_int_equal(program_started_real(p), 1234);
+	assert_int_equal(program_text(p)->len, strlen("before\nthe kill\n"));
+	assert_ptr_equal(program_by_pane("%4"), p);
+	last_link->cb->launched(last_link->owner);
+	assert_int_equal(program_state(p), PROGRAM_RUNNING);
+	q = start("new");
+	assert_string_equal(program_id(q), "p6");
+	assert_false(program_adopted(q));
+	program_drop(q);
+	program_drop(p);
+	programs_collect();
+
+	/* Run and ended while nobody held it: both told with the adopt. */
+	adoption(&a, 2, "done\n", false);
+	adopt_launched = true;
+	adopt_end = END_COMPLETED;
+	p = program_adopt(&a, &cause);
+	adoption_free(&a);
+	assert_true(program_ended(p));
+	assert_string_equal(program_outcome(p), "completed");
+	assert_int_equal(program_text(p)->len, 5);
+	q = start("next");
+	assert_string_equal(program_id(q), "p7");	/* after p6, still */
+	program_drop(q);
+	program_drop(p);
+	programs_collect();
+}
+
+/* Adopted while stop_program was ending it: its end forgets it, as the
+ * stop's would have. */
+static void
+test_adopt_stopping(void **state)
+{
+	struct program_adoption	 a;
+	char			*cause = NULL;
+
+	(void)state;
+	adoption(&a, 3, "bye\n", true);
+	adopt_launched = true;
+	adopt_end = END_STOPPED;
+	program_adopt(&a, &cause);
+	adoption_free(&a);
+	assert_null(program_find("p3"));
+	programs_collect();
+	adopt_launched = false;
+	adopt_end = NULL;
+}
+
+/*
+ * At exit a program with a grace, whose reaper has its pane, is let go
+ * of (no quit, its pane left to the reaper); one without, or not yet
+ * given its pane, or in robust mode, is ended and its pane removed.
+ */
+static void
+test_shutdown_lease(void **state)
+{
+	struct program		*p[3];
+	struct reaper_link	*l[3];
+	struct pane		*pn[3];
+	int			 i;
+
+	(void)state;
+	cfg.lease_fd = cfg.rundir_fd;
+	for (i = 0; i < 3; i++) {
+		p[i] = start(i == 0 ? "kept" : i == 1 ? "graceless" : "early");
+		pn[i] = last_pane;
+		if (i < 2) {
+			run(p[i], i == 0 ? "%11" : "%12");
+			l[i] = last_link;
+		}
+	}
+	((struct program_spec *)program_spec(p[0]))->grace_ms = 5000;
+	((struct program_spec *)program_spec(p[2]))->grace_ms = 5000;
+	snprintf(pn[2]->id, sizeof pn[2]->id, "%%13");
+	pn[2]->cb->made(pn[2]->owner);		/* PIPING: no reaper yet */
+	assert_int_equal(programs_shutdown(), 1);
+	assert_int_equal(l[0]->let_go, 1);
+	assert_int_equal(l[0]->quit, 0);
+	assert_false(pn[0]->killed);
+	assert_int_equal(l[1]->let_go, 0);
+	assert_int_equal(l[1]->quit, 1);
+	assert_true(pn[1]->killed);
+	assert_true(pn[2]->killed);
+	for (i = 0; i < 3; i++)
+		program_drop(p[i]);
+	programs_collect();
+
+	/* Robust mode: nothing outlives us, whatever its grace. */
+	programs_init();
+	cfg.robust = true;
+	p[0] = start("robust");
+	run(p[0], "%14");
+	((struct program_spec *)program_spec(p[0]))->grace_ms = 5000;
+	assert_int_equal(programs_shutdown(), 0);
+	assert_int_equal(last_link->quit, 1);
+	program_drop(p[0]);
+	programs_collect();
+	cfg.robust = false;
+	cfg.lease_fd = -1;
+}
+
 /* The runtime directory goes, with what the test left in it. */
 static int
 teardown(void **state)
@@ -537,6 +762,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_waiters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eviction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adopt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adopt_stopping, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_shutdown_lease, setup,
+		    teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
