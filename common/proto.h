@@ -70,10 +70,12 @@
  *   same tmux server and session?
  *   renames p<N>.text into its own
  *   runtime directory, then
- *   adopt {}                         ------>  the first adopt wins: the
+ *   adopt {rundir rundir_id}         ------>  the first adopt wins: the
  *                                             socket is its front now, the
  *                                             rendezvous's name removed,
- *                                             every other connection closed
+ *                                             every other connection
+ *                                             closed; it holds the lock of
+ *                                             that runtime directory too
  *                                    <------  adopted {}, then as to the
  *                                             old front: launched, notify,
  *                                             text and errtext (how far it
@@ -125,7 +127,9 @@
 #define MSG_PANE	"pane"	/* pane pid: pipe-pane is attached, go */
 #define MSG_STOP	"stop"	/* grace_ms: end the program (stop_program) */
 #define MSG_QUIT	"quit"	/* forget it: end what runs, exit, no report */
-#define MSG_ADOPT	"adopt"	/* on a lease's socket: the program is ours */
+#define MSG_ADOPT	"adopt"	/* on a lease's socket: the program is ours;
+				   rundir rundir_id: its spool is there now
+				   (the reaper holds that one's lock too) */
 
 /* reaper -> front */
 #define MSG_HELLO	"hello"	/* v pid */
@@ -142,7 +146,8 @@
 #define MSG_NOTIFY	"notify" /* ready: READY=1 came; status: its last
 				   STATUS= (or nil) */
 #define MSG_LEASE	"lease"	/* on a lease's socket, first: v pid id
-				   session server rundir rundir_id argv
+				   session server rundir rundir_id (where
+				   its spool is) argv
 				   shown dir width height lifetime_ms
 				   started_ms started_real keep_pane
 				   separate_stderr verdict pane pane_pid

@@ -385,6 +385,31 @@ rundir_open_checked(const char *dir, const char *id, char **cause)
 	return (fd);
 }
 
+/* Hold LOCK_SH on the lock of the runtime directory dir (checked as
+ * rundir_open_checked does): its fd, or -1 with *cause. */
+int
+rundir_join(const char *dir, const char *id, char **cause)
+{
+	struct stat	st;
+	int		dfd, fd;
+
+	if ((dfd = rundir_open_checked(dir, id, cause)) == -1)
+		return (-1);
+	fd = openat(dfd, RUNDIR_LOCK, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	close(dfd);
+	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || flock(fd, LOCK_SH | LOCK_NB) == -1) {
+		xasprintf(cause, "cannot hold the lock of %s: %s", dir,
+		    fd == -1 ? strerror(errno) : "not a file of ours, or "
+		    "being removed");
+		if (fd != -1)
+			close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
 /* Open dfd/name as a FIFO of ours (never a link), with flags; -1 with
  * errno (EPERM: something else is there). */
 int

@@ -49,6 +49,11 @@ void	rundir_id(int dfd, char *buf, size_t len);
 /* dir, opened, only if it is the directory id names, ours and 0700;
  * else -1 with *cause. */
 int	rundir_open_checked(const char *dir, const char *id, char **cause);
+/* Take part in the instance of the runtime directory dir (only if it is
+ * the one id names, ours, 0700): LOCK_SH on its lock, held on the fd
+ * returned (close-on-exec), so the directory stays while we live; -1
+ * with *cause. (An adopted program's reaper, for where its text is.) */
+int	rundir_join(const char *dir, const char *id, char **cause);
 /* dfd/name opened with flags as a FIFO of ours, never through a link. */
 int	rundir_open_fifo(int dfd, const char *name, int flags);
 /* Remove parentfd/name if it is provably a dead instance's directory;

@@ -130,6 +130,10 @@ static struct {
 	int		 lock_fd;	/* the runtime directory's lock */
 	char		*rundir;
 	char		*rundir_id;	/* its "DEV:INO" */
+	char		*text_dir;	/* the runtime directory its spool is
+					   in now: ours, or an adopter's */
+	char		*text_dir_id;
+	int		 text_lock;	/* that one's lock, if not ours */
 	struct notify	 notify;	/* the program's NOTIFY_SOCKET */
 	char		*status;	/* its last STATUS= */
 
@@ -186,6 +190,8 @@ static struct {
 	int64_t		 end_status, end_sig;
 	bool		 end_lost;
 	char		*end_why;
+	bool		 end_queued;	/* "end" queued for a front */
+	bool		 end_told;	/* and written to it, whole */
 } r;
 
 static char	read_buf[REAPER_READ_CHUNK];
@@ -415,6 +421,7 @@ reaper_send_end(void)
 	msg_bool(&m, "cut", r.cut);
 	msg_str(&m, "why", r.end_why);
 	msg_end(&m, &r.sock_out);
+	r.end_queued = r.sock != -1;
 }
 
 /* Report the end to the front, once, after the last text. */
@@ -736,6 +743,8 @@ reaper_open_fifos(struct msg *m)
 	r.err_name = msg_dup_str(m, "err");
 	r.rundir = msg_dup_str(m, "rundir");
 	r.rundir_id = msg_dup_str(m, "rundir_id");
+	r.text_dir = msg_dup_str(m, "rundir");
+	r.text_dir_id = msg_dup_str(m, "rundir_id");
 	r.robust = msg_get_bool(m, "robust");
 	if (r.out_fd == -1 || r.ctl_fd == -1 ||
 	    (r.err_name != NULL && r.err_fd == -1))
@@ -1225,8 +1234,10 @@ reaper_act_lease(enum fsm_event ev)
 	int64_t	 now = now_ms();
 
 	(void)ev;
+	/* (Ending, its end told: nothing is left to hand over.) */
 	if (r.forgotten || r.robust || r.grace_ms <= 0 || r.pane == NULL ||
-	    r.lease_dir == NULL || now >= r.expires) {
+	    r.lease_dir == NULL || now >= r.expires || (r.end_told &&
+	    (r.state == S_KILLPANE || r.state == S_DONE))) {
 		reaper_forget();
 		return (E_LEASE_END);
 	}
@@ -1400,6 +1411,11 @@ reaper_exit(void)
 		if (r.rundir != NULL)
 			rundir_remove_path(r.rundir, REAPER_TMUX_GONE_MS);
 	}
+	if (r.text_lock != -1) {	/* an adopter's, where the text is */
+		close(r.text_lock);
+		r.text_lock = -1;
+		rundir_remove_path(r.text_dir, REAPER_TMUX_GONE_MS);
+	}
 	_exit(0);
 }
 
@@ -1451,6 +1467,7 @@ reaper_front_gone(void)
 	r.sock = -1;
 	buf_reset(&r.sock_out);
 	buf_reset(&r.sock_in);
+	r.end_queued = false;
 	reaper_event(E_FRONT_GONE);
 	if (!r.leased)
 		reaper_forget();
@@ -1480,6 +1497,39 @@ reaper_lease_over(void)
 		reaper_event(E_LEASE_END);
 }
 
+/*
+ * The front that adopts us has moved the spool into its runtime
+ * directory (its adopt says which): we take part in that one's
+ * instance too (its lock held), so that it stays while we write there,
+ * and a later lease names it. Ours stays too: the program's
+ * NOTIFY_SOCKET is in it.
+ */
+static void
+reaper_text_moved(struct msg *m)
+{
+	char	*dir = msg_dup_str(m, "rundir"), *id = msg_dup_str(m,
+		    "rundir_id"), *cause = NULL;
+	int	 fd;
+
+	if (dir == NULL || id == NULL || (r.text_dir != NULL &&
+	    strcmp(id, r.text_dir_id) == 0)) {
+		free(dir);
+		free(id);
+		return;
+	}
+	if ((fd = rundir_join(dir, id, &cause)) == -1) {
+		log_warn("%s: %s", r.id, cause);
+		free(cause);
+	}
+	if (r.text_lock != -1)
+		close(r.text_lock);
+	r.text_lock = fd;
+	free(r.text_dir);
+	free(r.text_dir_id);
+	r.text_dir = dir;
+	r.text_dir_id = id;
+}
+
 /* The lease's frame: who we are and what the program is, for a front
  * to decide whether it is its to adopt. */
 static void
@@ -1493,8 +1543,8 @@ reaper_lease_frame(struct buf *out)
 	msg_str(&m, "id", r.id);
 	msg_str(&m, "session", r.session);
 	msg_str(&m, "server", r.server);
-	msg_str(&m, "rundir", r.rundir);
-	msg_str(&m, "rundir_id", r.rundir_id);
+	msg_str(&m, "rundir", r.text_dir);
+	msg_str(&m, "rundir_id", r.text_dir_id);
 	msg_strv(&m, "argv", r.argv, r.argc);
 	msg_int(&m, "shown", r.shown);
 	msg_str(&m, "dir", r.dir);
@@ -1543,6 +1593,7 @@ reaper_on_lease(int i)
 		lease_drop(&r.lease, i);
 		return;
 	}
+	reaper_text_moved(&m);
 	msg_free(&m);
 	r.sock = lease_take(&r.lease, i, &r.sock_in);
 	r.leased = false;
@@ -1647,7 +1698,7 @@ reaper_setup(void)
 	r.sock = PROTO_REAPER_FD;
 	r.out_fd = r.ctl_fd = r.err_fd = r.launcher_fd = r.lock_fd = -1;
 	r.notify.fd = r.notify.dfd = -1;
-	r.kp_pid = r.kp_err = r.spool_fd = -1;
+	r.kp_pid = r.kp_err = r.spool_fd = r.text_lock = -1;
 	lease_init(&r.lease);
 	spool_w_init(&r.out_w, -1, SPOOL_OUT, 0);
 	spool_w_init(&r.err_w, -1, SPOOL_ERR, 0);
@@ -1753,6 +1804,8 @@ reaper_main(void)
 	for (;;) {
 		if (r.sock != -1 && fd_flush(r.sock, &r.sock_out) == -1)
 			reaper_front_gone();
+		if (r.sock != -1 && r.sock_out.len == 0 && r.end_queued)
+			r.end_told = true;
 		if (r.sock == -1)
 			buf_reset(&r.sock_out);	/* nobody to tell */
 		if (r.news_due && r.sock != -1 &&

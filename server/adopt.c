@@ -290,36 +290,6 @@ adopt_ours(struct adopt_peer *a)
 	return (true);
 }
 
-/* The earlier progmux whose programs we take: of the leases that are
- * ours, the one whose front went last (its runtime directory's id). */
-static char *
-adopt_choose(void)
-{
-	struct adopt_peer	*a;
-	char			*best = NULL;
-	int64_t			 when, best_when = INT64_MIN;
-	size_t			 i;
-
-	for (i = 0; i < ad.n; i++) {
-		a = &ad.p[i];
-		if (a->fd == -1 || !a->have)
-			continue;
-		if (!adopt_ours(a)) {
-			log_debug("%s: not ours to adopt", a->name);
-			adopt_drop(a);
-			continue;
-		}
-		if (!msg_get_int(a->lease, "orphaned", &when))
-			when = 0;
-		if (best == NULL || when > best_when) {
-			free(best);
-			best = msg_dup_str(a->lease, "rundir_id");
-			best_when = when;
-		}
-	}
-	return (best);
-}
-
 /* The earlier runtime directory of a's lease, opened only if it is the
  * directory the lease names (ours, 0700). */
 static int
@@ -338,19 +308,73 @@ adopt_olddir(struct adopt_peer *a)
 	return (a->olddfd);
 }
 
-/* Move a's spool from its runtime directory into ours, if it is a
- * directory of ours there (the first front to do it has it). */
+/* The name of a's spool, p<N>.text. */
+static void
+adopt_spool_name(const struct adopt_peer *a, char *name, size_t len)
+{
+	snprintf(name, len, "p%llu%s", (unsigned long long)a->seq,
+	    SPOOL_DIR_SUFFIX);
+}
+
+/* Is a's spool there, a directory of ours (0700, not a link), in the
+ * runtime directory its lease names? */
 static bool
-adopt_move(struct adopt_peer *a)
+adopt_spool_ok(const struct adopt_peer *a)
 {
 	struct stat	st;
 	char		name[64];
 
-	snprintf(name, sizeof name, "p%llu%s", (unsigned long long)a->seq,
-	    SPOOL_DIR_SUFFIX);
-	if (fstatat(a->olddfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 07777) != 0700) {
+	adopt_spool_name(a, name, sizeof name);
+	return (fstatat(a->olddfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	    (st.st_mode & 07777) == 0700);
+}
+
+/* The earlier progmux whose programs we take: of the leases that are
+ * ours (and whose text is where they say), the one whose front went
+ * last (its runtime directory's id). */
+static char *
+adopt_choose(void)
+{
+	struct adopt_peer	*a;
+	char			*best = NULL;
+	int64_t			 when, best_when = INT64_MIN;
+	size_t			 i;
+
+	for (i = 0; i < ad.n; i++) {
+		a = &ad.p[i];
+		if (a->fd == -1 || !a->have)
+			continue;
+		if (!adopt_ours(a)) {
+			log_debug("%s: not ours to adopt", a->name);
+			adopt_drop(a);
+			continue;
+		}
+		if (adopt_olddir(a) == -1 || !adopt_spool_ok(a)) {
+			log_debug("%s: its text is not where it says", a->name);
+			adopt_drop(a);
+			continue;
+		}
+		if (!msg_get_int(a->lease, "orphaned", &when))
+			when = 0;
+		if (best == NULL || when > best_when) {
+			free(best);
+			best = msg_dup_str(a->lease, "rundir_id");
+			best_when = when;
+		}
+	}
+	return (best);
+}
+
+/* Move a's spool from its runtime directory into ours, if it is still
+ * a directory of ours there (the first front to do it has it). */
+static bool
+adopt_move(struct adopt_peer *a)
+{
+	char	name[64];
+
+	adopt_spool_name(a, name, sizeof name);
+	if (!adopt_spool_ok(a)) {
 		log_debug("%s: no spool of ours to take", a->name);
 		return (false);
 	}
@@ -370,8 +394,7 @@ adopt_unmove(struct adopt_peer *a)
 
 	if (!a->moved)
 		return;
-	snprintf(name, sizeof name, "p%llu%s", (unsigned long long)a->seq,
-	    SPOOL_DIR_SUFFIX);
+	adopt_spool_name(a, name, sizeof name);
 	(void)renameat(cfg.rundir_fd, name, a->olddfd, name);
 	a->moved = false;
 }
@@ -401,17 +424,14 @@ adopt_ask(const char *best)
 			adopt_drop(a);		/* an id twice */
 			continue;
 		}
-		for (k = 0; k < i && a->olddfd == -1; k++)
-			if (ad.p[k].olddfd != -1 &&
-			    adopt_is(ad.p[k].lease, "rundir_id", best))
-				a->olddfd = dup(ad.p[k].olddfd);
-		if ((a->olddfd == -1 && adopt_olddir(a) == -1) ||
-		    !adopt_move(a)) {
+		if (!adopt_move(a)) {
 			adopt_drop(a);
 			continue;
 		}
 		buf_reset(&b);
-		msg_begin(&m, MSG_ADOPT, 0);
+		msg_begin(&m, MSG_ADOPT, 2);	/* where its text is now */
+		msg_str(&m, "rundir", cfg.rundir);
+		msg_str(&m, "rundir_id", cfg.rundir_id);
 		msg_end(&m, &b);
 		if (fd_write_all(a->fd, b.data, b.len) == -1) {
 			adopt_unmove(a);

@@ -544,6 +544,72 @@ pmx_wait_exit(struct pmx *c, int ms)
 	return (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
 
+void
+pmx_kill_front(struct pmx *c)
+{
+	struct held	*h;
+
+	/* (Only while it is its keeper's child: a front reaped already may
+	 * have left its pid to another process.) */
+	if (c->front > 0 && c->pid != -1 && pmx_ppid(c->front) == c->pid)
+		kill(c->front, SIGKILL);
+	if (c->pid != -1)
+		waitpid(c->pid, NULL, 0);
+	c->pid = -1;
+	c->front = -1;
+	pmx_drain_err(c);
+	if (c->to != -1)
+		close(c->to);
+	if (c->from != -1)
+		close(c->from);
+	if (c->err != -1)
+		close(c->err);
+	c->to = c->from = c->err = -1;
+	buf_reset(&c->rbuf);
+	while ((h = c->held) != NULL) {
+		c->held = h->next;
+		json_doc_free(h->doc);
+		free(h);
+	}
+}
+
+int
+pmx_twin(struct pmx *twin, const struct pmx *c, const char *const *env,
+    bool initialize)
+{
+	memset(twin, 0, sizeof *twin);
+	twin->pid = twin->front = -1;
+	twin->to = twin->from = twin->err = -1;
+	memcpy(twin->dir, c->dir, sizeof twin->dir);
+	memcpy(twin->sock, c->sock, sizeof twin->sock);
+	pmx_load_schemas(twin);
+	return (pmx_spawn(twin, env, initialize));
+}
+
+int
+pmx_twin_close(struct pmx *twin)
+{
+	int	st = 0, i;
+
+	if (twin->to != -1)
+		close(twin->to);
+	twin->to = -1;
+	if (twin->pid != -1 && (st = pmx_wait_exit(twin, 5000)) == -1) {
+		if (twin->front > 0)
+			kill(twin->front, SIGKILL);
+		kill(twin->pid, SIGKILL);
+		waitpid(twin->pid, NULL, 0);
+		twin->pid = -1;
+	}
+	pmx_kill_front(twin);
+	for (i = 0; i < twin->nschemas; i++)
+		json_doc_free(twin->schemas[i]);
+	twin->nschemas = 0;
+	buf_free(&twin->rbuf);
+	buf_free(&twin->errlog);
+	return (st);
+}
+
 int
 pmx_close(struct pmx *c)
 {

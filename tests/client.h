@@ -56,6 +56,15 @@ int	pmx_open_bare(struct pmx *, const char *const *env);
 int	pmx_spawn(struct pmx *, const char *const *env, bool initialize);
 /* Close stdin, wait for exit (bounded), kill the tmux server, rm -rf. */
 int	pmx_close(struct pmx *);
+/* SIGKILL c's front and let go of it (its keeper is waited for, its pipes
+ * closed, its stderr kept in errlog): c is ready for pmx_spawn, on the
+ * same directory and tmux server. */
+void	pmx_kill_front(struct pmx *);
+/* Another progmux on c's directory and tmux server, driven through twin
+ * (with env, initialized or not); pmx_twin_close ends only it. */
+int	pmx_twin(struct pmx *twin, const struct pmx *c,
+	    const char *const *env, bool initialize);
+int	pmx_twin_close(struct pmx *twin);
 /* Wait for progmux to exit (up to ms); its status or -1. */
 int	pmx_wait_exit(struct pmx *, int ms);
 
