@@ -132,6 +132,37 @@ main_tmux_install(void)
 	    "pacman -S tmux or brew install tmux");
 }
 
+#define MAIN_CHECK_HOST_MS	20000	/* a host's initialize answered by then */
+
+/*
+ * --check: each host, tried: its command started, initialize asked
+ * (with the name a hub gives), and ended. 1 if one is not usable.
+ */
+static int
+main_check_hosts(void)
+{
+	char	 version[32], *cause = NULL;
+	size_t	 i;
+	int	 bad = 0;
+
+	for (i = 0; i < cfg.nhosts; i++) {
+		printf("host %s:%*s%s: ", cfg.hosts[i].name,
+		    (int)(6 - (strlen(cfg.hosts[i].name) < 6 ?
+		    strlen(cfg.hosts[i].name) : 6)), "", cfg.hosts[i].command);
+		fflush(stdout);
+		if (host_link_check(cfg.hosts[i].name, cfg.hosts[i].command,
+		    MAIN_CHECK_HOST_MS, version, sizeof version, &cause) == 0)
+			printf("progmux %s answers: ok\n", version);
+		else {
+			printf("NOT USABLE: %s\n", cause);
+			free(cause);
+			cause = NULL;
+			bad = 1;
+		}
+	}
+	return (bad);
+}
+
 /* --check: what would be used, and whether it works. Exit 0 if so. */
 static int
 main_check(void)
@@ -179,6 +210,8 @@ main_check(void)
 		if (tools_offered(i))
 			printf("%s %s", n++ ? "," : "", tools_name(i));
 	printf("%s\n", n ? "" : " none");
+	if (main_check_hosts() != 0)
+		bad = 1;
 	config_rundir_leave();
 	if (tmux_bad)
 		printf("fix: install tmux 3.2a or newer (%s) or point "
@@ -234,7 +267,7 @@ main_reap(void)
 	int	st;
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (!tmux_reaped(pid, st))
+		if (!tmux_reaped(pid, st) && !host_links_reaped(pid, st))
 			(void)reaper_links_reaped(pid, st);
 	}
 	return (pid == 0);
@@ -332,13 +365,19 @@ main_flush(void)
 	}
 }
 
-/* stdout is writable. */
+/* stdout is writable, or (draining) the client has gone. */
 static void
 main_on_stdout(int fd, int fired, void *arg)
 {
 	(void)fd;
-	(void)fired;
 	(void)arg;
+	if ((fired & LOOP_HUP) && !mcp_output_pending() && !mn.out_broken) {
+		log_debug("stdout: the client has gone");
+		mn.out_broken = true;
+		mn.quit = true;
+		loop_fd_del(STDOUT_FILENO);
+		return;
+	}
 	main_flush();
 }
 
@@ -360,6 +399,7 @@ main_exit_begin(void)
 	}
 	programs_shutdown();
 	tmux_shutdown();
+	mcp_hosts_shutdown();
 }
 
 /*
@@ -394,16 +434,18 @@ main_exit_due(void)
 }
 
 /*
- * Is the exit done? Replies flushed (or the client gone) and the last
+ * Is the exit done? Replies flushed (or the client gone), the last
  * tmux commands answered, not only written (the server reads our
- * client's input, and drops what it has not read once the client goes);
- * then the client is let go; then every child reaped (orphans would be
- * left for init, which some containers never reap).
+ * client's input, and drops what it has not read once the client goes),
+ * and every host's link gone (its progmux there ending its programs
+ * first); then the client is let go; then every child reaped (orphans
+ * would be left for init, which some containers never reap).
  */
 static bool
 main_exit_done(void)
 {
-	if ((!mn.out_broken && mcp_output_pending()) || !tmux_idle())
+	if ((!mn.out_broken && mcp_output_pending()) || !tmux_idle() ||
+	    host_links_alive())
 		return (false);
 	if (tmux_alive())
 		tmux_stop();
@@ -429,9 +471,11 @@ main_tidy(void)
 			loop_fd_mask(STDIN_FILENO, mcp_input_paused() ? 0 :
 			    LOOP_READ);
 	}
+	/* Draining, a client gone (its end of our stdout closed) ends the
+	 * drain: nothing taken can be answered any more. */
 	if (!mn.out_broken)
 		loop_fd_mask(STDOUT_FILENO, mcp_output_pending() ?
-		    LOOP_WRITE : 0);
+		    LOOP_WRITE : mn.draining && !mn.exiting ? LOOP_HUP : 0);
 }
 
 /* The one loop, running and then exiting, until the exit is done or its
@@ -452,6 +496,7 @@ main_run(void)
 		    mn.drain_deadline);
 	}
 	tmux_stop();
+	host_links_kill();	/* (a link that did not end by now) */
 	config_rundir_leave();	/* or the last reaper of ours removes it */
 	programs_collect();
 }

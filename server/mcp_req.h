@@ -93,6 +93,8 @@ struct mcp_req {
 	char		*resume_state;	/* 2026: a call made again after */
 	char		*resume_action;	/* input_required, and the answer */
 
+	struct mcp_fwd	*fwd;		/* forwarded to a host (mcp_hosts.c) */
+
 	/* subscriptions/listen (mcp_listen.c) */
 	struct mcp_listen *listen;
 	/* tasks/result waiting (task.c) */
@@ -166,6 +168,24 @@ bool		 mcp_session_ready(void);	/* initialize answered */
 bool		 mcp_session_initialized(void);	/* and initialized came */
 void		 mcp_session_set_initialized(void);
 const char	*mcp_session_version(void);
+
+/* mcp_session.c's levels, by name (a JSON string): an index, or -1. */
+int		 mcp_level_of(const struct json *);
+
+/* mcp_hosts.c — tools/calls for other hosts, forwarded */
+struct mcp_fwd;
+struct mcp_hosts_hooks {	/* how mcp_tools.c answers a call */
+	void	(*answer)(struct mcp_req *, const char *result, size_t len);
+	void	(*progress)(struct mcp_req *, double progress, double total,
+		    const char *message);
+};
+void		 mcp_hosts_init(const struct mcp_hosts_hooks *);
+bool		 mcp_hosts_call(struct mcp_req *, const char *name,
+		     const struct json *args);
+bool		 mcp_hosts_took(struct mcp_req *, const char *result,
+		     size_t len);
+void		 mcp_hosts_cancel(struct mcp_req *);
+bool		 mcp_hosts_status(const struct mcp_req *, struct buf *);
 
 /* mcp_tools.c — tools/list, tools/call */
 extern const struct mcp_method mcp_tools_methods[];

@@ -131,6 +131,7 @@ static void
 resource_entry(struct jw *w, const struct program *p, bool screen)
 {
 	struct buf	b = BUF_INIT;
+	char		shown[TOOLS_PANE_SHOWN_MAX];
 
 	jw_obj_begin(w);
 	buf_printf(&b, RESOURCE_PREFIX "%s%s", program_id(p),
@@ -150,7 +151,7 @@ resource_entry(struct jw *w, const struct program *p, bool screen)
 	buf_reset(&b);
 	if (screen)
 		buf_printf(&b, "The screen of %s's pane %s (", program_id(p),
-		    program_pane_id(p));
+		    tools_pane_shown(program_pane_id(p), shown));
 	else
 		buf_printf(&b, "What %s printed, as clean text: the last page "
 		    "of it (", program_id(p));

@@ -116,6 +116,7 @@ tool_secret_untyped(struct secret_ask *a)
 {
 	struct toolres	res;
 	struct program	*p = program_by_seq(a->prog);
+	char		shown[TOOLS_PANE_SHOWN_MAX];
 
 	if (a->req == NULL)
 		return;
@@ -130,7 +131,8 @@ tool_secret_untyped(struct secret_ask *a)
 	jw_key(&res.w, "notTyped");
 	jw_str(&res.w, a->why);
 	jw_obj_end(&res.w);
-	buf_printf(&res.text, "nothing was typed into %s: %s", a->pane, a->why);
+	buf_printf(&res.text, "nothing was typed into %s: %s",
+	    tools_pane_shown(a->pane, shown), a->why);
 	tools_set_state(a->req, NULL);
 	tools_reply(a->req, &res);
 	toolres_free(&res);
@@ -404,6 +406,7 @@ tool_secret_run(struct req *req, const struct json *args)
 	const char		*why, *state, *action;
 	char			*cause = NULL, prompt[TOOL_SECRET_PROMPT + 1];
 	char			*message, eid[sizeof a->eid];
+	char			 shown[TOOLS_PANE_SHOWN_MAX];
 	size_t			 s, e;
 	int			 r;
 
@@ -477,7 +480,7 @@ tool_secret_run(struct req *req, const struct json *args)
 	    "pane %s) asks for a password or passphrase: \"%s\". Open this "
 	    "page on this computer and type it there: it goes to the "
 	    "program, not to the agent or its model.", program_id(p),
-	    a->pane, prompt);
+	    tools_pane_shown(a->pane, shown), prompt);
 	r = tools_elicit_url(req, secret_page_url(a->page), message, a->eid);
 	free(message);
 	if (r == TOOLS_ELICIT_RETURNED) {

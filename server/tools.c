@@ -56,6 +56,13 @@ struct req {
 
 static size_t	tools_calls;	/* not yet answered or cancelled */
 
+/* A note added to the description of every input field so named, as
+ * tools/list serves it (the hosts there are, for "host"). */
+static struct {
+	const char	*field;
+	char		*note;
+} tools_note;
+
 /* Each tool's entry and tier, with its schema once tools_init has paired
  * them; task: a call of it may wait long, so it may become a task. */
 static struct tool {
@@ -331,6 +338,70 @@ tools_init(char **cause)
 	return (0);
 }
 
+/* Add note to the description of every input field named field. */
+void
+tools_set_note(const char *field, const char *note)
+{
+	tools_note.field = field;
+	free(tools_note.note);
+	tools_note.note = xstrdup(note);
+}
+
+/* A field's schema d, its description with the note added. */
+static void
+tools_put_field(struct jw *w, const struct json *d)
+{
+	const char	*key;
+	size_t		 i, klen;
+	struct buf	 b = BUF_INIT;
+
+	jw_obj_begin(w);
+	for (i = 0; i < json_len(d); i++) {
+		key = json_key_at(d, i, &klen);
+		jw_keyn(w, key, klen);
+		if (klen != 11 || memcmp(key, "description", 11) != 0 ||
+		    json_type(json_at(d, i)) != JSON_STRING) {
+			jw_value(w, json_at(d, i));
+			continue;
+		}
+		buf_adds(&b, json_str(json_at(d, i), NULL));
+		buf_adds(&b, tools_note.note);
+		jw_str(w, buf_cstr(&b));
+		buf_free(&b);
+	}
+	jw_obj_end(w);
+}
+
+/*
+ * Write v with the note added to the field's description wherever v (or
+ * what is in it) holds that field's schema in a "properties" object
+ * (props: v is one).
+ */
+static void
+tools_put_noted(struct jw *w, const struct json *v, bool props)
+{
+	const char	*key;
+	size_t		 i, klen, flen;
+
+	if (tools_note.field == NULL || json_type(v) != JSON_OBJECT) {
+		jw_value(w, v);
+		return;
+	}
+	flen = strlen(tools_note.field);
+	jw_obj_begin(w);
+	for (i = 0; i < json_len(v); i++) {
+		key = json_key_at(v, i, &klen);
+		jw_keyn(w, key, klen);
+		if (props && klen == flen && memcmp(key, tools_note.field,
+		    flen) == 0)
+			tools_put_field(w, json_at(v, i));
+		else
+			tools_put_noted(w, json_at(v, i), !props && klen ==
+			    10 && memcmp(key, "properties", 10) == 0);
+	}
+	jw_obj_end(w);
+}
+
 /*
  * Every tool's definition, for tools/list, in the table's fixed order.
  * With tasks (2025-11-25's experimental tasks), a tool whose call may
@@ -348,7 +419,7 @@ tools_list(struct jw *w, bool tasks)
 		if ((def = tools[t].def) == NULL || !tools_offered(t))
 			continue;
 		if (!tasks || !tools[t].task) {
-			jw_value(w, def);
+			tools_put_noted(w, def, false);
 			continue;
 		}
 		jw_obj_begin(w);
@@ -357,7 +428,7 @@ tools_list(struct jw *w, bool tasks)
 			if (klen == 9 && memcmp(key, "execution", 9) == 0)
 				continue;
 			jw_keyn(w, key, klen);
-			jw_value(w, json_at(def, i));
+			tools_put_noted(w, json_at(def, i), false);
 		}
 		jw_key(w, "execution");
 		jw_obj_begin(w);
@@ -850,16 +921,36 @@ tools_arg_pane(const struct json *args, const char *key,
 	const char	*s = tools_arg_str(args, key, NULL), *d;
 	size_t		 n;
 
-	if (s == NULL || *s != '%')
+	/* Behind a hub, our panes may be named with its name for us. */
+	n = cfg.host_name != NULL ? strlen(cfg.host_name) : 0;
+	if (s != NULL && n > 0 && strncmp(s, cfg.host_name, n) == 0 &&
+	    s[n] == ':')
+		s += n + 1;
+	if (s == NULL || (*s != '%' && strchr(s, ':') == NULL))
 		return (s);
 	for (d = s + 1; *d == '0' && d[1] != '\0'; d++)
 		;
 	n = strlen(d);
-	if (n > TOOLS_PANE_ID_MAX - 2) {
+	/* (Another host's pane: never ours; the protocol routes those.) */
+	if (n > TOOLS_PANE_ID_MAX - 2 || *s != '%') {
 		d = "99999999999999999999";	/* past UINT_MAX: none */
 		n = strlen(d);
 	}
 	buf[0] = '%';
 	memcpy(buf + 1, d, n + 1);
+	return (buf);
+}
+
+/*
+ * A pane id as a client's text shows it: behind a hub, with the name it
+ * knows us by ("box:%4", what send_keys and capture_pane take there);
+ * else as it is. pane may be NULL.
+ */
+const char *
+tools_pane_shown(const char *pane, char buf[TOOLS_PANE_SHOWN_MAX])
+{
+	if (pane == NULL || cfg.host_name == NULL)
+		return (pane);
+	snprintf(buf, TOOLS_PANE_SHOWN_MAX, "%s:%s", cfg.host_name, pane);
 	return (buf);
 }
