@@ -62,6 +62,11 @@ struct mcp_host {
 						   name there: box, box.2 */
 	char			*ended[HOSTS_ENDS_KEPT]; /* by epoch */
 	LIST_HEAD(, mcp_fwd)	 fwds;		/* calls waiting on it */
+	char			*res;		/* its resources: the entries
+						   of its resources/list */
+	size_t			 res_len;
+	bool			 res_asking;	/* asked; ask again after */
+	bool			 res_again;
 };
 
 /* A list_programs gathered from this machine and every host linked. */
@@ -94,9 +99,13 @@ static struct {
 	size_t			 n;
 	const struct mcp_hosts_hooks *hooks;
 	bool			 exiting;
+	bool			 res_changed;	/* a host's list of resources */
+	char			**updated;	/* its resources' updates */
+	size_t			 nupdated;
 } mh;
 
 static void	mcp_hosts_on_ready(void *);
+static void	mcp_hosts_res_ask(struct mcp_host *);
 static void	mcp_hosts_on_notify(void *, const char *, const struct json *);
 static void	mcp_hosts_on_ended(void *, const char *);
 static const struct host_link_cb mcp_hosts_link_cb = {
@@ -561,7 +570,49 @@ mcp_hosts_status(const struct mcp_req *req, struct buf *b)
 	return (true);
 }
 
-/* A link is ready: nothing to do (what waited on it is written). */
+/* h's resources/list answered: its entries kept for ours. */
+static void
+mcp_hosts_res_listed(void *arg, const struct json *msg, const char *why)
+{
+	struct mcp_host		*h = arg;
+	const struct json	*list;
+	const char		*raw;
+	size_t			 len;
+
+	(void)why;
+	h->res_asking = false;
+	list = json_get(json_get(msg, "result"), "resources");
+	free(h->res);
+	h->res = NULL;
+	h->res_len = 0;
+	if (json_type(list) == JSON_ARRAY && json_len(list) > 0) {
+		raw = json_raw(list, &len);
+		h->res = xmemdup(raw + 1, len - 2);	/* (inside [ ]) */
+		h->res_len = len - 2;
+	}
+	mh.res_changed = true;
+	mcp_kick();
+	if (h->res_again && h->link != NULL && msg != NULL) {
+		h->res_again = false;
+		mcp_hosts_res_ask(h);
+	}
+}
+
+/* Ask h for its resources (again, once the answer in flight is in). */
+static void
+mcp_hosts_res_ask(struct mcp_host *h)
+{
+	if (h->res_asking) {
+		h->res_again = true;
+		return;
+	}
+	if (host_link_call(h->link, "resources/list", "{}", 2,
+	    mcp_hosts_res_listed, h) != -1)
+		h->res_asking = true;
+}
+
+/* A link is ready (what waited on it is written): its resources are
+ * asked for, so that ours list them and its changes are told. */
 static void
 mcp_hosts_on_ready(void *arg)
 {
@@ -569,6 +620,7 @@ mcp_hosts_on_ready(void *arg)
 
 	log_debug("host %s: linked, progmux %s there", h->name,
 	    host_link_version(h->link));
+	mcp_hosts_res_ask(h);
 }
 
 /* The call of ours with this progress token on h's link, or NULL. */
@@ -617,6 +669,20 @@ mcp_hosts_on_notify(void *arg, const char *method, const struct json *params)
 			    msg);
 		return;
 	}
+	if (strcmp(method, "notifications/resources/list_changed") == 0) {
+		mcp_hosts_res_ask(h);
+		return;
+	}
+	if (strcmp(method, "notifications/resources/updated") == 0) {
+		m = json_get(params, "uri");
+		if (json_type(m) != JSON_STRING || mh.nupdated >= 1024)
+			return;
+		mh.updated = xreallocarray(mh.updated, mh.nupdated + 1,
+		    sizeof *mh.updated);
+		mh.updated[mh.nupdated++] = xstrdup(json_str(m, NULL));
+		mcp_kick();
+		return;
+	}
 	if (strcmp(method, "notifications/message") != 0)
 		return;
 	if ((level = mcp_level_of(json_get(params, "level"))) == -1)
@@ -642,6 +708,14 @@ mcp_hosts_on_ended(void *arg, const char *why)
 	free(was);
 	h->ended[h->epoch % HOSTS_ENDS_KEPT] = xstrdup(why);
 	h->link = NULL;
+	if (h->res != NULL) {
+		free(h->res);
+		h->res = NULL;
+		h->res_len = 0;
+		mh.res_changed = true;
+		mcp_kick();
+	}
+	h->res_asking = h->res_again = false;
 	if (!mh.exiting)
 		log_notify(LOG_NOTIFY_WARNING, "progmux@host", "host %s: its "
 		    "link ended: %s", h->name, why);
@@ -912,4 +986,160 @@ mcp_hosts_shutdown(void)
 {
 	mh.exiting = true;
 	host_links_shutdown();
+}
+
+/* Every linked host's resources, after ours, for resources/list. */
+void
+mcp_hosts_resources(struct jw *w)
+{
+	size_t	i;
+
+	for (i = 0; i < mh.n; i++)
+		if (mh.hosts[i].res != NULL)
+			jw_raw(w, mh.hosts[i].res, mh.hosts[i].res_len);
+}
+
+/* What changed of the hosts' resources since the last look: true if
+ * their list did; each updated one told to updated. */
+bool
+mcp_hosts_resources_poll(void (*updated)(const char *))
+{
+	bool	changed = mh.res_changed;
+	size_t	i;
+
+	for (i = 0; i < mh.nupdated; i++) {
+		updated(mh.updated[i]);
+		free(mh.updated[i]);
+	}
+	mh.nupdated = 0;
+	mh.res_changed = false;
+	return (changed);
+}
+
+/*
+ * The host a resource URI's program is on ("progmux://programs/box:p3/
+ * output"), and the link it names: NULL if it is this machine's (or no
+ * host's); with *why set, the host's link is gone.
+ */
+static struct mcp_host *
+mcp_hosts_of_uri(const char *uri, size_t len, const char **why)
+{
+	static const char	 prefix[] = "progmux://programs/";
+	const char		*id = uri + sizeof prefix - 1, *colon;
+	const char		*own = cfg.host_name;
+	struct mcp_host		*h;
+	unsigned		 epoch;
+	int			 i;
+
+	*why = NULL;
+	if (len < sizeof prefix || memcmp(uri, prefix, sizeof prefix - 1) !=
+	    0 || (colon = memchr(id, ':', len - (sizeof prefix - 1))) ==
+	    NULL || memchr(id, '/', (size_t)(colon - id)) != NULL)
+		return (NULL);
+	if (own != NULL && strlen(own) == (size_t)(colon - id) &&
+	    memcmp(id, own, strlen(own)) == 0)
+		return (NULL);
+	if ((i = mcp_hosts_find(id, (size_t)(colon - id), &epoch)) == -1)
+		return (NULL);
+	h = &mh.hosts[i];
+	if (epoch != h->epoch || h->link == NULL || !host_link_usable(h->link))
+		*why = epoch <= h->epoch ? mcp_hosts_ended(h, epoch) :
+		    "no such link of the host yet";
+	return (h);
+}
+
+/* A forwarded resources/read answered (or its link ended: why). */
+static void
+mcp_hosts_res_read(void *arg, const struct json *msg, const char *why)
+{
+	struct mcp_fwd		*f = arg;
+	struct mcp_req		*req = f->req;
+	const struct json	*res = json_get(msg, "result");
+	const struct json	*err = json_get(msg, "error");
+	struct buf		 b = BUF_INIT;
+	const char		*raw;
+	size_t			 len;
+
+	mcp_hosts_fwd_free(f);
+	if (req == NULL)
+		return;
+	if (json_type(res) == JSON_OBJECT) {
+		raw = json_raw(res, &len);
+		mcp_reply(req, raw, len);
+		return;
+	}
+	if (msg == NULL)
+		buf_printf(&b, "host unreachable: its link ended: %s", why);
+	else
+		buf_adds(&b, json_type(json_get(err, "message")) ==
+		    JSON_STRING ? json_str(json_get(err, "message"), NULL) :
+		    "the host answered with an error");
+	mcp_fail(req, req->ctx.era == MCP_ERA_2026 ? -32602 : MCP_NO_RESOURCE,
+	    buf_cstr(&b));
+	buf_free(&b);
+}
+
+/*
+ * resources/read of uri (len bytes): 0 if it is this machine's; 1 if it
+ * went to its host (answered from there); -1 with *why if its host's
+ * link is gone.
+ */
+int
+mcp_hosts_resource_read(struct mcp_req *req, const char *uri, size_t len,
+    const char **why)
+{
+	struct mcp_host	*h;
+	struct mcp_fwd	*f;
+	struct buf	 p = BUF_INIT;
+
+	if ((h = mcp_hosts_of_uri(uri, len, why)) == NULL)
+		return (0);
+	if (*why != NULL)
+		return (-1);
+	f = xcalloc(1, sizeof *f);
+	f->req = req;
+	f->host = h;
+	f->link = h->link;
+	f->index = -1;
+	LIST_INSERT_HEAD(&h->fwds, f, entry);
+	buf_adds(&p, "{\"uri\":");
+	json_put_string(&p, uri, len);
+	buf_addc(&p, '}');
+	f->id = host_link_call(h->link, "resources/read", p.data, p.len,
+	    mcp_hosts_res_read, f);
+	buf_free(&p);
+	req->fwd = f;
+	req->ref = &f->req;
+	mcp_ids_add(req);
+	return (1);
+}
+
+/* A subscription's answer: nothing to do with it. */
+static void
+mcp_hosts_res_ignored(void *arg, const struct json *msg, const char *why)
+{
+	(void)arg;
+	(void)msg;
+	(void)why;
+}
+
+/* A 2025 client subscribed to uri (on, else unsubscribed): if it is a
+ * host's, that host is asked to tell its updates. */
+void
+mcp_hosts_subscribe(const char *uri, bool on)
+{
+	struct mcp_host	*h;
+	struct buf	 p = BUF_INIT;
+	const char	*why;
+
+	if ((h = mcp_hosts_of_uri(uri, strlen(uri), &why)) == NULL ||
+	    why != NULL)
+		return;
+	buf_adds(&p, "{\"uri\":");
+	json_put_string(&p, uri, strlen(uri));
+	buf_addc(&p, '}');
+	(void)host_link_call(h->link, on ? "resources/subscribe" :
+	    "resources/unsubscribe", p.data, p.len, mcp_hosts_res_ignored,
+	    NULL);
+	buf_free(&p);
 }

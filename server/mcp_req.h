@@ -186,6 +186,11 @@ bool		 mcp_hosts_took(struct mcp_req *, const char *result,
 		     size_t len);
 void		 mcp_hosts_cancel(struct mcp_req *);
 bool		 mcp_hosts_status(const struct mcp_req *, struct buf *);
+void		 mcp_hosts_resources(struct jw *);
+bool		 mcp_hosts_resources_poll(void (*updated)(const char *));
+int		 mcp_hosts_resource_read(struct mcp_req *, const char *uri,
+		     size_t len, const char **why);
+void		 mcp_hosts_subscribe(const char *uri, bool on);
 
 /* mcp_tools.c — tools/list, tools/call */
 extern const struct mcp_method mcp_tools_methods[];
