@@ -350,8 +350,7 @@ loop_build(void)
 		if (lp.fds[i].mask & LOOP_WRITE)
 			ev |= POLLOUT;
 		/* With no interest, -1: poll skips it, even its POLLHUP. */
-		lp.pfd[n] = (struct pollfd){ ev != 0 || (lp.fds[i].mask &
-		    LOOP_HUP) ? (int)i : -1, ev, 0 };
+		lp.pfd[n] = (struct pollfd){ ev != 0 ? (int)i : -1, ev, 0 };
 		lp.pserial[n++] = lp.fds[i].serial;
 	}
 	return (n);
@@ -393,8 +392,6 @@ loop_run_once(int64_t deadline)
 		if (lp.pfd[i].revents & (POLLOUT | POLLHUP | POLLERR |
 		    POLLNVAL))
 			fired |= LOOP_WRITE;
-		if (lp.pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
-			fired |= LOOP_HUP;
 		fired &= f->mask;
 		if (fired != 0)
 			f->cb(fd, fired, f->arg);

@@ -365,19 +365,13 @@ main_flush(void)
 	}
 }
 
-/* stdout is writable, or (draining) the client has gone. */
+/* stdout is writable. */
 static void
 main_on_stdout(int fd, int fired, void *arg)
 {
 	(void)fd;
+	(void)fired;
 	(void)arg;
-	if ((fired & LOOP_HUP) && !mcp_output_pending() && !mn.out_broken) {
-		log_debug("stdout: the client has gone");
-		mn.out_broken = true;
-		mn.quit = true;
-		loop_fd_del(STDOUT_FILENO);
-		return;
-	}
 	main_flush();
 }
 
@@ -471,11 +465,9 @@ main_tidy(void)
 			loop_fd_mask(STDIN_FILENO, mcp_input_paused() ? 0 :
 			    LOOP_READ);
 	}
-	/* Draining, a client gone (its end of our stdout closed) ends the
-	 * drain: nothing taken can be answered any more. */
 	if (!mn.out_broken)
 		loop_fd_mask(STDOUT_FILENO, mcp_output_pending() ?
-		    LOOP_WRITE : mn.draining && !mn.exiting ? LOOP_HUP : 0);
+		    LOOP_WRITE : 0);
 }
 
 /* The one loop, running and then exiting, until the exit is done or its

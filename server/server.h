@@ -445,7 +445,6 @@ const char	*watch_screen(const struct watch *);
 /* loop.c — the one poll loop: descriptor callbacks and timers */
 #define LOOP_READ	0x1
 #define LOOP_WRITE	0x2
-#define LOOP_HUP	0x4	/* hang-up or error, whatever else is asked */
 struct loop_timer;
 /* fired: what of the registered interest happened (LOOP_READ, ...). */
 typedef void	(*loop_fd_cb)(int fd, int fired, void *arg);

@@ -4,8 +4,11 @@
  * with what they saw, the progmux a group shares or a test starts, and
  * waits with bounded deadlines.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <netinet/in.h>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "client.h"
@@ -500,6 +504,60 @@ wait_path_gone(const char *path, int ms)
 	while (lstat(path, &st) == 0 && now_ms() < deadline)
 		poll(NULL, 0, POLL_MS);
 	return (lstat(path, &st) == -1);
+}
+
+/* --- a network and files of the test's own ----------------------------- */
+
+int
+free_port(void)
+{
+	struct sockaddr_in	sa;
+	socklen_t		len = sizeof sa;
+	int			fd, port;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd != -1);
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	port = ntohs(sa.sin_port);
+	close(fd);
+	return (port);
+}
+
+bool
+wait_listening(int port, int ms)
+{
+	struct sockaddr_in	sa;
+	int64_t			deadline = now_ms() + ms;
+	int			fd, rc;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((uint16_t)port);
+	do {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+		close(fd);
+		if (rc == 0)
+			return (true);
+		poll(NULL, 0, POLL_MS);
+	} while (now_ms() < deadline);
+	return (false);
+}
+
+void
+write_file(const char *path, const char *text, mode_t mode)
+{
+	int	fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	assert_true(fd != -1);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
 }
 
 /* --- running a suite --------------------------------------------------- */

@@ -529,61 +529,6 @@ test_start_descriptors(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
-/* A TCP port on 127.0.0.1 nobody listens on now. */
-static int
-free_port(void)
-{
-	struct sockaddr_in	sa;
-	socklen_t		len = sizeof sa;
-	int			fd, port;
-
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd != -1);
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	port = ntohs(sa.sin_port);
-	close(fd);
-	return (port);
-}
-
-/* Wait until something accepts connections on 127.0.0.1:port. */
-static bool
-wait_listening(int port, int ms)
-{
-	struct sockaddr_in	sa;
-	int64_t			deadline = now_ms() + ms;
-	int			fd, rc;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sa.sin_port = htons((uint16_t)port);
-	do {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
-		close(fd);
-		if (rc == 0)
-			return (true);
-		usleep(20000);
-	} while (now_ms() < deadline);
-	return (false);
-}
-
-/* Write text to path, mode 0600 (0700 for a script). */
-static void
-write_file(const char *path, const char *text, mode_t mode)
-{
-	int	fd;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-	assert_true(fd != -1);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
-
 /*
  * progmux driven through ssh, as "Driving another host" in docs/clients.md
  * shows, when the connection hangs (the client's ssh stopped: no packet

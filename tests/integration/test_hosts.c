@@ -1,0 +1,1048 @@
+/*
+ * test_hosts.c — one progmux, many machines, over the engines people
+ * run: a hub whose hosts are "box", a progmux reached by ssh (an sshd
+ * this suite starts on 127.0.0.1, key authentication, a throwaway user
+ * that exists only in the sshd's own mount namespace), "ns", a progmux
+ * in mount and PID namespaces of its own (unshare) with its own tmux,
+ * and "bad", a command that cannot start. Ids, panes and processes of
+ * the three machines really differ, and the tests check that each call
+ * reached the machine its id names, that a lost link is said (never run
+ * here), and that nothing is left on any side: the far sides' processes
+ * are counted by an environment entry only their progmux had
+ * (PMX_FAR=...), the hub's links by their command lines.
+ *
+ * Needs root (the sshd, the namespaces), /usr/sbin/sshd, ssh,
+ * ssh-keygen and unshare; scripts/build/deps.sh installs them. Without
+ * them each test skips, saying which is missing.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pwd.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "client.h"
+#include "harness.h"
+#include "needs.h"
+#include "xmalloc.h"
+
+#define GONE_MS		10000	/* a side ends by then, or it is left */
+#define META_TASKS	"\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":" \
+	"\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{" \
+	"\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}}"
+#define ANSWER_MS	15000	/* a call through a link answers by then */
+
+/* The world the hosts live in, made once for the suite. */
+static struct {
+	char		 dir[64];	/* 0755: bin, home, ns, ssh */
+	char		 tmux[320];	/* the tmux the far sides run */
+	char		 user[32];	/* the throwaway user of "box" */
+	uid_t		 uid;
+	int		 port;
+	pid_t		 sshd;
+	bool		 made_run;	/* we made /run/sshd */
+	const char	*skip;		/* why the suite cannot run here */
+	int		 serial;	/* hubs started, for their markers */
+} w = { .sshd = -1 };
+
+/* One hub of a test and its markers. */
+struct hub {
+	struct pmx	 c;
+	char		 mark[128];	/* in the hosts' command lines */
+	char		 box_env[160];	/* PMX_FAR=... of box's processes */
+	char		 ns_env[160];	/* and of ns's */
+	char		 calm_env[160];	/* and of calm's */
+	char		 key[128];	/* the ssh key: in the link's argv */
+	char		*hosts;		/* PROGMUX_HOSTS=... */
+	bool		 open;
+};
+
+/* Run argv (a NULL-terminated list of words); its exit status, or -1. */
+static int
+run(const char *first, ...)
+{
+	char	*argv[32], *out;
+	va_list	 ap;
+	int	 n = 0, status;
+
+	va_start(ap, first);
+	for (argv[n] = (char *)first; argv[n] != NULL && n < 31;)
+		argv[++n] = va_arg(ap, char *);
+	va_end(ap);
+	argv[n] = NULL;
+	out = pmx_run_capture(argv, &status);
+	free(out);
+	return (out == NULL ? -1 : status);
+}
+
+/* Copy src to dst, mode 0755. */
+static int
+copy_exec(const char *src, const char *dst)
+{
+	return (run("cp", src, dst, NULL) == 0 && chmod(dst, 0755) == 0 ?
+	    0 : -1);
+}
+
+/* A uid nobody has, for the throwaway user. */
+static uid_t
+free_uid(void)
+{
+	uid_t	uid;
+
+	for (uid = 61000; uid < 65000; uid++)
+		if (getpwuid(uid) == NULL)
+			return (uid);
+	return (0);
+}
+
+/* The binaries the far sides run, copied where the throwaway user may
+ * run them (the tree may be under a directory only root can enter). */
+static int
+world_bin(void)
+{
+	char	 bin[300], src[600], dst[400], *real, *dir;
+	const char *t = pmx_tmux_bin();
+
+	snprintf(bin, sizeof bin, "%s/bin", w.dir);
+	if (mkdir(bin, 0755) == -1)
+		return (-1);
+	real = realpath(getenv("PROGMUX_BIN") != NULL ?
+	    getenv("PROGMUX_BIN") : "build/progmux", NULL);
+	if (real == NULL)
+		return (-1);
+	dir = dirname(real);
+	snprintf(src, sizeof src, "%s/progmux-reaper", dir);
+	if (access(src, X_OK) == -1) {
+		free(real);
+		if ((real = realpath("build/progmux", NULL)) == NULL)
+			return (-1);
+		dir = dirname(real);
+		snprintf(src, sizeof src, "%s/progmux-reaper", dir);
+	}
+	snprintf(dst, sizeof dst, "%s/progmux-reaper", bin);
+	if (copy_exec(src, dst) == -1)
+		goto fail;
+	snprintf(src, sizeof src, "%s/progmux", dir);
+	snprintf(dst, sizeof dst, "%s/progmux", bin);
+	if (copy_exec(src, dst) == -1)
+		goto fail;
+	free(real);
+	if (strchr(t, '/') != NULL) {
+		snprintf(w.tmux, sizeof w.tmux, "%s/tmux", bin);
+		return (copy_exec(t, w.tmux));
+	}
+	snprintf(w.tmux, sizeof w.tmux, "%s", t);
+	return (0);
+
+fail:
+	free(real);
+	return (-1);
+}
+
+/*
+ * The sshd of "box": its keys, the throwaway user added to copies of
+ * /etc/passwd and /etc/shadow bind-mounted over the machine's in a
+ * mount namespace of its own, so the user exists for it alone.
+ */
+static int
+world_sshd(void)
+{
+	char	 d[128], path[256], line[256], cfg[1200], *text, *pub;
+	size_t	 len;
+	int	 fd;
+
+	snprintf(d, sizeof d, "%s/ssh", w.dir);
+	if (mkdir(d, 0755) == -1)
+		return (-1);
+	snprintf(path, sizeof path, "%s/host_key", d);
+	if (run("ssh-keygen", "-q", "-N", "", "-t", "ed25519", "-f", path,
+	    NULL) != 0)
+		return (-1);
+	snprintf(path, sizeof path, "%s/client_key", d);
+	if (run("ssh-keygen", "-q", "-N", "", "-t", "ed25519", "-f", path,
+	    NULL) != 0)
+		return (-1);
+	snprintf(path, sizeof path, "%s/client_key.pub", d);
+	if ((pub = pmx_read_file(path, &len)) == NULL)
+		return (-1);
+	snprintf(path, sizeof path, "%s/authorized_keys", d);
+	write_file(path, pub, 0644);
+	free(pub);
+
+	snprintf(w.user, sizeof w.user, "pmxh%d", (int)getpid());
+	if ((w.uid = free_uid()) == 0)
+		return (-1);
+	snprintf(path, sizeof path, "%s/home", w.dir);
+	if (mkdir(path, 0700) == -1 || chown(path, w.uid, w.uid) == -1)
+		return (-1);
+	if ((text = pmx_read_file("/etc/passwd", &len)) == NULL)
+		return (-1);
+	snprintf(line, sizeof line, "%s:x:%d:%d::%s/home:/bin/sh\n", w.user,
+	    (int)w.uid, (int)w.uid, w.dir);
+	snprintf(path, sizeof path, "%s/passwd", d);
+	write_file(path, text, 0644);
+	free(text);
+	if ((fd = open(path, O_WRONLY | O_APPEND)) == -1 ||
+	    write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+		return (-1);
+	close(fd);
+	if ((text = pmx_read_file("/etc/shadow", &len)) == NULL)
+		return (-1);
+	snprintf(line, sizeof line, "%s:*:19000:0:99999:7:::\n", w.user);
+	snprintf(path, sizeof path, "%s/shadow", d);
+	write_file(path, text, 0600);
+	free(text);
+	if ((fd = open(path, O_WRONLY | O_APPEND)) == -1 ||
+	    write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+		return (-1);
+	close(fd);
+
+	w.port = free_port();
+	snprintf(cfg, sizeof cfg, "Port %d\nListenAddress 127.0.0.1\n"
+	    "HostKey %s/host_key\nAuthorizedKeysFile %s/authorized_keys\n"
+	    "PidFile none\nPasswordAuthentication no\n"
+	    "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
+	    "AllowUsers %s\nLogLevel ERROR\nClientAliveInterval 5\n", w.port,
+	    d, d, w.user);
+	snprintf(path, sizeof path, "%s/sshd_config", d);
+	write_file(path, cfg, 0644);
+	if (access("/run/sshd", F_OK) == -1) {
+		if (mkdir("/run/sshd", 0755) == -1)
+			return (-1);
+		w.made_run = true;
+	}
+	if ((w.sshd = fork()) == 0) {
+		snprintf(path, sizeof path, "%s/sshd.log", d);
+		if ((fd = open(path, O_WRONLY | O_CREAT, 0600)) != -1)
+			dup2(fd, 2);
+		if ((fd = open("/dev/null", O_RDWR)) != -1) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+		}
+		execlp("unshare", "unshare", "-m", "--propagation", "private",
+		    "sh", "-c", "mount --bind \"$1/passwd\" /etc/passwd && "
+		    "mount --bind \"$1/shadow\" /etc/shadow && "
+		    "exec /usr/sbin/sshd -D -e -f \"$1/sshd_config\"", "sh", d,
+		    (char *)NULL);
+		_exit(127);
+	}
+	return (w.sshd > 0 && wait_listening(w.port, 10000) ? 0 : -1);
+}
+
+/* Make the world, or say why it cannot be made here. */
+static int
+world_setup(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		w.skip = "needs root: an sshd of its own, mount and PID "
+		    "namespaces";
+	else if (access("/usr/sbin/sshd", X_OK) == -1)
+		w.skip = "no /usr/sbin/sshd (scripts/build/deps.sh installs "
+		    "openssh-server)";
+	else if (run("ssh", "-V", NULL) != 0)
+		w.skip = "no ssh (openssh-client)";
+	else if (run("unshare", "-m", "-p", "-f", "--mount-proc", "true",
+	    NULL) != 0)
+		w.skip = "unshare -m -p -f --mount-proc is not allowed here";
+	if (w.skip != NULL)
+		return (0);
+	snprintf(w.dir, sizeof w.dir, "/tmp/progmux-hosts-XXXXXX");
+	if (mkdtemp(w.dir) == NULL || chmod(w.dir, 0755) == -1)
+		fail_msg("cannot make %s: %s", w.dir, strerror(errno));
+	if (world_bin() == -1)
+		fail_msg("cannot copy the binaries into %s/bin", w.dir);
+	if (world_sshd() == -1)
+		fail_msg("the sshd of box did not start (see %s/ssh/sshd.log)",
+		    w.dir);
+	return (0);
+}
+
+/* The world goes: sshd, its sessions, the directory. */
+static int
+world_teardown(void **state)
+{
+	(void)state;
+	if (w.sshd > 0) {
+		kill(w.sshd, SIGTERM);
+		waitpid(w.sshd, NULL, 0);
+	}
+	if (w.user[0] != '\0')
+		pmx_kill_procs(w.user);		/* "sshd: pmxhN@notty" */
+	if (w.made_run)
+		rmdir("/run/sshd");
+	if (w.dir[0] != '\0')
+		run("rm", "-rf", w.dir, NULL);
+	return (0);
+}
+
+/* How many processes of a side are left: the far progmux, its tmux,
+ * reapers, programs (by environment), and the hub's links to it (by
+ * command line). */
+static int
+left(const struct hub *h)
+{
+	return (pmx_count_env(h->box_env) + pmx_count_env(h->ns_env) +
+	    pmx_count_env(h->calm_env) + pmx_count_procs(h->mark));
+}
+
+/* Start a hub with the three hosts; skips if the world is not here. */
+static void
+hub_open(struct hub *h)
+{
+	const char	*env[3];
+	char		 ns[200];
+
+	if (w.skip != NULL) {
+		print_message("skipped: %s\n", w.skip);
+		skip();
+	}
+	memset(h, 0, sizeof *h);
+	snprintf(h->mark, sizeof h->mark, "%s/m%d", w.dir, ++w.serial);
+	snprintf(h->box_env, sizeof h->box_env, "PMX_FAR=%s/box", h->mark);
+	snprintf(h->ns_env, sizeof h->ns_env, "PMX_FAR=%s/ns", h->mark);
+	snprintf(h->calm_env, sizeof h->calm_env, "PMX_FAR=%s/calm", h->mark);
+	snprintf(h->key, sizeof h->key, "%s/ssh/client_key", w.dir);
+	snprintf(ns, sizeof ns, "%s/ns%d", w.dir, w.serial);
+	assert_int_equal(mkdir(ns, 0700), 0);
+	xasprintf(&h->hosts, "PROGMUX_HOSTS="
+	    "box=exec ssh -F none -i %s -o IdentitiesOnly=yes "
+	    "-o BatchMode=yes -o StrictHostKeyChecking=no "
+	    "-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR "
+	    "-o ServerAliveInterval=15 -p %d %s@127.0.0.1 env %s "
+	    "TMPDIR=%s/home %s/bin/progmux --robust --tmux-bin %s\n"
+	    "ns=exec unshare -m -p -f --mount-proc env %s TMPDIR=%s "
+	    "%s/bin/progmux --robust --tmux-bin %s\n"
+	    "calm=exec unshare -m -p -f --mount-proc env %s TMPDIR=%s "
+	    "%s/bin/progmux --robust --tmux-bin %s --max-programs 1 "
+	    "--tools start_program,send_keys\n"
+	    "bad=exec %s/nonexistent/progmux --robust\n",
+	    h->key, w.port, w.user, h->box_env, w.dir, w.dir, w.tmux,
+	    h->ns_env, ns, w.dir, w.tmux, h->calm_env, ns, w.dir, w.tmux,
+	    h->mark);
+	env[0] = h->hosts;
+	env[1] = NULL;
+	assert_int_equal(pmx_open(&h->c, env), 0);
+	h->open = true;
+}
+
+/* Wait until nothing of a side is left; the test fails if something
+ * is, and what is left is killed. */
+static void
+nothing_left(struct hub *h)
+{
+	int64_t	deadline = now_ms() + GONE_MS;
+	int	n;
+
+	while ((n = left(h)) > 0 && now_ms() < deadline)
+		usleep(50000);
+	if (n == 0)
+		return;
+	print_message("left: %d of box, %d of ns, %d of calm, %d links\n",
+	    pmx_count_env(h->box_env), pmx_count_env(h->ns_env),
+	    pmx_count_env(h->calm_env), pmx_count_procs(h->mark));
+	pmx_kill_procs(h->mark);
+	fail_msg("%d processes of the hosts or links left after %d ms", n,
+	    GONE_MS);
+}
+
+/* End the hub (its input closed) and check nothing is left. */
+static void
+hub_close(struct hub *h)
+{
+	if (!h->open)
+		return;
+	h->open = false;
+	assert_int_equal(pmx_close(&h->c), 0);
+	nothing_left(h);
+	free(h->hosts);
+}
+
+/* A call that must succeed; its structured result checked. */
+static struct json_doc *
+ok(struct hub *h, const char *tool, const char *fmt, ...)
+{
+	char	*args;
+	va_list	 ap;
+	struct json_doc *d;
+
+	va_start(ap, fmt);
+	if (vasprintf(&args, fmt, ap) == -1)
+		fail_msg("vasprintf");
+	va_end(ap);
+	d = sc_call_ok(&h->c, tool, args);
+	free(args);
+	return (d);
+}
+
+/* A call that must be a tool error whose text holds every needle (a
+ * NULL-terminated list after the arguments). */
+static void
+err(struct hub *h, const char *tool, const char *args, ...)
+{
+	struct json_doc	*d = sc_call_err(&h->c, tool, args);
+	const char	*needle;
+	va_list		 ap;
+
+	va_start(ap, args);
+	while ((needle = va_arg(ap, const char *)) != NULL)
+		if (strstr(pmx_text(d), needle) == NULL)
+			fail_msg("%s %s: \"%s\" not in: %s", tool, args, needle,
+			    pmx_text(d));
+	va_end(ap);
+	json_doc_free(d);
+}
+
+/* read_program id until its text holds needle (within ANSWER_MS). */
+static void
+read_until(struct hub *h, const char *id, const char *needle)
+{
+	char	*text = pmx_read_until(&h->c, id, needle, ANSWER_MS);
+
+	if (text == NULL)
+		fail_msg("%s never printed \"%s\"", id, needle);
+	free(text);
+}
+
+/* The first process whose command line holds needle and whose uid or
+ * PID namespace is asked about: its uid, and whether it is in ours. */
+static pid_t
+proc_of(const char *needle, uid_t *uid, bool *our_ns)
+{
+	char	 path[64], self[64], link[64], *st, *u;
+	size_t	 len;
+	ssize_t	 n;
+	pid_t	 pid;
+
+	if ((pid = pmx_find_proc(needle)) == -1)
+		return (-1);
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if ((st = pmx_read_file(path, &len)) == NULL ||
+	    (u = strstr(st, "\nUid:")) == NULL)
+		fail_msg("cannot read %s", path);
+	*uid = (uid_t)strtoul(u + 5, NULL, 10);
+	free(st);
+	snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)pid);
+	n = readlink(path, link, sizeof link - 1);
+	assert_true(n > 0);
+	link[n] = '\0';
+	n = readlink("/proc/self/ns/pid", self, sizeof self - 1);
+	assert_true(n > 0);
+	self[n] = '\0';
+	*our_ns = strcmp(link, self) == 0;
+	return (pid);
+}
+
+/* The value of a string field of a list entry. */
+static const char *
+entry_str(const struct json *e, const char *key)
+{
+	const struct json	*v = json_get(e, key);
+
+	return (json_type(v) == JSON_STRING ? json_str(v, NULL) : NULL);
+}
+
+/*
+ * Pins: the same tools reach three machines. A program started with
+ * host box runs as box's user, one with host ns in another PID
+ * namespace, one without host here; their ids carry their host (box:p1,
+ * ns:p1, p1) and their results say it; keys sent to box:%N and ns:%N
+ * (the same pane number on each machine) reach each machine's program
+ * and capture_pane shows each one's screen; list_programs spans the
+ * three; stop_program and a resource read reach the far program.
+ */
+static void
+test_hosts_ids(void **state)
+{
+	struct hub		 h;
+	struct json_doc		*d, *l;
+	const struct json	*progs, *e, *tools, *t;
+	char			*box, *ns, *here, *bpane, *npane, args[256];
+	const char		*argv = "[\"sh\",\"-c\",\"echo uid=$(id -u); "
+				    "read x; echo got=$x; exec sleep %d\"]";
+	char			 fmt[300], needle[64];
+	uid_t			 uid;
+	bool			 ours;
+	size_t			 i, n;
+
+	(void)state;
+	hub_open(&h);
+	tools = list_tools(&h.c, &l);
+	t = json_get(json_get(json_get(find_tool(tools, "start_program"),
+	    "inputSchema"), "properties"), "host");
+	assert_non_null(strstr(json_str(json_get(t, "description"), NULL),
+	    "Hosts: box, ns, calm, bad."));
+	json_doc_free(l);
+
+	snprintf(fmt, sizeof fmt, "{\"argv\":%s,\"host\":\"box\"}", argv);
+	d = ok(&h, "start_program", fmt, 3001);
+	box = xstrdup(sc_need_str(d, "programId"));
+	bpane = xstrdup(sc_need_str(d, "paneId"));
+	assert_string_equal(sc_str(d, "host"), "box");
+	assert_true(strncmp(box, "box:p", 5) == 0);
+	assert_non_null(strstr(pmx_text(d), "box:%"));
+	json_doc_free(d);
+	snprintf(fmt, sizeof fmt, "{\"argv\":%s,\"host\":\"ns\"}", argv);
+	d = ok(&h, "start_program", fmt, 3002);
+	ns = xstrdup(sc_need_str(d, "programId"));
+	npane = xstrdup(sc_need_str(d, "paneId"));
+	assert_string_equal(sc_str(d, "host"), "ns");
+	assert_true(strncmp(ns, "ns:p", 4) == 0);
+	json_doc_free(d);
+	snprintf(fmt, sizeof fmt, "{\"argv\":%s}", argv);
+	d = ok(&h, "start_program", fmt, 3003);
+	here = xstrdup(sc_need_str(d, "programId"));
+	assert_null(strchr(here, ':'));
+	assert_null(sc_get(d, "host"));
+	json_doc_free(d);
+	/* The two far panes have the same number on their machines. */
+	assert_string_equal(bpane, npane);
+
+	snprintf(needle, sizeof needle, "uid=%d", (int)w.uid);
+	read_until(&h, box, needle);
+	read_until(&h, ns, "uid=0");
+	snprintf(args, sizeof args, "{\"paneId\":\"box:%s\",\"keys\":"
+	    "\"hello\",\"enter\":true}", bpane);
+	json_doc_free(ok(&h, "send_keys", "%s", args));
+	snprintf(args, sizeof args, "{\"paneId\":\"ns:%s\",\"keys\":"
+	    "\"world\",\"enter\":true}", npane);
+	json_doc_free(ok(&h, "send_keys", "%s", args));
+	read_until(&h, box, "got=hello");
+	read_until(&h, ns, "got=world");
+	d = ok(&h, "capture_pane", "{\"paneId\":\"ns:%s\"}", npane);
+	assert_non_null(strstr(sc_need_str(d, "text"), "got=world"));
+	assert_null(strstr(sc_need_str(d, "text"), "got=hello"));
+	json_doc_free(d);
+	d = ok(&h, "capture_pane", "{\"paneId\":\"box:%s\"}", bpane);
+	assert_non_null(strstr(sc_need_str(d, "text"), "got=hello"));
+	json_doc_free(d);
+
+	/* Where each really runs. */
+	assert_true(proc_of("sleep 3001", &uid, &ours) > 0);
+	assert_int_equal(uid, w.uid);
+	assert_true(ours);
+	assert_true(proc_of("sleep 3002", &uid, &ours) > 0);
+	assert_int_equal(uid, 0);
+	assert_false(ours);
+	assert_true(proc_of("sleep 3003", &uid, &ours) > 0);
+	assert_int_equal(uid, 0);
+	assert_true(ours);
+
+	d = ok(&h, "list_programs", "{}");
+	progs = sc_get(d, "programs");
+	n = json_len(progs);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++) {
+		e = json_at(progs, i);
+		if (strcmp(entry_str(e, "programId"), box) == 0)
+			assert_string_equal(entry_str(e, "host"), "box");
+		else if (strcmp(entry_str(e, "programId"), ns) == 0)
+			assert_string_equal(entry_str(e, "host"), "ns");
+		else {
+			assert_string_equal(entry_str(e, "programId"), here);
+			assert_null(json_get(e, "host"));
+		}
+	}
+	snprintf(needle, sizeof needle, "%s box:%s running", box, bpane);
+	assert_non_null(strstr(pmx_text(d), needle));
+	json_doc_free(d);
+
+	/* A far program's output as a resource, through the hub. */
+	snprintf(args, sizeof args, "{\"uri\":\"progmux://programs/%s/"
+	    "output\"}", ns);
+	assert_non_null(strstr(json_raw(request_ok(&h.c, "resources/read",
+	    args, &d), NULL), "got=world"));
+	json_doc_free(d);
+
+	d = ok(&h, "stop_program", "{\"programId\":\"%s\"}", box);
+	assert_true(sc_bool(d, "wasRunning"));
+	json_doc_free(d);
+	assert_int_equal(wait_none("sleep 3001", GONE_MS), 0);
+	assert_true(pmx_count_procs("sleep 3002") == 1);
+	free(box);
+	free(ns);
+	free(here);
+	free(bpane);
+	free(npane);
+	hub_close(&h);
+}
+
+/*
+ * Pins: the model only names a host the person configured. A host not
+ * configured, an id naming one, or ids naming two hosts are refused,
+ * saying which hosts there are, and nothing runs here nor starts a link.
+ */
+static void
+test_hosts_refused(void **state)
+{
+	struct hub	 h;
+	struct json_doc	*d;
+
+	(void)state;
+	hub_open(&h);
+	err(&h, "run_program", "{\"argv\":[\"touch\",\"/tmp/x\"],\"host\":"
+	    "\"nope\"}", "no host named \"nope\"", "box, ns, calm, bad",
+	    "Nothing was run", NULL);
+	err(&h, "read_program", "{\"programId\":\"nope:p1\"}",
+	    "no host named \"nope\"", NULL);
+	err(&h, "send_keys", "{\"paneId\":\"nope:%1\",\"keys\":\"x\"}",
+	    "no host named \"nope\"", NULL);
+	err(&h, "start_program", "{\"argv\":[\"true\"],\"host\":\"box\","
+	    "\"fromPaneId\":\"ns:%1\"}", "different hosts", NULL);
+	/* (A link of box that was never started.) */
+	err(&h, "read_program", "{\"programId\":\"box.7:p1\"}",
+	    "no host named", NULL);
+	d = ok(&h, "list_programs", "{}");
+	assert_int_equal(json_len(sc_get(d, "programs")), 0);
+	assert_null(sc_get(d, "unreachableHosts"));
+	json_doc_free(d);
+	assert_int_equal(left(&h), 0);	/* no link was started */
+	hub_close(&h);
+}
+
+/*
+ * Pins: a host whose command cannot start is unreachable, with the
+ * command's exit status and its last line of standard error; nothing is
+ * run here instead; list_programs says it; the next call naming the
+ * host tries a new link, which says the same.
+ */
+static void
+test_hosts_fail_start(void **state)
+{
+	struct hub		 h;
+	struct json_doc		*d;
+	const struct json	*u;
+
+	(void)state;
+	hub_open(&h);
+	err(&h, "run_program", "{\"argv\":[\"sh\",\"-c\",\"echo ran\"],"
+	    "\"host\":\"bad\"}", "host bad is unreachable", "status 127",
+	    "not found", NULL);
+	d = ok(&h, "list_programs", "{}");
+	assert_int_equal(json_len(sc_get(d, "programs")), 0);
+	u = json_at(sc_get(d, "unreachableHosts"), 0);
+	assert_string_equal(entry_str(u, "host"), "bad");
+	assert_non_null(strstr(entry_str(u, "why"), "status 127"));
+	assert_non_null(strstr(pmx_text(d), "host bad: unreachable"));
+	json_doc_free(d);
+	err(&h, "start_program", "{\"argv\":[\"true\"],\"host\":\"bad\"}",
+	    "unreachable", "status 127", NULL);
+	hub_close(&h);
+}
+
+/*
+ * Pins: ssh killed while a read waits on box: the read is answered at
+ * once that box is unreachable (ssh killed by SIGKILL), never by this
+ * machine; the far progmux, whose client is gone, ends its program at
+ * once rather than after the read's 20 s; a later call for that
+ * program says the same without starting a link; host box then starts
+ * a new link whose ids say so (box.2:), and the old id never reaches
+ * the new link's programs.
+ */
+static void
+test_hosts_ssh_killed(void **state)
+{
+	struct hub	 h;
+	struct json_doc	*d;
+	char		*id, *id2, args[200];
+	pid_t		 ssh;
+	int64_t		 rid, t0;
+
+	(void)state;
+	hub_open(&h);
+	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
+	    "exec sleep 3004\"],\"host\":\"box\"}");
+	id = xstrdup(sc_need_str(d, "programId"));
+	json_doc_free(d);
+	read_until(&h, id, "ready");
+	assert_true(pmx_count_env(h.box_env) > 0);
+	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
+	    "{\"programId\":\"%s\",\"cursor\":6,\"timeoutMs\":20000}}", id);
+	rid = pmx_send(&h.c, "tools/call", args);
+	assert_true((ssh = pmx_find_proc(h.key)) > 0);
+	usleep(200000);		/* (the read is there, waiting) */
+	t0 = now_ms();
+	assert_int_equal(kill(ssh, SIGKILL), 0);
+	d = pmx_wait(&h.c, rid, ANSWER_MS);
+	assert_non_null(d);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "host box is unreachable"));
+	assert_non_null(strstr(pmx_text(d), "SIGKILL"));
+	assert_true(now_ms() - t0 < 5000);
+	json_doc_free(d);
+	/* The far side: its client gone, it ends now, not in 20 s. */
+	t0 = now_ms();
+	while (pmx_count_env(h.box_env) > 0 && now_ms() - t0 < GONE_MS)
+		usleep(50000);
+	assert_int_equal(pmx_count_env(h.box_env), 0);
+	assert_int_equal(pmx_count_procs("sleep 3004"), 0);
+
+	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
+	err(&h, "read_program", args, "host box is unreachable", "SIGKILL",
+	    NULL);
+	assert_int_equal(pmx_find_proc(h.key), -1);	/* no new link */
+
+	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo again; "
+	    "exec sleep 3005\"],\"host\":\"box\"}");
+	id2 = xstrdup(sc_need_str(d, "programId"));
+	json_doc_free(d);
+	assert_true(strncmp(id2, "box.2:p", 7) == 0);
+	read_until(&h, id2, "again");
+	err(&h, "read_program", args, "host box is unreachable", NULL);
+	free(id);
+	free(id2);
+	hub_close(&h);
+}
+
+/*
+ * Pins: the link's command killed while a call waits on calm (unshare,
+ * whose child, the far progmux, lives on in its namespace; calm offers
+ * no resources, so it tells the hub nothing of them): the call says
+ * calm is unreachable; the far progmux, its input ended and its client
+ * gone, ends its programs within a second or so (the hub asks every
+ * call that may wait for progress, and the far side's next note finds
+ * nobody reading), not when the call's 20 s wait is over (send_keys
+ * waiting for a reply that a program with echo off, asleep, never
+ * gives).
+ */
+static void
+test_hosts_link_killed(void **state)
+{
+	struct hub	 h;
+	struct json_doc	*d;
+	char		*pane, args[200];
+	pid_t		 link;
+	int64_t		 rid;
+
+	(void)state;
+	hub_open(&h);
+	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
+	    "exec sleep 3011\"],\"host\":\"calm\"}");
+	pane = xstrdup(sc_need_str(d, "paneId"));
+	json_doc_free(d);
+	snprintf(args, sizeof args, "{\"name\":\"send_keys\",\"arguments\":"
+	    "{\"paneId\":\"calm:%s\",\"keys\":\"x\",\"enter\":true,"
+	    "\"timeoutMs\":20000}}", pane);
+	rid = pmx_send(&h.c, "tools/call", args);
+	assert_true(wait_some("sleep 3011", 1, ANSWER_MS) == 1);
+	usleep(300000);		/* (the keys are typed, the reply waits) */
+	/* (Only the link's command line holds the marker.) */
+	assert_true((link = pmx_find_proc(h.calm_env)) > 0);
+	assert_int_equal(kill(link, SIGKILL), 0);
+	d = pmx_wait(&h.c, rid, ANSWER_MS);
+	assert_non_null(d);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "host calm is unreachable"));
+	json_doc_free(d);
+	nothing_left(&h);	/* (within GONE_MS, half the call's wait) */
+	free(pane);
+	hub_close(&h);
+}
+
+/*
+ * Pins: the far progmux killed (its keeper and front, SIGKILL) while a
+ * read waits on it: the read says box is unreachable with how its
+ * command ended, and nothing of it is left there.
+ */
+static void
+test_hosts_far_killed(void **state)
+{
+	struct hub	 h;
+	struct json_doc	*d;
+	char		*id, args[200], far[400];
+	int64_t		 rid;
+
+	(void)state;
+	hub_open(&h);
+	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
+	    "exec sleep 3006\"],\"host\":\"box\"}");
+	id = xstrdup(sc_need_str(d, "programId"));
+	json_doc_free(d);
+	read_until(&h, id, "ready");
+	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
+	    "{\"programId\":\"%s\",\"cursor\":6,\"timeoutMs\":20000}}", id);
+	rid = pmx_send(&h.c, "tools/call", args);
+	usleep(200000);
+	snprintf(far, sizeof far, "%s/bin/progmux --robust", w.dir);
+	assert_true(pmx_kill_procs(far) >= 2);	/* keeper and front */
+	d = pmx_wait(&h.c, rid, ANSWER_MS);
+	assert_non_null(d);
+	assert_true(pmx_is_error(d));
+	assert_non_null(strstr(pmx_text(d), "host box is unreachable"));
+	assert_non_null(strstr(pmx_text(d), "its command "));
+	json_doc_free(d);
+	nothing_left(&h);
+	free(id);
+	hub_close(&h);
+}
+
+/*
+ * Pins: a call cancelled here is cancelled there: a run_program on ns
+ * (without keep, its id never given) whose request is cancelled stops
+ * its program there. Before that, its progress comes through, named
+ * with its host's id.
+ */
+static void
+test_hosts_cancel(void **state)
+{
+	struct hub		 h;
+	struct json_doc		*d;
+	const struct json	*p;
+	char			 line[400];
+	int64_t			 rid, deadline;
+	bool			 progress = false;
+
+	(void)state;
+	hub_open(&h);
+	rid = pmx_send(&h.c, "tools/call", "{\"name\":\"run_program\","
+	    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"echo tick; exec sleep "
+	    "3007\"],\"host\":\"ns\",\"timeoutMs\":20000},\"_meta\":"
+	    "{\"progressToken\":\"pt\"}}");
+	deadline = now_ms() + ANSWER_MS;
+	while (!progress && now_ms() < deadline) {
+		if ((d = pmx_next(&h.c, 1000)) == NULL)
+			continue;
+		p = json_get(json_root(d), "params");
+		if (json_type(json_get(p, "progressToken")) == JSON_STRING &&
+		    strcmp(json_str(json_get(p, "progressToken"), NULL),
+		    "pt") == 0 && json_type(json_get(p, "message")) ==
+		    JSON_STRING && strstr(json_str(json_get(p, "message"),
+		    NULL), "ns:p") != NULL)
+			progress = true;
+		json_doc_free(d);
+	}
+	assert_true(progress);
+	assert_int_equal(pmx_count_procs("sleep 3007"), 1);
+	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld}}",
+	    (long long)rid);
+	send_line(&h.c, line);
+	assert_int_equal(wait_none("sleep 3007", GONE_MS), 0);
+	d = pmx_wait(&h.c, rid, 500);	/* a cancelled call: no answer */
+	assert_null(d);
+	hub_close(&h);
+}
+
+/*
+ * Pins: a call on another host that waits becomes a task as a local one
+ * does (2026-07-28, the tasks extension): tasks/get says how the far
+ * program stands with its host's id (the far side's progress), and the
+ * task's result is the far call's.
+ */
+static void
+test_hosts_task(void **state)
+{
+	struct hub		 h;
+	struct json_doc		*d;
+	const struct json	*r;
+	char			 params[512], *task;
+	int64_t			 rid, deadline;
+	bool			 named = false, done = false;
+
+	(void)state;
+	hub_open(&h);
+	snprintf(params, sizeof params, "{\"name\":\"run_program\","
+	    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"echo start; sleep 3; "
+	    "echo done\"],\"host\":\"ns\",\"timeoutMs\":20000}," META_TASKS
+	    "}");
+	rid = pmx_send(&h.c, "tools/call", params);
+	d = pmx_wait(&h.c, rid, ANSWER_MS);
+	assert_non_null(d);
+	r = pmx_result(d);
+	assert_string_equal(json_str(json_get(r, "resultType"), NULL), "task");
+	task = xstrdup(json_str(json_get(r, "taskId"), NULL));
+	json_doc_free(d);
+	snprintf(params, sizeof params, "{\"taskId\":\"%s\"," META_TASKS "}",
+	    task);
+	deadline = now_ms() + ANSWER_MS;
+	while (!done && now_ms() < deadline) {
+		rid = pmx_send(&h.c, "tasks/get", params);
+		d = pmx_wait(&h.c, rid, ANSWER_MS);
+		assert_non_null(d);
+		r = pmx_result(d);
+		if (strstr(json_str(json_get(r, "statusMessage"), NULL),
+		    "ns:p1") != NULL)
+			named = true;
+		if (strcmp(json_str(json_get(r, "status"), NULL),
+		    "completed") == 0) {
+			done = true;
+			assert_non_null(strstr(json_raw(json_get(r, "result"),
+			    NULL), "done"));
+			assert_non_null(strstr(json_raw(json_get(r, "result"),
+			    NULL), "\"programId\":\"ns:p1\""));
+		}
+		json_doc_free(d);
+		if (!done)
+			usleep(300000);
+	}
+	assert_true(done);
+	assert_true(named);
+	free(task);
+	hub_close(&h);
+}
+
+/*
+ * Pins: a far progmux's log messages come through named with their
+ * host: calm (at most one program there) refuses a second start, warns
+ * of its ceiling, and the hub's client is told "calm: start refused".
+ */
+static void
+test_hosts_messages(void **state)
+{
+	struct hub		 h;
+	struct json_doc		*d;
+	const struct json	*p;
+	int64_t			 deadline;
+	bool			 told = false;
+
+	(void)state;
+	hub_open(&h);
+	json_doc_free(ok(&h, "start_program", "{\"argv\":[\"sleep\","
+	    "\"3012\"],\"host\":\"calm\"}"));
+	err(&h, "start_program", "{\"argv\":[\"sleep\",\"3013\"],"
+	    "\"host\":\"calm\"}", "PROGMUX_MAX_PROGRAMS", NULL);
+	deadline = now_ms() + ANSWER_MS;
+	while (!told && now_ms() < deadline) {
+		if ((d = pmx_next(&h.c, 1000)) == NULL)
+			continue;
+		p = json_get(json_root(d), "params");
+		if (strcmp(json_str(json_get(json_root(d), "method"), NULL) ?
+		    json_str(json_get(json_root(d), "method"), NULL) : "",
+		    "notifications/message") == 0 &&
+		    json_type(json_get(p, "data")) == JSON_STRING &&
+		    strncmp(json_str(json_get(p, "data"), NULL),
+		    "calm: start refused", 19) == 0)
+			told = true;
+		json_doc_free(d);
+	}
+	assert_true(told);
+	hub_close(&h);
+}
+
+/*
+ * Programs on box, ns and here, a read waiting on box; then the hub is
+ * ended by how (SIGTERM to it, or SIGKILL to its keeper and front at
+ * once), and nothing of it may be left on any side: counted there.
+ */
+static void
+hub_ended(bool abrupt)
+{
+	struct hub	 h;
+	struct json_doc	*d;
+	char		 args[200], *id;
+
+	hub_open(&h);
+	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo b; exec "
+	    "sleep 3008\"],\"host\":\"box\"}");
+	id = xstrdup(sc_need_str(d, "programId"));
+	json_doc_free(d);
+	json_doc_free(ok(&h, "start_program", "{\"argv\":[\"sleep\",\"3009\"],"
+	    "\"host\":\"ns\"}"));
+	json_doc_free(ok(&h, "start_program", "{\"argv\":[\"sleep\","
+	    "\"3010\"]}"));
+	read_until(&h, id, "b");
+	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
+	    "{\"programId\":\"%s\",\"cursor\":2,\"timeoutMs\":20000}}", id);
+	(void)pmx_send(&h.c, "tools/call", args);
+	assert_true(pmx_count_env(h.box_env) >= 3);	/* far, tmux, ... */
+	assert_true(pmx_count_env(h.ns_env) >= 3);
+	assert_int_equal(pmx_count_procs("sleep 3008"), 1);
+	assert_int_equal(pmx_count_procs("sleep 3009"), 1);
+	if (abrupt) {
+		assert_true(h.c.front > 0);
+		assert_int_equal(kill(h.c.front, SIGKILL), 0);
+	}
+	assert_int_equal(kill(h.c.pid, abrupt ? SIGKILL : SIGTERM), 0);
+	assert_true(pmx_wait_exit(&h.c, 5000) != -1);
+	nothing_left(&h);
+	assert_int_equal(pmx_count_procs("sleep 3008") +
+	    pmx_count_procs("sleep 3009"), 0);
+	free(id);
+	hub_close(&h);
+}
+
+/* Pins: SIGTERM ends the hub at once, and with it every link: each far
+ * progmux, its calls cancelled and its input closed, owes nothing and
+ * ends its programs. */
+static void
+test_hosts_hub_ends(void **state)
+{
+	(void)state;
+	hub_ended(false);
+}
+
+/* Pins: the hub killed outright (keeper and front, SIGKILL): its links
+ * die with it (a parent-death signal), and each far progmux, its client
+ * gone, ends its programs at once. */
+static void
+test_hosts_hub_killed(void **state)
+{
+	(void)state;
+	hub_ended(true);
+}
+
+/* Pins: progmux --check tries each host: box and ns answer, bad does
+ * not (status 127), and --check says so and exits 1; nothing is left. */
+static void
+test_hosts_check(void **state)
+{
+	struct hub	 h;
+	char		*argv[4], *out, *bin;
+	int		 status;
+
+	(void)state;
+	hub_open(&h);
+	bin = realpath(getenv("PROGMUX_BIN") != NULL ?
+	    getenv("PROGMUX_BIN") : "build/progmux", NULL);
+	assert_non_null(bin);
+	putenv(h.hosts);
+	argv[0] = bin;
+	argv[1] = (char *)"--check";
+	argv[2] = NULL;
+	out = pmx_run_capture(argv, &status);
+	unsetenv("PROGMUX_HOSTS");
+	assert_non_null(out);
+	assert_int_equal(status, 1);
+	assert_non_null(strstr(out, "host box:"));
+	assert_non_null(strstr(out, "answers: ok"));
+	assert_non_null(strstr(out, "host bad:"));
+	assert_non_null(strstr(out, "NOT USABLE: its command exited with "
+	    "status 127"));
+	if (strstr(strstr(out, "host ns:"), "answers: ok") == NULL)
+		fail_msg("ns not usable: %s", out);
+	free(out);
+	free(bin);
+	hub_close(&h);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hosts_ids),
+		cmocka_unit_test(test_hosts_refused),
+		cmocka_unit_test(test_hosts_fail_start),
+		cmocka_unit_test(test_hosts_ssh_killed),
+		cmocka_unit_test(test_hosts_link_killed),
+		cmocka_unit_test(test_hosts_far_killed),
+		cmocka_unit_test(test_hosts_cancel),
+		cmocka_unit_test(test_hosts_task),
+		cmocka_unit_test(test_hosts_messages),
+		cmocka_unit_test(test_hosts_hub_ends),
+		cmocka_unit_test(test_hosts_hub_killed),
+		cmocka_unit_test(test_hosts_check),
+	};
+
+	return (HARNESS_RUN("hosts", tests, world_setup, world_teardown));
+}
