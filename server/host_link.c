@@ -783,6 +783,7 @@ host_link_check(const char *name, const char *command, int64_t wait_ms,
 	if ((pid = host_link_spawn(command, fds, cause)) == -1)
 		return (-1);
 	host_link_initialize(&w, name);
+	signal(SIGPIPE, SIG_IGN);	/* (a command gone already) */
 	(void)fd_write_all(fds[0], w.data, w.len);
 	buf_free(&w);
 	while (doc == NULL && fds[1] != -1 && now_ms() < deadline) {

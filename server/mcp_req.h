@@ -14,6 +14,10 @@
  *   mcp_listen.c   subscriptions/listen and the look that tells what
  *                  changed; it calls the others' "what changed", they
  *                  never call it (they kick it through mcp_req.c)
+ *   mcp_hosts.c    beside the families: a tools/call for another host
+ *                  forwarded whole over its link (host_link.c), the
+ *                  merged list_programs, hosts' resources; asked by
+ *                  mcp_tools.c, task.c, resource.c, never asking them
  *   mcp_req.c      the bottom (tmux's cmd-queue.c): a request and its
  *                  context, the id table, results and errors, the output
  *                  queue and its back-pressure, the one notification

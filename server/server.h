@@ -9,7 +9,8 @@
  *   protocol   mcp.c (stdin, the envelope, the one method table of both
  *              eras) over its method families, each exporting its rows:
  *              mcp_session.c, mcp_tools.c, task.c, resource.c,
- *              mcp_listen.c; over mcp_req.c (the request and its
+ *              mcp_listen.c, and beside them mcp_hosts.c (calls for
+ *              other hosts); over mcp_req.c (the request and its
  *              context, replies, the output queue). Their own header is
  *              mcp_req.h; this one shows only stdin and stdout of them
  *   tools      tool_start.c, tool_run.c, tool_read.c, tool_stop.c,
@@ -21,6 +22,8 @@
  *              services; below the tool files (as tmux's cmd-queue.c),
  *              running them through their entries; the protocol gives
  *              it its reply functions at set-up
+ *   links      host_link.c: a host's link, its command spoken to as an
+ *              MCP client; knows no request, tool or program
  *   programs   program.c (the table and each program's lifecycle), made
  *              of pane.c (its FIFOs and pane), reaper_link.c (its
  *              reaper) and waiting.c (does it wait for input?); the

@@ -569,7 +569,7 @@ test_hosts_ids(void **state)
 	assert_true(sc_bool(d, "wasRunning"));
 	json_doc_free(d);
 	assert_int_equal(wait_none("sleep 3001", GONE_MS), 0);
-	assert_true(pmx_count_procs("sleep 3002") == 1);
+	assert_int_equal(wait_some("sleep 3002", 1, ANSWER_MS), 1);
 	free(box);
 	free(ns);
 	free(here);
@@ -823,7 +823,7 @@ test_hosts_cancel(void **state)
 		json_doc_free(d);
 	}
 	assert_true(progress);
-	assert_int_equal(pmx_count_procs("sleep 3007"), 1);
+	assert_int_equal(wait_some("sleep 3007", 1, ANSWER_MS), 1);
 	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld}}",
 	    (long long)rid);
@@ -957,8 +957,8 @@ hub_ended(bool abrupt)
 	(void)pmx_send(&h.c, "tools/call", args);
 	assert_true(pmx_count_env(h.box_env) >= 3);	/* far, tmux, ... */
 	assert_true(pmx_count_env(h.ns_env) >= 3);
-	assert_int_equal(pmx_count_procs("sleep 3008"), 1);
-	assert_int_equal(pmx_count_procs("sleep 3009"), 1);
+	assert_int_equal(wait_some("sleep 3008", 1, ANSWER_MS), 1);
+	assert_int_equal(wait_some("sleep 3009", 1, ANSWER_MS), 1);
 	if (abrupt) {
 		assert_true(h.c.front > 0);
 		assert_int_equal(kill(h.c.front, SIGKILL), 0);
@@ -1026,6 +1026,74 @@ test_hosts_check(void **state)
 	hub_close(&h);
 }
 
+/* progmux with the arguments after status (and PROGMUX_HOSTS=env, if
+ * not NULL): its output and standard error (allocated), *status. */
+static char *
+settings(const char *env, int *status, ...)
+{
+	char	*argv[10], *out, *bin;
+	va_list	 ap;
+	int	 n = 3;
+
+	bin = realpath(getenv("PROGMUX_BIN") != NULL ?
+	    getenv("PROGMUX_BIN") : "build/progmux", NULL);
+	assert_non_null(bin);
+	argv[0] = (char *)"sh";
+	argv[1] = (char *)"-c";
+	argv[2] = (char *)"exec \"$0\" \"$@\" 2>&1";
+	argv[3] = bin;
+	va_start(ap, status);
+	while (n < 9 && (argv[++n] = va_arg(ap, char *)) != NULL)
+		;
+	va_end(ap);
+	argv[n] = NULL;
+	if (env != NULL)
+		setenv("PROGMUX_HOSTS", env, 1);
+	out = pmx_run_capture(argv, status);
+	unsetenv("PROGMUX_HOSTS");
+	free(bin);
+	assert_non_null(out);
+	return (out);
+}
+
+/*
+ * Pins: hosts are the person's settings, checked at start: a name of
+ * other characters, a host without a command, or one given twice is a
+ * start-up error (exit 2) naming it; PROGMUX_HOSTS takes one a line
+ * (blank lines and # comments passed over), and --host, given at all,
+ * replaces it (--check lists what is in force). No world is needed.
+ */
+static void
+test_hosts_settings(void **state)
+{
+	char	*out;
+	int	 status;
+
+	(void)state;
+	out = settings(NULL, &status, "--host", "a b=true", NULL);
+	assert_int_equal(status, 2);
+	assert_non_null(strstr(out, "--host: \"a b=true\" is not NAME=COMMAND"));
+	free(out);
+	out = settings(NULL, &status, "--host", "a=", NULL);
+	assert_int_equal(status, 2);
+	assert_non_null(strstr(out, "host a has no command"));
+	free(out);
+	out = settings("a=true\na=false", &status, "--check", NULL);
+	assert_int_equal(status, 2);
+	assert_non_null(strstr(out, "PROGMUX_HOSTS: host a is given twice"));
+	free(out);
+	out = settings("# hosts\n\nx=exit 3\n", &status, "--check", NULL);
+	assert_int_equal(status, 1);
+	assert_non_null(strstr(out, "host x:"));
+	assert_non_null(strstr(out, "exited with status 3"));
+	free(out);
+	out = settings("x=exit 3", &status, "--check", "--host", "y=exit 4",
+	    NULL);
+	assert_null(strstr(out, "host x:"));
+	assert_non_null(strstr(out, "exited with status 4"));
+	free(out);
+}
+
 int
 main(void)
 {
@@ -1042,6 +1110,7 @@ main(void)
 		cmocka_unit_test(test_hosts_hub_ends),
 		cmocka_unit_test(test_hosts_hub_killed),
 		cmocka_unit_test(test_hosts_check),
+		cmocka_unit_test(test_hosts_settings),
 	};
 
 	return (HARNESS_RUN("hosts", tests, world_setup, world_teardown));

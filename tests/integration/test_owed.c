@@ -530,7 +530,7 @@ test_start_descriptors(void **state)
 }
 
 /*
- * progmux driven through ssh, as "Driving another host" in docs/clients.md
+ * progmux driven through ssh, as "Driving other hosts" in docs/clients.md
  * shows, when the connection hangs (the client's ssh stopped: no packet
  * is answered, nothing is closed): with ClientAliveInterval on the far
  * sshd the session ends, and progmux there ends its programs, its tmux
