@@ -223,8 +223,10 @@ integration: $(ITEST_BIN) $(FIXTURE_BIN)
 
 # Integration tests drive build/progmux through tests/client.c (the
 # client) and tests/harness.c (the checks and set-ups the suites share),
-# each compiled once (tests/schema_check.c too, for test_jschema).
-HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/harness.o
+# with tests/sshd.c (an sshd of a test's own, the benchmarks' too), each
+# compiled once (tests/schema_check.c too, for test_jschema).
+HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/harness.o \
+	$(B)/obj/tests/sshd.o
 
 $(B)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -255,7 +257,8 @@ $(B)/bench/%: tests/bench/%.c $(B)/obj/tests/client.o $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/tests/client.o $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
 
-$(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tests/client.o $(LIBS_TEST)
+$(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(B)/obj/tests/client.o \
+	    $(B)/obj/tests/sshd.o $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(PCRE_LIBS) -lm
 

@@ -4,9 +4,7 @@
  * with what they saw, the progmux a group shares or a test starts, and
  * waits with bounded deadlines.
  */
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <netinet/in.h>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -506,48 +504,7 @@ wait_path_gone(const char *path, int ms)
 	return (lstat(path, &st) == -1);
 }
 
-/* --- a network and files of the test's own ----------------------------- */
-
-int
-free_port(void)
-{
-	struct sockaddr_in	sa;
-	socklen_t		len = sizeof sa;
-	int			fd, port;
-
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd != -1);
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	port = ntohs(sa.sin_port);
-	close(fd);
-	return (port);
-}
-
-bool
-wait_listening(int port, int ms)
-{
-	struct sockaddr_in	sa;
-	int64_t			deadline = now_ms() + ms;
-	int			fd, rc;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sa.sin_port = htons((uint16_t)port);
-	do {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
-		close(fd);
-		if (rc == 0)
-			return (true);
-		poll(NULL, 0, POLL_MS);
-	} while (now_ms() < deadline);
-	return (false);
-}
+/* --- files of the test's own ------------------------------------------- */
 
 void
 write_file(const char *path, const char *text, mode_t mode)

@@ -147,13 +147,8 @@ int		 wait_some(const char *needle, int want, int ms);
 /* Wait up to ms until path is gone (lstat); is it? */
 bool		 wait_path_gone(const char *path, int ms);
 
-/* --- a network and files of the test's own ----------------------------- */
+/* --- files of the test's own ------------------------------------------- */
 
-/* A TCP port on 127.0.0.1 nobody listens on now. */
-int		 free_port(void);
-/* Wait up to ms until something accepts connections on 127.0.0.1:port;
- * does it? */
-bool		 wait_listening(int port, int ms);
 /* Write text to path with mode (the file made anew); the test fails if
  * it cannot. */
 void		 write_file(const char *path, const char *text, mode_t mode);

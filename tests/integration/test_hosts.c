@@ -35,6 +35,7 @@
 #include "client.h"
 #include "harness.h"
 #include "needs.h"
+#include "sshd.h"
 #include "xmalloc.h"
 
 #define GONE_MS		10000	/* a side ends by then, or it is left */
@@ -47,14 +48,10 @@
 static struct {
 	char		 dir[64];	/* 0755: bin, home, ns, ssh */
 	char		 tmux[320];	/* the tmux the far sides run */
-	char		 user[32];	/* the throwaway user of "box" */
-	uid_t		 uid;
-	int		 port;
-	pid_t		 sshd;
-	bool		 made_run;	/* we made /run/sshd */
+	struct sshd	 sshd;		/* box's, with its throwaway user */
 	const char	*skip;		/* why the suite cannot run here */
 	int		 serial;	/* hubs started, for their markers */
-} w = { .sshd = -1 };
+} w = { .sshd = { .pid = -1 } };
 
 /* One hub of a test and its markers. */
 struct hub {
@@ -63,7 +60,7 @@ struct hub {
 	char		 box_env[160];	/* PMX_FAR=... of box's processes */
 	char		 ns_env[160];	/* and of ns's */
 	char		 calm_env[160];	/* and of calm's */
-	char		 key[128];	/* the ssh key: in the link's argv */
+	char		 ssh[800];	/* ssh's words: in the link's argv */
 	char		*hosts;		/* PROGMUX_HOSTS=... */
 	bool		 open;
 };
@@ -92,18 +89,6 @@ copy_exec(const char *src, const char *dst)
 {
 	return (run("cp", src, dst, NULL) == 0 && chmod(dst, 0755) == 0 ?
 	    0 : -1);
-}
-
-/* A uid nobody has, for the throwaway user. */
-static uid_t
-free_uid(void)
-{
-	uid_t	uid;
-
-	for (uid = 61000; uid < 65000; uid++)
-		if (getpwuid(uid) == NULL)
-			return (uid);
-	return (0);
 }
 
 /* The binaries the far sides run, copied where the throwaway user may
@@ -150,111 +135,15 @@ fail:
 	return (-1);
 }
 
-/*
- * The sshd of "box": its keys, the throwaway user added to copies of
- * /etc/passwd and /etc/shadow bind-mounted over the machine's in a
- * mount namespace of its own, so the user exists for it alone.
- */
-static int
-world_sshd(void)
-{
-	char	 d[128], path[256], line[256], cfg[1200], *text, *pub;
-	size_t	 len;
-	int	 fd;
-
-	snprintf(d, sizeof d, "%s/ssh", w.dir);
-	if (mkdir(d, 0755) == -1)
-		return (-1);
-	snprintf(path, sizeof path, "%s/host_key", d);
-	if (run("ssh-keygen", "-q", "-N", "", "-t", "ed25519", "-f", path,
-	    NULL) != 0)
-		return (-1);
-	snprintf(path, sizeof path, "%s/client_key", d);
-	if (run("ssh-keygen", "-q", "-N", "", "-t", "ed25519", "-f", path,
-	    NULL) != 0)
-		return (-1);
-	snprintf(path, sizeof path, "%s/client_key.pub", d);
-	if ((pub = pmx_read_file(path, &len)) == NULL)
-		return (-1);
-	snprintf(path, sizeof path, "%s/authorized_keys", d);
-	write_file(path, pub, 0644);
-	free(pub);
-
-	snprintf(w.user, sizeof w.user, "pmxh%d", (int)getpid());
-	if ((w.uid = free_uid()) == 0)
-		return (-1);
-	snprintf(path, sizeof path, "%s/home", w.dir);
-	if (mkdir(path, 0700) == -1 || chown(path, w.uid, w.uid) == -1)
-		return (-1);
-	if ((text = pmx_read_file("/etc/passwd", &len)) == NULL)
-		return (-1);
-	snprintf(line, sizeof line, "%s:x:%d:%d::%s/home:/bin/sh\n", w.user,
-	    (int)w.uid, (int)w.uid, w.dir);
-	snprintf(path, sizeof path, "%s/passwd", d);
-	write_file(path, text, 0644);
-	free(text);
-	if ((fd = open(path, O_WRONLY | O_APPEND)) == -1 ||
-	    write(fd, line, strlen(line)) != (ssize_t)strlen(line))
-		return (-1);
-	close(fd);
-	if ((text = pmx_read_file("/etc/shadow", &len)) == NULL)
-		return (-1);
-	snprintf(line, sizeof line, "%s:*:19000:0:99999:7:::\n", w.user);
-	snprintf(path, sizeof path, "%s/shadow", d);
-	write_file(path, text, 0600);
-	free(text);
-	if ((fd = open(path, O_WRONLY | O_APPEND)) == -1 ||
-	    write(fd, line, strlen(line)) != (ssize_t)strlen(line))
-		return (-1);
-	close(fd);
-
-	w.port = free_port();
-	snprintf(cfg, sizeof cfg, "Port %d\nListenAddress 127.0.0.1\n"
-	    "HostKey %s/host_key\nAuthorizedKeysFile %s/authorized_keys\n"
-	    "PidFile none\nPasswordAuthentication no\n"
-	    "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
-	    "AllowUsers %s\nLogLevel ERROR\nClientAliveInterval 5\n", w.port,
-	    d, d, w.user);
-	snprintf(path, sizeof path, "%s/sshd_config", d);
-	write_file(path, cfg, 0644);
-	if (access("/run/sshd", F_OK) == -1) {
-		if (mkdir("/run/sshd", 0755) == -1)
-			return (-1);
-		w.made_run = true;
-	}
-	if ((w.sshd = fork()) == 0) {
-		snprintf(path, sizeof path, "%s/sshd.log", d);
-		if ((fd = open(path, O_WRONLY | O_CREAT, 0600)) != -1)
-			dup2(fd, 2);
-		if ((fd = open("/dev/null", O_RDWR)) != -1) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-		}
-		execlp("unshare", "unshare", "-m", "--propagation", "private",
-		    "sh", "-c", "mount --bind \"$1/passwd\" /etc/passwd && "
-		    "mount --bind \"$1/shadow\" /etc/shadow && "
-		    "exec /usr/sbin/sshd -D -e -f \"$1/sshd_config\"", "sh", d,
-		    (char *)NULL);
-		_exit(127);
-	}
-	return (w.sshd > 0 && wait_listening(w.port, 10000) ? 0 : -1);
-}
-
 /* Make the world, or say why it cannot be made here. */
 static int
 world_setup(void **state)
 {
+	char	 ssh[128], home[128], user[32], *cause;
+
 	(void)state;
-	if (geteuid() != 0)
-		w.skip = "needs root: an sshd of its own, mount and PID "
-		    "namespaces";
-	else if (access("/usr/sbin/sshd", X_OK) == -1)
-		w.skip = "no /usr/sbin/sshd (scripts/build/deps.sh installs "
-		    "openssh-server)";
-	else if (run("ssh", "-V", NULL) != 0)
-		w.skip = "no ssh (openssh-client)";
-	else if (run("unshare", "-m", "-p", "-f", "--mount-proc", "true",
-	    NULL) != 0)
+	if ((w.skip = sshd_missing(true)) == NULL && run("unshare", "-m",
+	    "-p", "-f", "--mount-proc", "true", NULL) != 0)
 		w.skip = "unshare -m -p -f --mount-proc is not allowed here";
 	if (w.skip != NULL)
 		return (0);
@@ -263,9 +152,13 @@ world_setup(void **state)
 		fail_msg("cannot make %s: %s", w.dir, strerror(errno));
 	if (world_bin() == -1)
 		fail_msg("cannot copy the binaries into %s/bin", w.dir);
-	if (world_sshd() == -1)
-		fail_msg("the sshd of box did not start (see %s/ssh/sshd.log)",
-		    w.dir);
+	/* box's user, who exists only for its sshd. */
+	snprintf(ssh, sizeof ssh, "%s/ssh", w.dir);
+	snprintf(home, sizeof home, "%s/home", w.dir);
+	snprintf(user, sizeof user, "pmxh%d", (int)getpid());
+	if (sshd_start(&w.sshd, ssh, user, home, "ClientAliveInterval 5\n",
+	    &cause) == -1)
+		fail_msg("the sshd of box: %s", cause);
 	return (0);
 }
 
@@ -274,14 +167,7 @@ static int
 world_teardown(void **state)
 {
 	(void)state;
-	if (w.sshd > 0) {
-		kill(w.sshd, SIGTERM);
-		waitpid(w.sshd, NULL, 0);
-	}
-	if (w.user[0] != '\0')
-		pmx_kill_procs(w.user);		/* "sshd: pmxhN@notty" */
-	if (w.made_run)
-		rmdir("/run/sshd");
+	sshd_stop(&w.sshd);
 	if (w.dir[0] != '\0')
 		run("rm", "-rf", w.dir, NULL);
 	return (0);
@@ -313,14 +199,11 @@ hub_open(struct hub *h)
 	snprintf(h->box_env, sizeof h->box_env, "PMX_FAR=%s/box", h->mark);
 	snprintf(h->ns_env, sizeof h->ns_env, "PMX_FAR=%s/ns", h->mark);
 	snprintf(h->calm_env, sizeof h->calm_env, "PMX_FAR=%s/calm", h->mark);
-	snprintf(h->key, sizeof h->key, "%s/ssh/client_key", w.dir);
+	sshd_ssh(&w.sshd, h->ssh, sizeof h->ssh);
 	snprintf(ns, sizeof ns, "%s/ns%d", w.dir, w.serial);
 	assert_int_equal(mkdir(ns, 0700), 0);
 	xasprintf(&h->hosts, "PROGMUX_HOSTS="
-	    "box=exec ssh -F none -i %s -o IdentitiesOnly=yes "
-	    "-o BatchMode=yes -o StrictHostKeyChecking=no "
-	    "-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR "
-	    "-o ServerAliveInterval=15 -p %d %s@127.0.0.1 env %s "
+	    "box=exec %s -o ServerAliveInterval=15 env %s "
 	    "TMPDIR=%s/home %s/bin/progmux --robust --tmux-bin %s\n"
 	    "ns=exec unshare -m -p -f --mount-proc env %s TMPDIR=%s "
 	    "%s/bin/progmux --robust --tmux-bin %s\n"
@@ -328,7 +211,7 @@ hub_open(struct hub *h)
 	    "%s/bin/progmux --robust --tmux-bin %s --max-programs 1 "
 	    "--tools start_program,send_keys\n"
 	    "bad=exec %s/nonexistent/progmux --robust\n",
-	    h->key, w.port, w.user, h->box_env, w.dir, w.dir, w.tmux,
+	    h->ssh, h->box_env, w.dir, w.dir, w.tmux,
 	    h->ns_env, ns, w.dir, w.tmux, h->calm_env, ns, w.dir, w.tmux,
 	    h->mark);
 	env[0] = h->hosts;
@@ -509,7 +392,7 @@ test_hosts_ids(void **state)
 	/* The two far panes have the same number on their machines. */
 	assert_string_equal(bpane, npane);
 
-	snprintf(needle, sizeof needle, "uid=%d", (int)w.uid);
+	snprintf(needle, sizeof needle, "uid=%d", (int)w.sshd.uid);
 	read_until(&h, box, needle);
 	read_until(&h, ns, "uid=0");
 	snprintf(args, sizeof args, "{\"paneId\":\"box:%s\",\"keys\":"
@@ -530,7 +413,7 @@ test_hosts_ids(void **state)
 
 	/* Where each really runs. */
 	assert_true(proc_of("sleep 3001", &uid, &ours) > 0);
-	assert_int_equal(uid, w.uid);
+	assert_int_equal(uid, w.sshd.uid);
 	assert_true(ours);
 	assert_true(proc_of("sleep 3002", &uid, &ours) > 0);
 	assert_int_equal(uid, 0);
@@ -670,7 +553,7 @@ test_hosts_ssh_killed(void **state)
 	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
 	    "{\"programId\":\"%s\",\"cursor\":6,\"timeoutMs\":20000}}", id);
 	rid = pmx_send(&h.c, "tools/call", args);
-	assert_true((ssh = pmx_find_proc(h.key)) > 0);
+	assert_true((ssh = pmx_find_proc(w.sshd.key)) > 0);
 	usleep(200000);		/* (the read is there, waiting) */
 	t0 = now_ms();
 	assert_int_equal(kill(ssh, SIGKILL), 0);
@@ -691,7 +574,7 @@ test_hosts_ssh_killed(void **state)
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
 	err(&h, "read_program", args, "host box is unreachable", "SIGKILL",
 	    NULL);
-	assert_int_equal(pmx_find_proc(h.key), -1);	/* no new link */
+	assert_int_equal(pmx_find_proc(w.sshd.key), -1);	/* no new link */
 
 	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo again; "
 	    "exec sleep 3005\"],\"host\":\"box\"}");

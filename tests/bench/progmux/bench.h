@@ -186,6 +186,9 @@ int	agent_start(struct agent *a, const char *argv_json, char **id,
 	    char **pane);
 void	bench_agent(void);
 
+/* hosts.c */
+void	bench_hosts(void);
+
 /* agent_reads.c */
 void	bench_agent_logs(struct pmx *c, const struct json_doc *list);
 

@@ -7,8 +7,9 @@
  *	bench_progmux --stamp MS	(helper: sleep, print CLOCK_REALTIME ns)
  *
  * BENCH_SMOKE=1 is --smoke; BENCH_RUNS and BENCH_TP_RUNS set the number of
- * samples; BENCH_ONLY=latency,throughput,memory,scale,agent picks groups
- * (latency.c, throughput.c, scale.c, agent.c with agent_reads.c).
+ * samples; BENCH_ONLY=latency,throughput,memory,scale,agent,hosts picks
+ * groups (latency.c, throughput.c, scale.c, agent.c with agent_reads.c,
+ * hosts.c).
  *
  * Prints a table on stdout and writes the same figures as JSON. A slow
  * machine never fails it: it exits 0 whatever the figures, and 1 only when
@@ -144,6 +145,8 @@ main(int argc, char **argv)
 		bench_scale();
 	if (bench_wanted("agent"))
 		bench_agent();
+	if (bench_wanted("hosts"))
+		bench_hosts();
 	bench_strip_figures(strip_json);
 	secs = (double)(now_us() - t0) / 1e6;
 
