@@ -155,22 +155,8 @@ static void
 mcp_hosts_error(struct mcp_req *req, const char *msg)
 {
 	struct buf	 b = BUF_INIT;
-	struct jw	 w;
 
-	jw_init(&w, &b);
-	jw_obj_begin(&w);
-	jw_key(&w, "content");
-	jw_arr_begin(&w);
-	jw_obj_begin(&w);
-	jw_key(&w, "type");
-	jw_str(&w, "text");
-	jw_key(&w, "text");
-	jw_str(&w, msg);
-	jw_obj_end(&w);
-	jw_arr_end(&w);
-	jw_key(&w, "isError");
-	jw_bool(&w, true);
-	jw_obj_end(&w);
+	tools_result_put(&b, msg, strlen(msg), NULL, 0, true);
 	mh.hooks->answer(req, b.data, b.len);
 	buf_free(&b);
 }
@@ -406,6 +392,26 @@ mcp_hosts_fwd_free(struct mcp_fwd *f)
 	free(f);
 }
 
+/* A call for req (NULL: a part of a list) on h's link, waiting there;
+ * req points to it until either goes. */
+static struct mcp_fwd *
+mcp_hosts_fwd_new(struct mcp_req *req, struct mcp_host *h)
+{
+	struct mcp_fwd	*f;
+
+	f = xcalloc(1, sizeof *f);
+	f->req = req;
+	f->host = h;
+	f->link = h->link;
+	f->index = -1;
+	LIST_INSERT_HEAD(&h->fwds, f, entry);
+	if (req != NULL) {
+		req->fwd = f;
+		req->ref = &f->req;	/* cleared if req goes first */
+	}
+	return (f);
+}
+
 static void	mcp_hosts_answered(void *, const struct json *, const char *);
 static void	mcp_hosts_gather_one(struct mcp_gather *, int,
 		    const struct json *, const char *);
@@ -434,12 +440,7 @@ mcp_hosts_send(struct mcp_req *req, const char *name, struct mcp_host *h,
 			    "Nothing was run.");
 		return (NULL);
 	}
-	f = xcalloc(1, sizeof *f);
-	f->req = req;
-	f->host = h;
-	f->link = h->link;
-	f->index = -1;
-	LIST_INSERT_HEAD(&h->fwds, f, entry);
+	f = mcp_hosts_fwd_new(req, h);
 	buf_adds(&p, "{\"name\":");
 	json_put_string(&p, name, strlen(name));
 	buf_adds(&p, ",\"arguments\":");
@@ -452,10 +453,6 @@ mcp_hosts_send(struct mcp_req *req, const char *name, struct mcp_host *h,
 	f->id = host_link_call(h->link, "tools/call", p.data, p.len,
 	    mcp_hosts_answered, f);
 	buf_free(&p);
-	if (req != NULL) {
-		req->fwd = f;
-		req->ref = &f->req;	/* cleared if req goes first */
-	}
 	return (f);
 }
 
@@ -840,22 +837,7 @@ mcp_hosts_merge(struct mcp_gather *g)
 	if (shown == 0 && omitted == 0)
 		buf_adds(&text, "no programs\n");
 
-	jw_init(&w, &b);
-	jw_obj_begin(&w);
-	jw_key(&w, "content");
-	jw_arr_begin(&w);
-	jw_obj_begin(&w);
-	jw_key(&w, "type");
-	jw_str(&w, "text");
-	jw_key(&w, "text");
-	jw_strn(&w, text.data != NULL ? text.data : "", text.len);
-	jw_obj_end(&w);
-	jw_arr_end(&w);
-	jw_key(&w, "structuredContent");
-	jw_raw(&w, sc.data, sc.len);
-	jw_key(&w, "isError");
-	jw_bool(&w, false);
-	jw_obj_end(&w);
+	tools_result_put(&b, text.data, text.len, sc.data, sc.len, false);
 	mcp_hosts_gather_free(g);	/* (req lets go of it first) */
 	if (req != NULL)
 		mh.hooks->answer(req, b.data, b.len);
@@ -1096,21 +1078,14 @@ mcp_hosts_resource_read(struct mcp_req *req, const char *uri, size_t len,
 		return (0);
 	if (*why != NULL)
 		return (-1);
-	f = xcalloc(1, sizeof *f);
-	f->req = req;
-	f->host = h;
-	f->link = h->link;
-	f->index = -1;
-	LIST_INSERT_HEAD(&h->fwds, f, entry);
+	f = mcp_hosts_fwd_new(req, h);
 	buf_adds(&p, "{\"uri\":");
 	json_put_string(&p, uri, len);
 	buf_addc(&p, '}');
 	f->id = host_link_call(h->link, "resources/read", p.data, p.len,
 	    mcp_hosts_res_read, f);
 	buf_free(&p);
-	req->fwd = f;
-	req->ref = &f->req;
-	mcp_ids_add(req);
+	mcp_ids_add(req);	/* (a cancellation finds it) */
 	return (1);
 }
 

@@ -171,6 +171,8 @@ void	tools_list(struct jw *, bool tasks);
 bool	tools_task_ok(const char *name);	/* may become a task */
 const char *tools_instructions(void);
 void	tools_set_note(const char *field, const char *note);
+void	tools_result_put(struct buf *, const char *text, size_t len,
+	    const char *sc, size_t sclen, bool is_error);
 /*
  * How the protocol answers a call: mcp_tools.c gives these at its
  * set-up, so the tool layer calls no JSON-RPC itself. bind: the call a

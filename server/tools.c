@@ -609,9 +609,11 @@ tools_call(struct mcp_req *rpc, const char *name, const struct json *args)
 	return (0);
 }
 
-/* A result as JSON into b: the text block, structuredContent, isError. */
-static void
-tools_result_json(struct buf *b, const struct toolres *res)
+/* A tool's result as JSON into b: the text block, structuredContent
+ * (JSON text, sclen bytes; none if 0 or an error), isError. */
+void
+tools_result_put(struct buf *b, const char *text, size_t len,
+    const char *sc, size_t sclen, bool is_error)
 {
 	struct jw	w;
 
@@ -623,16 +625,24 @@ tools_result_json(struct buf *b, const struct toolres *res)
 	jw_key(&w, "type");
 	jw_str(&w, "text");
 	jw_key(&w, "text");
-	jw_strn(&w, res->text.data ? res->text.data : "", res->text.len);
+	jw_strn(&w, text != NULL ? text : "", len);
 	jw_obj_end(&w);
 	jw_arr_end(&w);
-	if (!res->is_error && res->sc.len > 0) {
+	if (!is_error && sclen > 0) {
 		jw_key(&w, "structuredContent");
-		jw_raw(&w, res->sc.data, res->sc.len);
+		jw_raw(&w, sc, sclen);
 	}
 	jw_key(&w, "isError");
-	jw_bool(&w, res->is_error);
+	jw_bool(&w, is_error);
 	jw_obj_end(&w);
+}
+
+/* A result as JSON into b. */
+static void
+tools_result_json(struct buf *b, const struct toolres *res)
+{
+	tools_result_put(b, res->text.data, res->text.len, res->sc.data,
+	    res->sc.len, res->is_error);
 }
 
 /*

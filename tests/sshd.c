@@ -24,9 +24,8 @@
 #define SSHD_BIN	"/usr/sbin/sshd"
 #define SSHD_LISTEN_MS	10000	/* it listens by then */
 
-/* Run the words given; its exit status (-1: it could not run). */
-static int
-sshd_run(const char *first, ...)
+int
+run_words(const char *first, ...)
 {
 	char	*argv[16], *out;
 	va_list	 ap;
@@ -51,9 +50,9 @@ sshd_missing(bool user)
 	if (access(SSHD_BIN, X_OK) == -1)
 		return ("no " SSHD_BIN " (scripts/build/deps.sh installs "
 		    "openssh-server)");
-	if (sshd_run("ssh", "-V", NULL) != 0)
+	if (run_words("ssh", "-V", NULL) != 0)
 		return ("no ssh (openssh-client)");
-	if (user && sshd_run("unshare", "-m", "true", NULL) != 0)
+	if (user && run_words("unshare", "-m", "true", NULL) != 0)
 		return ("unshare -m is not allowed here");
 	return (NULL);
 }
@@ -170,11 +169,11 @@ sshd_keys(struct sshd *s)
 	int	 rc;
 
 	snprintf(path, sizeof path, "%s/host_key", s->dir);
-	if (sshd_run("ssh-keygen", "-q", "-N", "", "-t", "ed25519", "-f",
+	if (run_words("ssh-keygen", "-q", "-N", "", "-t", "ed25519", "-f",
 	    path, NULL) != 0)
 		return (-1);
 	snprintf(s->key, sizeof s->key, "%s/client_key", s->dir);
-	if (sshd_run("ssh-keygen", "-q", "-N", "", "-t", "ed25519", "-f",
+	if (run_words("ssh-keygen", "-q", "-N", "", "-t", "ed25519", "-f",
 	    s->key, NULL) != 0)
 		return (-1);
 	snprintf(path, sizeof path, "%s.pub", s->key);

@@ -25,6 +25,10 @@ struct sshd {
 	bool	 made_run;	/* we made /run/sshd */
 };
 
+/* Run the words given (a NULL-terminated list, the first looked up in
+ * PATH), their output dropped: the exit status, or -1 if they could not
+ * run. */
+int		 run_words(const char *first, ...) __attribute__((sentinel));
 /* Why no sshd can be had here, or NULL. */
 const char	*sshd_missing(bool user);
 /*

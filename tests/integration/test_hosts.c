@@ -42,7 +42,7 @@
 #define META_TASKS	"\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":" \
 	"\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{" \
 	"\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}}"
-#define ANSWER_MS	15000	/* a call through a link answers by then */
+#define ANSWER_MS	30000	/* a call through a link answers by then */
 
 /* The world the hosts live in, made once for the suite. */
 static struct {
@@ -65,29 +65,11 @@ struct hub {
 	bool		 open;
 };
 
-/* Run argv (a NULL-terminated list of words); its exit status, or -1. */
-static int
-run(const char *first, ...)
-{
-	char	*argv[32], *out;
-	va_list	 ap;
-	int	 n = 0, status;
-
-	va_start(ap, first);
-	for (argv[n] = (char *)first; argv[n] != NULL && n < 31;)
-		argv[++n] = va_arg(ap, char *);
-	va_end(ap);
-	argv[n] = NULL;
-	out = pmx_run_capture(argv, &status);
-	free(out);
-	return (out == NULL ? -1 : status);
-}
-
 /* Copy src to dst, mode 0755. */
 static int
 copy_exec(const char *src, const char *dst)
 {
-	return (run("cp", src, dst, NULL) == 0 && chmod(dst, 0755) == 0 ?
+	return (run_words("cp", src, dst, NULL) == 0 && chmod(dst, 0755) == 0 ?
 	    0 : -1);
 }
 
@@ -142,7 +124,7 @@ world_setup(void **state)
 	char	 ssh[128], home[128], user[32], *cause;
 
 	(void)state;
-	if ((w.skip = sshd_missing(true)) == NULL && run("unshare", "-m",
+	if ((w.skip = sshd_missing(true)) == NULL && run_words("unshare", "-m",
 	    "-p", "-f", "--mount-proc", "true", NULL) != 0)
 		w.skip = "unshare -m -p -f --mount-proc is not allowed here";
 	if (w.skip != NULL)
@@ -169,7 +151,7 @@ world_teardown(void **state)
 	(void)state;
 	sshd_stop(&w.sshd);
 	if (w.dir[0] != '\0')
-		run("rm", "-rf", w.dir, NULL);
+		run_words("rm", "-rf", w.dir, NULL);
 	return (0);
 }
 
@@ -181,6 +163,29 @@ left(const struct hub *h)
 {
 	return (pmx_count_env(h->box_env) + pmx_count_env(h->ns_env) +
 	    pmx_count_env(h->calm_env) + pmx_count_procs(h->mark));
+}
+
+static struct hub	 hub;		/* the running test's */
+static struct hub	*open_hub;	/* it, until closed */
+
+/* After each test: a hub a failed test left open is ended, and what it
+ * left on any side killed, so that the next test starts clean. */
+static int
+hub_teardown(void **state)
+{
+	struct hub	*h = open_hub;
+
+	(void)state;
+	if (h == NULL)
+		return (0);
+	open_hub = NULL;
+	if (h->open)
+		pmx_close(&h->c);
+	h->open = false;
+	pmx_kill_procs(h->mark);
+	free(h->hosts);
+	h->hosts = NULL;
+	return (0);
 }
 
 /* Start a hub with the three hosts; skips if the world is not here. */
@@ -218,6 +223,7 @@ hub_open(struct hub *h)
 	env[1] = NULL;
 	assert_int_equal(pmx_open(&h->c, env), 0);
 	h->open = true;
+	open_hub = h;
 }
 
 /* Wait until nothing of a side is left; the test fails if something
@@ -249,7 +255,9 @@ hub_close(struct hub *h)
 	h->open = false;
 	assert_int_equal(pmx_close(&h->c), 0);
 	nothing_left(h);
+	open_hub = NULL;
 	free(h->hosts);
+	h->hosts = NULL;
 }
 
 /* A call that must succeed; its structured result checked. */
@@ -337,77 +345,87 @@ entry_str(const struct json *e, const char *key)
 }
 
 /*
+ * start_program on host (NULL: here) of a program that says its uid,
+ * reads a line, says it, and sleeps in a process called "sleep N": its
+ * programId (allocated), its paneId in *pane (allocated) if pane is not
+ * NULL. Its result must say its host, and its ids carry it.
+ */
+static char *
+started(struct hub *h, const char *host, int n, char **pane)
+{
+	struct json_doc	*d;
+	char		 args[400], prefix[32], *id;
+
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"echo uid=$(id "
+	    "-u); read x; echo got=$x; exec sleep %d\"]%s%s%s}", n,
+	    host ? ",\"host\":\"" : "", host ? host : "", host ? "\"" : "");
+	d = sc_call_ok(&h->c, "start_program", args);
+	id = xstrdup(sc_need_str(d, "programId"));
+	if (pane != NULL)
+		*pane = xstrdup(sc_need_str(d, "paneId"));
+	if (host == NULL) {
+		assert_null(strchr(id, ':'));
+		assert_null(sc_get(d, "host"));
+	} else {
+		snprintf(prefix, sizeof prefix, "%s:p", host);
+		assert_string_equal(sc_str(d, "host"), host);
+		assert_true(strncmp(id, prefix, strlen(prefix)) == 0);
+		snprintf(prefix, sizeof prefix, "%s:%%", host);
+		assert_non_null(strstr(pmx_text(d), prefix));
+	}
+	json_doc_free(d);
+	return (id);
+}
+
+/*
  * Pins: the same tools reach three machines. A program started with
  * host box runs as box's user, one with host ns in another PID
  * namespace, one without host here; their ids carry their host (box:p1,
- * ns:p1, p1) and their results say it; keys sent to box:%N and ns:%N
- * (the same pane number on each machine) reach each machine's program
+ * ns:p1, p1) and their results say it; keys sent to box:%N and ns:%M
+ * (often the same number: each machine numbers its own) reach each one's
  * and capture_pane shows each one's screen; list_programs spans the
  * three; stop_program and a resource read reach the far program.
  */
 static void
 test_hosts_ids(void **state)
 {
-	struct hub		 h;
 	struct json_doc		*d, *l;
 	const struct json	*progs, *e, *tools, *t;
 	char			*box, *ns, *here, *bpane, *npane, args[256];
-	const char		*argv = "[\"sh\",\"-c\",\"echo uid=$(id -u); "
-				    "read x; echo got=$x; exec sleep %d\"]";
-	char			 fmt[300], needle[64];
+	char			 needle[64];
 	uid_t			 uid;
 	bool			 ours;
 	size_t			 i, n;
 
 	(void)state;
-	hub_open(&h);
-	tools = list_tools(&h.c, &l);
+	hub_open(&hub);
+	tools = list_tools(&hub.c, &l);
 	t = json_get(json_get(json_get(find_tool(tools, "start_program"),
 	    "inputSchema"), "properties"), "host");
 	assert_non_null(strstr(json_str(json_get(t, "description"), NULL),
 	    "Hosts: box, ns, calm, bad."));
 	json_doc_free(l);
 
-	snprintf(fmt, sizeof fmt, "{\"argv\":%s,\"host\":\"box\"}", argv);
-	d = ok(&h, "start_program", fmt, 3001);
-	box = xstrdup(sc_need_str(d, "programId"));
-	bpane = xstrdup(sc_need_str(d, "paneId"));
-	assert_string_equal(sc_str(d, "host"), "box");
-	assert_true(strncmp(box, "box:p", 5) == 0);
-	assert_non_null(strstr(pmx_text(d), "box:%"));
-	json_doc_free(d);
-	snprintf(fmt, sizeof fmt, "{\"argv\":%s,\"host\":\"ns\"}", argv);
-	d = ok(&h, "start_program", fmt, 3002);
-	ns = xstrdup(sc_need_str(d, "programId"));
-	npane = xstrdup(sc_need_str(d, "paneId"));
-	assert_string_equal(sc_str(d, "host"), "ns");
-	assert_true(strncmp(ns, "ns:p", 4) == 0);
-	json_doc_free(d);
-	snprintf(fmt, sizeof fmt, "{\"argv\":%s}", argv);
-	d = ok(&h, "start_program", fmt, 3003);
-	here = xstrdup(sc_need_str(d, "programId"));
-	assert_null(strchr(here, ':'));
-	assert_null(sc_get(d, "host"));
-	json_doc_free(d);
-	/* The two far panes have the same number on their machines. */
-	assert_string_equal(bpane, npane);
+	box = started(&hub, "box", 3001, &bpane);
+	ns = started(&hub, "ns", 3002, &npane);
+	here = started(&hub, NULL, 3003, NULL);
 
 	snprintf(needle, sizeof needle, "uid=%d", (int)w.sshd.uid);
-	read_until(&h, box, needle);
-	read_until(&h, ns, "uid=0");
+	read_until(&hub, box, needle);
+	read_until(&hub, ns, "uid=0");
 	snprintf(args, sizeof args, "{\"paneId\":\"box:%s\",\"keys\":"
 	    "\"hello\",\"enter\":true}", bpane);
-	json_doc_free(ok(&h, "send_keys", "%s", args));
+	json_doc_free(ok(&hub, "send_keys", "%s", args));
 	snprintf(args, sizeof args, "{\"paneId\":\"ns:%s\",\"keys\":"
 	    "\"world\",\"enter\":true}", npane);
-	json_doc_free(ok(&h, "send_keys", "%s", args));
-	read_until(&h, box, "got=hello");
-	read_until(&h, ns, "got=world");
-	d = ok(&h, "capture_pane", "{\"paneId\":\"ns:%s\"}", npane);
+	json_doc_free(ok(&hub, "send_keys", "%s", args));
+	read_until(&hub, box, "got=hello");
+	read_until(&hub, ns, "got=world");
+	d = ok(&hub, "capture_pane", "{\"paneId\":\"ns:%s\"}", npane);
 	assert_non_null(strstr(sc_need_str(d, "text"), "got=world"));
 	assert_null(strstr(sc_need_str(d, "text"), "got=hello"));
 	json_doc_free(d);
-	d = ok(&h, "capture_pane", "{\"paneId\":\"box:%s\"}", bpane);
+	d = ok(&hub, "capture_pane", "{\"paneId\":\"box:%s\"}", bpane);
 	assert_non_null(strstr(sc_need_str(d, "text"), "got=hello"));
 	json_doc_free(d);
 
@@ -422,7 +440,7 @@ test_hosts_ids(void **state)
 	assert_int_equal(uid, 0);
 	assert_true(ours);
 
-	d = ok(&h, "list_programs", "{}");
+	d = ok(&hub, "list_programs", "{}");
 	progs = sc_get(d, "programs");
 	n = json_len(progs);
 	assert_int_equal(n, 3);
@@ -444,11 +462,11 @@ test_hosts_ids(void **state)
 	/* A far program's output as a resource, through the hub. */
 	snprintf(args, sizeof args, "{\"uri\":\"progmux://programs/%s/"
 	    "output\"}", ns);
-	assert_non_null(strstr(json_raw(request_ok(&h.c, "resources/read",
+	assert_non_null(strstr(json_raw(request_ok(&hub.c, "resources/read",
 	    args, &d), NULL), "got=world"));
 	json_doc_free(d);
 
-	d = ok(&h, "stop_program", "{\"programId\":\"%s\"}", box);
+	d = ok(&hub, "stop_program", "{\"programId\":\"%s\"}", box);
 	assert_true(sc_bool(d, "wasRunning"));
 	json_doc_free(d);
 	assert_int_equal(wait_none("sleep 3001", GONE_MS), 0);
@@ -458,7 +476,7 @@ test_hosts_ids(void **state)
 	free(here);
 	free(bpane);
 	free(npane);
-	hub_close(&h);
+	hub_close(&hub);
 }
 
 /*
@@ -469,29 +487,28 @@ test_hosts_ids(void **state)
 static void
 test_hosts_refused(void **state)
 {
-	struct hub	 h;
 	struct json_doc	*d;
 
 	(void)state;
-	hub_open(&h);
-	err(&h, "run_program", "{\"argv\":[\"touch\",\"/tmp/x\"],\"host\":"
+	hub_open(&hub);
+	err(&hub, "run_program", "{\"argv\":[\"touch\",\"/tmp/x\"],\"host\":"
 	    "\"nope\"}", "no host named \"nope\"", "box, ns, calm, bad",
 	    "Nothing was run", NULL);
-	err(&h, "read_program", "{\"programId\":\"nope:p1\"}",
+	err(&hub, "read_program", "{\"programId\":\"nope:p1\"}",
 	    "no host named \"nope\"", NULL);
-	err(&h, "send_keys", "{\"paneId\":\"nope:%1\",\"keys\":\"x\"}",
+	err(&hub, "send_keys", "{\"paneId\":\"nope:%1\",\"keys\":\"x\"}",
 	    "no host named \"nope\"", NULL);
-	err(&h, "start_program", "{\"argv\":[\"true\"],\"host\":\"box\","
+	err(&hub, "start_program", "{\"argv\":[\"true\"],\"host\":\"box\","
 	    "\"fromPaneId\":\"ns:%1\"}", "different hosts", NULL);
 	/* (A link of box that was never started.) */
-	err(&h, "read_program", "{\"programId\":\"box.7:p1\"}",
+	err(&hub, "read_program", "{\"programId\":\"box.7:p1\"}",
 	    "no host named", NULL);
-	d = ok(&h, "list_programs", "{}");
+	d = ok(&hub, "list_programs", "{}");
 	assert_int_equal(json_len(sc_get(d, "programs")), 0);
 	assert_null(sc_get(d, "unreachableHosts"));
 	json_doc_free(d);
-	assert_int_equal(left(&h), 0);	/* no link was started */
-	hub_close(&h);
+	assert_int_equal(left(&hub), 0);	/* no link was started */
+	hub_close(&hub);
 }
 
 /*
@@ -503,25 +520,24 @@ test_hosts_refused(void **state)
 static void
 test_hosts_fail_start(void **state)
 {
-	struct hub		 h;
 	struct json_doc		*d;
 	const struct json	*u;
 
 	(void)state;
-	hub_open(&h);
-	err(&h, "run_program", "{\"argv\":[\"sh\",\"-c\",\"echo ran\"],"
+	hub_open(&hub);
+	err(&hub, "run_program", "{\"argv\":[\"sh\",\"-c\",\"echo ran\"],"
 	    "\"host\":\"bad\"}", "host bad is unreachable", "status 127",
 	    "not found", NULL);
-	d = ok(&h, "list_programs", "{}");
+	d = ok(&hub, "list_programs", "{}");
 	assert_int_equal(json_len(sc_get(d, "programs")), 0);
 	u = json_at(sc_get(d, "unreachableHosts"), 0);
 	assert_string_equal(entry_str(u, "host"), "bad");
 	assert_non_null(strstr(entry_str(u, "why"), "status 127"));
 	assert_non_null(strstr(pmx_text(d), "host bad: unreachable"));
 	json_doc_free(d);
-	err(&h, "start_program", "{\"argv\":[\"true\"],\"host\":\"bad\"}",
+	err(&hub, "start_program", "{\"argv\":[\"true\"],\"host\":\"bad\"}",
 	    "unreachable", "status 127", NULL);
-	hub_close(&h);
+	hub_close(&hub);
 }
 
 /*
@@ -536,28 +552,27 @@ test_hosts_fail_start(void **state)
 static void
 test_hosts_ssh_killed(void **state)
 {
-	struct hub	 h;
 	struct json_doc	*d;
 	char		*id, *id2, args[200];
 	pid_t		 ssh;
 	int64_t		 rid, t0;
 
 	(void)state;
-	hub_open(&h);
-	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
+	hub_open(&hub);
+	d = ok(&hub, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
 	    "exec sleep 3004\"],\"host\":\"box\"}");
 	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
-	read_until(&h, id, "ready");
-	assert_true(pmx_count_env(h.box_env) > 0);
+	read_until(&hub, id, "ready");
+	assert_true(pmx_count_env(hub.box_env) > 0);
 	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
 	    "{\"programId\":\"%s\",\"cursor\":6,\"timeoutMs\":20000}}", id);
-	rid = pmx_send(&h.c, "tools/call", args);
+	rid = pmx_send(&hub.c, "tools/call", args);
 	assert_true((ssh = pmx_find_proc(w.sshd.key)) > 0);
 	usleep(200000);		/* (the read is there, waiting) */
 	t0 = now_ms();
 	assert_int_equal(kill(ssh, SIGKILL), 0);
-	d = pmx_wait(&h.c, rid, ANSWER_MS);
+	d = pmx_wait(&hub.c, rid, ANSWER_MS);
 	assert_non_null(d);
 	assert_true(pmx_is_error(d));
 	assert_non_null(strstr(pmx_text(d), "host box is unreachable"));
@@ -566,26 +581,26 @@ test_hosts_ssh_killed(void **state)
 	json_doc_free(d);
 	/* The far side: its client gone, it ends now, not in 20 s. */
 	t0 = now_ms();
-	while (pmx_count_env(h.box_env) > 0 && now_ms() - t0 < GONE_MS)
+	while (pmx_count_env(hub.box_env) > 0 && now_ms() - t0 < GONE_MS)
 		usleep(50000);
-	assert_int_equal(pmx_count_env(h.box_env), 0);
+	assert_int_equal(pmx_count_env(hub.box_env), 0);
 	assert_int_equal(pmx_count_procs("sleep 3004"), 0);
 
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
-	err(&h, "read_program", args, "host box is unreachable", "SIGKILL",
+	err(&hub, "read_program", args, "host box is unreachable", "SIGKILL",
 	    NULL);
 	assert_int_equal(pmx_find_proc(w.sshd.key), -1);	/* no new link */
 
-	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo again; "
+	d = ok(&hub, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo again; "
 	    "exec sleep 3005\"],\"host\":\"box\"}");
 	id2 = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
 	assert_true(strncmp(id2, "box.2:p", 7) == 0);
-	read_until(&h, id2, "again");
-	err(&h, "read_program", args, "host box is unreachable", NULL);
+	read_until(&hub, id2, "again");
+	err(&hub, "read_program", args, "host box is unreachable", NULL);
 	free(id);
 	free(id2);
-	hub_close(&h);
+	hub_close(&hub);
 }
 
 /*
@@ -602,35 +617,34 @@ test_hosts_ssh_killed(void **state)
 static void
 test_hosts_link_killed(void **state)
 {
-	struct hub	 h;
 	struct json_doc	*d;
 	char		*pane, args[200];
 	pid_t		 link;
 	int64_t		 rid;
 
 	(void)state;
-	hub_open(&h);
-	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
+	hub_open(&hub);
+	d = ok(&hub, "start_program", "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
 	    "exec sleep 3011\"],\"host\":\"calm\"}");
 	pane = xstrdup(sc_need_str(d, "paneId"));
 	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"name\":\"send_keys\",\"arguments\":"
 	    "{\"paneId\":\"calm:%s\",\"keys\":\"x\",\"enter\":true,"
 	    "\"timeoutMs\":20000}}", pane);
-	rid = pmx_send(&h.c, "tools/call", args);
-	assert_true(wait_some("sleep 3011", 1, ANSWER_MS) == 1);
+	rid = pmx_send(&hub.c, "tools/call", args);
+	assert_true(wait_some("sleep 3011", 1, ANSWER_MS) >= 1);
 	usleep(300000);		/* (the keys are typed, the reply waits) */
 	/* (Only the link's command line holds the marker.) */
-	assert_true((link = pmx_find_proc(h.calm_env)) > 0);
+	assert_true((link = pmx_find_proc(hub.calm_env)) > 0);
 	assert_int_equal(kill(link, SIGKILL), 0);
-	d = pmx_wait(&h.c, rid, ANSWER_MS);
+	d = pmx_wait(&hub.c, rid, ANSWER_MS);
 	assert_non_null(d);
 	assert_true(pmx_is_error(d));
 	assert_non_null(strstr(pmx_text(d), "host calm is unreachable"));
 	json_doc_free(d);
-	nothing_left(&h);	/* (within GONE_MS, half the call's wait) */
+	nothing_left(&hub);	/* (within GONE_MS, half the call's wait) */
 	free(pane);
-	hub_close(&h);
+	hub_close(&hub);
 }
 
 /*
@@ -641,33 +655,32 @@ test_hosts_link_killed(void **state)
 static void
 test_hosts_far_killed(void **state)
 {
-	struct hub	 h;
 	struct json_doc	*d;
 	char		*id, args[200], far[400];
 	int64_t		 rid;
 
 	(void)state;
-	hub_open(&h);
-	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
+	hub_open(&hub);
+	d = ok(&hub, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
 	    "exec sleep 3006\"],\"host\":\"box\"}");
 	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
-	read_until(&h, id, "ready");
+	read_until(&hub, id, "ready");
 	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
 	    "{\"programId\":\"%s\",\"cursor\":6,\"timeoutMs\":20000}}", id);
-	rid = pmx_send(&h.c, "tools/call", args);
+	rid = pmx_send(&hub.c, "tools/call", args);
 	usleep(200000);
 	snprintf(far, sizeof far, "%s/bin/progmux --robust", w.dir);
 	assert_true(pmx_kill_procs(far) >= 2);	/* keeper and front */
-	d = pmx_wait(&h.c, rid, ANSWER_MS);
+	d = pmx_wait(&hub.c, rid, ANSWER_MS);
 	assert_non_null(d);
 	assert_true(pmx_is_error(d));
 	assert_non_null(strstr(pmx_text(d), "host box is unreachable"));
 	assert_non_null(strstr(pmx_text(d), "its command "));
 	json_doc_free(d);
-	nothing_left(&h);
+	nothing_left(&hub);
 	free(id);
-	hub_close(&h);
+	hub_close(&hub);
 }
 
 /*
@@ -679,7 +692,6 @@ test_hosts_far_killed(void **state)
 static void
 test_hosts_cancel(void **state)
 {
-	struct hub		 h;
 	struct json_doc		*d;
 	const struct json	*p;
 	char			 line[400];
@@ -687,14 +699,14 @@ test_hosts_cancel(void **state)
 	bool			 progress = false;
 
 	(void)state;
-	hub_open(&h);
-	rid = pmx_send(&h.c, "tools/call", "{\"name\":\"run_program\","
+	hub_open(&hub);
+	rid = pmx_send(&hub.c, "tools/call", "{\"name\":\"run_program\","
 	    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"echo tick; exec sleep "
 	    "3007\"],\"host\":\"ns\",\"timeoutMs\":20000},\"_meta\":"
 	    "{\"progressToken\":\"pt\"}}");
 	deadline = now_ms() + ANSWER_MS;
 	while (!progress && now_ms() < deadline) {
-		if ((d = pmx_next(&h.c, 1000)) == NULL)
+		if ((d = pmx_next(&hub.c, 1000)) == NULL)
 			continue;
 		p = json_get(json_root(d), "params");
 		if (json_type(json_get(p, "progressToken")) == JSON_STRING &&
@@ -710,11 +722,11 @@ test_hosts_cancel(void **state)
 	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld}}",
 	    (long long)rid);
-	send_line(&h.c, line);
+	send_line(&hub.c, line);
 	assert_int_equal(wait_none("sleep 3007", GONE_MS), 0);
-	d = pmx_wait(&h.c, rid, 500);	/* a cancelled call: no answer */
+	d = pmx_wait(&hub.c, rid, 500);	/* a cancelled call: no answer */
 	assert_null(d);
-	hub_close(&h);
+	hub_close(&hub);
 }
 
 /*
@@ -726,7 +738,6 @@ test_hosts_cancel(void **state)
 static void
 test_hosts_task(void **state)
 {
-	struct hub		 h;
 	struct json_doc		*d;
 	const struct json	*r;
 	char			 params[512], *task;
@@ -734,13 +745,13 @@ test_hosts_task(void **state)
 	bool			 named = false, done = false;
 
 	(void)state;
-	hub_open(&h);
+	hub_open(&hub);
 	snprintf(params, sizeof params, "{\"name\":\"run_program\","
 	    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"echo start; sleep 3; "
 	    "echo done\"],\"host\":\"ns\",\"timeoutMs\":20000}," META_TASKS
 	    "}");
-	rid = pmx_send(&h.c, "tools/call", params);
-	d = pmx_wait(&h.c, rid, ANSWER_MS);
+	rid = pmx_send(&hub.c, "tools/call", params);
+	d = pmx_wait(&hub.c, rid, ANSWER_MS);
 	assert_non_null(d);
 	r = pmx_result(d);
 	assert_string_equal(json_str(json_get(r, "resultType"), NULL), "task");
@@ -750,8 +761,8 @@ test_hosts_task(void **state)
 	    task);
 	deadline = now_ms() + ANSWER_MS;
 	while (!done && now_ms() < deadline) {
-		rid = pmx_send(&h.c, "tasks/get", params);
-		d = pmx_wait(&h.c, rid, ANSWER_MS);
+		rid = pmx_send(&hub.c, "tasks/get", params);
+		d = pmx_wait(&hub.c, rid, ANSWER_MS);
 		assert_non_null(d);
 		r = pmx_result(d);
 		if (strstr(json_str(json_get(r, "statusMessage"), NULL),
@@ -772,7 +783,7 @@ test_hosts_task(void **state)
 	assert_true(done);
 	assert_true(named);
 	free(task);
-	hub_close(&h);
+	hub_close(&hub);
 }
 
 /*
@@ -783,21 +794,20 @@ test_hosts_task(void **state)
 static void
 test_hosts_messages(void **state)
 {
-	struct hub		 h;
 	struct json_doc		*d;
 	const struct json	*p;
 	int64_t			 deadline;
 	bool			 told = false;
 
 	(void)state;
-	hub_open(&h);
-	json_doc_free(ok(&h, "start_program", "{\"argv\":[\"sleep\","
+	hub_open(&hub);
+	json_doc_free(ok(&hub, "start_program", "{\"argv\":[\"sleep\","
 	    "\"3012\"],\"host\":\"calm\"}"));
-	err(&h, "start_program", "{\"argv\":[\"sleep\",\"3013\"],"
+	err(&hub, "start_program", "{\"argv\":[\"sleep\",\"3013\"],"
 	    "\"host\":\"calm\"}", "PROGMUX_MAX_PROGRAMS", NULL);
 	deadline = now_ms() + ANSWER_MS;
 	while (!told && now_ms() < deadline) {
-		if ((d = pmx_next(&h.c, 1000)) == NULL)
+		if ((d = pmx_next(&hub.c, 1000)) == NULL)
 			continue;
 		p = json_get(json_root(d), "params");
 		if (strcmp(json_str(json_get(json_root(d), "method"), NULL) ?
@@ -810,7 +820,7 @@ test_hosts_messages(void **state)
 		json_doc_free(d);
 	}
 	assert_true(told);
-	hub_close(&h);
+	hub_close(&hub);
 }
 
 /*
@@ -821,38 +831,37 @@ test_hosts_messages(void **state)
 static void
 hub_ended(bool abrupt)
 {
-	struct hub	 h;
 	struct json_doc	*d;
 	char		 args[200], *id;
 
-	hub_open(&h);
-	d = ok(&h, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo b; exec "
+	hub_open(&hub);
+	d = ok(&hub, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo b; exec "
 	    "sleep 3008\"],\"host\":\"box\"}");
 	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
-	json_doc_free(ok(&h, "start_program", "{\"argv\":[\"sleep\",\"3009\"],"
+	json_doc_free(ok(&hub, "start_program", "{\"argv\":[\"sleep\",\"3009\"],"
 	    "\"host\":\"ns\"}"));
-	json_doc_free(ok(&h, "start_program", "{\"argv\":[\"sleep\","
+	json_doc_free(ok(&hub, "start_program", "{\"argv\":[\"sleep\","
 	    "\"3010\"]}"));
-	read_until(&h, id, "b");
+	read_until(&hub, id, "b");
 	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
 	    "{\"programId\":\"%s\",\"cursor\":2,\"timeoutMs\":20000}}", id);
-	(void)pmx_send(&h.c, "tools/call", args);
-	assert_true(pmx_count_env(h.box_env) >= 3);	/* far, tmux, ... */
-	assert_true(pmx_count_env(h.ns_env) >= 3);
+	(void)pmx_send(&hub.c, "tools/call", args);
+	assert_true(pmx_count_env(hub.box_env) >= 3);	/* far, tmux, ... */
+	assert_true(pmx_count_env(hub.ns_env) >= 3);
 	assert_int_equal(wait_some("sleep 3008", 1, ANSWER_MS), 1);
 	assert_int_equal(wait_some("sleep 3009", 1, ANSWER_MS), 1);
 	if (abrupt) {
-		assert_true(h.c.front > 0);
-		assert_int_equal(kill(h.c.front, SIGKILL), 0);
+		assert_true(hub.c.front > 0);
+		assert_int_equal(kill(hub.c.front, SIGKILL), 0);
 	}
-	assert_int_equal(kill(h.c.pid, abrupt ? SIGKILL : SIGTERM), 0);
-	assert_true(pmx_wait_exit(&h.c, 5000) != -1);
-	nothing_left(&h);
+	assert_int_equal(kill(hub.c.pid, abrupt ? SIGKILL : SIGTERM), 0);
+	assert_true(pmx_wait_exit(&hub.c, 5000) != -1);
+	nothing_left(&hub);
 	assert_int_equal(pmx_count_procs("sleep 3008") +
 	    pmx_count_procs("sleep 3009"), 0);
 	free(id);
-	hub_close(&h);
+	hub_close(&hub);
 }
 
 /* Pins: SIGTERM ends the hub at once, and with it every link: each far
@@ -880,16 +889,15 @@ test_hosts_hub_killed(void **state)
 static void
 test_hosts_check(void **state)
 {
-	struct hub	 h;
 	char		*argv[4], *out, *bin;
 	int		 status;
 
 	(void)state;
-	hub_open(&h);
+	hub_open(&hub);
 	bin = realpath(getenv("PROGMUX_BIN") != NULL ?
 	    getenv("PROGMUX_BIN") : "build/progmux", NULL);
 	assert_non_null(bin);
-	putenv(h.hosts);
+	putenv(hub.hosts);
 	argv[0] = bin;
 	argv[1] = (char *)"--check";
 	argv[2] = NULL;
@@ -906,7 +914,7 @@ test_hosts_check(void **state)
 		fail_msg("ns not usable: %s", out);
 	free(out);
 	free(bin);
-	hub_close(&h);
+	hub_close(&hub);
 }
 
 /* progmux with the arguments after status (and PROGMUX_HOSTS=env, if
@@ -981,19 +989,19 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hosts_ids),
-		cmocka_unit_test(test_hosts_refused),
-		cmocka_unit_test(test_hosts_fail_start),
-		cmocka_unit_test(test_hosts_ssh_killed),
-		cmocka_unit_test(test_hosts_link_killed),
-		cmocka_unit_test(test_hosts_far_killed),
-		cmocka_unit_test(test_hosts_cancel),
-		cmocka_unit_test(test_hosts_task),
-		cmocka_unit_test(test_hosts_messages),
-		cmocka_unit_test(test_hosts_hub_ends),
-		cmocka_unit_test(test_hosts_hub_killed),
-		cmocka_unit_test(test_hosts_check),
-		cmocka_unit_test(test_hosts_settings),
+		cmocka_unit_test_teardown(test_hosts_ids, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_refused, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_fail_start, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_ssh_killed, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_link_killed, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_far_killed, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_cancel, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_task, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_messages, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_hub_ends, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_hub_killed, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_check, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_settings, hub_teardown),
 	};
 
 	return (HARNESS_RUN("hosts", tests, world_setup, world_teardown));
