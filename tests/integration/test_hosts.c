@@ -917,6 +917,93 @@ test_hosts_check(void **state)
 	hub_close(&hub);
 }
 
+/* How many trials test_hosts_kills makes (PMX_HOSTS_TRIALS; make
+ * test-long makes more). */
+static int
+trials(void)
+{
+	const char	*v = getenv("PMX_HOSTS_TRIALS");
+
+	return (v != NULL && atoi(v) > 0 ? atoi(v) : 3);
+}
+
+/* The first process with needle in its command line, waited for (it may
+ * not have started yet), or -1. */
+static pid_t
+await_proc(const char *needle)
+{
+	int64_t	deadline = now_ms() + ANSWER_MS;
+	pid_t	pid;
+
+	while ((pid = pmx_find_proc(needle)) == -1 && now_ms() < deadline)
+		usleep(10000);
+	return (pid);
+}
+
+/*
+ * Pins, at random moments (a seeded xorshift: the seed is printed,
+ * PMX_SEED=... replays it; PMX_HOSTS_TRIALS sets how many trials, make
+ * test-long makes 100): a start_program on box or ns is sent, and 0-500
+ * ms later (a third at once) the host's link command is killed, or its
+ * far progmux (keeper and front), or the hub itself (keeper and front,
+ * SIGKILL). The start is always answered while the hub lives: started,
+ * or the host unreachable; never anything run here. Then nothing is left
+ * on any side.
+ */
+static void
+test_hosts_kills(void **state)
+{
+	uint64_t	 seed = pmx_seed();
+	struct json_doc	*d;
+	const char	*host;
+	char		 args[200], far[300];
+	int		 t, n = trials(), what, ms;
+	int64_t		 rid;
+	pid_t		 pid;
+
+	(void)state;
+	print_message("seed %llu (PMX_SEED replays it), %d trials\n",
+	    (unsigned long long)seed, n);
+	pmx_srand(seed);
+	snprintf(far, sizeof far, "%s/bin/progmux --robust", w.dir);
+	for (t = 0; t < n; t++) {
+		hub_open(&hub);
+		host = pmx_rand() % 2 == 0 ? "box" : "ns";
+		what = (int)(pmx_rand() % 3);
+		ms = pmx_rand() % 3 == 0 ? 0 : (int)(pmx_rand() % 500);
+		snprintf(args, sizeof args, "{\"name\":\"start_program\","
+		    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"echo up; exec "
+		    "sleep 3020\"],\"host\":\"%s\"}}", host);
+		rid = pmx_send(&hub.c, "tools/call", args);
+		usleep((useconds_t)ms * 1000);
+		if (what == 2) {
+			kill(hub.c.front, SIGKILL);
+			kill(hub.c.pid, SIGKILL);
+			assert_true(pmx_wait_exit(&hub.c, 5000) != -1);
+			nothing_left(&hub);
+			hub_close(&hub);
+			continue;
+		}
+		pid = await_proc(what == 1 ? far : host[0] == 'b' ?
+		    w.sshd.key : hub.ns_env);
+		if (pid == -1)
+			fail_msg("trial %d: nothing to kill of %s", t, host);
+		if (what == 1)
+			pmx_kill_procs(far);
+		else
+			kill(pid, SIGKILL);
+		if ((d = pmx_wait(&hub.c, rid, ANSWER_MS)) == NULL)
+			fail_msg("trial %d (%s, kill %d after %d ms): the start "
+			    "was not answered", t, host, what, ms);
+		if (pmx_is_error(d) && strstr(pmx_text(d), "is unreachable") ==
+		    NULL && strstr(pmx_text(d), "is ending") == NULL)
+			fail_msg("trial %d: %s", t, pmx_text(d));
+		json_doc_free(d);
+		json_doc_free(ok(&hub, "list_programs", "{}"));
+		hub_close(&hub);
+	}
+}
+
 /* progmux with the arguments after status (and PROGMUX_HOSTS=env, if
  * not NULL): its output and standard error (allocated), *status. */
 static char *
@@ -1001,6 +1088,7 @@ main(void)
 		cmocka_unit_test_teardown(test_hosts_hub_ends, hub_teardown),
 		cmocka_unit_test_teardown(test_hosts_hub_killed, hub_teardown),
 		cmocka_unit_test_teardown(test_hosts_check, hub_teardown),
+		cmocka_unit_test_teardown(test_hosts_kills, hub_teardown),
 		cmocka_unit_test_teardown(test_hosts_settings, hub_teardown),
 	};
 
