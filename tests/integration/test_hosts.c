@@ -306,12 +306,12 @@ read_until(struct hub *h, const char *id, const char *needle)
 	free(text);
 }
 
-/* The first process whose command line holds needle and whose uid or
- * PID namespace is asked about: its uid, and whether it is in ours. */
+/* The first process whose command line holds needle: its pid, its uid,
+ * and whether it is in our PID namespace. */
 static pid_t
 proc_of(const char *needle, uid_t *uid, bool *our_ns)
 {
-	char	 path[64], self[64], link[64], *st, *u;
+	char	 path[64], self[64], link[64], *st, *u = NULL;
 	size_t	 len;
 	ssize_t	 n;
 	pid_t	 pid;
