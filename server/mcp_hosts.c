@@ -496,15 +496,18 @@ mcp_hosts_answered(void *arg, const struct json *msg, const char *why)
 	struct mcp_fwd		*f = arg;
 	struct mcp_req		*req = f->req;
 	struct mcp_host		*h = f->host;
+	struct mcp_gather	*g;
 	const struct json	*res, *err;
 	struct buf		 b = BUF_INIT;
 	const char		*raw;
 	size_t			 len;
+	int			 i;
 
-	if (f->gather != NULL) {
-		f->gather->fwd[f->index] = NULL;
+	if ((g = f->gather) != NULL) {
+		i = f->index;
+		g->fwd[i] = NULL;
 		mcp_hosts_fwd_free(f);
-		mcp_hosts_gather_one(f->gather, f->index, msg, why);
+		mcp_hosts_gather_one(g, i, msg, why);
 		return;
 	}
 	mcp_hosts_fwd_free(f);
