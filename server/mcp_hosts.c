@@ -191,6 +191,22 @@ mcp_hosts_unreachable(struct mcp_req *req, const char *tool,
 	buf_free(&b);
 }
 
+/* Answer req: its ids name link epoch of h, which was never started
+ * (an id no start here gave). */
+static void
+mcp_hosts_never(struct mcp_req *req, const char *tool,
+    const struct mcp_host *h, unsigned epoch)
+{
+	struct buf	b = BUF_INIT;
+
+	buf_printf(&b, "%s: no such program or pane: host %s has had %u link%s, "
+	    "and its ids name link %u (ids are those the calls on it gave). "
+	    "Nothing was run.", tool, h->cfg->name, h->epoch, h->epoch == 1 ?
+	    "" : "s", epoch);
+	mcp_hosts_error(req, buf_cstr(&b));
+	buf_free(&b);
+}
+
 /*
  * Which host a name (len bytes: "box" or "box.2", from an id or from
  * host) is: its index, and the link number it names (*epoch, 1 when it
@@ -480,7 +496,7 @@ mcp_hosts_call(struct mcp_req *req, const char *name,
 	h = &mh.hosts[host];
 	if (epoch != 0 && (epoch != h->epoch || h->link == NULL)) {
 		if (epoch > h->epoch)
-			mcp_hosts_no_host(req, name, h->name, strlen(h->name));
+			mcp_hosts_never(req, name, h, epoch);
 		else
 			mcp_hosts_unreachable(req, name, h, epoch);
 		return (true);

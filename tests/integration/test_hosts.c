@@ -502,7 +502,9 @@ test_hosts_refused(void **state)
 	    "\"fromPaneId\":\"ns:%1\"}", "different hosts", NULL);
 	/* (A link of box that was never started.) */
 	err(&hub, "read_program", "{\"programId\":\"box.7:p1\"}",
-	    "no host named", NULL);
+	    "no such program or pane: host box has had 0 links", NULL);
+	err(&hub, "read_program", "{\"programId\":\"ns:p1\"}",
+	    "host ns has had 0 links", NULL);
 	d = ok(&hub, "list_programs", "{}");
 	assert_int_equal(json_len(sc_get(d, "programs")), 0);
 	assert_null(sc_get(d, "unreachableHosts"));
