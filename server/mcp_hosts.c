@@ -124,8 +124,8 @@ mcp_hosts_names(struct buf *b)
 		buf_printf(b, "%s%s", i > 0 ? ", " : "", mh.hosts[i].cfg->name);
 }
 
-/* The hosts from the settings; the model is told their names in
- * start_program's and run_program's host. */
+/* The hosts from the settings; the model is told their names, if there
+ * are any, in start_program's and run_program's host. */
 void
 mcp_hosts_init(const struct mcp_hosts_hooks *hooks)
 {
@@ -139,14 +139,12 @@ mcp_hosts_init(const struct mcp_hosts_hooks *hooks)
 		mh.hosts[i].cfg = &cfg.hosts[i];
 		LIST_INIT(&mh.hosts[i].fwds);
 	}
-	if (mh.n == 0)
-		buf_adds(&b, " No host is configured.");
-	else {
+	if (mh.n > 0) {
 		buf_adds(&b, " Hosts: ");
 		mcp_hosts_names(&b);
 		buf_addc(&b, '.');
+		tools_set_note("host", buf_cstr(&b));
 	}
-	tools_set_note("host", buf_cstr(&b));
 	buf_free(&b);
 }
 
