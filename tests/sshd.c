@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "osdep.h"
 #include "sshd.h"
 #include "xmalloc.h"
 
@@ -186,12 +187,15 @@ sshd_keys(struct sshd *s)
 }
 
 /* In the child: become the sshd (in its own mount namespace, with the
- * copies bind-mounted, for a throwaway user). */
+ * copies bind-mounted, for a throwaway user), which ends with the test
+ * however the test ends (where the system has a parent-death signal). */
 static void __attribute__((noreturn))
-sshd_exec(struct sshd *s, const char *config)
+sshd_exec(struct sshd *s, const char *config, pid_t parent)
 {
 	char	path[320];
 	int	fd;
+
+	(void)osdep_parent_death(SIGTERM, parent);
 
 	snprintf(path, sizeof path, "%s/sshd.log", s->dir);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600)) != -1)
@@ -217,6 +221,7 @@ sshd_start(struct sshd *s, const char *dir, const char *user,
     const char *home, const char *extra, char **cause)
 {
 	char	 cfg[2048], path[320];
+	pid_t	 parent;
 
 	memset(s, 0, sizeof *s);
 	s->pid = -1;
@@ -261,8 +266,9 @@ sshd_start(struct sshd *s, const char *dir, const char *user,
 		}
 		s->made_run = true;
 	}
+	parent = getpid();
 	if ((s->pid = fork()) == 0)
-		sshd_exec(s, path);
+		sshd_exec(s, path, parent);
 	if (s->pid == -1 || !sshd_listening(s->port, SSHD_LISTEN_MS)) {
 		xasprintf(cause, "sshd did not start (see %s/sshd.log)", dir);
 		sshd_stop(s);
