@@ -3,7 +3,8 @@
 #   make            build build/progmux and build/progmux-reaper
 #   make test       install what is missing, build, run every test
 #   make test-long  the longer loops: the front killed at 100 random moments
-#                   per mode, the stripper against tmux for 5 minutes
+#                   per mode, the stripper against tmux for 5 minutes, a
+#                   host's link, far progmux or hub killed at 100 moments
 #   make macos-gate both binaries and the tests cross-compiled and linked
 #                   for arm64 and x86_64 macOS 13 (zig cc; scripts/ci/macos-gate.sh)
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
@@ -245,12 +246,14 @@ integration: $(ITEST_BIN) $(FIXTURE_BIN)
 
 # Integration tests drive build/progmux through tests/client.c (the
 # client), tests/procs.c (the processes they look at, through the port)
-# and tests/harness.c (the checks and set-ups the suites share), each
+# and tests/harness.c (the checks and set-ups the suites share), with
+# tests/sshd.c (an sshd of a test's own, the benchmarks' too), each
 # compiled once (tests/schema_check.c too, for test_jschema), and tmux's
 # quoting (server/tmux_parse.c): how a logged tmux command would hold a
 # secret, which test_secret_page looks for.
 HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/procs.o \
-	$(B)/obj/tests/harness.o $(B)/obj/server/tmux_parse.o
+	$(B)/obj/tests/harness.o $(B)/obj/tests/sshd.o \
+	$(B)/obj/server/tmux_parse.o
 
 $(B)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -282,7 +285,8 @@ $(B)/bench/%: tests/bench/%.c $(BENCH_CLIENT_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_CLIENT_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
 
-$(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(BENCH_CLIENT_OBJ) $(LIBS_TEST)
+$(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(BENCH_CLIENT_OBJ) \
+	    $(B)/obj/tests/sshd.o $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(PCRE_LIBS) -lm
 
@@ -314,14 +318,18 @@ macos-gate:
 
 # The longer loops (a few minutes): test_death's kills of the front at
 # random moments, DEATH_TRIALS of them in each mode (make test runs 5),
-# and test_strip_tmux for STRIP_TMUX_SECONDS (make test runs 10).
+# test_strip_tmux for STRIP_TMUX_SECONDS (make test runs 10), and
+# test_hosts' kills of a link, a far progmux or the hub, HOSTS_TRIALS of
+# them (make test runs 3).
 DEATH_TRIALS ?= 100
 STRIP_TMUX_SECONDS ?= 300
+HOSTS_TRIALS ?= 100
 test-long: all unit integration
 	PMX_DEATH_TRIALS=$(DEATH_TRIALS) \
 	    PMX_STRIP_TMUX_SECONDS=$(STRIP_TMUX_SECONDS) \
-	    TESTS="test_death test_strip_tmux" SKIP_E2E=1 SKIP_NEWCOMER=1 \
-	    sh scripts/test/test.sh $(B)
+	    PMX_HOSTS_TRIALS=$(HOSTS_TRIALS) \
+	    TESTS="test_death test_strip_tmux test_hosts" SKIP_E2E=1 \
+	    SKIP_NEWCOMER=1 sh scripts/test/test.sh $(B)
 
 # The integration suites and the end-to-end test on each tmux version:
 # 3.3a (the system's), 3.5a and 3.8 (private roots under $(B)/tmux, set

@@ -101,8 +101,8 @@ mcp_session_version(void)
 }
 
 /* The level named by lv (a JSON string), or -1. */
-static int
-mcp_level(const struct json *lv)
+int
+mcp_level_of(const struct json *lv)
 {
 	size_t	i;
 
@@ -118,7 +118,7 @@ mcp_session_set_level(struct mcp_req *req, const struct json *params)
 {
 	int	level;
 
-	if ((level = mcp_level(json_get(params, "level"))) == -1) {
+	if ((level = mcp_level_of(json_get(params, "level"))) == -1) {
 		mcp_fail(req, -32602, "logging/setLevel: level must be one "
 		    "of " MCP_LEVELS_SAID);
 		return;
@@ -241,12 +241,38 @@ mcp_session_capabilities(struct jw *w, const struct mcp_ctx *ctx)
 	jw_obj_end(w);
 }
 
+/*
+ * The name a hub gives us in initialize's _meta (HOST_LINK_META): taken
+ * while no program is held (ids made before would not carry it), and
+ * kept; NULL if none was given or it cannot be taken.
+ */
+static const char *
+mcp_session_host_name(const struct json *v)
+{
+	const char	*s;
+	size_t		 len;
+
+	if (json_type(v) != JSON_STRING)
+		return (NULL);
+	s = json_str(v, &len);
+	if (!config_host_name_ok(s, len, true) || (cfg.host_name != NULL &&
+	    strcmp(cfg.host_name, s) != 0) || (cfg.host_name == NULL &&
+	    program_first() != NULL)) {
+		log_warn("initialize: the name a hub gives is not taken: "
+		    "programs are held, or another name was taken");
+		return (NULL);
+	}
+	if (cfg.host_name == NULL)
+		cfg.host_name = xstrdup(s);
+	return (cfg.host_name);
+}
+
 /* initialize: agree on a version, say what we offer. */
 static void
 mcp_session_initialize(struct mcp_req *req, const struct json *params)
 {
 	const struct json	*pv;
-	const char		*v = NULL, *s;
+	const char		*v = NULL, *s, *named;
 	struct buf		 b = BUF_INIT;
 	struct jw		 w;
 	size_t			 i, len;
@@ -269,9 +295,18 @@ mcp_session_initialize(struct mcp_req *req, const struct json *params)
 	    "elicitation"), "url")) == JSON_OBJECT;
 	ses.ctx.ui = mcp_session_ui(json_get(params, "capabilities"));
 	req->ctx = ses.ctx;
+	named = mcp_session_host_name(json_get(json_get(params, "_meta"),
+	    HOST_LINK_META));
 
 	jw_init(&w, &b);
 	jw_obj_begin(&w);
+	if (named != NULL) {
+		jw_key(&w, "_meta");
+		jw_obj_begin(&w);
+		jw_key(&w, HOST_LINK_META);
+		jw_str(&w, named);
+		jw_obj_end(&w);
+	}
 	jw_key(&w, "protocolVersion");
 	jw_str(&w, ses.ctx.version);
 	jw_key(&w, "capabilities");
@@ -393,7 +428,7 @@ mcp_session_meta(struct mcp_req *req, const struct json *params)
 	    "elicitation"), "url")) == JSON_OBJECT;
 	req->ctx.ui = mcp_session_ui(caps);
 	v = json_get(meta, MCP_META_LEVEL);
-	req->ctx.log_level = mcp_level(v);
+	req->ctx.log_level = mcp_level_of(v);
 	if (v != NULL && req->ctx.log_level < 0) {
 		mcp_fail(req, -32602, "invalid params: " MCP_META_LEVEL " must "
 		    "be one of " MCP_LEVELS_SAID);

@@ -56,6 +56,13 @@ struct req {
 
 static size_t	tools_calls;	/* not yet answered or cancelled */
 
+/* A note added to the description of every input field so named, as
+ * tools/list serves it (the hosts there are, for "host"). */
+static struct {
+	const char	*field;
+	char		*note;
+} tools_note;
+
 /* Each tool's entry and tier, with its schema once tools_init has paired
  * them; task: a call of it may wait long, so it may become a task; app:
  * only a view calls it (its _meta.ui.visibility lacks "model"). */
@@ -410,6 +417,70 @@ tools_put_meta(struct jw *w, const struct json *meta)
 	jw_obj_end(w);
 }
 
+/* Add note to the description of every input field named field. */
+void
+tools_set_note(const char *field, const char *note)
+{
+	tools_note.field = field;
+	free(tools_note.note);
+	tools_note.note = xstrdup(note);
+}
+
+/* A field's schema d, its description with the note added. */
+static void
+tools_put_field(struct jw *w, const struct json *d)
+{
+	const char	*key;
+	size_t		 i, klen;
+	struct buf	 b = BUF_INIT;
+
+	jw_obj_begin(w);
+	for (i = 0; i < json_len(d); i++) {
+		key = json_key_at(d, i, &klen);
+		jw_keyn(w, key, klen);
+		if (klen != 11 || memcmp(key, "description", 11) != 0 ||
+		    json_type(json_at(d, i)) != JSON_STRING) {
+			jw_value(w, json_at(d, i));
+			continue;
+		}
+		buf_adds(&b, json_str(json_at(d, i), NULL));
+		buf_adds(&b, tools_note.note);
+		jw_str(w, buf_cstr(&b));
+		buf_free(&b);
+	}
+	jw_obj_end(w);
+}
+
+/*
+ * Write v with the note added to the field's description wherever v (or
+ * what is in it) holds that field's schema in a "properties" object
+ * (props: v is one).
+ */
+static void
+tools_put_noted(struct jw *w, const struct json *v, bool props)
+{
+	const char	*key;
+	size_t		 i, klen, flen;
+
+	if (tools_note.field == NULL || json_type(v) != JSON_OBJECT) {
+		jw_value(w, v);
+		return;
+	}
+	flen = strlen(tools_note.field);
+	jw_obj_begin(w);
+	for (i = 0; i < json_len(v); i++) {
+		key = json_key_at(v, i, &klen);
+		jw_keyn(w, key, klen);
+		if (props && klen == flen && memcmp(key, tools_note.field,
+		    flen) == 0)
+			tools_put_field(w, json_at(v, i));
+		else
+			tools_put_noted(w, json_at(v, i), !props && klen ==
+			    10 && memcmp(key, "properties", 10) == 0);
+	}
+	jw_obj_end(w);
+}
+
 /*
  * Every tool's definition, for tools/list, in the table's fixed order.
  * With tasks (2025-11-25's experimental tasks), a tool whose call may
@@ -432,7 +503,7 @@ tools_list(struct jw *w, bool tasks, bool ui)
 			continue;
 		task = tasks && tools[t].task;
 		if (!task && ui) {
-			jw_value(w, def);
+			tools_put_noted(w, def, false);
 			continue;
 		}
 		jw_obj_begin(w);
@@ -446,7 +517,7 @@ tools_list(struct jw *w, bool tasks, bool ui)
 			    json_type(json_at(def, i)) == JSON_OBJECT)
 				tools_put_meta(w, json_at(def, i));
 			else
-				jw_value(w, json_at(def, i));
+				tools_put_noted(w, json_at(def, i), false);
 		}
 		if (task) {
 			jw_key(w, "execution");
@@ -639,9 +710,11 @@ tools_call(struct mcp_req *rpc, const char *name, const struct json *args)
 	return (0);
 }
 
-/* A result as JSON into b: the text block, structuredContent, isError. */
-static void
-tools_result_json(struct buf *b, const struct toolres *res)
+/* A tool's result as JSON into b: the text block, structuredContent
+ * (JSON text, sclen bytes; none if 0 or an error), isError. */
+void
+tools_result_put(struct buf *b, const char *text, size_t len,
+    const char *sc, size_t sclen, bool is_error)
 {
 	struct jw	w;
 
@@ -653,16 +726,24 @@ tools_result_json(struct buf *b, const struct toolres *res)
 	jw_key(&w, "type");
 	jw_str(&w, "text");
 	jw_key(&w, "text");
-	jw_strn(&w, res->text.data ? res->text.data : "", res->text.len);
+	jw_strn(&w, text != NULL ? text : "", len);
 	jw_obj_end(&w);
 	jw_arr_end(&w);
-	if (!res->is_error && res->sc.len > 0) {
+	if (!is_error && sclen > 0) {
 		jw_key(&w, "structuredContent");
-		jw_raw(&w, res->sc.data, res->sc.len);
+		jw_raw(&w, sc, sclen);
 	}
 	jw_key(&w, "isError");
-	jw_bool(&w, res->is_error);
+	jw_bool(&w, is_error);
 	jw_obj_end(&w);
+}
+
+/* A result as JSON into b. */
+static void
+tools_result_json(struct buf *b, const struct toolres *res)
+{
+	tools_result_put(b, res->text.data, res->text.len, res->sc.data,
+	    res->sc.len, res->is_error);
 }
 
 /*
@@ -951,16 +1032,36 @@ tools_arg_pane(const struct json *args, const char *key,
 	const char	*s = tools_arg_str(args, key, NULL), *d;
 	size_t		 n;
 
-	if (s == NULL || *s != '%')
+	/* Behind a hub, our panes may be named with its name for us. */
+	n = cfg.host_name != NULL ? strlen(cfg.host_name) : 0;
+	if (s != NULL && n > 0 && strncmp(s, cfg.host_name, n) == 0 &&
+	    s[n] == ':')
+		s += n + 1;
+	if (s == NULL || (*s != '%' && strchr(s, ':') == NULL))
 		return (s);
 	for (d = s + 1; *d == '0' && d[1] != '\0'; d++)
 		;
 	n = strlen(d);
-	if (n > TOOLS_PANE_ID_MAX - 2) {
+	/* (Another host's pane: never ours; the protocol routes those.) */
+	if (n > TOOLS_PANE_ID_MAX - 2 || *s != '%') {
 		d = "99999999999999999999";	/* past UINT_MAX: none */
 		n = strlen(d);
 	}
 	buf[0] = '%';
 	memcpy(buf + 1, d, n + 1);
+	return (buf);
+}
+
+/*
+ * A pane id as a client's text shows it: behind a hub, with the name it
+ * knows us by ("box:%4", what send_keys and capture_pane take there);
+ * else as it is. pane may be NULL.
+ */
+const char *
+tools_pane_shown(const char *pane, char buf[TOOLS_PANE_SHOWN_MAX])
+{
+	if (pane == NULL || cfg.host_name == NULL)
+		return (pane);
+	snprintf(buf, TOOLS_PANE_SHOWN_MAX, "%s:%s", cfg.host_name, pane);
 	return (buf);
 }
