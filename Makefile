@@ -121,6 +121,7 @@ VIEW_SRC   = server/view/view.html server/view/view.css server/view/term.js \
 
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
 FRONT_PURE_SRC = server/json.c server/jschema.c server/pattern.c server/spool_read.c \
+	server/spool_text.c \
 	server/textbuf.c server/ttywait-$(TTYWAIT).c
 REAPER_PURE_SRC = reaper/strip.c reaper/marker.c reaper/record.c reaper/fsm.c \
 	reaper/spool_write.c

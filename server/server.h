@@ -131,8 +131,9 @@ int	mcp_flush(int fd);
 bool	mcp_replies_owed(void);		/* requests not yet replied to */
 void	mcp_hosts_shutdown(void);	/* exiting: the hosts' links end */
 
-/* tools.c — the tool table, argument checks, tool results, and the
- * tool calls waiting to be answered */
+/* tools.c — the tool table, tiers and allow-list, tools/list and the
+ * argument checks; tools_req.c — a call being run (struct req) with its
+ * results, answer, timers, progress and elicitation */
 struct toolres {
 	struct buf	 sc;		/* structuredContent, a JSON object */
 	struct jw	 w;
@@ -204,6 +205,10 @@ void	tools_set_rpc(const struct tools_rpc *);
  * such tool. The client gave up on a call: it goes without an answer. */
 int	tools_call(struct mcp_req *, const char *name,
 	    const struct json *args);
+/* tools.c's, making a call: bound to its request, then the unknown
+ * fields it was given (said at the end of its result). */
+struct req *tools_req_new(struct mcp_req *, const struct tool_entry *);
+void	tools_req_ignored(struct req *, char *said);
 void	tools_cancel(struct req *);
 /* The program a waiting call waits on (NULL: none yet), for its task. */
 struct program *tools_program(struct req *);
