@@ -94,8 +94,8 @@ CPPFLAGS += -DPROGMUX_TARGET='"$(BUILD_TARGET)"'
 COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 	common/osdep-$(OSDEP).c \
 	$(if $(filter linux,$(OSDEP)),,common/osdep-shared.c)
-# ask_user_secret's page (server/secret_page.c: HTTP of its own on
-# 127.0.0.1, no library) is built on Linux and the POSIX-only port, not
+# ask_user_secret's page (server/secret_page.c, over server/page_http.c:
+# HTTP of its own on 127.0.0.1, no library) is built on Linux and the POSIX-only port, not
 # on macOS, where it has not been tried (SECRET_PAGE=1 builds it there
 # too). Without it (SECRET_PAGE=) neither the page nor the tool is built,
 # and the tool is not listed.
@@ -103,7 +103,8 @@ SECRET_PAGE ?= $(if $(filter darwin,$(OSDEP)),,1)
 # The tests are told whether it is built: the C tests by
 # -DPROGMUX_SECRET_PAGE, the others by PMX_SECRET_PAGE (1 or 0).
 export PMX_SECRET_PAGE := $(if $(SECRET_PAGE),1,0)
-SECRET_SRC = server/secret_page.c server/tool_secret.c server/secret_ask.c
+SECRET_SRC = server/secret_page.c server/page_http.c server/tool_secret.c \
+	server/secret_ask.c
 SERVER_SRC = $(filter-out server/ttywait-%.c server/loop-%.c \
 	$(if $(SECRET_PAGE),,$(SECRET_SRC)),\
 	$(wildcard server/*.c)) server/ttywait-$(TTYWAIT).c server/loop-$(LOOPBE).c
@@ -503,9 +504,10 @@ build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
 	    -Wl,--wrap=fork,--wrap=posix_spawn -o $@ \
 	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS) $(PCRE_LIBS)
 
-# ask_user_secret's page (server/secret_page.c) under libFuzzer, over real
-# loopback connections: the same objects as fuzz_mcp's, nothing wrapped
-# (the harness starts no tmux and no program).
+# ask_user_secret's page (server/secret_page.c and its HTTP,
+# server/page_http.c) under libFuzzer, over real loopback connections:
+# the same objects as fuzz_mcp's, nothing wrapped (the harness starts no
+# tmux and no program).
 build/fuzz/fuzz_page: tests/fuzz/fuzz_page.c $(FUZZ_MCP_SRC) \
     $(wildcard common/*.h server/*.h)
 	@mkdir -p $(@D)

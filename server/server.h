@@ -15,10 +15,11 @@
  *              mcp_req.h; this one shows only stdin and stdout of them
  *   tools      tool_start.c, tool_run.c, tool_read.c, tool_stop.c,
  *              tool_list.c, tool_pane.c, tool_keys.c, tool_secret.c
- *              (with its page, secret_page.c), tool_view.c (the view's
- *              own call), with select.c (what a
- *              reply shows of a program's text), watch.c (a call waiting
- *              on a program) and report.c (how they report a program)
+ *              (with its page, secret_page.c, over its own HTTP,
+ *              page_http.c), tool_view.c (the view's own call), with
+ *              select.c (what a reply shows of a program's text),
+ *              watch.c (a call waiting on a program) and report.c (how
+ *              they report a program)
  *   dispatch   tools.c: the tool table, arguments, the call and its
  *              services; below the tool files (as tmux's cmd-queue.c),
  *              running them through their entries; the protocol gives
