@@ -8,66 +8,42 @@
  * arguments alone: `host` (start_program and run_program; any other tool
  * given it goes there too, never here), or the host an id carries
  * (programId "box:p3", paneId or fromPaneId "box:%4"). Anything else is
- * this machine's, and the tool layer never sees a host. A host's link
- * (host_link.c) is started by the first call that needs it and kept; the
- * far progmux takes the name we give it ("box", "box.2" for the host's
- * second link, and so on), so every id, resource URI, status line and
- * message it writes carries it, and its answers pass through as they
- * are: only `host` is taken out of the arguments, and a fromPaneId's
- * host (the seed holds it to "%N"). A link's number in its ids means an
- * id from a link that ended never reaches the programs of the next one.
+ * this machine's, and the tool layer never sees a host. The call goes
+ * over the host's link (mcp_hosts_link.c keeps it, started by the first
+ * call that needs it), and its answer passes through as it came: the far
+ * progmux writes the name it was given into every id, so only `host` is
+ * taken out of the arguments, and a fromPaneId's host (the seed holds it
+ * to "%N"). A link's number in its ids means an id from a link that
+ * ended never reaches the programs of the next one.
  *
  * A lost link is said, never papered over: every call waiting on it, and
  * every later call naming a program of it, is a tool error saying the
  * host is unreachable, with its command's exit status and the last line
  * of its standard error; nothing is run here instead, nor retried. Only
- * a call that names the host (`host`) starts a new link. The far
- * progmux, its input ended, ends its programs as it does for any client.
+ * a call that names the host (`host`) starts a new link.
  *
  * list_programs answers for every host linked: this machine's list, then
  * each host's as it gave it (its entries carry their host, and each
  * host's list is bounded there as ours is), and the hosts that could not
  * answer, with why. A call that waits long becomes a task as a local
  * one does; its status is the far side's last progress message. A
- * cancelled call is cancelled there too; progress and log messages come
- * through, named with their host.
+ * cancelled call is cancelled there too.
  *
  * Layer: protocol, beside the method families: mcp_tools.c hands it a
  * tools/call first, task.c asks it of a forwarded call; it calls
- * tools.c (the local list, whether a tool is offered), host_link.c and
- * mcp_req.c, and answers through the hooks mcp_tools.c gave it.
+ * mcp_hosts_link.c (the hosts, their links, the hooks mcp_tools.c gave
+ * to answer through), tools.c (the local list, whether a tool is
+ * offered), host_link.c and mcp_req.c.
  */
-#include <sys/queue.h>
-
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "mcp_req.h"
+#include "mcp_hosts.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
-#define HOSTS_ENDS_KEPT	16	/* why each of a host's last links ended */
 #define HOSTS_LIST_MS	5000	/* a host's list, or it is said late */
 #define HOSTS_LIST_MAX	(2u * 1024 * 1024)	/* merged list, about */
-
-/* A host the person configured, and its link now. */
-struct mcp_host {
-	const struct cfg_host	*cfg;
-	unsigned		 epoch;		/* links started: the number
-						   of the latest */
-	struct host_link	*link;		/* NULL: none now */
-	char			 name[TOOLS_PANE_SHOWN_MAX]; /* the link's
-						   name there: box, box.2 */
-	char			*ended[HOSTS_ENDS_KEPT]; /* by epoch */
-	LIST_HEAD(, mcp_fwd)	 fwds;		/* calls waiting on it */
-	char			*res;		/* its resources: the entries
-						   of its resources/list */
-	size_t			 res_len;
-	bool			 res_asking;	/* asked; ask again after */
-	bool			 res_again;
-};
 
 /* A list_programs gathered from this machine and every host linked. */
 struct mcp_gather {
@@ -82,72 +58,6 @@ struct mcp_gather {
 	struct loop_timer *timer;
 };
 
-/* A call forwarded to a host (host NULL: a list's own mark). */
-struct mcp_fwd {
-	struct mcp_req		*req;	/* NULL once the client let go */
-	struct mcp_host		*host;
-	struct host_link	*link;
-	int64_t			 id;	/* ours, on the link */
-	char			*status; /* its last progress message */
-	struct mcp_gather	*gather; /* a part of a list, or NULL */
-	int			 index;	/* its host's, in gather */
-	LIST_ENTRY(mcp_fwd)	 entry;
-};
-
-static struct {
-	struct mcp_host		*hosts;
-	size_t			 n;
-	const struct mcp_hosts_hooks *hooks;
-	bool			 exiting;
-	bool			 res_changed;	/* a host's list of resources */
-	char			**updated;	/* its resources' updates */
-	size_t			 nupdated;
-} mh;
-
-static void	mcp_hosts_on_ready(void *);
-static void	mcp_hosts_res_ask(struct mcp_host *);
-static void	mcp_hosts_on_notify(void *, const char *, const struct json *);
-static void	mcp_hosts_on_ended(void *, const char *);
-static const struct host_link_cb mcp_hosts_link_cb = {
-	.ready = mcp_hosts_on_ready,
-	.notify = mcp_hosts_on_notify,
-	.ended = mcp_hosts_on_ended
-};
-
-/* The names configured, "a, b", into b. */
-static void
-mcp_hosts_names(struct buf *b)
-{
-	size_t	i;
-
-	for (i = 0; i < mh.n; i++)
-		buf_printf(b, "%s%s", i > 0 ? ", " : "", mh.hosts[i].cfg->name);
-}
-
-/* The hosts from the settings; the model is told their names, if there
- * are any, in start_program's and run_program's host. */
-void
-mcp_hosts_init(const struct mcp_hosts_hooks *hooks)
-{
-	struct buf	b = BUF_INIT;
-	size_t		i;
-
-	mh.hooks = hooks;
-	mh.n = cfg.nhosts;
-	mh.hosts = xcalloc(mh.n > 0 ? mh.n : 1, sizeof *mh.hosts);
-	for (i = 0; i < mh.n; i++) {
-		mh.hosts[i].cfg = &cfg.hosts[i];
-		LIST_INIT(&mh.hosts[i].fwds);
-	}
-	if (mh.n > 0) {
-		buf_adds(&b, " Hosts: ");
-		mcp_hosts_names(&b);
-		buf_addc(&b, '.');
-		tools_set_note("host", buf_cstr(&b));
-	}
-	buf_free(&b);
-}
-
 /* A tool error as req's answer (a result, so that a task keeps it). */
 static void
 mcp_hosts_error(struct mcp_req *req, const char *msg)
@@ -155,19 +65,8 @@ mcp_hosts_error(struct mcp_req *req, const char *msg)
 	struct buf	 b = BUF_INIT;
 
 	tools_result_put(&b, msg, strlen(msg), NULL, 0, true);
-	mh.hooks->answer(req, b.data, b.len);
+	mcp_hosts_answer(req, b.data, b.len);
 	buf_free(&b);
-}
-
-/* Why link epoch of h ended, or a word if it is no longer kept. */
-static const char *
-mcp_hosts_ended(const struct mcp_host *h, unsigned epoch)
-{
-	const char	*why = h->ended[epoch % HOSTS_ENDS_KEPT];
-
-	if (epoch + HOSTS_ENDS_KEPT <= h->epoch || why == NULL)
-		return ("it ended long ago");
-	return (why);
 }
 
 /* What to say of a call for a program of link epoch of h, which ended. */
@@ -205,25 +104,6 @@ mcp_hosts_never(struct mcp_req *req, const char *tool,
 	buf_free(&b);
 }
 
-/*
- * Which host a name (len bytes: "box" or "box.2", from an id or from
- * host) is: its index, and the link number it names (*epoch, 1 when it
- * names none). -1 if it names no host configured.
- */
-static int
-mcp_hosts_find(const char *s, size_t len, unsigned *epoch)
-{
-	const char	*dot = memchr(s, '.', len);
-	size_t		 n = dot != NULL ? (size_t)(dot - s) : len, i;
-
-	*epoch = dot != NULL ? (unsigned)strtoul(dot + 1, NULL, 10) : 1;
-	for (i = 0; i < mh.n; i++)
-		if (strlen(mh.hosts[i].cfg->name) == n &&
-		    memcmp(mh.hosts[i].cfg->name, s, n) == 0)
-			return ((int)i);
-	return (-1);
-}
-
 /* The host prefix of an id argument ("box" of "box:p3"), into *p and
  * *len; false if it has none. */
 static bool
@@ -254,7 +134,7 @@ mcp_hosts_no_host(struct mcp_req *req, const char *tool, const char *name,
 	buf_printf(&b, "%s: no host named \"", tool);
 	mcp_quote_name(&b, name, len);
 	buf_adds(&b, "\" here; ");
-	if (mh.n == 0)
+	if (mcp_hosts_at(0) == NULL)
 		buf_adds(&b, "no host is configured (the person sets them with "
 		    "PROGMUX_HOSTS or --host): leave host out to run on this "
 		    "machine");
@@ -323,26 +203,16 @@ mcp_hosts_where(struct mcp_req *req, const char *tool,
 	return (true);
 }
 
-/* Start h's next link (its name there carries its number from the
- * second on); false with req answered if its command cannot run. */
+/* Start h's next link; false with req answered if its command cannot
+ * run. */
 static bool
-mcp_hosts_link(struct mcp_req *req, const char *tool, struct mcp_host *h)
+mcp_hosts_start(struct mcp_req *req, const char *tool, struct mcp_host *h)
 {
-	char		*cause = NULL;
+	const char	*cause;
 	struct buf	 b = BUF_INIT;
 
-	h->epoch++;
-	if (h->epoch == 1)
-		snprintf(h->name, sizeof h->name, "%s", h->cfg->name);
-	else
-		snprintf(h->name, sizeof h->name, "%s.%u", h->cfg->name,
-		    h->epoch);
-	h->link = host_link_start(h->name, h->cfg->command,
-	    &mcp_hosts_link_cb, h, &cause);
-	if (h->link != NULL)
+	if ((cause = mcp_hosts_link(h)) == NULL)
 		return (true);
-	free(h->ended[h->epoch % HOSTS_ENDS_KEPT]);
-	h->ended[h->epoch % HOSTS_ENDS_KEPT] = cause;
 	buf_printf(&b, "%s: host %s is unreachable: its command could not "
 	    "be started: %s. Nothing was run.", tool, h->cfg->name, cause);
 	mcp_hosts_error(req, buf_cstr(&b));
@@ -391,41 +261,6 @@ mcp_hosts_args(struct buf *b, const struct json *args)
 	jw_obj_end(&w);
 }
 
-/* Forget f: its host's list, and its request's pointer to it. */
-static void
-mcp_hosts_fwd_free(struct mcp_fwd *f)
-{
-	if (f->req != NULL) {
-		f->req->fwd = NULL;
-		if (f->req->ref == &f->req)
-			f->req->ref = NULL;
-	}
-	if (f->host != NULL)
-		LIST_REMOVE(f, entry);
-	free(f->status);
-	free(f);
-}
-
-/* A call for req (NULL: a part of a list) on h's link, waiting there;
- * req points to it until either goes. */
-static struct mcp_fwd *
-mcp_hosts_fwd_new(struct mcp_req *req, struct mcp_host *h)
-{
-	struct mcp_fwd	*f;
-
-	f = xcalloc(1, sizeof *f);
-	f->req = req;
-	f->host = h;
-	f->link = h->link;
-	f->index = -1;
-	LIST_INSERT_HEAD(&h->fwds, f, entry);
-	if (req != NULL) {
-		req->fwd = f;
-		req->ref = &f->req;	/* cleared if req goes first */
-	}
-	return (f);
-}
-
 static void	mcp_hosts_answered(void *, const struct json *, const char *);
 static void	mcp_hosts_gather_one(struct mcp_gather *, int,
 		    const struct json *, const char *);
@@ -445,7 +280,7 @@ mcp_hosts_send(struct mcp_req *req, const char *name, struct mcp_host *h,
 	struct mcp_fwd	*f;
 	struct buf	 p = BUF_INIT;
 
-	if (h->link == NULL && !mcp_hosts_link(req, name, h))
+	if (h->link == NULL && !mcp_hosts_start(req, name, h))
 		return (NULL);
 	if (!host_link_usable(h->link)) {
 		if (req != NULL)
@@ -491,7 +326,7 @@ mcp_hosts_call(struct mcp_req *req, const char *name,
 		return (true);
 	if (host == -1)
 		return (false);
-	h = &mh.hosts[host];
+	h = mcp_hosts_at((size_t)host);
 	if (epoch != 0 && (epoch != h->epoch || h->link == NULL)) {
 		if (epoch > h->epoch)
 			mcp_hosts_never(req, name, h, epoch);
@@ -539,7 +374,7 @@ mcp_hosts_answered(void *arg, const struct json *msg, const char *why)
 		mcp_hosts_error(req, buf_cstr(&b));
 	} else if (json_type(res) == JSON_OBJECT) {
 		raw = json_raw(res, &len);
-		mh.hooks->answer(req, raw, len);
+		mcp_hosts_answer(req, raw, len);
 	} else {
 		buf_printf(&b, "host %s answered with an error: %s",
 		    h->cfg->name, json_type(json_get(err, "message")) ==
@@ -584,164 +419,13 @@ mcp_hosts_status(const struct mcp_req *req, struct buf *b)
 	return (true);
 }
 
-/* h's resources/list answered: its entries kept for ours. */
-static void
-mcp_hosts_res_listed(void *arg, const struct json *msg, const char *why)
-{
-	struct mcp_host		*h = arg;
-	const struct json	*list;
-	const char		*raw;
-	size_t			 len;
-
-	(void)why;
-	h->res_asking = false;
-	list = json_get(json_get(msg, "result"), "resources");
-	free(h->res);
-	h->res = NULL;
-	h->res_len = 0;
-	if (json_type(list) == JSON_ARRAY && json_len(list) > 0) {
-		raw = json_raw(list, &len);
-		h->res = xmemdup(raw + 1, len - 2);	/* (inside [ ]) */
-		h->res_len = len - 2;
-	}
-	mh.res_changed = true;
-	mcp_kick();
-	if (h->res_again && h->link != NULL && msg != NULL) {
-		h->res_again = false;
-		mcp_hosts_res_ask(h);
-	}
-}
-
-/* Ask h for its resources (again, once the answer in flight is in). */
-static void
-mcp_hosts_res_ask(struct mcp_host *h)
-{
-	if (h->res_asking) {
-		h->res_again = true;
-		return;
-	}
-	if (host_link_call(h->link, "resources/list", "{}", 2,
-	    mcp_hosts_res_listed, h) != -1)
-		h->res_asking = true;
-}
-
-/* A link is ready (what waited on it is written): its resources are
- * asked for, so that ours list them and its changes are told. */
-static void
-mcp_hosts_on_ready(void *arg)
-{
-	struct mcp_host	*h = arg;
-
-	log_debug("host %s: linked, progmux %s there", h->name,
-	    host_link_version(h->link));
-	mcp_hosts_res_ask(h);
-}
-
-/* The call of ours with this progress token on h's link, or NULL. */
-static struct mcp_fwd *
-mcp_hosts_by_token(struct mcp_host *h, const struct json *tok)
-{
-	struct mcp_fwd	*f;
-
-	if (json_type(tok) != JSON_NUMBER || !json_is_int(tok))
-		return (NULL);
-	LIST_FOREACH(f, &h->fwds, entry)
-		if (f->link == h->link && f->id == json_int(tok))
-			return (f);
-	return (NULL);
-}
-
-/*
- * A notification from h's progmux: progress for a call of ours (kept
- * for its task, and passed on if the client asked for progress), a log
- * message (passed on, named with the host).
- */
-static void
-mcp_hosts_on_notify(void *arg, const char *method, const struct json *params)
-{
-	struct mcp_host		*h = arg;
-	struct mcp_fwd		*f;
-	const struct json	*m, *d;
-	const char		*msg;
-	struct buf		 b = BUF_INIT;
-	struct jw		 w;
-	int			 level;
-
-	if (strcmp(method, "notifications/progress") == 0) {
-		if ((f = mcp_hosts_by_token(h, json_get(params,
-		    "progressToken"))) == NULL)
-			return;
-		m = json_get(params, "message");
-		msg = json_type(m) == JSON_STRING ? json_str(m, NULL) : NULL;
-		if (msg != NULL) {
-			free(f->status);
-			f->status = xstrdup(msg);
-		}
-		if (f->req != NULL && f->req->progress_token != NULL)
-			mh.hooks->progress(f->req, json_num(json_get(params,
-			    "progress")), json_num(json_get(params, "total")),
-			    msg);
-		return;
-	}
-	if (strcmp(method, "notifications/resources/list_changed") == 0) {
-		mcp_hosts_res_ask(h);
-		return;
-	}
-	if (strcmp(method, "notifications/resources/updated") == 0) {
-		m = json_get(params, "uri");
-		if (json_type(m) != JSON_STRING || mh.nupdated >= 1024)
-			return;
-		mh.updated = xreallocarray(mh.updated, mh.nupdated + 1,
-		    sizeof *mh.updated);
-		mh.updated[mh.nupdated++] = xstrdup(json_str(m, NULL));
-		mcp_kick();
-		return;
-	}
-	if (strcmp(method, "notifications/message") != 0)
-		return;
-	if ((level = mcp_level_of(json_get(params, "level"))) == -1)
-		level = LOG_NOTIFY_WARNING;
-	d = json_get(params, "data");
-	if (json_type(d) != JSON_STRING) {
-		jw_init(&w, &b);
-		jw_value(&w, d);
-	} else
-		buf_adds(&b, json_str(d, NULL));
-	log_notify(level, "progmux@host", "%s: %s", h->name, buf_cstr(&b));
-	buf_free(&b);
-}
-
-/* h's link has ended (why): said, and kept for the calls that name its
- * programs from now on. */
-static void
-mcp_hosts_on_ended(void *arg, const char *why)
-{
-	struct mcp_host	*h = arg;
-	char		*was = h->ended[h->epoch % HOSTS_ENDS_KEPT];
-
-	free(was);
-	h->ended[h->epoch % HOSTS_ENDS_KEPT] = xstrdup(why);
-	h->link = NULL;
-	if (h->res != NULL) {
-		free(h->res);
-		h->res = NULL;
-		h->res_len = 0;
-		mh.res_changed = true;
-		mcp_kick();
-	}
-	h->res_asking = h->res_again = false;
-	if (!mh.exiting)
-		log_notify(LOG_NOTIFY_WARNING, "progmux@host", "host %s: its "
-		    "link ended: %s", h->name, why);
-}
-
 /* Forget a list: its parts still waiting are let go of there. */
 static void
 mcp_hosts_gather_free(struct mcp_gather *g)
 {
 	size_t	i;
 
-	for (i = 0; i < mh.n; i++) {
+	for (i = 0; mcp_hosts_at(i) != NULL; i++) {
 		if (g->fwd[i] != NULL) {
 			host_link_forget(g->fwd[i]->link, g->fwd[i]->id, true);
 			mcp_hosts_fwd_free(g->fwd[i]);
@@ -800,11 +484,28 @@ mcp_hosts_merge_one(struct jw *w, struct buf *text, const char *name,
 	return (true);
 }
 
+/* A host whose programs are not in the list (why): its entry among the
+ * unreachable (u), and its line in text. */
+static void
+mcp_hosts_unlisted(struct jw *u, struct buf *text, const char *name,
+    const char *why)
+{
+	jw_obj_begin(u);
+	jw_key(u, "host");
+	jw_str(u, name);
+	jw_key(u, "why");
+	jw_str(u, why);
+	jw_obj_end(u);
+	buf_printf(text, "[host %s: unreachable, its programs not listed: "
+	    "%s]\n", name, why);
+}
+
 /* Every answer is in: the merged list is the client's answer. */
 static void
 mcp_hosts_merge(struct mcp_gather *g)
 {
 	struct mcp_req	*req = g->mark->req;
+	struct mcp_host	*h;
 	struct buf	 sc = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
 	struct buf	 b = BUF_INIT, un = BUF_INIT;
 	struct jw	 w, u;
@@ -820,24 +521,16 @@ mcp_hosts_merge(struct mcp_gather *g)
 		    g->local_len, &omitted, &shown, &why);
 	jw_init(&u, &un);
 	jw_arr_begin(&u);
-	for (i = 0; i < mh.n; i++) {
+	for (i = 0; (h = mcp_hosts_at(i)) != NULL; i++) {
 		buf_reset(&why);
 		if (g->far[i] != NULL && mcp_hosts_merge_one(&w, &text,
-		    mh.hosts[i].name, g->far[i], g->far_len[i], &omitted,
-		    &shown, &why))
+		    h->name, g->far[i], g->far_len[i], &omitted, &shown, &why))
 			continue;
 		if (g->far[i] == NULL && g->why[i] == NULL)
 			continue;	/* never linked */
 		if (g->why[i] != NULL)
 			buf_adds(&why, g->why[i]);
-		jw_obj_begin(&u);
-		jw_key(&u, "host");
-		jw_str(&u, mh.hosts[i].cfg->name);
-		jw_key(&u, "why");
-		jw_str(&u, buf_cstr(&why));
-		jw_obj_end(&u);
-		buf_printf(&text, "[host %s: unreachable, its programs not "
-		    "listed: %s]\n", mh.hosts[i].cfg->name, buf_cstr(&why));
+		mcp_hosts_unlisted(&u, &text, h->cfg->name, buf_cstr(&why));
 		nun++;
 	}
 	jw_arr_end(&u);
@@ -857,7 +550,7 @@ mcp_hosts_merge(struct mcp_gather *g)
 	tools_result_put(&b, text.data, text.len, sc.data, sc.len, false);
 	mcp_hosts_gather_free(g);	/* (req lets go of it first) */
 	if (req != NULL)
-		mh.hooks->answer(req, b.data, b.len);
+		mcp_hosts_answer(req, b.data, b.len);
 	buf_free(&b);
 	buf_free(&sc);
 	buf_free(&text);
@@ -896,7 +589,7 @@ mcp_hosts_gather_late(void *arg)
 	struct mcp_gather	*g = arg;
 	size_t			 i;
 
-	for (i = 0; i < mh.n; i++) {
+	for (i = 0; mcp_hosts_at(i) != NULL; i++) {
 		if (g->fwd[i] == NULL)
 			continue;
 		host_link_forget(g->fwd[i]->link, g->fwd[i]->id, true);
@@ -923,9 +616,9 @@ mcp_hosts_list(struct mcp_req *req, const struct json *args)
 	struct mcp_fwd		*f;
 	size_t			 i;
 
-	for (i = 0; i < mh.n && mh.hosts[i].epoch == 0; i++)
+	for (i = 0; (h = mcp_hosts_at(i)) != NULL && h->epoch == 0; i++)
 		;
-	if (i == mh.n)
+	if (h == NULL)
 		return (false);
 	g = xcalloc(1, sizeof *g);
 	g->mark = xcalloc(1, sizeof *g->mark);
@@ -933,8 +626,7 @@ mcp_hosts_list(struct mcp_req *req, const struct json *args)
 	g->mark->gather = g;
 	req->fwd = g->mark;
 	req->ref = &g->mark->req;
-	for (i = 0; i < mh.n; i++) {
-		h = &mh.hosts[i];
+	for (i = 0; (h = mcp_hosts_at(i)) != NULL; i++) {
 		if (h->epoch == 0)
 			continue;
 		if (h->link == NULL) {
@@ -977,161 +669,4 @@ mcp_hosts_took(struct mcp_req *req, const char *result, size_t len)
 	if (g->waiting == 0)
 		mcp_hosts_merge(g);
 	return (true);
-}
-
-/* Exiting: every link ends, what is in flight cancelled there first. */
-void
-mcp_hosts_shutdown(void)
-{
-	mh.exiting = true;
-	host_links_shutdown();
-}
-
-/* Every linked host's resources, after ours, for resources/list. */
-void
-mcp_hosts_resources(struct jw *w)
-{
-	size_t	i;
-
-	for (i = 0; i < mh.n; i++)
-		if (mh.hosts[i].res != NULL)
-			jw_raw(w, mh.hosts[i].res, mh.hosts[i].res_len);
-}
-
-/* What changed of the hosts' resources since the last look: true if
- * their list did; each updated one told to updated. */
-bool
-mcp_hosts_resources_poll(void (*updated)(const char *))
-{
-	bool	changed = mh.res_changed;
-	size_t	i;
-
-	for (i = 0; i < mh.nupdated; i++) {
-		updated(mh.updated[i]);
-		free(mh.updated[i]);
-	}
-	mh.nupdated = 0;
-	mh.res_changed = false;
-	return (changed);
-}
-
-/*
- * The host a resource URI's program is on ("progmux://programs/box:p3/
- * output"), and the link it names: NULL if it is this machine's (or no
- * host's); with *why set, the host's link is gone.
- */
-static struct mcp_host *
-mcp_hosts_of_uri(const char *uri, size_t len, const char **why)
-{
-	static const char	 prefix[] = "progmux://programs/";
-	const char		*id = uri + sizeof prefix - 1, *colon;
-	const char		*own = cfg.host_name;
-	struct mcp_host		*h;
-	unsigned		 epoch;
-	int			 i;
-
-	*why = NULL;
-	if (len < sizeof prefix || memcmp(uri, prefix, sizeof prefix - 1) !=
-	    0 || (colon = memchr(id, ':', len - (sizeof prefix - 1))) ==
-	    NULL || memchr(id, '/', (size_t)(colon - id)) != NULL)
-		return (NULL);
-	if (own != NULL && strlen(own) == (size_t)(colon - id) &&
-	    memcmp(id, own, strlen(own)) == 0)
-		return (NULL);
-	if ((i = mcp_hosts_find(id, (size_t)(colon - id), &epoch)) == -1)
-		return (NULL);
-	h = &mh.hosts[i];
-	if (epoch != h->epoch || h->link == NULL || !host_link_usable(h->link))
-		*why = epoch <= h->epoch ? mcp_hosts_ended(h, epoch) :
-		    "no such link of the host yet";
-	return (h);
-}
-
-/* A forwarded resources/read answered (or its link ended: why). */
-static void
-mcp_hosts_res_read(void *arg, const struct json *msg, const char *why)
-{
-	struct mcp_fwd		*f = arg;
-	struct mcp_req		*req = f->req;
-	const struct json	*res = json_get(msg, "result");
-	const struct json	*err = json_get(msg, "error");
-	struct buf		 b = BUF_INIT;
-	const char		*raw;
-	size_t			 len;
-
-	mcp_hosts_fwd_free(f);
-	if (req == NULL)
-		return;
-	if (json_type(res) == JSON_OBJECT) {
-		raw = json_raw(res, &len);
-		mcp_reply(req, raw, len);
-		return;
-	}
-	if (msg == NULL)
-		buf_printf(&b, "host unreachable: its link ended: %s", why);
-	else
-		buf_adds(&b, json_type(json_get(err, "message")) ==
-		    JSON_STRING ? json_str(json_get(err, "message"), NULL) :
-		    "the host answered with an error");
-	mcp_fail(req, req->ctx.era == MCP_ERA_2026 ? -32602 : MCP_NO_RESOURCE,
-	    buf_cstr(&b));
-	buf_free(&b);
-}
-
-/*
- * resources/read of uri (len bytes): 0 if it is this machine's; 1 if it
- * went to its host (answered from there); -1 with *why if its host's
- * link is gone.
- */
-int
-mcp_hosts_resource_read(struct mcp_req *req, const char *uri, size_t len,
-    const char **why)
-{
-	struct mcp_host	*h;
-	struct mcp_fwd	*f;
-	struct buf	 p = BUF_INIT;
-
-	if ((h = mcp_hosts_of_uri(uri, len, why)) == NULL)
-		return (0);
-	if (*why != NULL)
-		return (-1);
-	f = mcp_hosts_fwd_new(req, h);
-	buf_adds(&p, "{\"uri\":");
-	json_put_string(&p, uri, len);
-	buf_addc(&p, '}');
-	f->id = host_link_call(h->link, "resources/read", p.data, p.len,
-	    mcp_hosts_res_read, f);
-	buf_free(&p);
-	mcp_ids_add(req);	/* (a cancellation finds it) */
-	return (1);
-}
-
-/* A subscription's answer: nothing to do with it. */
-static void
-mcp_hosts_res_ignored(void *arg, const struct json *msg, const char *why)
-{
-	(void)arg;
-	(void)msg;
-	(void)why;
-}
-
-/* A 2025 client subscribed to uri (on, else unsubscribed): if it is a
- * host's, that host is asked to tell its updates. */
-void
-mcp_hosts_subscribe(const char *uri, bool on)
-{
-	struct mcp_host	*h;
-	struct buf	 p = BUF_INIT;
-	const char	*why;
-
-	if ((h = mcp_hosts_of_uri(uri, strlen(uri), &why)) == NULL ||
-	    why != NULL)
-		return;
-	buf_adds(&p, "{\"uri\":");
-	json_put_string(&p, uri, strlen(uri));
-	buf_addc(&p, '}');
-	(void)host_link_call(h->link, on ? "resources/subscribe" :
-	    "resources/unsubscribe", p.data, p.len, mcp_hosts_res_ignored,
-	    NULL);
-	buf_free(&p);
 }

@@ -17,9 +17,13 @@
  *                  changed; it calls the others' "what changed", they
  *                  never call it (they kick it through mcp_req.c)
  *   mcp_hosts.c    beside the families: a tools/call for another host
- *                  forwarded whole over its link (host_link.c), the
- *                  merged list_programs, hosts' resources; asked by
- *                  mcp_tools.c, task.c, resource.c, never asking them
+ *                  forwarded whole and its answer, the merged
+ *                  list_programs; asked by mcp_tools.c, task.c and
+ *                  mcp.c, never asking them
+ *   mcp_hosts_link.c  below it: the hosts, their links (host_link.c)
+ *                  and what they tell, their resources; asked by
+ *                  mcp_hosts.c, mcp_tools.c (set-up) and resource.c
+ *                  (the two share mcp_hosts.h)
  *   mcp_req.c      the bottom (tmux's cmd-queue.c): a request and its
  *                  context, the id table, results and errors, the output
  *                  queue and its back-pressure, the one notification
@@ -184,18 +188,20 @@ int		 mcp_level_of(const struct json *);
 
 /* mcp_hosts.c — tools/calls for other hosts, forwarded */
 struct mcp_fwd;
-struct mcp_hosts_hooks {	/* how mcp_tools.c answers a call */
-	void	(*answer)(struct mcp_req *, const char *result, size_t len);
-	void	(*progress)(struct mcp_req *, double progress, double total,
-		    const char *message);
-};
-void		 mcp_hosts_init(const struct mcp_hosts_hooks *);
 bool		 mcp_hosts_call(struct mcp_req *, const char *name,
 		     const struct json *args);
 bool		 mcp_hosts_took(struct mcp_req *, const char *result,
 		     size_t len);
 void		 mcp_hosts_cancel(struct mcp_req *);
 bool		 mcp_hosts_status(const struct mcp_req *, struct buf *);
+
+/* mcp_hosts_link.c — the hosts and their links, their resources */
+struct mcp_hosts_hooks {	/* how mcp_tools.c answers a call */
+	void	(*answer)(struct mcp_req *, const char *result, size_t len);
+	void	(*progress)(struct mcp_req *, double progress, double total,
+		    const char *message);
+};
+void		 mcp_hosts_init(const struct mcp_hosts_hooks *);
 void		 mcp_hosts_resources(struct jw *);
 bool		 mcp_hosts_resources_poll(void (*updated)(const char *));
 int		 mcp_hosts_resource_read(struct mcp_req *, const char *uri,

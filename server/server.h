@@ -10,8 +10,9 @@
  *              eras) over its method families, each exporting its rows:
  *              mcp_session.c, mcp_tools.c, task.c, resource.c,
  *              mcp_listen.c, and beside them mcp_hosts.c (calls for
- *              other hosts); over mcp_req.c (the request and its
- *              context, replies, the output queue). Their own header is
+ *              other hosts) over mcp_hosts_link.c (the hosts and their
+ *              links); over mcp_req.c (the request and its context,
+ *              replies, the output queue). Their own header is
  *              mcp_req.h; this one shows only stdin and stdout of them
  *   tools      tool_start.c, tool_run.c, tool_read.c, tool_stop.c,
  *              tool_list.c, tool_pane.c, tool_keys.c, tool_secret.c
@@ -116,8 +117,9 @@ bool	config_host_name_ok(const char *name, size_t len, bool epoch);
 /* keeper.c — the front's parent, there when the front is not */
 int	keeper_start(void);	/* in the front: a watch of the keeper, or -1 */
 
-/* mcp.c, mcp_req.c — the protocol wing (its own header: mcp_req.h), as
- * the rest of the front sees it: stdin in, stdout out */
+/* mcp.c, mcp_req.c, mcp_hosts_link.c — the protocol wing (its own
+ * header: mcp_req.h), as the rest of the front sees it: stdin in, stdout
+ * out, and the hosts' links ended */
 struct mcp_req;
 struct req;
 
