@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp_hosts.h"
+#include "mcp_hosts_link.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 

@@ -21,11 +21,11 @@
  * subscription of a URI whose program is on a host goes there.
  *
  * Layer: protocol, below mcp_hosts.c, which alone shares its header
- * (mcp_hosts.h); mcp_tools.c gives it, at set-up, the hooks that answer
+ * (mcp_hosts_link.h); mcp_tools.c gives it, at set-up, the hooks that answer
  * a call and pass on its progress, resource.c asks it for the hosts'
  * resources, main.c ends the links. It calls host_link.c, tools.c (the
- * hosts' names in the tool text), mcp_session.c (a log message's level
- * by its name) and mcp_req.c.
+ * hosts' names in the tool text) and mcp_req.c (a log message's level
+ * by its name among the rest).
  */
 #include <sys/queue.h>
 
@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "mcp_hosts.h"
+#include "mcp_hosts_link.h"
 #include "xmalloc.h"
 
 static struct {

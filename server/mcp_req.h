@@ -23,7 +23,7 @@
  *   mcp_hosts_link.c  below it: the hosts, their links (host_link.c)
  *                  and what they tell, their resources; asked by
  *                  mcp_hosts.c, mcp_tools.c (set-up) and resource.c
- *                  (the two share mcp_hosts.h)
+ *                  (the two share mcp_hosts_link.h)
  *   mcp_req.c      the bottom (tmux's cmd-queue.c): a request and its
  *                  context, the id table, results and errors, the output
  *                  queue and its back-pressure, the one notification
@@ -163,6 +163,10 @@ void		 mcp_quote_name(struct buf *, const char *, size_t);
 bool		 mcp_cursor_refused(struct mcp_req *, const struct json *,
 		     const char *what);
 void		 mcp_missing_tasks(struct mcp_req *, const char *what);
+/* The log levels, RFC 5424's, by name (a JSON string): an index, or -1;
+ * and an index's name. */
+int		 mcp_level_of(const struct json *);
+const char	*mcp_level_name(int);
 /* What changed, for mcp_listen.c, which sets these at its set-up: the
  * families below it kick it, never call it. */
 struct mcp_watch_hooks {
@@ -183,8 +187,6 @@ bool		 mcp_session_initialized(void);	/* and initialized came */
 void		 mcp_session_set_initialized(void);
 const char	*mcp_session_version(void);
 
-/* mcp_session.c's levels, by name (a JSON string): an index, or -1. */
-int		 mcp_level_of(const struct json *);
 
 /* mcp_hosts.c — tools/calls for other hosts, forwarded */
 struct mcp_fwd;

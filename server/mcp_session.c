@@ -37,12 +37,6 @@ static const char *mcp_versions[] = {
 	"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
 };
 
-/* RFC 5424 order, as logging/setLevel and _meta name them. */
-static const char *mcp_levels[] = {
-	"debug", "info", "notice", "warning", "error", "critical", "alert",
-	"emergency"
-};
-#define MCP_NLEVELS	(sizeof mcp_levels / sizeof mcp_levels[0])
 #define MCP_LEVELS_SAID	"debug, info, notice, warning, error, critical, " \
 	"alert, emergency"
 
@@ -100,18 +94,6 @@ mcp_session_version(void)
 	return (ses.ctx.version);
 }
 
-/* The level named by lv (a JSON string), or -1. */
-int
-mcp_level_of(const struct json *lv)
-{
-	size_t	i;
-
-	for (i = 0; json_type(lv) == JSON_STRING && i < MCP_NLEVELS; i++)
-		if (strcmp(json_str(lv, NULL), mcp_levels[i]) == 0)
-			return ((int)i);
-	return (-1);
-}
-
 /* logging/setLevel: send that level and more severe from now on. */
 static void
 mcp_session_set_level(struct mcp_req *req, const struct json *params)
@@ -128,8 +110,8 @@ mcp_session_set_level(struct mcp_req *req, const struct json *params)
 }
 
 /*
- * A notifications/message for the client at a level (index into
- * mcp_levels), if the context it goes by takes that level: the request
+ * A notifications/message for the client at a level (mcp_level_of's
+ * index), if the context it goes by takes that level: the request
  * being answered's, or the session's once notifications/initialized came.
  */
 static void
@@ -143,7 +125,7 @@ mcp_session_log(int level, const char *logger, const char *msg)
 			return;
 	} else if (level < ses.ctx.log_level || !ses.initialized)
 		return;
-	buf_printf(&p, "\"level\":\"%s\",\"logger\":", mcp_levels[level]);
+	buf_printf(&p, "\"level\":\"%s\",\"logger\":", mcp_level_name(level));
 	json_put_string(&p, logger, strlen(logger));
 	buf_adds(&p, ",\"data\":");
 	json_put_string(&p, msg, strlen(msg));

@@ -179,6 +179,28 @@ kill_left(const struct hub *h)
 	pmx_kill_env(h->calm_env);
 }
 
+/*
+ * This run's sleeps: sleep_s(k) seconds, nine digits unique to the run
+ * (its pid), so that two runs of the suite on one machine never count
+ * each other's programs; sleep_of(k), the command line to look for.
+ */
+static int
+sleep_s(int k)
+{
+	return ((1000000 + (int)(getpid() % 1000000)) * 100 + k);
+}
+
+static const char *
+sleep_of(int k)
+{
+	static char	buf[4][32];
+	static int	i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof buf[i], "sleep %d", sleep_s(k));
+	return (buf[i]);
+}
+
 static struct hub	 hub;		/* the running test's */
 static struct hub	*open_hub;	/* it, until closed */
 
@@ -420,9 +442,9 @@ test_hosts_ids(void **state)
 	    "Hosts: box, ns, calm, bad."));
 	json_doc_free(l);
 
-	box = started(&hub, "box", 3001, &bpane);
-	ns = started(&hub, "ns", 3002, &npane);
-	here = started(&hub, NULL, 3003, NULL);
+	box = started(&hub, "box", sleep_s(1), &bpane);
+	ns = started(&hub, "ns", sleep_s(2), &npane);
+	here = started(&hub, NULL, sleep_s(3), NULL);
 
 	snprintf(needle, sizeof needle, "uid=%d", (int)w.sshd.uid);
 	read_until(&hub, box, needle);
@@ -444,13 +466,13 @@ test_hosts_ids(void **state)
 	json_doc_free(d);
 
 	/* Where each really runs. */
-	assert_true(proc_of("sleep 3001", &uid, &ours) > 0);
+	assert_true(proc_of(sleep_of(1), &uid, &ours) > 0);
 	assert_int_equal(uid, w.sshd.uid);
 	assert_true(ours);
-	assert_true(proc_of("sleep 3002", &uid, &ours) > 0);
+	assert_true(proc_of(sleep_of(2), &uid, &ours) > 0);
 	assert_int_equal(uid, 0);
 	assert_false(ours);
-	assert_true(proc_of("sleep 3003", &uid, &ours) > 0);
+	assert_true(proc_of(sleep_of(3), &uid, &ours) > 0);
 	assert_int_equal(uid, 0);
 	assert_true(ours);
 
@@ -483,8 +505,8 @@ test_hosts_ids(void **state)
 	d = ok(&hub, "stop_program", "{\"programId\":\"%s\"}", box);
 	assert_true(sc_bool(d, "wasRunning"));
 	json_doc_free(d);
-	assert_int_equal(wait_none("sleep 3001", GONE_MS), 0);
-	assert_int_equal(wait_some("sleep 3002", 1, ANSWER_MS), 1);
+	assert_int_equal(wait_none(sleep_of(1), GONE_MS), 0);
+	assert_int_equal(wait_some(sleep_of(2), 1, ANSWER_MS), 1);
 	free(box);
 	free(ns);
 	free(here);
@@ -576,7 +598,7 @@ test_hosts_ssh_killed(void **state)
 	(void)state;
 	hub_open(&hub);
 	d = ok(&hub, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
-	    "exec sleep 3004\"],\"host\":\"box\"}");
+	    "exec sleep %d\"],\"host\":\"box\"}", sleep_s(4));
 	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
 	read_until(&hub, id, "ready");
@@ -600,7 +622,7 @@ test_hosts_ssh_killed(void **state)
 	while (pmx_count_env(hub.box_env) > 0 && now_ms() - t0 < GONE_MS)
 		usleep(50000);
 	assert_int_equal(pmx_count_env(hub.box_env), 0);
-	assert_int_equal(pmx_count_procs("sleep 3004"), 0);
+	assert_int_equal(pmx_count_procs(sleep_of(4)), 0);
 
 	snprintf(args, sizeof args, "{\"programId\":\"%s\"}", id);
 	err(&hub, "read_program", args, "host box is unreachable", "SIGKILL",
@@ -608,7 +630,7 @@ test_hosts_ssh_killed(void **state)
 	assert_int_equal(pmx_find_proc(w.sshd.key), -1);	/* no new link */
 
 	d = ok(&hub, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo again; "
-	    "exec sleep 3005\"],\"host\":\"box\"}");
+	    "exec sleep %d\"],\"host\":\"box\"}", sleep_s(5));
 	id2 = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
 	assert_true(strncmp(id2, "box.2:p", 7) == 0);
@@ -641,14 +663,14 @@ test_hosts_link_killed(void **state)
 	(void)state;
 	hub_open(&hub);
 	d = ok(&hub, "start_program", "{\"argv\":[\"sh\",\"-c\",\"stty -echo; "
-	    "exec sleep 3011\"],\"host\":\"calm\"}");
+	    "exec sleep %d\"],\"host\":\"calm\"}", sleep_s(11));
 	pane = xstrdup(sc_need_str(d, "paneId"));
 	json_doc_free(d);
 	snprintf(args, sizeof args, "{\"name\":\"send_keys\",\"arguments\":"
 	    "{\"paneId\":\"calm:%s\",\"keys\":\"x\",\"enter\":true,"
 	    "\"timeoutMs\":20000}}", pane);
 	rid = pmx_send(&hub.c, "tools/call", args);
-	assert_true(wait_some("sleep 3011", 1, ANSWER_MS) >= 1);
+	assert_true(wait_some(sleep_of(11), 1, ANSWER_MS) >= 1);
 	usleep(300000);		/* (the keys are typed, the reply waits) */
 	/* (Only the link's command line holds the marker.) */
 	assert_true((link = pmx_find_proc(hub.calm_env)) > 0);
@@ -680,7 +702,7 @@ test_hosts_far_killed(void **state)
 	(void)state;
 	hub_open(&hub);
 	d = ok(&hub, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo ready; "
-	    "exec sleep 3006\"],\"host\":\"box\"}");
+	    "exec sleep %d\"],\"host\":\"box\"}", sleep_s(6));
 	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
 	read_until(&hub, id, "ready");
@@ -724,10 +746,11 @@ test_hosts_cancel(void **state)
 
 	(void)state;
 	hub_open(&hub);
-	rid = pmx_send(&hub.c, "tools/call", "{\"name\":\"run_program\","
+	snprintf(line, sizeof line, "{\"name\":\"run_program\","
 	    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"echo tick; exec sleep "
-	    "3007\"],\"host\":\"ns\",\"timeoutMs\":20000},\"_meta\":"
-	    "{\"progressToken\":\"pt\"}}");
+	    "%d\"],\"host\":\"ns\",\"timeoutMs\":20000},\"_meta\":"
+	    "{\"progressToken\":\"pt\"}}", sleep_s(7));
+	rid = pmx_send(&hub.c, "tools/call", line);
 	deadline = now_ms() + ANSWER_MS;
 	while (!progress && now_ms() < deadline) {
 		if ((d = pmx_next(&hub.c, 1000)) == NULL)
@@ -742,12 +765,12 @@ test_hosts_cancel(void **state)
 		json_doc_free(d);
 	}
 	assert_true(progress);
-	assert_int_equal(wait_some("sleep 3007", 1, ANSWER_MS), 1);
+	assert_int_equal(wait_some(sleep_of(7), 1, ANSWER_MS), 1);
 	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld}}",
 	    (long long)rid);
 	send_line(&hub.c, line);
-	assert_int_equal(wait_none("sleep 3007", GONE_MS), 0);
+	assert_int_equal(wait_none(sleep_of(7), GONE_MS), 0);
 	d = pmx_wait(&hub.c, rid, 500);	/* a cancelled call: no answer */
 	assert_null(d);
 	hub_close(&hub);
@@ -860,21 +883,21 @@ hub_ended(bool abrupt)
 
 	hub_open(&hub);
 	d = ok(&hub, "start_program", "{\"argv\":[\"sh\",\"-c\",\"echo b; exec "
-	    "sleep 3008\"],\"host\":\"box\"}");
+	    "sleep %d\"],\"host\":\"box\"}", sleep_s(8));
 	id = xstrdup(sc_need_str(d, "programId"));
 	json_doc_free(d);
-	json_doc_free(ok(&hub, "start_program", "{\"argv\":[\"sleep\",\"3009\"],"
-	    "\"host\":\"ns\"}"));
+	json_doc_free(ok(&hub, "start_program", "{\"argv\":[\"sleep\",\"%d\"],"
+	    "\"host\":\"ns\"}", sleep_s(9)));
 	json_doc_free(ok(&hub, "start_program", "{\"argv\":[\"sleep\","
-	    "\"3010\"]}"));
+	    "\"%d\"]}", sleep_s(10)));
 	read_until(&hub, id, "b");
 	snprintf(args, sizeof args, "{\"name\":\"read_program\",\"arguments\":"
 	    "{\"programId\":\"%s\",\"cursor\":2,\"timeoutMs\":20000}}", id);
 	(void)pmx_send(&hub.c, "tools/call", args);
 	assert_true(pmx_count_env(hub.box_env) >= 3);	/* far, tmux, ... */
 	assert_true(pmx_count_env(hub.ns_env) >= 3);
-	assert_int_equal(wait_some("sleep 3008", 1, ANSWER_MS), 1);
-	assert_int_equal(wait_some("sleep 3009", 1, ANSWER_MS), 1);
+	assert_int_equal(wait_some(sleep_of(8), 1, ANSWER_MS), 1);
+	assert_int_equal(wait_some(sleep_of(9), 1, ANSWER_MS), 1);
 	if (abrupt) {
 		assert_true(hub.c.front > 0);
 		assert_int_equal(kill(hub.c.front, SIGKILL), 0);
@@ -882,8 +905,8 @@ hub_ended(bool abrupt)
 	assert_int_equal(kill(hub.c.pid, abrupt ? SIGKILL : SIGTERM), 0);
 	assert_true(pmx_wait_exit(&hub.c, 5000) != -1);
 	nothing_left(&hub);
-	assert_int_equal(pmx_count_procs("sleep 3008") +
-	    pmx_count_procs("sleep 3009"), 0);
+	assert_int_equal(pmx_count_procs(sleep_of(8)) +
+	    pmx_count_procs(sleep_of(9)), 0);
 	free(id);
 	hub_close(&hub);
 }
@@ -997,7 +1020,7 @@ test_hosts_kills(void **state)
 		ms = pmx_rand() % 3 == 0 ? 0 : (int)(pmx_rand() % 500);
 		snprintf(args, sizeof args, "{\"name\":\"start_program\","
 		    "\"arguments\":{\"argv\":[\"sh\",\"-c\",\"echo up; exec "
-		    "sleep 3020\"],\"host\":\"%s\"}}", host);
+		    "sleep %d\"],\"host\":\"%s\"}}", sleep_s(20), host);
 		rid = pmx_send(&hub.c, "tools/call", args);
 		usleep((useconds_t)ms * 1000);
 		if (what == 2) {

@@ -1,12 +1,12 @@
 /*
- * mcp_hosts.h — what the hub's two files share, and nothing else
- * includes: mcp_hosts_link.c keeps the hosts the person configured,
- * each one's link and the calls waiting on it; mcp_hosts.c, above it,
- * sends a tools/call there and answers it. The rest of the protocol
- * sees both through mcp_req.h.
+ * mcp_hosts_link.h — mcp_hosts_link.c's face to mcp_hosts.c, which
+ * alone includes it beside it: mcp_hosts_link.c keeps the hosts the
+ * person configured, each one's link and the calls waiting on it;
+ * mcp_hosts.c, above it, sends a tools/call there and answers it. The
+ * rest of the protocol sees both through mcp_req.h.
  */
-#ifndef PROGMUX_MCP_HOSTS_H
-#define PROGMUX_MCP_HOSTS_H
+#ifndef PROGMUX_MCP_HOSTS_LINK_H
+#define PROGMUX_MCP_HOSTS_LINK_H
 
 #include <sys/queue.h>
 
