@@ -3,7 +3,8 @@
 #   make            build build/progmux and build/progmux-reaper
 #   make test       install what is missing, build, run every test
 #   make test-long  the longer loops: the front killed at 100 random moments
-#                   per mode, the stripper against tmux for 5 minutes
+#                   per mode, the stripper against tmux for 5 minutes, a
+#                   host's link, far progmux or hub killed at 100 moments
 #   make macos-gate both binaries and the tests cross-compiled and linked
 #                   for arm64 and x86_64 macOS 13 (zig cc; scripts/ci/macos-gate.sh)
 #   make test-tmux  the integration suites on tmux 3.3a, 3.5a and 3.8
@@ -93,8 +94,8 @@ CPPFLAGS += -DPROGMUX_TARGET='"$(BUILD_TARGET)"'
 COMMON_SRC = $(filter-out common/osdep-%.c,$(wildcard common/*.c)) \
 	common/osdep-$(OSDEP).c \
 	$(if $(filter linux,$(OSDEP)),,common/osdep-shared.c)
-# ask_user_secret's page (server/secret_page.c: HTTP of its own on
-# 127.0.0.1, no library) is built on Linux and the POSIX-only port, not
+# ask_user_secret's page (server/secret_page.c, over server/page_http.c:
+# HTTP of its own on 127.0.0.1, no library) is built on Linux and the POSIX-only port, not
 # on macOS, where it has not been tried (SECRET_PAGE=1 builds it there
 # too). Without it (SECRET_PAGE=) neither the page nor the tool is built,
 # and the tool is not listed.
@@ -102,7 +103,8 @@ SECRET_PAGE ?= $(if $(filter darwin,$(OSDEP)),,1)
 # The tests are told whether it is built: the C tests by
 # -DPROGMUX_SECRET_PAGE, the others by PMX_SECRET_PAGE (1 or 0).
 export PMX_SECRET_PAGE := $(if $(SECRET_PAGE),1,0)
-SECRET_SRC = server/secret_page.c server/tool_secret.c server/secret_ask.c
+SECRET_SRC = server/secret_page.c server/page_http.c server/tool_secret.c \
+	server/secret_ask.c
 SERVER_SRC = $(filter-out server/ttywait-%.c server/loop-%.c \
 	$(if $(SECRET_PAGE),,$(SECRET_SRC)),\
 	$(wildcard server/*.c)) server/ttywait-$(TTYWAIT).c server/loop-$(LOOPBE).c
@@ -120,6 +122,7 @@ VIEW_SRC   = server/view/view.html server/view/view.css server/view/term.js \
 
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
 FRONT_PURE_SRC = server/json.c server/jschema.c server/pattern.c server/spool_read.c \
+	server/spool_text.c \
 	server/textbuf.c server/ttywait-$(TTYWAIT).c
 REAPER_PURE_SRC = reaper/strip.c reaper/marker.c reaper/record.c reaper/fsm.c \
 	reaper/spool_write.c
@@ -245,12 +248,14 @@ integration: $(ITEST_BIN) $(FIXTURE_BIN)
 
 # Integration tests drive build/progmux through tests/client.c (the
 # client), tests/procs.c (the processes they look at, through the port)
-# and tests/harness.c (the checks and set-ups the suites share), each
+# and tests/harness.c (the checks and set-ups the suites share), with
+# tests/sshd.c (an sshd of a test's own, the benchmarks' too), each
 # compiled once (tests/schema_check.c too, for test_jschema), and tmux's
 # quoting (server/tmux_parse.c): how a logged tmux command would hold a
 # secret, which test_secret_page looks for.
 HARNESS_OBJ = $(B)/obj/tests/client.o $(B)/obj/tests/procs.o \
-	$(B)/obj/tests/harness.o $(B)/obj/server/tmux_parse.o
+	$(B)/obj/tests/harness.o $(B)/obj/tests/sshd.o \
+	$(B)/obj/server/tmux_parse.o
 
 $(B)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -282,7 +287,8 @@ $(B)/bench/%: tests/bench/%.c $(BENCH_CLIENT_OBJ) $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iserver -Ireaper -Itests $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_CLIENT_OBJ) $(LIBS_TEST) $(PKG_LIBS) $(PCRE_LIBS) -lm
 
-$(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(BENCH_CLIENT_OBJ) $(LIBS_TEST)
+$(B)/bench/bench_progmux: $(BENCH_PMX_SRC:%.c=$(B)/obj/%.o) $(BENCH_CLIENT_OBJ) \
+	    $(B)/obj/tests/sshd.o $(LIBS_TEST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(PCRE_LIBS) -lm
 
@@ -314,14 +320,18 @@ macos-gate:
 
 # The longer loops (a few minutes): test_death's kills of the front at
 # random moments, DEATH_TRIALS of them in each mode (make test runs 5),
-# and test_strip_tmux for STRIP_TMUX_SECONDS (make test runs 10).
+# test_strip_tmux for STRIP_TMUX_SECONDS (make test runs 10), and
+# test_hosts' kills of a link, a far progmux or the hub, HOSTS_TRIALS of
+# them (make test runs 3).
 DEATH_TRIALS ?= 100
 STRIP_TMUX_SECONDS ?= 300
+HOSTS_TRIALS ?= 100
 test-long: all unit integration
 	PMX_DEATH_TRIALS=$(DEATH_TRIALS) \
 	    PMX_STRIP_TMUX_SECONDS=$(STRIP_TMUX_SECONDS) \
-	    TESTS="test_death test_strip_tmux" SKIP_E2E=1 SKIP_NEWCOMER=1 \
-	    sh scripts/test/test.sh $(B)
+	    PMX_HOSTS_TRIALS=$(HOSTS_TRIALS) \
+	    TESTS="test_death test_strip_tmux test_hosts" SKIP_E2E=1 \
+	    SKIP_NEWCOMER=1 sh scripts/test/test.sh $(B)
 
 # The integration suites and the end-to-end test on each tmux version:
 # 3.3a (the system's), 3.5a and 3.8 (private roots under $(B)/tmux, set
@@ -494,9 +504,10 @@ build/fuzz/fuzz_mcp: tests/fuzz/fuzz_mcp.c $(FUZZ_MCP_SRC) \
 	    -Wl,--wrap=fork,--wrap=posix_spawn -o $@ \
 	    $< $(FUZZ_MCP_SRC) $(PKG_LIBS) $(PCRE_LIBS)
 
-# ask_user_secret's page (server/secret_page.c) under libFuzzer, over real
-# loopback connections: the same objects as fuzz_mcp's, nothing wrapped
-# (the harness starts no tmux and no program).
+# ask_user_secret's page (server/secret_page.c and its HTTP,
+# server/page_http.c) under libFuzzer, over real loopback connections:
+# the same objects as fuzz_mcp's, nothing wrapped (the harness starts no
+# tmux and no program).
 build/fuzz/fuzz_page: tests/fuzz/fuzz_page.c $(FUZZ_MCP_SRC) \
     $(wildcard common/*.h server/*.h)
 	@mkdir -p $(@D)

@@ -212,8 +212,9 @@ spool_w_begin_drop(struct spool_w *w, uint64_t hend, uint64_t hlines,
 	w->head_lines = hlines;
 	w->head_chars = hchars - back;
 	if (fd != -1) {
-		/* (If it cannot be cut, it is only a little longer.) */
-		(void)ftruncate(fd, (off_t)w->drop.from);
+		if (ftruncate(fd, (off_t)w->drop.from) == -1) {
+			/* Not cut, it is only a little longer. */
+		}
 		close(fd);
 	}
 	w->drop.to = w->drop.from;

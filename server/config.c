@@ -39,7 +39,8 @@ struct setting {
 	const char	*env;		/* its variable */
 	const char	*alt_env;	/* libtmux's variable, if any */
 	int		 kind;		/* 's' string, 'i' integer, 'b' bool,
-					   'y' safety tier, 't' tool list */
+					   'y' safety tier, 't' tool list,
+					   'h' hosts */
 	void		*where;
 	int64_t		 min, max;
 	const char	*dflt;
@@ -99,6 +100,10 @@ static const struct setting settings[] = {
 	{ "tools", "PROGMUX_TOOLS", NULL, 't', &cfg.tools, 0, 0, NULL,
 	  "only these tools (comma-separated names), within the safety "
 	  "tier; default: all of the tier" },
+	{ "host", "PROGMUX_HOSTS", NULL, 'h', &cfg.hosts, 0, 0, NULL,
+	  "a host start_program and run_program may name: NAME=COMMAND, "
+	  "COMMAND (run by /bin/sh -c) starting a progmux on its standard "
+	  "input and output there; repeatable (the variable: one a line)" },
 };
 
 /* PROGMUX_SAFETY's values, by SAFETY_* number. */
@@ -143,6 +148,137 @@ config_set_tools(const struct setting *s, const char *from, const char *v)
 	return (0);
 }
 
+/*
+ * Is name (len bytes) a host's name: 1 to CFG_HOST_NAME_MAX letters,
+ * digits, '-' or '_'? With epoch, also such a name followed by '.' and
+ * the number of its link ("box.2", as ids carry it).
+ */
+bool
+config_host_name_ok(const char *name, size_t len, bool epoch)
+{
+	size_t	i, n;
+
+	n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_-");
+	if (n > len)
+		n = len;
+	if (n == 0 || n > CFG_HOST_NAME_MAX)
+		return (false);
+	if (n == len)
+		return (true);
+	if (!epoch || name[n] != '.' || len - n < 2 || len - n > 10 ||
+	    name[n + 1] == '0')
+		return (false);
+	for (i = n + 1; i < len; i++)
+		if (name[i] < '0' || name[i] > '9')
+			return (false);
+	return (true);
+}
+
+/* The configured host named name (len bytes), or NULL. */
+const struct cfg_host *
+config_host(const char *name, size_t len)
+{
+	size_t	i;
+
+	for (i = 0; i < cfg.nhosts; i++)
+		if (strlen(cfg.hosts[i].name) == len &&
+		    memcmp(cfg.hosts[i].name, name, len) == 0)
+			return (&cfg.hosts[i]);
+	return (NULL);
+}
+
+/* One host, "NAME=COMMAND" (len bytes), from setting from. */
+static int
+config_add_host(const char *from, const char *v, size_t len, char **cause)
+{
+	const char	*eq = memchr(v, '=', len), *c;
+	size_t		 n;
+
+	if (eq == NULL || !config_host_name_ok(v, (size_t)(eq - v), false)) {
+		xasprintf(cause, "%s: \"%.*s\" is not NAME=COMMAND with a NAME "
+		    "of 1 to %d letters, digits, - or _", from, (int)len, v,
+		    CFG_HOST_NAME_MAX);
+		return (-1);
+	}
+	n = (size_t)(eq - v);
+	for (c = eq + 1; c < v + len && (*c == ' ' || *c == '\t'); c++)
+		;
+	if (c == v + len) {
+		xasprintf(cause, "%s: host %.*s has no command (NAME=COMMAND)",
+		    from, (int)n, v);
+		return (-1);
+	}
+	if (config_host(v, n) != NULL) {
+		xasprintf(cause, "%s: host %.*s is given twice", from, (int)n,
+		    v);
+		return (-1);
+	}
+	if (cfg.nhosts == CFG_HOSTS_MAX) {
+		xasprintf(cause, "%s: more than %d hosts", from,
+		    CFG_HOSTS_MAX);
+		return (-1);
+	}
+	cfg.hosts = xreallocarray(cfg.hosts, cfg.nhosts + 1,
+	    sizeof *cfg.hosts);
+	cfg.hosts[cfg.nhosts].name = xstrndup(v, n);
+	cfg.hosts[cfg.nhosts].command = xstrndup(c, (size_t)(v + len - c));
+	cfg.nhosts++;
+	return (0);
+}
+
+/* Forget the hosts given so far. */
+static void
+config_hosts_clear(void)
+{
+	size_t	i;
+
+	for (i = 0; i < cfg.nhosts; i++) {
+		free(cfg.hosts[i].name);
+		free(cfg.hosts[i].command);
+	}
+	free(cfg.hosts);
+	cfg.hosts = NULL;
+	cfg.nhosts = 0;
+}
+
+/*
+ * Hosts: PROGMUX_HOSTS holds one NAME=COMMAND a line (empty lines and
+ * lines starting with # are passed over); each --host gives one, and
+ * the flags, if any, replace the variable's.
+ */
+static int
+config_set_hosts(const char *from, const char *v, char **cause)
+{
+	const char	*p, *nl;
+	size_t		 len;
+
+	if (v == NULL)
+		v = "";
+	if (strncmp(from, "--", 2) == 0) {
+		if (!cfg.hosts_flag)
+			config_hosts_clear();
+		cfg.hosts_flag = true;
+		return (config_add_host(from, v, strlen(v), cause));
+	}
+	for (p = v; *p != '\0'; p = *nl == '\n' ? nl + 1 : nl) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			nl = p + strlen(p);
+		len = (size_t)(nl - p);
+		while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' '))
+			len--;
+		while (len > 0 && (*p == ' ' || *p == '\t')) {
+			p++;
+			len--;
+		}
+		if (len == 0 || *p == '#')
+			continue;
+		if (config_add_host(from, p, len, cause) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
 /* Set one setting from text; -1 with *cause when the value is bad. */
 static int
 config_set(const struct setting *s, const char *from, const char *v,
@@ -177,6 +313,8 @@ config_set(const struct setting *s, const char *from, const char *v,
 		return (config_set_tier(s, from, v, cause));
 	case 't':
 		return (config_set_tools(s, from, v));
+	case 'h':
+		return (config_set_hosts(from, v, cause));
 	default:
 		errno = 0;
 		n = v == NULL ? 0 : strtoll(v, &end, 10);
@@ -210,8 +348,8 @@ config_usage(void)
 			printf("  %-20s %-26s also read, as libtmux does\n",
 			    "", s->alt_env);
 	}
-	printf("  --%-18s %-26s %s\n", "check", "", "check tmux, the socket "
-	    "and the runtime directory, print the settings, exit");
+	printf("  --%-18s %-26s %s\n", "check", "", "check tmux, the socket, "
+	    "the runtime directory and each host, print the settings, exit");
 	printf("  --%-18s %-26s %s\n", "help", "", "this text");
 	printf("  --%-18s %-26s %s\n", "version", "", "print the version");
 }

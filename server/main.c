@@ -105,6 +105,37 @@ main_check_rundir(void)
 	return (why);
 }
 
+#define MAIN_CHECK_HOST_MS	20000	/* a host's initialize answered by then */
+
+/*
+ * --check: each host, tried: its command started, initialize asked
+ * (with the name a hub gives), and ended. 1 if one is not usable.
+ */
+static int
+main_check_hosts(void)
+{
+	char	 version[32], *cause = NULL;
+	size_t	 i;
+	int	 bad = 0;
+
+	for (i = 0; i < cfg.nhosts; i++) {
+		printf("host %s:%*s%s: ", cfg.hosts[i].name,
+		    (int)(6 - (strlen(cfg.hosts[i].name) < 6 ?
+		    strlen(cfg.hosts[i].name) : 6)), "", cfg.hosts[i].command);
+		fflush(stdout);
+		if (host_link_check(cfg.hosts[i].name, cfg.hosts[i].command,
+		    MAIN_CHECK_HOST_MS, version, sizeof version, &cause) == 0)
+			printf("progmux %s answers: ok\n", version);
+		else {
+			printf("NOT USABLE: %s\n", cause);
+			free(cause);
+			cause = NULL;
+			bad = 1;
+		}
+	}
+	return (bad);
+}
+
 /* --check: what would be used, and whether it works. Exit 0 if so. */
 static int
 main_check(void)
@@ -152,6 +183,8 @@ main_check(void)
 		if (tools_offered(i))
 			printf("%s %s", n++ ? "," : "", tools_name(i));
 	printf("%s\n", n ? "" : " none");
+	if (main_check_hosts() != 0)
+		bad = 1;
 	config_rundir_leave();
 	if (tmux_bad)
 		printf("fix: install tmux 3.2a or newer (%s) or point "
@@ -207,7 +240,7 @@ main_reap(void)
 	int	st;
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (!tmux_reaped(pid, st))
+		if (!tmux_reaped(pid, st) && !host_links_reaped(pid, st))
 			(void)reaper_links_reaped(pid, st);
 	}
 	return (pid == 0);
@@ -336,6 +369,7 @@ main_exit_begin(void)
 		tmux_session_linger();
 	}
 	tmux_shutdown();
+	mcp_hosts_shutdown();
 }
 
 /*
@@ -370,16 +404,18 @@ main_exit_due(void)
 }
 
 /*
- * Is the exit done? Replies flushed (or the client gone) and the last
+ * Is the exit done? Replies flushed (or the client gone), the last
  * tmux commands answered, not only written (the server reads our
- * client's input, and drops what it has not read once the client goes);
- * then the client is let go; then every child reaped (orphans would be
- * left for init, which some containers never reap).
+ * client's input, and drops what it has not read once the client goes),
+ * and every host's link gone (its progmux there ending its programs
+ * first); then the client is let go; then every child reaped (orphans
+ * would be left for init, which some containers never reap).
  */
 static bool
 main_exit_done(void)
 {
-	if ((!mn.out_broken && mcp_output_pending()) || !tmux_idle())
+	if ((!mn.out_broken && mcp_output_pending()) || !tmux_idle() ||
+	    host_links_alive())
 		return (false);
 	if (tmux_alive())
 		tmux_stop();
@@ -432,6 +468,7 @@ main_run(void)
 		    mn.drain_deadline);
 	}
 	tmux_stop();
+	host_links_kill();	/* (a link that did not end by now) */
 	config_rundir_leave();	/* or the last reaper of ours removes it */
 	programs_collect();
 }

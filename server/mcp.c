@@ -192,6 +192,7 @@ mcp_cancelled(const struct json *params)
 		log_debug("request %s cancelled", req->id);
 		if (req->call != NULL)
 			tools_cancel(req->call);
+		mcp_hosts_cancel(req);
 		mcp_listen_cancel(req);
 		mcp_req_done(req);
 	}

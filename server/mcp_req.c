@@ -600,3 +600,31 @@ mcp_task_told(struct task *t)
 	if (mr.watch != NULL && mr.watch->task_ended != NULL)
 		mr.watch->task_ended(t);
 }
+
+/* RFC 5424 order, as logging/setLevel and _meta name them. */
+static const char *mcp_levels[] = {
+	"debug", "info", "notice", "warning", "error", "critical", "alert",
+	"emergency"
+};
+#define MCP_NLEVELS	(sizeof mcp_levels / sizeof mcp_levels[0])
+
+/* The level named by lv (a JSON string), or -1. */
+int
+mcp_level_of(const struct json *lv)
+{
+	size_t	i;
+
+	for (i = 0; json_type(lv) == JSON_STRING && i < MCP_NLEVELS; i++)
+		if (strcmp(json_str(lv, NULL), mcp_levels[i]) == 0)
+			return ((int)i);
+	return (-1);
+}
+
+/* The name of a level mcp_level_of gave. */
+const char *
+mcp_level_name(int level)
+{
+	if (level < 0 || (size_t)level >= MCP_NLEVELS)
+		fatalx("mcp_level_name: level %d", level);
+	return (mcp_levels[level]);
+}

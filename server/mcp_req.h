@@ -16,6 +16,14 @@
  *   mcp_listen.c   subscriptions/listen and the look that tells what
  *                  changed; it calls the others' "what changed", they
  *                  never call it (they kick it through mcp_req.c)
+ *   mcp_hosts.c    beside the families: a tools/call for another host
+ *                  forwarded whole and its answer, the merged
+ *                  list_programs; asked by mcp_tools.c, task.c and
+ *                  mcp.c, never asking them
+ *   mcp_hosts_link.c  below it: the hosts, their links (host_link.c)
+ *                  and what they tell, their resources; asked by
+ *                  mcp_hosts.c, mcp_tools.c (set-up) and resource.c
+ *                  (the two share mcp_hosts_link.h)
  *   mcp_req.c      the bottom (tmux's cmd-queue.c): a request and its
  *                  context, the id table, results and errors, the output
  *                  queue and its back-pressure, the one notification
@@ -99,6 +107,8 @@ struct mcp_req {
 	char		*resume_state;	/* 2026: a call made again after */
 	char		*resume_action;	/* input_required, and the answer */
 
+	struct mcp_fwd	*fwd;		/* forwarded to a host (mcp_hosts.c) */
+
 	/* subscriptions/listen (mcp_listen.c) */
 	struct mcp_listen *listen;
 	/* tasks/result waiting (task.c) */
@@ -153,6 +163,10 @@ void		 mcp_quote_name(struct buf *, const char *, size_t);
 bool		 mcp_cursor_refused(struct mcp_req *, const struct json *,
 		     const char *what);
 void		 mcp_missing_tasks(struct mcp_req *, const char *what);
+/* The log levels, RFC 5424's, by name (a JSON string): an index, or -1;
+ * and an index's name. */
+int		 mcp_level_of(const struct json *);
+const char	*mcp_level_name(int);
 /* What changed, for mcp_listen.c, which sets these at its set-up: the
  * families below it kick it, never call it. */
 struct mcp_watch_hooks {
@@ -172,6 +186,29 @@ bool		 mcp_session_ready(void);	/* initialize answered */
 bool		 mcp_session_initialized(void);	/* and initialized came */
 void		 mcp_session_set_initialized(void);
 const char	*mcp_session_version(void);
+
+
+/* mcp_hosts.c — tools/calls for other hosts, forwarded */
+struct mcp_fwd;
+bool		 mcp_hosts_call(struct mcp_req *, const char *name,
+		     const struct json *args);
+bool		 mcp_hosts_took(struct mcp_req *, const char *result,
+		     size_t len);
+void		 mcp_hosts_cancel(struct mcp_req *);
+bool		 mcp_hosts_status(const struct mcp_req *, struct buf *);
+
+/* mcp_hosts_link.c — the hosts and their links, their resources */
+struct mcp_hosts_hooks {	/* how mcp_tools.c answers a call */
+	void	(*answer)(struct mcp_req *, const char *result, size_t len);
+	void	(*progress)(struct mcp_req *, double progress, double total,
+		    const char *message);
+};
+void		 mcp_hosts_init(const struct mcp_hosts_hooks *);
+void		 mcp_hosts_resources(struct jw *);
+bool		 mcp_hosts_resources_poll(void (*updated)(const char *));
+int		 mcp_hosts_resource_read(struct mcp_req *, const char *uri,
+		     size_t len, const char **why);
+void		 mcp_hosts_subscribe(const char *uri, bool on);
 
 /* mcp_tools.c — tools/list, tools/call */
 extern const struct mcp_method mcp_tools_methods[];

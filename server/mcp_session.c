@@ -37,12 +37,6 @@ static const char *mcp_versions[] = {
 	"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
 };
 
-/* RFC 5424 order, as logging/setLevel and _meta name them. */
-static const char *mcp_levels[] = {
-	"debug", "info", "notice", "warning", "error", "critical", "alert",
-	"emergency"
-};
-#define MCP_NLEVELS	(sizeof mcp_levels / sizeof mcp_levels[0])
 #define MCP_LEVELS_SAID	"debug, info, notice, warning, error, critical, " \
 	"alert, emergency"
 
@@ -100,25 +94,13 @@ mcp_session_version(void)
 	return (ses.ctx.version);
 }
 
-/* The level named by lv (a JSON string), or -1. */
-static int
-mcp_level(const struct json *lv)
-{
-	size_t	i;
-
-	for (i = 0; json_type(lv) == JSON_STRING && i < MCP_NLEVELS; i++)
-		if (strcmp(json_str(lv, NULL), mcp_levels[i]) == 0)
-			return ((int)i);
-	return (-1);
-}
-
 /* logging/setLevel: send that level and more severe from now on. */
 static void
 mcp_session_set_level(struct mcp_req *req, const struct json *params)
 {
 	int	level;
 
-	if ((level = mcp_level(json_get(params, "level"))) == -1) {
+	if ((level = mcp_level_of(json_get(params, "level"))) == -1) {
 		mcp_fail(req, -32602, "logging/setLevel: level must be one "
 		    "of " MCP_LEVELS_SAID);
 		return;
@@ -128,8 +110,8 @@ mcp_session_set_level(struct mcp_req *req, const struct json *params)
 }
 
 /*
- * A notifications/message for the client at a level (index into
- * mcp_levels), if the context it goes by takes that level: the request
+ * A notifications/message for the client at a level (mcp_level_of's
+ * index), if the context it goes by takes that level: the request
  * being answered's, or the session's once notifications/initialized came.
  */
 static void
@@ -143,7 +125,7 @@ mcp_session_log(int level, const char *logger, const char *msg)
 			return;
 	} else if (level < ses.ctx.log_level || !ses.initialized)
 		return;
-	buf_printf(&p, "\"level\":\"%s\",\"logger\":", mcp_levels[level]);
+	buf_printf(&p, "\"level\":\"%s\",\"logger\":", mcp_level_name(level));
 	json_put_string(&p, logger, strlen(logger));
 	buf_adds(&p, ",\"data\":");
 	json_put_string(&p, msg, strlen(msg));
@@ -241,12 +223,38 @@ mcp_session_capabilities(struct jw *w, const struct mcp_ctx *ctx)
 	jw_obj_end(w);
 }
 
+/*
+ * The name a hub gives us in initialize's _meta (HOST_LINK_META): taken
+ * while no program is held (ids made before would not carry it), and
+ * kept; NULL if none was given or it cannot be taken.
+ */
+static const char *
+mcp_session_host_name(const struct json *v)
+{
+	const char	*s;
+	size_t		 len;
+
+	if (json_type(v) != JSON_STRING)
+		return (NULL);
+	s = json_str(v, &len);
+	if (!config_host_name_ok(s, len, true) || (cfg.host_name != NULL &&
+	    strcmp(cfg.host_name, s) != 0) || (cfg.host_name == NULL &&
+	    program_first() != NULL)) {
+		log_warn("initialize: the name a hub gives is not taken: "
+		    "programs are held, or another name was taken");
+		return (NULL);
+	}
+	if (cfg.host_name == NULL)
+		cfg.host_name = xstrdup(s);
+	return (cfg.host_name);
+}
+
 /* initialize: agree on a version, say what we offer. */
 static void
 mcp_session_initialize(struct mcp_req *req, const struct json *params)
 {
 	const struct json	*pv;
-	const char		*v = NULL, *s;
+	const char		*v = NULL, *s, *named;
 	struct buf		 b = BUF_INIT;
 	struct jw		 w;
 	size_t			 i, len;
@@ -269,9 +277,18 @@ mcp_session_initialize(struct mcp_req *req, const struct json *params)
 	    "elicitation"), "url")) == JSON_OBJECT;
 	ses.ctx.ui = mcp_session_ui(json_get(params, "capabilities"));
 	req->ctx = ses.ctx;
+	named = mcp_session_host_name(json_get(json_get(params, "_meta"),
+	    HOST_LINK_META));
 
 	jw_init(&w, &b);
 	jw_obj_begin(&w);
+	if (named != NULL) {
+		jw_key(&w, "_meta");
+		jw_obj_begin(&w);
+		jw_key(&w, HOST_LINK_META);
+		jw_str(&w, named);
+		jw_obj_end(&w);
+	}
 	jw_key(&w, "protocolVersion");
 	jw_str(&w, ses.ctx.version);
 	jw_key(&w, "capabilities");
@@ -393,7 +410,7 @@ mcp_session_meta(struct mcp_req *req, const struct json *params)
 	    "elicitation"), "url")) == JSON_OBJECT;
 	req->ctx.ui = mcp_session_ui(caps);
 	v = json_get(meta, MCP_META_LEVEL);
-	req->ctx.log_level = mcp_level(v);
+	req->ctx.log_level = mcp_level_of(v);
 	if (v != NULL && req->ctx.log_level < 0) {
 		mcp_fail(req, -32602, "invalid params: " MCP_META_LEVEL " must "
 		    "be one of " MCP_LEVELS_SAID);

@@ -69,6 +69,8 @@ mcp_tools_bind(struct mcp_req *req, struct req *call)
 static void
 mcp_tools_answer(struct mcp_req *req, const char *result, size_t len)
 {
+	if (mcp_hosts_took(req, result, len))
+		return;		/* (this machine's part of a list) */
 	if (req->task != NULL)
 		task_answer(req, result, len);
 	else
@@ -282,11 +284,18 @@ static const struct tools_rpc mcp_tools_rpc = {
 	.resumed = mcp_tools_resumed
 };
 
-/* The tool layer answers through us. */
+/* How a call forwarded to another host is answered. */
+static const struct mcp_hosts_hooks mcp_tools_hosts = {
+	.answer = mcp_tools_answer,
+	.progress = mcp_tools_progress
+};
+
+/* The tool layer, and the hosts, answer through us. */
 void
 mcp_tools_init(void)
 {
 	tools_set_rpc(&mcp_tools_rpc);
+	mcp_hosts_init(&mcp_tools_hosts);
 }
 
 /* tools/list: every tool in one page, so any cursor is unknown; the
@@ -423,7 +432,8 @@ mcp_tools_task_call(struct mcp_req *req, const char *name, size_t len,
 	}
 	req->task = t;
 	task_reply(req, t, true);
-	if (tools_call(req, name, args) == -1) {
+	if (!mcp_hosts_call(req, name, args) &&
+	    tools_call(req, name, args) == -1) {
 		/* (tools_task_ok said it is there: cannot happen.) */
 		task_answer(req, "{\"content\":[],\"isError\":true}", 33);
 		return;
@@ -469,9 +479,10 @@ mcp_tools_call(struct mcp_req *req, const struct json *params)
 		return;
 	}
 	mcp_ids_add(req);
-	/* A NUL inside the name must not match a tool by its prefix. */
+	/* A NUL inside the name must not match a tool by its prefix. A
+	 * call for another host goes there (mcp_hosts.c). */
 	if (memchr(s, '\0', len) != NULL || mcp_tools_hidden(req, s, len) ||
-	    tools_call(req, s, args) == -1) {
+	    (!mcp_hosts_call(req, s, args) && tools_call(req, s, args) == -1)) {
 		mcp_tools_unknown(req, s, len, false);
 		return;
 	}

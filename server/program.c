@@ -455,7 +455,10 @@ program_new(void)
 	struct program	*p = program_alloc();
 
 	p->seq = ++pt.seq;
-	xasprintf(&p->id, "p%llu", (unsigned long long)p->seq);
+	/* Behind a hub, ids carry the name it knows us by ("box:p3"). */
+	xasprintf(&p->id, "%s%sp%llu", cfg.host_name != NULL ?
+	    cfg.host_name : "", cfg.host_name != NULL ? ":" : "",
+	    (unsigned long long)p->seq);
 	p->state = PROGRAM_STARTING;
 	p->started_ms = now_ms();
 	p->started_real = realtime_ms();
@@ -863,6 +866,8 @@ static const struct reaper_cb program_reaper_cb = {
 	.closed = program_reaper_closed
 };
 
+static const char *program_local_id(const struct program *);
+
 /*
  * Start p as spec asks (p owns spec's contents from now on): its FIFOs,
  * then its pane. The reaper follows once the pane exists.
@@ -876,7 +881,8 @@ program_start(struct program *p, struct program_spec *spec, char **cause)
 	memset(spec, 0, sizeof *spec);
 	if (config_rundir_check(cause) == -1)
 		return (-1);
-	snprintf(name, sizeof name, "%s%s", p->id, SPOOL_DIR_SUFFIX);
+	snprintf(name, sizeof name, "%s%s", program_local_id(p),
+	    SPOOL_DIR_SUFFIX);
 	if ((p->spool_fd = spool_dir_make(cfg.rundir_fd, name)) == -1) {
 		xasprintf(cause, "cannot make the directory for its text in "
 		    "%s: %s", cfg.rundir, fd_strerror(errno));
@@ -891,7 +897,8 @@ program_start(struct program *p, struct program_spec *spec, char **cause)
 		    "%s: %s", cfg.rundir, fd_strerror(errno));
 		return (-1);
 	}
-	if ((p->pane = pane_new(p->id, &p->spec, &program_pane_cb, p,
+	if ((p->pane = pane_new(program_local_id(p), &p->spec,
+	    &program_pane_cb, p,
 	    cause)) == NULL)
 		return (-1);
 	pane_make(p->pane);
@@ -1053,7 +1060,8 @@ program_unspool(struct program *p)
 	p->spool_fd = -1;
 	if (!p->spooled)
 		return;
-	snprintf(name, sizeof name, "%s%s", p->id, SPOOL_DIR_SUFFIX);
+	snprintf(name, sizeof name, "%s%s", program_local_id(p),
+	    SPOOL_DIR_SUFFIX);
 	programs_unspool(name);
 }
 
@@ -1342,6 +1350,15 @@ const char *
 program_id(const struct program *p)
 {
 	return (p->id);
+}
+
+/* Its id without a hub's name for us ("p3"): what names its FIFOs. */
+static const char *
+program_local_id(const struct program *p)
+{
+	const char	*colon = strrchr(p->id, ':');
+
+	return (colon != NULL ? colon + 1 : p->id);
 }
 
 uint64_t

@@ -78,6 +78,10 @@ report_put_ids(struct jw *w, struct program *p)
 	jw_str(w, program_id(p));
 	jw_key(w, "paneId");
 	jw_str(w, program_pane_id(p));
+	if (cfg.host_name != NULL) {
+		jw_key(w, "host");	/* behind a hub: where it runs */
+		jw_str(w, cfg.host_name);
+	}
 }
 
 /* Write exitStatus and signal as the schemas define them. */
@@ -334,7 +338,9 @@ report_list_line(struct buf *b, const struct report *r, int64_t left_ms,
     const char *started)
 {
 	const struct program		*p = r->p;
-	const char			*pane = program_pane_id(p);
+	char				 shown[TOOLS_PANE_SHOWN_MAX];
+	const char			*pane = tools_pane_shown(
+					    program_pane_id(p), shown);
 	const char			*arg[REPORT_ARGS_MAX];
 	size_t				 len[REPORT_ARGS_MAX], i, n, chars;
 	bool				 cut;

@@ -141,6 +141,7 @@ static void
 resource_entry(struct jw *w, const struct program *p, bool screen)
 {
 	struct buf	b = BUF_INIT;
+	char		shown[TOOLS_PANE_SHOWN_MAX];
 
 	jw_obj_begin(w);
 	buf_printf(&b, RESOURCE_PREFIX "%s%s", program_id(p),
@@ -160,7 +161,7 @@ resource_entry(struct jw *w, const struct program *p, bool screen)
 	buf_reset(&b);
 	if (screen)
 		buf_printf(&b, "The screen of %s's pane %s (", program_id(p),
-		    program_pane_id(p));
+		    tools_pane_shown(program_pane_id(p), shown));
 	else
 		buf_printf(&b, "What %s printed, as clean text: the last page "
 		    "of it (", program_id(p));
@@ -211,6 +212,7 @@ resource_list(struct jw *w, bool screens, bool view)
 		if (screens && program_has_screen(p))
 			resource_entry(w, p, true);
 	}
+	mcp_hosts_resources(w);		/* (other hosts' programs) */
 }
 
 /* The templates: any program's output and (screens) screen. */
@@ -256,7 +258,7 @@ static struct program *
 resource_find(const char *uri, size_t len, bool screens, bool *screen)
 {
 	const char	*id, *slash;
-	char		 buf[32];
+	char		 buf[72];	/* (a programId: 64 at most) */
 	size_t		 n = strlen(RESOURCE_PREFIX);
 	struct program	*p;
 
@@ -496,6 +498,8 @@ resource_poll(void (*list_changed)(void), void (*updated)(const char *))
 	}
 	if (i < rs.n)
 		changed = true;
+	if (mcp_hosts_resources_poll(updated))
+		changed = true;		/* (other hosts' list) */
 	if (changed)
 		list_changed();
 	free(rs.seen);
@@ -612,7 +616,7 @@ resource_read_view(struct mcp_req *req)
 static void
 resource_read_method(struct mcp_req *req, const struct json *params)
 {
-	const char	*u;
+	const char	*u, *why;
 	size_t		 len;
 
 	if ((u = resource_uri_arg(req, params, &len)) == NULL)
@@ -623,6 +627,13 @@ resource_read_method(struct mcp_req *req, const struct json *params)
 		return;
 	}
 	req->ttl = 0;
+	switch (mcp_hosts_resource_read(req, u, len, &why)) {
+	case 1:
+		return;		/* another host's: answered from there */
+	case -1:
+		resource_not_found(req, u, why);
+		return;
+	}
 	if (resource_read(req, u, len) == -1)
 		resource_not_found(req, u, "no program held has it");
 }
@@ -645,6 +656,7 @@ resource_subscribe(struct mcp_req *req, const struct json *params)
 		rs.subs = xreallocarray(rs.subs, rs.nsubs + 1,
 		    sizeof *rs.subs);
 		rs.subs[rs.nsubs++] = xstrdup(u);
+		mcp_hosts_subscribe(u, true);	/* (another host's: told) */
 		mcp_kick();
 	}
 	mcp_reply(req, "{}", 2);
@@ -662,6 +674,7 @@ resource_unsubscribe(struct mcp_req *req, const struct json *params)
 	for (i = 0; i < rs.nsubs && strcmp(rs.subs[i], u) != 0; i++)
 		;
 	if (i < rs.nsubs) {
+		mcp_hosts_subscribe(rs.subs[i], false);
 		free(rs.subs[i]);
 		rs.subs[i] = rs.subs[--rs.nsubs];
 	}

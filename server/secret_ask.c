@@ -123,6 +123,7 @@ void
 secret_ask_untyped(struct secret_ask *a)
 {
 	struct toolres	res;
+	char		shown[TOOLS_PANE_SHOWN_MAX];
 
 	if (a->req == NULL)
 		return;
@@ -130,7 +131,8 @@ secret_ask_untyped(struct secret_ask *a)
 	jw_key(&res.w, "notTyped");
 	jw_str(&res.w, a->why);
 	jw_obj_end(&res.w);
-	buf_printf(&res.text, "nothing was typed into %s: %s", a->pane, a->why);
+	buf_printf(&res.text, "nothing was typed into %s: %s",
+	    tools_pane_shown(a->pane, shown), a->why);
 	tools_set_state(a->req, NULL);
 	tools_reply(a->req, &res);
 	toolres_free(&res);

@@ -1,8 +1,8 @@
 /*
  * secret_page.h — the one-time page on 127.0.0.1 on which a person types
- * a secret for a program (secret_page.c), its HTTP its own. Built where
- * PROGMUX_SECRET_PAGE is (not on macOS by default); without it there is
- * no ask_user_secret.
+ * a secret for a program (secret_page.c), its HTTP its own (page_http.c,
+ * which only the page uses). Built where PROGMUX_SECRET_PAGE is (not on
+ * macOS by default); without it there is no ask_user_secret.
  */
 #ifndef PROGMUX_SECRET_PAGE_H
 #define PROGMUX_SECRET_PAGE_H

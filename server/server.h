@@ -9,19 +9,24 @@
  *   protocol   mcp.c (stdin, the envelope, the one method table of both
  *              eras) over its method families, each exporting its rows:
  *              mcp_session.c, mcp_tools.c, task.c, resource.c,
- *              mcp_listen.c; over mcp_req.c (the request and its
- *              context, replies, the output queue). Their own header is
+ *              mcp_listen.c, and beside them mcp_hosts.c (calls for
+ *              other hosts) over mcp_hosts_link.c (the hosts and their
+ *              links); over mcp_req.c (the request and its context,
+ *              replies, the output queue). Their own header is
  *              mcp_req.h; this one shows only stdin and stdout of them
  *   tools      tool_start.c, tool_run.c, tool_read.c, tool_stop.c,
  *              tool_list.c, tool_pane.c, tool_keys.c, tool_secret.c
- *              (with its page, secret_page.c), tool_view.c (the view's
- *              own call), with select.c (what a
- *              reply shows of a program's text), watch.c (a call waiting
- *              on a program) and report.c (how they report a program)
+ *              (with its page, secret_page.c, over its own HTTP,
+ *              page_http.c), tool_view.c (the view's own call), with
+ *              select.c (what a reply shows of a program's text),
+ *              watch.c (a call waiting on a program) and report.c (how
+ *              they report a program)
  *   dispatch   tools.c: the tool table, arguments, the call and its
  *              services; below the tool files (as tmux's cmd-queue.c),
  *              running them through their entries; the protocol gives
  *              it its reply functions at set-up
+ *   links      host_link.c: a host's link, its command spoken to as an
+ *              MCP client; knows no request, tool or program
  *   programs   program.c (the table and each program's lifecycle), made
  *              of pane.c (its FIFOs and pane), reaper_link.c (its
  *              reaper) and waiting.c (does it wait for input?); the
@@ -52,6 +57,12 @@
 #include "textbuf.h"
 
 /* config.c */
+struct cfg_host {		/* a host the person configured */
+	char		 *name;		/* what the model picks */
+	char		 *command;	/* run by /bin/sh -c */
+};
+#define CFG_HOSTS_MAX		32	/* hosts configured, at most */
+#define CFG_HOST_NAME_MAX	16	/* bytes of a host's name */
 struct cfg_given {		/* a value given, and by which setting */
 	char		 *from;
 	char		 *value;
@@ -86,6 +97,12 @@ struct config {
 	char		*tools;			/* PROGMUX_TOOLS: "a,b" or NULL */
 	struct cfg_given *tools_given;		/* every value given, for
 						   tools.c to check */
+	struct cfg_host	*hosts;			/* PROGMUX_HOSTS, --host */
+	size_t		 nhosts;
+	bool		 hosts_flag;		/* --host given: the
+						   variable's are dropped */
+	char		*host_name;		/* the name a hub knows us
+						   by (initialize), or NULL */
 };
 /* Safety tiers, by how much they hold back: each offers the tools of
  * those above it too; 0, the default, offers every tool. */
@@ -99,12 +116,15 @@ const char *config_tier_name(void);
 void	config_rundir_leave(void);
 int	config_rundir_check(char **cause);
 const char *config_tmux_conf(char **cause);	/* robust mode's tmux.conf */
+const struct cfg_host *config_host(const char *name, size_t len);
+bool	config_host_name_ok(const char *name, size_t len, bool epoch);
 
 /* keeper.c — the front's parent, there when the front is not */
 int	keeper_start(void);	/* in the front: a watch of the keeper, or -1 */
 
-/* mcp.c, mcp_req.c — the protocol wing (its own header: mcp_req.h), as
- * the rest of the front sees it: stdin in, stdout out */
+/* mcp.c, mcp_req.c, mcp_hosts_link.c — the protocol wing (its own
+ * header: mcp_req.h), as the rest of the front sees it: stdin in, stdout
+ * out, and the hosts' links ended */
 struct mcp_req;
 struct req;
 
@@ -117,9 +137,11 @@ bool	mcp_input_held(void);		/* lines read, not yet taken */
 bool	mcp_output_pending(void);
 int	mcp_flush(int fd);
 bool	mcp_replies_owed(void);		/* requests not yet replied to */
+void	mcp_hosts_shutdown(void);	/* exiting: the hosts' links end */
 
-/* tools.c — the tool table, argument checks, tool results, and the
- * tool calls waiting to be answered */
+/* tools.c — the tool table, tiers and allow-list, tools/list and the
+ * argument checks; tools_req.c — a call being run (struct req) with its
+ * results, answer, timers, progress and elicitation */
 struct toolres {
 	struct buf	 sc;		/* structuredContent, a JSON object */
 	struct jw	 w;
@@ -162,6 +184,9 @@ bool	tools_app_only(const char *name);	/* only a view calls it */
 void	tools_adopted(char **ids, size_t n);
 bool	tools_task_ok(const char *name);	/* may become a task */
 const char *tools_instructions(void);
+void	tools_set_note(const char *field, const char *note);
+void	tools_result_put(struct buf *, const char *text, size_t len,
+	    const char *sc, size_t sclen, bool is_error);
 /*
  * How the protocol answers a call: mcp_tools.c gives these at its
  * set-up, so the tool layer calls no JSON-RPC itself. bind: the call a
@@ -190,6 +215,10 @@ void	tools_set_rpc(const struct tools_rpc *);
  * such tool. The client gave up on a call: it goes without an answer. */
 int	tools_call(struct mcp_req *, const char *name,
 	    const struct json *args);
+/* tools.c's, making a call: bound to its request, then the unknown
+ * fields it was given (said at the end of its result). */
+struct req *tools_req_new(struct mcp_req *, const struct tool_entry *);
+void	tools_req_ignored(struct req *, char *said);
 void	tools_cancel(struct req *);
 /* The program a waiting call waits on (NULL: none yet), for its task. */
 struct program *tools_program(struct req *);
@@ -221,6 +250,9 @@ const char *tools_arg_str(const struct json *, const char *, size_t *len);
 #define TOOLS_PANE_ID_MAX	24	/* "%" digits NUL, canonical */
 const char *tools_arg_pane(const struct json *, const char *,
 	    char buf[TOOLS_PANE_ID_MAX]);
+#define TOOLS_PANE_SHOWN_MAX	64	/* "box.2:%4" NUL */
+const char *tools_pane_shown(const char *pane,
+	    char buf[TOOLS_PANE_SHOWN_MAX]);
 
 /* tool_start.c, tool_run.c, tool_read.c, tool_stop.c, tool_list.c,
  * tool_pane.c, tool_keys.c, tool_secret.c, tool_view.c */
@@ -864,6 +896,38 @@ void		 reaper_links_exiting(void);
  * (proto.h): found in the rendezvous, adopted if they are ours to take;
  * their ids, in order (the array and its strings allocated) */
 size_t		 adopt_start(char ***ids);
+
+/* host_link.c — a link to a progmux on another host: the person's
+ * command, spoken to as an MCP client */
+struct host_link;
+#define HOST_LINK_META	"io.progmux/host"	/* initialize's _meta: the
+						   name the far side takes */
+#define HOST_LINK_SAID	300	/* bytes of its last stderr line kept */
+/* A request's answer (the response object), or msg NULL and why: the
+ * link ended first. */
+typedef void	(*host_call_cb)(void *arg, const struct json *msg,
+		    const char *why);
+struct host_link_cb {
+	void	(*ready)(void *owner);		/* initialize answered */
+	void	(*notify)(void *owner, const char *method,
+		    const struct json *params);
+	void	(*ended)(void *owner, const char *why);	/* then it is gone */
+};
+struct host_link *host_link_start(const char *name, const char *command,
+		     const struct host_link_cb *, void *owner, char **cause);
+bool		 host_link_usable(const struct host_link *);
+int64_t		 host_link_next_id(const struct host_link *);
+const char	*host_link_version(const struct host_link *);
+int64_t		 host_link_call(struct host_link *, const char *method,
+		     const char *params, size_t len, host_call_cb, void *arg);
+void		 host_link_forget(struct host_link *, int64_t id, bool cancel);
+void		 host_link_end(struct host_link *, const char *why);
+bool		 host_links_reaped(pid_t, int status);
+void		 host_links_shutdown(void);
+void		 host_links_kill(void);
+bool		 host_links_alive(void);
+int		 host_link_check(const char *name, const char *command,
+		     int64_t wait_ms, char *version, size_t size, char **cause);
 
 /* waiting.c — does a program wait for keyboard input? */
 struct waiting;

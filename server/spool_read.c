@@ -77,6 +77,13 @@ spool_dropped(const struct spool *sp)
 	return (sp != NULL && sp->drop.why != SPOOL_WHY_NONE);
 }
 
+/* What was dropped, or NULL when all of the text is kept. */
+const struct spool_drop *
+spool_drop_of(const struct spool *sp)
+{
+	return (spool_dropped(sp) ? &sp->drop : NULL);
+}
+
 /* Put a checkpoint at off, in its place (none twice). */
 static void
 spool_cp_add(struct spool *sp, size_t off, size_t lines, size_t chars)
@@ -356,7 +363,7 @@ spool_read_files(struct spool *sp, uint64_t off, size_t n, char *dst)
 }
 
 /* Bytes [off, off + n) of the text kept: the window's, else the files'. */
-static size_t
+size_t
 spool_fetch(struct spool *sp, size_t off, size_t n, char *dst)
 {
 	const struct textbuf	*w = sp->win;
@@ -416,7 +423,7 @@ spool_cp_find(const struct spool *sp, size_t off)
 
 /* LFs and characters before off, through the index. In the gap: as at
  * its start, and at its end those before the end. */
-static void
+void
 spool_counts_at(struct spool *sp, size_t off, size_t *lines, size_t *chars)
 {
 	const struct spool_cp	*cp;
@@ -555,112 +562,6 @@ spool_restore(struct spool *sp)
 	return (0);
 }
 
-/* The spool of a text, or NULL when it is all in memory. */
-static struct spool *
-spool_of(const struct textbuf *t)
-{
-	return (t->spool);
-}
-
-/* The gap, if any. */
-bool
-spool_gap(const struct textbuf *t, struct spool_gap *g)
-{
-	struct spool	*sp = spool_of(t);
-
-	if (!spool_dropped(sp))
-		return (false);
-	if (g != NULL) {
-		g->from = sp->drop.from;
-		g->to = sp->drop.to;
-		g->bytes = sp->drop.to - sp->drop.from;
-		g->lines = sp->drop.lines;
-		g->chars = sp->drop.chars;
-		g->why = sp->drop.why;
-		g->err = sp->drop.err;
-	}
-	return (true);
-}
-
-/* Does [from, to) take in some of the gap (or jump it)? */
-bool
-spool_crossed(const struct textbuf *t, size_t from, size_t to,
-    struct spool_gap *g)
-{
-	struct spool_gap	gap;
-
-	if (!spool_gap(t, &gap) || from >= gap.to || to <= gap.from)
-		return (false);
-	if (g != NULL)
-		*g = gap;
-	return (true);
-}
-
-/* Past the gap, if off is in it. */
-size_t
-spool_skip(const struct textbuf *t, size_t off)
-{
-	struct spool	*sp = spool_of(t);
-
-	if (spool_dropped(sp) && off >= sp->drop.from && off < sp->drop.to)
-		return (sp->drop.to);
-	return (off);
-}
-
-/* Where the kept run holding off ends. */
-size_t
-spool_run_end(const struct textbuf *t, size_t off, bool *hard)
-{
-	struct spool	*sp = spool_of(t);
-
-	if (spool_dropped(sp) && off < sp->drop.from) {
-		*hard = true;
-		return (sp->drop.from < t->len ? sp->drop.from : t->len);
-	}
-	*hard = false;
-	return (t->len);
-}
-
-/* LFs in t's memory before off. */
-static size_t
-spool_mem_lines(const struct textbuf *t, size_t off)
-{
-	const char	*p = t->data, *e;
-	size_t		 n = 0;
-
-	if (p == NULL)
-		return (0);
-	e = p + (off < t->len ? off : t->len);
-	while (p < e && (p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
-		n++;
-		p++;
-	}
-	return (n);
-}
-
-size_t
-spool_lines_before(const struct textbuf *t, size_t off)
-{
-	size_t	lines, chars;
-
-	if (spool_of(t) == NULL)
-		return (spool_mem_lines(t, off));
-	spool_counts_at(spool_of(t), off, &lines, &chars);
-	return (lines);
-}
-
-size_t
-spool_chars_before(const struct textbuf *t, size_t off)
-{
-	size_t	lines, chars;
-
-	if (spool_of(t) == NULL)
-		return (t->data != NULL ? utf8_count(t->data, off < t->len ?
-		    off : t->len) : 0);
-	spool_counts_at(spool_of(t), off, &lines, &chars);
-	return (chars);
-}
-
 /* After the k-th LF from off (k > 0), or end if there are fewer. */
 static size_t
 spool_after_lfs(struct spool *sp, size_t off, size_t end, size_t k)
@@ -685,7 +586,7 @@ spool_after_lfs(struct spool *sp, size_t off, size_t end, size_t k)
 size_t
 spool_line_off(const struct textbuf *t, size_t n)
 {
-	struct spool		*sp = spool_of(t);
+	struct spool		*sp = t->spool;
 	const struct spool_cp	*cp;
 	size_t			 want = n > 0 ? n - 1 : 0, lo, hi, mid;
 	size_t			 end;
@@ -727,192 +628,3 @@ spool_line_off(const struct textbuf *t, size_t n)
 	return (lo);
 }
 
-/* The first LF in [from, to). */
-bool
-spool_find_lf(const struct textbuf *t, size_t from, size_t to, size_t *at)
-{
-	struct spool_view	 v;
-	const char		*p, *lf;
-	size_t			 n;
-	bool			 found = false;
-
-	spool_view_init(&v, t);
-	while (from < to) {
-		n = to - from;
-		if ((p = spool_view_get(&v, from, &n, 1)) == NULL || n == 0)
-			break;
-		if ((lf = memchr(p, '\n', n)) != NULL) {
-			*at = from + (size_t)(lf - p);
-			found = true;
-			break;
-		}
-		from += n;
-	}
-	spool_view_free(&v);
-	return (found);
-}
-
-/* A textbuf over bytes [base, base + n) at p, for the page functions. */
-static void
-spool_over(struct textbuf *vt, const char *p, size_t base, size_t n,
-    bool bol)
-{
-	textbuf_init(vt, SIZE_MAX);
-	vt->data = (char *)(uintptr_t)p;
-	vt->base = base;
-	vt->len = base + n;
-	vt->base_bol = bol;
-}
-
-/* The page at cursor, over the whole text. */
-int
-spool_page(const struct textbuf *t, size_t cursor, size_t max_lines,
-    size_t max_chars, bool ended, struct page *pg, char **cause)
-{
-	struct spool_view	 v;
-	struct textbuf		 vt;
-	const char		*p;
-	size_t			 c, e, n;
-	bool			 hard;
-
-	if (spool_of(t) == NULL || cursor > t->len)
-		return (textbuf_page(t, cursor, max_lines, max_chars, ended,
-		    pg, cause));
-	c = spool_skip(t, cursor);
-	e = spool_run_end(t, c, &hard);
-	n = e - c;
-	if (n > UTF8_MAX * (max_chars + 1))
-		n = UTF8_MAX * (max_chars + 1);
-	spool_view_init(&v, t);
-	if ((p = spool_view_get(&v, c, &n, n)) == NULL)
-		n = 0;
-	spool_over(&vt, p, c, n, true);
-	textbuf_page(&vt, c, max_lines, max_chars, c + n == e &&
-	    (hard || ended), pg, NULL);
-	spool_view_free(&v);
-	return (0);
-}
-
-/* The last lines of [from, end). */
-void
-spool_tail(const struct textbuf *t, size_t from, size_t end,
-    size_t max_lines, size_t max_chars, struct page *pg)
-{
-	struct spool_view	 v;
-	struct textbuf		 vt;
-	const char		*p;
-	size_t			 lo, n, vb, one;
-	char			 before = '\n';
-
-	if (spool_of(t) == NULL) {
-		vt = *t;
-		vt.len = end;
-		textbuf_tail(&vt, max_lines, max_chars, pg);
-	} else {
-		lo = spool_skip(t, from);
-		if (spool_crossed(t, lo, end, NULL))
-			lo = spool_skip(t, spool_of(t)->drop.from);
-		if (end < lo)
-			end = lo;
-		n = end - lo;
-		if (n > UTF8_MAX * (max_chars + 1) + 1)
-			n = UTF8_MAX * (max_chars + 1) + 1;
-		vb = end - n;
-		spool_view_init(&v, t);
-		if (vb > lo) {
-			one = 1;
-			if ((p = spool_view_get(&v, vb - 1, &one, 1)) != NULL &&
-			    one == 1)
-				before = *p;
-		}
-		if ((p = spool_view_get(&v, vb, &n, n)) == NULL)
-			n = 0;
-		spool_over(&vt, p, vb, n, before == '\n');
-		textbuf_tail(&vt, max_lines, max_chars, pg);
-		spool_view_free(&v);
-		from = lo;
-	}
-	if (pg->start < from)
-		pg->start = from;
-	if (pg->end < pg->start)
-		pg->end = pg->start;
-}
-
-/* Append [from, to) to b. */
-void
-spool_copy(const struct textbuf *t, size_t from, size_t to, struct buf *b)
-{
-	struct spool_view	 v;
-	const char		*p;
-	size_t			 n;
-
-	spool_view_init(&v, t);
-	while (from < to) {
-		n = to - from;
-		if ((p = spool_view_get(&v, from, &n, 1)) == NULL || n == 0)
-			break;
-		buf_add(b, p, n);
-		from += n;
-	}
-	spool_view_free(&v);
-}
-
-void
-spool_view_init(struct spool_view *v, const struct textbuf *t)
-{
-	memset(v, 0, sizeof *v);
-	v->t = t;
-}
-
-void
-spool_view_free(struct spool_view *v)
-{
-	free(v->buf);
-	v->buf = NULL;
-	v->cap = v->base = v->len = 0;
-}
-
-/* Bytes [off, off + *n) in one piece (at least min of them if there
- * are, else all it can). */
-const char *
-spool_view_get(struct spool_view *v, size_t off, size_t *n, size_t min)
-{
-	const struct textbuf	*t = v->t;
-	struct spool		*sp = spool_of(t);
-	size_t			 e, want;
-	bool			 hard;
-
-	e = spool_run_end(t, off, &hard);
-	if (off >= e) {
-		*n = 0;
-		return (t->data);
-	}
-	if (*n > e - off)
-		*n = e - off;
-	if (min > *n)
-		min = *n;
-	if (off >= t->base)		/* held in memory */
-		return (t->data + (off - t->base));
-	if (sp == NULL) {
-		*n = 0;
-		return (NULL);
-	}
-	if (off >= v->base && off + min <= v->len && off < v->len) {
-		if (*n > v->len - off)
-			*n = v->len - off;
-		return (v->buf + (off - v->base));
-	}
-	want = min > SPOOL_CHUNK ? min : SPOOL_CHUNK;
-	if (want > *n)
-		want = *n;
-	if (want > v->cap) {
-		free(v->buf);
-		v->buf = xmalloc(want);
-		v->cap = want;
-	}
-	v->base = off;
-	v->len = off + spool_fetch(sp, off, want, v->buf);
-	if (*n > v->len - off)
-		*n = v->len - off;
-	return (v->buf);
-}

@@ -71,6 +71,16 @@ void		 spool_told(struct spool *, const struct spool_news *);
 /* Bytes of the text kept on disk. */
 uint64_t	 spool_kept(const struct spool *);
 
+/* For spool_text.c, the functions on a text: what was dropped (NULL:
+ * all of the text is kept); LFs and characters before off (a kept
+ * offset or an edge of the gap); bytes [off, off + n) of the text kept,
+ * into dst, fewer if the files have fewer. */
+const struct spool_drop *spool_drop_of(const struct spool *);
+void		 spool_counts_at(struct spool *, size_t off, size_t *lines,
+		     size_t *chars);
+size_t		 spool_fetch(struct spool *, size_t off, size_t n, char *dst);
+
+/* spool_text.c — the functions on a text, over the whole of it. */
 /* The gap, if there is one (false: all of the text is kept). */
 bool	 spool_gap(const struct textbuf *, struct spool_gap *);
 /* Did a reply covering [from, to) cross the gap (and g say it)? */

@@ -215,7 +215,11 @@ task_message(struct buf *b, const struct task *t)
 	int64_t		 cursor;
 
 	if (t->status == TASK_WORKING) {
-		if (t->call == NULL || (p = tools_program(t->call)) == NULL)
+		if (t->call == NULL && t->rpc != NULL &&
+		    mcp_hosts_status(t->rpc, b))
+			;	/* (a call on another host: what it said last) */
+		else if (t->call == NULL || (p = tools_program(t->call)) ==
+		    NULL)
 			buf_adds(b, "the call is starting");
 		else
 			report_task(b, p, &cursor);
@@ -456,7 +460,10 @@ task_cancel(struct mcp_req *req, const struct json *params)
 		return;
 	}
 	rpc = t->rpc;
-	tools_cancel(t->call);
+	if (t->call != NULL)
+		tools_cancel(t->call);
+	else if (rpc != NULL)
+		mcp_hosts_cancel(rpc);	/* (a call on another host) */
 	task_end(t, TASK_CANCELLED);
 	t->read = true;		/* the client ended it: it knows */
 	if (rpc != NULL)

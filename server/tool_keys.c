@@ -70,6 +70,7 @@ tool_keys_sent(void *arg, bool ok, const char *out, size_t len)
 	struct program	*p = op->prog != 0 ? program_by_seq(op->prog) : NULL;
 	struct toolres	 res;
 	struct req	*req;
+	char		 shown[TOOLS_PANE_SHOWN_MAX];
 
 	(void)len;
 	if (op->req == NULL) {
@@ -102,12 +103,13 @@ tool_keys_sent(void *arg, bool ok, const char *out, size_t len)
 	jw_key(&res.w, "sent");
 	jw_bool(&res.w, true);
 	jw_obj_end(&res.w);
-	buf_printf(&res.text, "sent to %s%s", op->pane, op->enter ?
-	    ", then Enter" : "");
+	buf_printf(&res.text, "sent to %s%s", tools_pane_shown(op->pane,
+	    shown), op->enter ? ", then Enter" : "");
 	if (op->wait_ms > 0)
 		buf_printf(&res.text, "; timeoutMs was not waited: %s is not "
 		    "the pane of a program progmux started, so there is no "
-		    "reply to read (capture_pane shows its screen)", op->pane);
+		    "reply to read (capture_pane shows its screen)",
+		    tools_pane_shown(op->pane, shown));
 	tool_pane_reply(op, &res);
 	toolres_free(&res);
 	tool_pane_op_free(op);

@@ -59,6 +59,10 @@ tool_list_one(struct toolres *res, struct program *p, int64_t now,
 	}
 	jw_key(&res->w, "paneId");
 	jw_str(&res->w, program_pane_id(p));
+	if (cfg.host_name != NULL) {
+		jw_key(&res->w, "host");
+		jw_str(&res->w, cfg.host_name);
+	}
 	report_put_brief(&res->w, &r);
 	jw_key(&res->w, "textChars");
 	jw_int(&res->w, (int64_t)program_text(p)->chars);

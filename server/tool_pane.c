@@ -212,14 +212,16 @@ void
 tool_pane_fail(struct tool_pane_op *op, const char *what, const char *out)
 {
 	struct toolres	res;
+	char		shown[TOOLS_PANE_SHOWN_MAX];
+	const char	*pane = tools_pane_shown(op->pane, shown);
 
 	toolres_init(&res);
 	if (strstr(out, "can't find") != NULL)
 		toolres_error(&res, "%s: no pane %s on this tmux server (%s); "
 		    "list panes with list_programs or `tmux list-panes -a`",
-		    what, op->pane, out);
+		    what, pane, out);
 	else
-		toolres_error(&res, "%s on %s failed: %s", what, op->pane, out);
+		toolres_error(&res, "%s on %s failed: %s", what, pane, out);
 	tool_pane_reply(op, &res);
 	toolres_free(&res);
 }
@@ -264,6 +266,7 @@ tool_pane_captured(void *arg, bool ok, const char *out, size_t len)
 	struct tool_pane_op	*op = arg;
 	struct toolres	 res;
 	const char	*start;
+	char		 shown[TOOLS_PANE_SHOWN_MAX];
 	size_t		 total = 0, dropped, i;
 	bool		 cut;
 
@@ -292,7 +295,8 @@ tool_pane_captured(void *arg, bool ok, const char *out, size_t len)
 	jw_int(&res.w, (int64_t)dropped);
 	jw_obj_end(&res.w);
 	buf_add(&res.text, start, (size_t)(out + len - start));
-	buf_printf(&res.text, "\n[%s: %zu lines", op->pane, total - dropped);
+	buf_printf(&res.text, "\n[%s: %zu lines", tools_pane_shown(op->pane,
+	    shown), total - dropped);
 	if (dropped > 0)
 		buf_printf(&res.text, ", the first %zu of %zu left out by %s",
 		    dropped, total, cut ? "the bound of 100,000 characters a "

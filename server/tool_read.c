@@ -79,8 +79,10 @@ tool_read_text(struct buf *b, struct watch *w, const struct report *r,
     const struct buf *shown, const struct sel_shown *sh,
     const struct tool_read_extra *x)
 {
-	const char	*pane = watch_pane(w), *screen = watch_screen(w);
+	const char	*screen = watch_screen(w);
 	const char	*id = program_id(watch_program(w));
+	char		 pbuf[TOOLS_PANE_SHOWN_MAX];
+	const char	*pane = tools_pane_shown(watch_pane(w), pbuf);
 
 	if (x != NULL)
 		x->put(NULL, b, x->arg);

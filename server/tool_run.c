@@ -60,7 +60,9 @@ tool_run_after(struct buf *b, struct program *p, const struct report *r,
     int64_t timeout_ms)
 {
 	const struct program_spec	*spec = program_spec(p);
-	const char			*pane = program_pane_id(p);
+	char				 shown[TOOLS_PANE_SHOWN_MAX];
+	const char			*pane = tools_pane_shown(
+					    program_pane_id(p), shown);
 
 	if (!program_ended(p) && r->hidden)
 		buf_printf(b, " it waits for a password (its input is hidden): "

@@ -216,6 +216,7 @@ tool_secret_run(struct req *req, const struct json *args)
 	struct secret_ask	*a;
 	const char		*why, *state, *action;
 	char			*message, prompt[TOOL_SECRET_PROMPT + 1];
+	char			 shown[TOOLS_PANE_SHOWN_MAX];
 	size_t			 s, e;
 	int			 r;
 
@@ -242,7 +243,7 @@ tool_secret_run(struct req *req, const struct json *args)
 	    "pane %s) asks for a password or passphrase: \"%s\". Open this "
 	    "page on this computer and type it there: it goes to the "
 	    "program, not to the agent or its model.", program_id(p),
-	    a->pane, prompt);
+	    tools_pane_shown(a->pane, shown), prompt);
 	r = tools_elicit_url(req, secret_page_url(a->page), message, a->eid);
 	free(message);
 	if (r == TOOLS_ELICIT_RETURNED)

@@ -222,6 +222,7 @@ tool_start_reply(struct req *req, struct program *p)
 {
 	const struct program_spec	*spec = program_spec(p);
 	struct toolres			 res;
+	char				 shown[TOOLS_PANE_SHOWN_MAX];
 
 	toolres_init(&res);
 	jw_obj_begin(&res.w);
@@ -232,7 +233,8 @@ tool_start_reply(struct req *req, struct program *p)
 	buf_printf(&res.text, "started %.*s in pane %s (programId %s, "
 	    "lifetime %lld ms); read it with read_program",
 	    (int)report_cut_len(spec->argv[0]), spec->argv[0],
-	    program_pane_id(p), program_id(p), (long long)spec->lifetime_ms);
+	    tools_pane_shown(program_pane_id(p), shown), program_id(p),
+	    (long long)spec->lifetime_ms);
 	tool_start_grace_note(&res.text, spec);
 	tools_reply(req, &res);
 	toolres_free(&res);

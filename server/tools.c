@@ -1,6 +1,6 @@
 /*
  * tools.c — the tool table, built from the schemas embedded at build
- * time, and tool results.
+ * time: tiers, the allow-list, tools/list and the argument checks.
  *
  * Each schemas/NAME.json is the whole tool definition that tools/list
  * serves (name, title, description, inputSchema, outputSchema,
@@ -15,20 +15,15 @@
  * a sibling tool takes (start_program given run_program's input) is an
  * error pointing to that tool (tool_entry's other_fields).
  *
- * A call (struct req) is made here for each tools/call and lives until
- * it is answered (tools_reply) or cancelled, as tmux's cmdq_item does:
- * the tool files never see inside it. Its state belongs to its tool
- * (tools_set_state). A call that waits holds its own loop timers, made
- * when first set: its deadline (the tool's timeout hook), its wake time
- * (the wake hook: look again) and, when the client asked for progress,
- * the next progress note (the progress hook), so a waiting call costs
- * nothing until one of them comes due, however many wait.
+ * A call (struct req) is made for each tools/call once its tool is
+ * found (tools_req.c holds it, its answer and its timers, as tmux's
+ * cmd-queue.c holds the item being run), and its tool runs it once the
+ * arguments passed.
  *
  * The safety tier (PROGMUX_SAFETY) and the allow-list (PROGMUX_TOOLS)
  * decide which tools exist for the client: a tool outside them is neither
  * listed nor callable, as a tool that does not exist.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,31 +32,17 @@
 #include "log.h"
 #include "schemas.h"
 #include "server.h"
-#include "timeutil.h"
 #include "xmalloc.h"
 
 #define TOOLS_IGNORED_SHOWN	8	/* unknown fields named, at most */
 #define TOOLS_NAME_SHOWN	64	/* bytes of a field's name shown */
 
-/* A tool call, from tools/call until it is answered or cancelled. */
-struct req {
-	struct mcp_req		*rpc;		/* the request it answers */
-	const struct tool_entry	*tool;		/* the tool it called */
-	void			*state;		/* that tool's */
-	char			*ignored;	/* unknown fields, said */
-	struct loop_timer	*deadline;	/* its timeout */
-	struct loop_timer	*wake;		/* before it, look again */
-	struct loop_timer	*progress;	/* the next progress note */
-};
-
-static size_t	tools_calls;	/* not yet answered or cancelled */
-
-/* Programs adopted at start-up, said in the first result the model
- * reads (once told, freed). */
+/* A note added to the description of every input field so named, as
+ * tools/list serves it (the hosts there are, for "host"). */
 static struct {
-	char	**ids;
-	size_t	  n;
-} tools_adoption;
+	const char	*field;
+	char		*note;
+} tools_note;
 
 /* Each tool's entry and tier, with its schema once tools_init has paired
  * them; task: a call of it may wait long, so it may become a task; app:
@@ -137,39 +118,6 @@ tools_offered(size_t i)
 {
 	return (i < NTOOLS && cfg.safety <= tools[i].tier &&
 	    tools_allowed(tools[i].entry->name));
-}
-
-/* An empty result. */
-void
-toolres_init(struct toolres *res)
-{
-	memset(res, 0, sizeof *res);
-	jw_init(&res->w, &res->sc);
-}
-
-/* Free a result. */
-void
-toolres_free(struct toolres *res)
-{
-	buf_free(&res->sc);
-	buf_free(&res->text);
-}
-
-/* Make res a tool error with this message. */
-void
-toolres_error(struct toolres *res, const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) == -1)
-		s = NULL;
-	va_end(ap);
-	buf_reset(&res->text);
-	buf_adds(&res->text, s ? s : "error");
-	free(s);
-	res->is_error = true;
 }
 
 /*
@@ -312,16 +260,6 @@ tools_instructions(void)
 	    "");
 }
 
-static const struct tools_rpc	*tools_rpc;	/* the protocol's, from its
-						   set-up */
-
-/* How calls are answered (mcp.c, at its set-up). */
-void
-tools_set_rpc(const struct tools_rpc *rpc)
-{
-	tools_rpc = rpc;
-}
-
 /* Does a tool definition say only a view may call it: _meta.ui.visibility
  * without "model"? */
 static bool
@@ -417,6 +355,70 @@ tools_put_meta(struct jw *w, const struct json *meta)
 	jw_obj_end(w);
 }
 
+/* Add note to the description of every input field named field. */
+void
+tools_set_note(const char *field, const char *note)
+{
+	tools_note.field = field;
+	free(tools_note.note);
+	tools_note.note = xstrdup(note);
+}
+
+/* A field's schema d, its description with the note added. */
+static void
+tools_put_field(struct jw *w, const struct json *d)
+{
+	const char	*key;
+	size_t		 i, klen;
+	struct buf	 b = BUF_INIT;
+
+	jw_obj_begin(w);
+	for (i = 0; i < json_len(d); i++) {
+		key = json_key_at(d, i, &klen);
+		jw_keyn(w, key, klen);
+		if (klen != 11 || memcmp(key, "description", 11) != 0 ||
+		    json_type(json_at(d, i)) != JSON_STRING) {
+			jw_value(w, json_at(d, i));
+			continue;
+		}
+		buf_adds(&b, json_str(json_at(d, i), NULL));
+		buf_adds(&b, tools_note.note);
+		jw_str(w, buf_cstr(&b));
+		buf_free(&b);
+	}
+	jw_obj_end(w);
+}
+
+/*
+ * Write v with the note added to the field's description wherever v (or
+ * what is in it) holds that field's schema in a "properties" object
+ * (props: v is one).
+ */
+static void
+tools_put_noted(struct jw *w, const struct json *v, bool props)
+{
+	const char	*key;
+	size_t		 i, klen, flen;
+
+	if (tools_note.field == NULL || json_type(v) != JSON_OBJECT) {
+		jw_value(w, v);
+		return;
+	}
+	flen = strlen(tools_note.field);
+	jw_obj_begin(w);
+	for (i = 0; i < json_len(v); i++) {
+		key = json_key_at(v, i, &klen);
+		jw_keyn(w, key, klen);
+		if (props && klen == flen && memcmp(key, tools_note.field,
+		    flen) == 0)
+			tools_put_field(w, json_at(v, i));
+		else
+			tools_put_noted(w, json_at(v, i), !props && klen ==
+			    10 && memcmp(key, "properties", 10) == 0);
+	}
+	jw_obj_end(w);
+}
+
 /*
  * Every tool's definition, for tools/list, in the table's fixed order.
  * With tasks (2025-11-25's experimental tasks), a tool whose call may
@@ -439,7 +441,7 @@ tools_list(struct jw *w, bool tasks, bool ui)
 			continue;
 		task = tasks && tools[t].task;
 		if (!task && ui) {
-			jw_value(w, def);
+			tools_put_noted(w, def, false);
 			continue;
 		}
 		jw_obj_begin(w);
@@ -453,7 +455,7 @@ tools_list(struct jw *w, bool tasks, bool ui)
 			    json_type(json_at(def, i)) == JSON_OBJECT)
 				tools_put_meta(w, json_at(def, i));
 			else
-				jw_value(w, json_at(def, i));
+				tools_put_noted(w, json_at(def, i), false);
 		}
 		if (task) {
 			jw_key(w, "execution");
@@ -518,12 +520,12 @@ tools_name_shown(struct buf *b, const char *key, size_t klen)
 
 /*
  * Fields the schema does not name: one a sibling tool takes is an error
- * pointing there; any other is ignored, and named in req->ignored for the
+ * pointing there; any other is ignored, and named in *said for the
  * result's text.
  */
 static int
-tools_unknown_fields(struct req *req, const struct tool *tool,
-    const struct json *args, struct toolres *res)
+tools_unknown_fields(const struct tool *tool, const struct json *args,
+    char **said, struct toolres *res)
 {
 	const struct tool_entry	*e = tool->entry;
 	const struct json	*props = json_get(tool->input, "properties");
@@ -550,11 +552,9 @@ tools_unknown_fields(struct req *req, const struct tool *tool,
 	}
 	if (n > TOOLS_IGNORED_SHOWN)
 		buf_printf(&b, " and %zu more", n - TOOLS_IGNORED_SHOWN);
-	if (n > 0) {
-		free(req->ignored);
-		xasprintf(&req->ignored, "ignored unknown field%s %s",
+	if (n > 0)
+		xasprintf(said, "ignored unknown field%s %s",
 		    n == 1 ? "" : "s", buf_cstr(&b));
-	}
 	buf_free(&b);
 	return (0);
 }
@@ -587,18 +587,6 @@ tools_nul_fields(const char *name, const struct json *args,
 	return (0);
 }
 
-/* Forget a call: its timers and what it holds. */
-static void
-tools_free(struct req *req)
-{
-	loop_timer_free(req->deadline);
-	loop_timer_free(req->wake);
-	loop_timer_free(req->progress);
-	free(req->ignored);
-	free(req);
-	tools_calls--;
-}
-
 /* Check args against the tool's schema, then run it: a call for rpc,
  * answered now or later. */
 int
@@ -608,7 +596,7 @@ tools_call(struct mcp_req *rpc, const char *name, const struct json *args)
 	struct toolres		 res;
 	struct json_doc		*empty = NULL;
 	struct req		*req;
-	char			*cause = NULL;
+	char			*cause = NULL, *said = NULL;
 	size_t			 t;
 
 	/* A tool outside the tier or the allow-list does not exist. */
@@ -618,23 +606,21 @@ tools_call(struct mcp_req *rpc, const char *name, const struct json *args)
 			tool = &tools[t];
 	if (tool == NULL)
 		return (-1);
-	req = xcalloc(1, sizeof *req);
-	req->rpc = rpc;
-	req->tool = tool->entry;
-	tools_calls++;
-	tools_rpc->bind(rpc, req);
+	req = tools_req_new(rpc, tool->entry);
 	if (args == NULL) {
 		empty = json_parse("{}", 2, NULL);
 		args = json_root(empty);
 	}
 	toolres_init(&res);
-	if (tools_unknown_fields(req, tool, args, &res) == 0 &&
+	if (tools_unknown_fields(tool, args, &said, &res) == 0 &&
 	    tools_nul_fields(name, args, &res) == 0 &&
 	    jschema_validate(tool->input, args, &cause) == -1) {
 		toolres_error(&res, "invalid arguments for %s: %s", name,
 		    cause);
 		free(cause);
 	}
+	if (said != NULL)
+		tools_req_ignored(req, said);
 	if (res.is_error) {
 		tools_reply(req, &res);
 		toolres_free(&res);
@@ -644,331 +630,6 @@ tools_call(struct mcp_req *rpc, const char *name, const struct json *args)
 	}
 	json_doc_free(empty);
 	return (0);
-}
-
-/* A result as JSON into b: the text block, structuredContent, isError. */
-static void
-tools_result_json(struct buf *b, const struct toolres *res)
-{
-	struct jw	w;
-
-	jw_init(&w, b);
-	jw_obj_begin(&w);
-	jw_key(&w, "content");
-	jw_arr_begin(&w);
-	jw_obj_begin(&w);
-	jw_key(&w, "type");
-	jw_str(&w, "text");
-	jw_key(&w, "text");
-	jw_strn(&w, res->text.data ? res->text.data : "", res->text.len);
-	jw_obj_end(&w);
-	jw_arr_end(&w);
-	if (!res->is_error && res->sc.len > 0) {
-		jw_key(&w, "structuredContent");
-		jw_raw(&w, res->sc.data, res->sc.len);
-	}
-	jw_key(&w, "isError");
-	jw_bool(&w, res->is_error);
-	jw_obj_end(&w);
-}
-
-/* Programs adopted at start-up (adopt.c): ids taken, for the first
- * result. */
-void
-tools_adopted(char **ids, size_t n)
-{
-	tools_adoption.ids = ids;
-	tools_adoption.n = n;
-}
-
-/*
- * The first result a model reads (not a view's own) says what was
- * adopted: how many and their ids, as "adopted" in its structured
- * content (before its closing brace) and as its text's first line.
- */
-static void
-tools_tell_adopted(struct req *req, struct toolres *res)
-{
-	struct buf	 text = BUF_INIT, sc = BUF_INIT;
-	struct jw	 w;
-	size_t		 i, n = tools_adoption.n;
-
-	if (n == 0 || tools_app_only(req->tool->name))
-		return;
-	buf_printf(&text, "[progmux adopted %zu program%s an earlier progmux "
-	    "left running: ", n, n == 1 ? "" : "s");
-	for (i = 0; i < n; i++)
-		buf_printf(&text, "%s%s", i > 0 ? ", " : "",
-		    tools_adoption.ids[i]);
-	buf_adds(&text, "; same ids, their whole text; list_programs shows "
-	    "them]\n");
-	buf_add(&text, res->text.data, res->text.len);
-	buf_free(&res->text);
-	res->text = text;
-	if (!res->is_error && res->sc.len > 1 &&
-	    res->sc.data[res->sc.len - 1] == '}') {
-		jw_init(&w, &sc);
-		jw_obj_begin(&w);
-		jw_key(&w, "adopted");
-		jw_obj_begin(&w);
-		jw_key(&w, "count");
-		jw_int(&w, (int64_t)n);
-		jw_key(&w, "programIds");
-		jw_arr_begin(&w);
-		for (i = 0; i < n; i++)
-			jw_str(&w, tools_adoption.ids[i]);
-		jw_arr_end(&w);
-		jw_obj_end(&w);
-		jw_obj_end(&w);
-		res->sc.len--;		/* its closing brace */
-		if (res->sc.len > 1)
-			buf_addc(&res->sc, ',');
-		buf_add(&res->sc, sc.data + 1, sc.len - 1);
-		buf_free(&sc);
-	}
-	for (i = 0; i < n; i++)
-		free(tools_adoption.ids[i]);
-	free(tools_adoption.ids);
-	tools_adoption.ids = NULL;
-	tools_adoption.n = 0;
-}
-
-/*
- * Answer req with res and forget req. No reply is larger than
- * TOOLS_REPLY_MAX: each tool bounds what it returns well below it, and
- * one that would pass it anyway is answered with an error instead.
- */
-void
-tools_reply(struct req *req, struct toolres *res)
-{
-	struct buf	 b = BUF_INIT;
-	struct toolres	 big;
-
-	tools_tell_adopted(req, res);
-	if (req->ignored != NULL) {
-		/* Said last, on a line of its own, so a typo shows. */
-		if (res->text.len > 0 &&
-		    res->text.data[res->text.len - 1] != '\n')
-			buf_addc(&res->text, '\n');
-		buf_adds(&res->text, req->ignored);
-	}
-	tools_result_json(&b, res);
-	if (b.len > TOOLS_REPLY_MAX) {
-		log_warn("%s: a reply of %zu bytes refused", req->tool->name,
-		    b.len);
-		toolres_init(&big);
-		toolres_error(&big, "%s: the reply would be %zu bytes, more "
-		    "than the %u any reply may be; ask for less (maxLines, "
-		    "tail, filter)", req->tool->name, b.len, TOOLS_REPLY_MAX);
-		buf_reset(&b);
-		tools_result_json(&b, &big);
-		toolres_free(&big);
-	}
-	tools_rpc->answer(req->rpc, b.data, b.len);
-	buf_free(&b);
-	tools_free(req);
-}
-
-/* Answer req with a tool error. */
-void
-tools_error(struct req *req, const char *fmt, ...)
-{
-	struct toolres	 res;
-	va_list		 ap;
-	char		*s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) == -1)
-		s = NULL;
-	va_end(ap);
-	toolres_init(&res);
-	toolres_error(&res, "%s", s ? s : "error");
-	free(s);
-	tools_reply(req, &res);
-	toolres_free(&res);
-}
-
-/* The client gave up on req: its tool lets go of what it waits on, and
- * the call is forgotten without an answer (mcp.c drops the request). */
-void
-tools_cancel(struct req *req)
-{
-	if (req->tool->cancel != NULL)
-		req->tool->cancel(req);
-	tools_free(req);
-}
-
-/* The program a waiting call waits on (its tool's program hook), or
- * NULL if it has none yet: how a task says how its call stands. */
-struct program *
-tools_program(struct req *req)
-{
-	if (req->tool->program == NULL)
-		return (NULL);
-	return (req->tool->program(req));
-}
-
-#ifdef PROGMUX_TESTING
-/* How many calls are not yet answered (nor cancelled). */
-size_t
-tools_waiting(void)
-{
-	return (tools_calls);
-}
-#endif
-
-/* The tool's state for req (NULL until it sets one). */
-void *
-tools_state(const struct req *req)
-{
-	return (req->state);
-}
-
-/* Keep the tool's state with req. */
-void
-tools_set_state(struct req *req, void *state)
-{
-	req->state = state;
-}
-
-/* Settle req with another entry's hooks from now on (send_keys' reply
- * waits as a read does). */
-void
-tools_set_entry(struct req *req, const struct tool_entry *entry)
-{
-	req->tool = entry;
-}
-
-/* Set one of req's timers (made on first use) for when, or clear it. */
-static void
-tools_timer_set(struct loop_timer **t, loop_timer_cb cb, struct req *req,
-    int64_t when)
-{
-	if (*t == NULL) {
-		if (when == DEADLINE_NONE)
-			return;
-		*t = loop_timer_new(cb, req);
-	}
-	if (loop_timer_when(*t) != when)
-		loop_timer_set(*t, when);
-}
-
-/* req's deadline passed: its tool answers (or sets it again). */
-static void
-tools_deadline_due(void *arg)
-{
-	struct req	*req = arg;
-
-	if (req->tool->timeout != NULL)
-		req->tool->timeout(req);
-}
-
-/* req's wake time passed: its tool looks again and answers or sets the
- * next, unless the deadline has passed too (its timer answers). */
-static void
-tools_wake_due(void *arg)
-{
-	struct req	*req = arg;
-
-	if (loop_timer_when(req->deadline) <= now_ms())
-		return;
-	if (req->tool->wake != NULL)
-		req->tool->wake(req);
-}
-
-/* Time for a progress note on req: the next is set first, as the note
- * may answer req. */
-static void
-tools_progress_due(void *arg)
-{
-	struct req	*req = arg;
-
-	loop_timer_set(req->progress, now_ms() + TOOLS_PROGRESS_MS);
-	if (req->tool->progress != NULL)
-		req->tool->progress(req);
-}
-
-/* req's timeout: when its tool's timeout hook runs (DEADLINE_NONE:
- * none). */
-void
-tools_set_deadline(struct req *req, int64_t when)
-{
-	tools_timer_set(&req->deadline, tools_deadline_due, req, when);
-}
-
-/* When req's tool looks again (its wake hook; DEADLINE_NONE: not). */
-void
-tools_set_wake(struct req *req, int64_t when)
-{
-	tools_timer_set(&req->wake, tools_wake_due, req, when);
-}
-
-/* Progress notes on req every TOOLS_PROGRESS_MS, if the client asked
- * for them (a progress token). */
-void
-tools_progress_start(struct req *req)
-{
-	if (tools_rpc->wants_progress(req->rpc))
-		tools_timer_set(&req->progress, tools_progress_due, req,
-		    now_ms() + TOOLS_PROGRESS_MS);
-}
-
-/* A progress notification for req (progress must grow). */
-void
-tools_progress_send(struct req *req, double progress, double total,
-    const char *message)
-{
-	tools_rpc->progress(req->rpc, progress, total, message);
-}
-
-/*
- * URL-mode elicitation for req: ask the client to show the person url
- * (message saying why), as its protocol era does, with elicitationId id.
- * TOOLS_ELICIT_NONE when the client cannot (the tool gives the address
- * in its result); TOOLS_ELICIT_ASKED when it was asked and the person's
- * answer comes to the tool's elicited hook; TOOLS_ELICIT_RETURNED when
- * the call itself was answered (2026-07-28: input_required, the client
- * calls again with requestState id): req is gone.
- */
-int
-tools_elicit_url(struct req *req, const char *url, const char *message,
-    const char *id)
-{
-	int	r;
-
-	if (tools_rpc->elicit_url == NULL)
-		return (TOOLS_ELICIT_NONE);
-	r = tools_rpc->elicit_url(req->rpc, url, message, id);
-	if (r == TOOLS_ELICIT_RETURNED)
-		tools_free(req);
-	return (r);
-}
-
-/* The elicitation id is over (the secret came, or will not): the
- * client is told, if it was asked in a way that tells. */
-void
-tools_elicit_done(const char *id)
-{
-	if (id != NULL && tools_rpc->elicit_done != NULL)
-		tools_rpc->elicit_done(id);
-}
-
-/* Is req a call made again after input_required: its requestState and
- * the person's action (valid while the tool runs)? */
-bool
-tools_elicit_resumed(struct req *req, const char **state,
-    const char **action)
-{
-	return (tools_rpc->resumed != NULL &&
-	    tools_rpc->resumed(req->rpc, state, action));
-}
-
-/* The person answered an elicitation asked for req (from mcp.c). */
-void
-tools_elicited(struct req *req, const char *action)
-{
-	if (req->tool->elicited != NULL)
-		req->tool->elicited(req, action);
 }
 
 /* Argument helpers: values already passed the schema. An integer
@@ -1020,16 +681,36 @@ tools_arg_pane(const struct json *args, const char *key,
 	const char	*s = tools_arg_str(args, key, NULL), *d;
 	size_t		 n;
 
-	if (s == NULL || *s != '%')
+	/* Behind a hub, our panes may be named with its name for us. */
+	n = cfg.host_name != NULL ? strlen(cfg.host_name) : 0;
+	if (s != NULL && n > 0 && strncmp(s, cfg.host_name, n) == 0 &&
+	    s[n] == ':')
+		s += n + 1;
+	if (s == NULL || (*s != '%' && strchr(s, ':') == NULL))
 		return (s);
 	for (d = s + 1; *d == '0' && d[1] != '\0'; d++)
 		;
 	n = strlen(d);
-	if (n > TOOLS_PANE_ID_MAX - 2) {
+	/* (Another host's pane: never ours; the protocol routes those.) */
+	if (n > TOOLS_PANE_ID_MAX - 2 || *s != '%') {
 		d = "99999999999999999999";	/* past UINT_MAX: none */
 		n = strlen(d);
 	}
 	buf[0] = '%';
 	memcpy(buf + 1, d, n + 1);
+	return (buf);
+}
+
+/*
+ * A pane id as a client's text shows it: behind a hub, with the name it
+ * knows us by ("box:%4", what send_keys and capture_pane take there);
+ * else as it is. pane may be NULL.
+ */
+const char *
+tools_pane_shown(const char *pane, char buf[TOOLS_PANE_SHOWN_MAX])
+{
+	if (pane == NULL || cfg.host_name == NULL)
+		return (pane);
+	snprintf(buf, TOOLS_PANE_SHOWN_MAX, "%s:%s", cfg.host_name, pane);
 	return (buf);
 }

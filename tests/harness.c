@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -672,6 +673,19 @@ wait_spools_gone(const char *dir, int ms)
 	while ((n = count_spools(dir)) > 0 && now_ms() < deadline)
 		poll(NULL, 0, POLL_MS);
 	return (n);
+}
+
+/* --- files of the test's own ------------------------------------------- */
+
+void
+write_file(const char *path, const char *text, mode_t mode)
+{
+	int	fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	assert_true(fd != -1);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
 }
 
 /* --- running a suite --------------------------------------------------- */

@@ -27,6 +27,8 @@
 #ifndef PROGMUX_TEST_HARNESS_H
 #define PROGMUX_TEST_HARNESS_H
 
+#include <sys/types.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -181,6 +183,12 @@ int		 count_fds(pid_t pid, int (*fn)(const struct pmx_fd *));
  * (how many are left then). */
 int		 count_spools(const char *dir);
 int		 wait_spools_gone(const char *dir, int ms);
+
+/* --- files of the test's own ------------------------------------------- */
+
+/* Write text to path with mode (the file made anew); the test fails if
+ * it cannot. */
+void		 write_file(const char *path, const char *text, mode_t mode);
 
 /* --- running a suite --------------------------------------------------- */
 

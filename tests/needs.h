@@ -52,19 +52,6 @@
 	"unshare -m and mount, as root): the test cannot mount the small " \
 	"tmpfs it fills, without touching the machine's file systems"
 
-/* Built with AddressSanitizer (make SAN=1): gcc says so with a macro,
- * clang through __has_feature. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
 /* Skip the calling test unless have, saying why. */
 #define PMX_NEED(have, why) do {					\
 	if (!(have)) {							\

@@ -264,6 +264,30 @@ pmx_count_env(const char *env)
 	return (m.count);
 }
 
+/* SIGKILL the process if its environment has the entry (arg). */
+static bool
+procs_kill_env_one(pid_t pid, const char *cmd, size_t n, void *arg)
+{
+	struct procs_match	*m = arg;
+
+	(void)cmd;
+	(void)n;
+	if (pid != getpid() && procs_env_has(pid, m->needle, false) == 1 &&
+	    kill(pid, SIGKILL) == 0)
+		m->count++;
+	return (false);
+}
+
+int
+pmx_kill_env(const char *env)
+{
+	struct procs_match	m = { env, NULL, 0, 0 };
+
+	if (procs_each(procs_kill_env_one, &m) == -1)
+		return (-1);
+	return (m.count);
+}
+
 int
 pmx_children(pid_t pid, pid_t *out, int max)
 {

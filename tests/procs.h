@@ -26,6 +26,9 @@ int	pmx_kill_procs(const char *needle);
  * ("TMPDIR=/tmp/progmux-test-..."): everything a harness's progmux
  * started, whoever its parent is now. */
 int	pmx_count_env(const char *env);
+/* SIGKILL every process whose environment holds the entry env exactly
+ * (what a failed check left behind); how many. */
+int	pmx_kill_env(const char *env);
 /* Does pid's environment have a variable called name? 1 or 0; -1 if it
  * cannot be read. */
 int	pmx_has_env_var(pid_t pid, const char *name);

@@ -2,7 +2,7 @@
 # ldd.sh BUILDDIR — starting progmux loads nothing of TLS or cryptography.
 #
 # progmux speaks JSON on stdio and serves ask_user_secret's page over
-# plain HTTP on 127.0.0.1 (server/secret_page.c, no library): a shared
+# plain HTTP on 127.0.0.1 (server/page_http.c, no library): a shared
 # library of TLS, cryptography or what they drag in (GnuTLS, OpenSSL,
 # nettle, gmp, p11-kit, libtasn1, libidn2, libunistring, libffi, ...), or
 # Debian's libmicrohttpd, which brings all of GnuTLS's, costs every

@@ -1,6 +1,7 @@
 #!/bin/sh
 # macos-gate.sh — does progmux build for macOS? For arm64 and x86_64
-# macOS 13, both binaries and the port's contract test (test_osdep), and
+# macOS 13, both binaries and the port's contract tests (test_osdep,
+# test_osdep_net), and
 # for arm64 every other unit and integration test too, are compiled with the
 # project's -Werror flags and linked (no -static there) by zig cc, whose
 # bundled macOS headers and libSystem stubs stand in for Apple's SDK,
@@ -198,7 +199,7 @@ for t in $TARGETS; do
 	L=$W/lib-$arch
 	# Every test once (arm64); for the other the contract test alone.
 	[ "$arch" = aarch64 ] && goals="all unit integration" || \
-	    goals="all $B/tests/test_osdep"
+	    goals="all $B/tests/test_osdep $B/tests/test_osdep_net"
 	start=$(date +%s)
 	build_libs "$t" "$L"
 	cp /usr/include/jsmn.h "$L/include/"	# (libjsmn-dev: a header)

@@ -1,19 +1,18 @@
 // claude.mjs — Claude Code: `claude mcp add -s user`, `claude mcp list`,
-// one `claude -p` turn, and an interactive turn in a pane for the tasks
-// extension.
-import { readFileSync, writeFileSync } from 'node:fs';
+// one `claude -p` turn, an interactive turn in a pane for the tasks
+// extension, and a turn on two hosts through one progmux.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   bin, command, binDir, PROMPT, sameTools, run, check, note, clientEnv, sh,
   jsonLines, modelLog, lastScripted, checkStructured, place, healthLine,
-  debugLines, paneClient, waitFor
+  debugLines, paneClient, waitFor, asJson
 } from './common.mjs';
 
-// Claude Code: `claude mcp add -s user` (every project, as the README
-// says), `claude mcp list`, one `claude -p` turn.
-export async function claude(model) {
-  const { home, work } = place('claude');
-  const env = clientEnv(home, {
+// Claude Code's environment in home: the scripted model, a dummy key,
+// nothing sent anywhere else.
+function claudeEnv(home, model) {
+  return clientEnv(home, {
     ANTHROPIC_API_KEY: 'dummy-key',
     ANTHROPIC_BASE_URL: model.url,
     DISABLE_AUTOUPDATER: '1',
@@ -22,6 +21,13 @@ export async function claude(model) {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL: '1',
   });
+}
+
+// Claude Code: `claude mcp add -s user` (every project, as the README
+// says), `claude mcp list`, one `claude -p` turn.
+export async function claude(model) {
+  const { home, work } = place('claude');
+  const env = claudeEnv(home, model);
   const c = path.join(binDir, 'claude');
   // progmux's debug log (PROGMUX_DEBUG) goes to a file of ours: it
   // names the era of each request it takes and each message as it came.
@@ -86,8 +92,69 @@ export async function claude(model) {
   checkModern('claude', log, came, discover);
   // Through a package's command (make npm-test) the one headless turn is
   // what is asked; the interactive tasks session is make test-clients'.
-  if (!process.env.PROGMUX_COMMAND)
+  if (!process.env.PROGMUX_COMMAND) {
     await claudeTasks(env, c, home, work);
+    await claudeHosts(model, c);
+  }
+}
+
+// Claude Code drives two hosts through one entry: progmux given
+// `--host a=...` and `--host b=...` (each a progmux of its own, robust,
+// in a directory of its own, with HUBTEST_HOST set so its programs say
+// where they run). The model, whose tools' host field lists "a, b",
+// starts a program on each and lists them (model.mjs's hosts script):
+// the starts answer with ids that carry their host, and list_programs,
+// as the model was sent it, holds both, each with its host. What it was
+// sent is printed: the list over two hosts as the model saw it.
+async function claudeHosts(model, c) {
+  const { home, work } = place('claude-hosts');
+  const env = claudeEnv(home, model);
+  const host = (name) => {
+    const dir = path.join(home, `host-${name}`);
+    mkdirSync(dir, { mode: 0o700 });
+    return `${name}=exec env HUBTEST_HOST=${name} TMPDIR=${dir} ${bin} --robust`;
+  };
+  const add = await sh([c, 'mcp', 'add', '-s', 'user', 'progmux', '-e',
+    'PROGMUX_ROBUST=1', '--', ...command, '--host', host('a'), '--host', host('b')],
+    { env, cwd: work });
+  check('claude (hosts): claude mcp add progmux --host a=... --host b=...', add.code === 0,
+    add.stderr + add.stdout);
+  const before = modelLog().length;
+  const turn = await sh([c, '-p', 'Start a program on host a and on host b with progmux, ' +
+    'then list the programs.', '--output-format', 'stream-json', '--verbose',
+    '--allowedTools', 'mcp__progmux'], { env, cwd: work });
+  const end = jsonLines(turn.stdout).find((e) => e.type === 'result');
+  check('claude (hosts): the turn ends with the model\'s "finished"',
+    turn.code === 0 && end && end.result === 'finished',
+    end ? JSON.stringify(end).slice(0, 300) : turn.stderr);
+  const reqs = modelLog().slice(before).filter((r) => r.api === 'anthropic');
+  const offered = reqs.map((r) => JSON.stringify(r.body)).find((b) =>
+    /Hosts: a, b\./.test(b));
+  check('claude (hosts): the model was offered host, naming the hosts "a, b"',
+    offered !== undefined, reqs.length ? JSON.stringify(reqs[reqs.length - 1].body).slice(0, 300) : 'no request');
+  const last = reqs.filter((r) => typeof r.step === 'number').pop();
+  const used = new Map();
+  const sent = [];
+  for (const m of last ? last.body.messages || [] : [])
+    for (const b of Array.isArray(m.content) ? m.content : []) {
+      if (b.type === 'tool_use') used.set(b.id, b.name);
+      if (b.type === 'tool_result' && /progmux/.test(used.get(b.tool_use_id) || ''))
+        sent.push([used.get(b.tool_use_id).replace('mcp__progmux__', ''),
+          typeof b.content === 'string' ? b.content :
+            (b.content || []).map((x) => x.text || '').join('')]);
+    }
+  const starts = sent.filter(([t]) => t === 'start_program').map(([, s]) => asJson(s));
+  check('claude (hosts): start_program on a and on b answered a:p1 and b:p1, each with its host',
+    starts.length === 2 && starts[0] && starts[0].programId === 'a:p1' &&
+    starts[0].host === 'a' && starts[1] && starts[1].programId === 'b:p1' &&
+    starts[1].host === 'b', JSON.stringify(sent).slice(0, 600));
+  const listed = sent.filter(([t]) => t === 'list_programs').map(([, s]) => s)[0];
+  note(`claude (hosts): list_programs over two hosts, as the model saw it: ${listed}`);
+  const l = asJson(listed);
+  const progs = l && Array.isArray(l.programs) ? l.programs : [];
+  check('claude (hosts): list_programs, as the model was sent it, holds a:p1 on a and b:p1 on b',
+    progs.length === 2 && progs.some((p) => p.programId === 'a:p1' && p.host === 'a') &&
+    progs.some((p) => p.programId === 'b:p1' && p.host === 'b'), listed);
 }
 
 // What progmux's debug log says of the era Claude Code spoke: it sent
@@ -158,7 +225,7 @@ async function claudeTasks(env, c, home, work) {
   // call came in (progmux's log names no call beside a task), the one
   // Claude Code named to the model.
   const at = log.findIndex((l) => / in: /.test(l) && /"method":"tools\/call"/.test(l) && l.includes('sleep 20'));
-  const made = at < 0 ? null : log.slice(at).map((l) => / task ([0-9a-f]{32}) for a modern call/.exec(l)).find(Boolean);
+  const made = at < 0 ? null : log.slice(at).map((l) => / task ([0-9a-f]{32}) for a 2026-07-28 call/.exec(l)).find(Boolean);
   const id = made ? made[1] : null;
   const polled = id && came.find((l) => /"method":"tasks\/get"/.test(l) && l.includes(id));
   if (polled) note(`claude sent (progmux's debug log): ${polled}`);

@@ -21,6 +21,12 @@
 //              run_program {argv: SLOW_ARGV}, a 20-second program, first:
 //              Claude Code makes that call a task of the 2026-07-28 tasks
 //              extension and tells the model its result when it is done.
+// An Anthropic request whose prompt names HOSTS_MARK (Claude Code driving
+// two hosts through one progmux) follows a third:
+//   0 results: call start_program {argv: HOST_ARGV, host: "a"}
+//   1 result:  call start_program {argv: HOST_ARGV, host: "b"}
+//   2 results: call list_programs {}
+//   3 results: answer the text "finished".
 // Chat Completions requests follow another script, a prompt answered:
 //   0 results: call start_program {argv: PROMPT_ARGV} (prints "name? "
 //              and reads a line)
@@ -45,6 +51,9 @@ const START_ARGV = ['sh', '-c', 'echo started; sleep 0.2; echo done'];
 const SLOW_ARGV = ['sh', '-c', 'echo slow; sleep 20; echo slept'];
 const SLOW_MARK = 'then a slow one';	/* in the prompt: the slow step */
 const PROMPT_TOOLS = ['start_program', 'read_program', 'send_keys'];
+const HOSTS_MARK = 'on host a and on host b';
+const HOSTS_TOOLS = ['start_program', 'list_programs'];
+const HOST_ARGV = ['sh', '-c', 'echo "on $HUBTEST_HOST"; sleep 30'];
 const PROMPT_ARGV = ['sh', '-c', 'printf "name? "; read n; echo "hello $n"'];
 
 // The client's name for a progmux tool t among the names it offers.
@@ -81,6 +90,20 @@ function scriptedPrompt(results) {
   case 2:
     return { tool: 'send_keys', args: { paneId: findPaneId(start) || '%0',
       keys: 'progmux', timeoutMs: 5000 } };
+  default:
+    return { text: 'finished' };
+  }
+}
+
+// The hosts script's step after `results` progmux tool results.
+function scriptedHosts(results) {
+  switch (results.length) {
+  case 0:
+    return { tool: 'start_program', args: { argv: HOST_ARGV, host: 'a' } };
+  case 1:
+    return { tool: 'start_program', args: { argv: HOST_ARGV, host: 'b' } };
+  case 2:
+    return { tool: 'list_programs', args: {} };
   default:
     return { text: 'finished' };
   }
@@ -145,6 +168,8 @@ function anthropic(body, res, rec) {
   const names = (body.tools || []).map((t) => t.name);
   const text = JSON.stringify([body.system, body.messages]);
   const listed = [...new Set(text.match(/mcp__[A-Za-z0-9_-]+/g) || [])];
+  const hosts = text.includes(HOSTS_MARK);
+  const tools = hosts ? HOSTS_TOOLS : TOOLS;
   const used = new Map();
   const results = [];
   let searched = false;
@@ -155,24 +180,25 @@ function anthropic(body, res, rec) {
       if (c.type !== 'tool_result') continue;
       const name = used.get(c.tool_use_id);
       if (name === 'ToolSearch') searched = true;
-      else if (TOOLS.some((t) => name === toolName(names.concat(listed), t)))
+      else if (tools.some((t) => name === toolName(names.concat(listed), t)))
         results.push(c);
     }
   }
   const known = [...new Set(names.concat(listed))];
   let act;
-  if (toolName(names, 'run_program') || (searched && toolName(known, 'run_program'))) {
-    act = scripted(results, results.length ? results[results.length - 1].content : null, false,
+  if (toolName(names, tools[0]) || (searched && toolName(known, tools[0]))) {
+    act = hosts ? scriptedHosts(results) : scripted(results,
+      results.length ? results[results.length - 1].content : null, false,
       text.includes(SLOW_MARK));
     rec.step = results.length;
-  } else if (names.includes('ToolSearch') && toolName(known, 'run_program')) {
+  } else if (names.includes('ToolSearch') && toolName(known, tools[0])) {
     act = { tool: 'ToolSearch', args: { query: 'select:' +
-      TOOLS.map((t) => toolName(known, t)).join(','), max_results: 5 } };
+      tools.map((t) => toolName(known, t)).join(','), max_results: 5 } };
     rec.step = 'ToolSearch';
   } else {
     act = { text: 'ok' };
   }
-  rec.tools = known.filter((n) => TOOLS.some((t) => n.endsWith(t)));
+  rec.tools = known.filter((n) => tools.some((t) => n.endsWith(t)));
   const id = `msg_${++seq}`;
   let content;
   if (act.tool) {

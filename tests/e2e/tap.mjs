@@ -1,7 +1,9 @@
-// tap.mjs — what the end-to-end tests (e2e.mjs, eras.mjs) share: their
-// checks as TAP lines, the summary scripts/test/test.sh adds up, the
-// environment of the progmux they drive, and the tools it must list.
-import { readdirSync, readFileSync } from 'node:fs';
+// tap.mjs — what the end-to-end tests (e2e.mjs, eras.mjs, and the
+// browser runs secrets.mjs and view.mjs) share: their checks as TAP
+// lines, the summary scripts/test/test.sh adds up, the environment of
+// the progmux they drive, and the tools it must list.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -52,6 +54,19 @@ export function summary() {
   if (tally.failed > 0) console.log(`[  FAILED  ] ${tally.failed} test(s), listed above.`);
   console.log(`${tally.passed} passed, ${tally.failed} failed${tally.skipped ? `, ${tally.skipped} skipped` : ''}`);
   process.exitCode = tally.failed > 0 ? 1 : 0;
+}
+
+// The end of a run that drove a browser (secrets.mjs, view.mjs): the
+// browser closed, the private tmux server at sock killed, the run's
+// directory removed, progmux's last stderr lines shown when a check
+// failed, then the summary.
+export async function finishBrowserRun(ctx, tmuxBin, stderr) {
+  if (ctx.browser) await ctx.browser.close().catch(() => {});
+  ctx.browser = null;
+  try { execFileSync(tmuxBin, ['-S', ctx.sock, 'kill-server'], { stdio: 'ignore' }); } catch { /* gone */ }
+  rmSync(ctx.dir, { recursive: true, force: true });
+  if (tally.failed > 0) for (const l of stderr.split('\n').slice(-30)) console.log('#   ' + l);
+  summary();
 }
 
 // The environment a progmux under test gets: this process's, less

@@ -1,6 +1,7 @@
 /*
  * fuzz_page.c — libFuzzer harness for ask_user_secret's page
- * (server/secret_page.c): its HTTP, its limits, its decoding.
+ * (server/secret_page.c): its HTTP (server/page_http.c), its limits, its
+ * decoding.
  *
  * Each input is what one connection sends to a page's port, written over
  * a real loopback connection and followed by the end of its sending

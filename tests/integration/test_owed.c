@@ -30,6 +30,7 @@
 
 #include "client.h"
 #include "harness.h"
+#include "sshd.h"
 #include "xmalloc.h"
 
 #define WAIT_MS	15000
@@ -534,63 +535,8 @@ test_start_descriptors(void **state)
 	assert_int_equal(pmx_close(&c), 0);
 }
 
-/* A TCP port on 127.0.0.1 nobody listens on now. */
-static int
-free_port(void)
-{
-	struct sockaddr_in	sa;
-	socklen_t		len = sizeof sa;
-	int			fd, port;
-
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd != -1);
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	port = ntohs(sa.sin_port);
-	close(fd);
-	return (port);
-}
-
-/* Wait until something accepts connections on 127.0.0.1:port. */
-static bool
-wait_listening(int port, int ms)
-{
-	struct sockaddr_in	sa;
-	int64_t			deadline = now_ms() + ms;
-	int			fd, rc;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sa.sin_port = htons((uint16_t)port);
-	do {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
-		close(fd);
-		if (rc == 0)
-			return (true);
-		usleep(20000);
-	} while (now_ms() < deadline);
-	return (false);
-}
-
-/* Write text to path, mode 0600 (0700 for a script). */
-static void
-write_file(const char *path, const char *text, mode_t mode)
-{
-	int	fd;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-	assert_true(fd != -1);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
-
 /*
- * progmux driven through ssh, as "Driving another host" in docs/clients.md
+ * progmux driven through ssh, as "Driving other hosts" in docs/clients.md
  * shows, when the connection hangs (the client's ssh stopped: no packet
  * is answered, nothing is closed): with ClientAliveInterval on the far
  * sshd the session ends, and progmux there ends its programs, its tmux
@@ -599,9 +545,8 @@ write_file(const char *path, const char *text, mode_t mode)
 static struct {
 	struct pmx	 c;
 	bool		 open;
-	pid_t		 sshd;
-	bool		 made_run;	/* we made /run/sshd */
-} ssh;
+	struct sshd	 sshd;
+} ssh = { .sshd = { .pid = -1 } };
 
 /* Whatever happened, the stopped client, sshd, and the directory go. */
 static int
@@ -613,14 +558,7 @@ ssh_teardown(void **state)
 		waitpid(ssh.c.pid, NULL, 0);
 		ssh.c.pid = -1;
 	}
-	if (ssh.sshd > 0) {
-		kill(ssh.sshd, SIGTERM);
-		waitpid(ssh.sshd, NULL, 0);
-		ssh.sshd = 0;
-	}
-	if (ssh.made_run)
-		rmdir("/run/sshd");
-	ssh.made_run = false;
+	sshd_stop(&ssh.sshd);
 	if (ssh.open)
 		pmx_close(&ssh.c);
 	ssh.open = false;
@@ -631,77 +569,30 @@ static void
 test_ssh_hung(void **state)
 {
 	struct pmx	*cp = &ssh.c;
-	char		 path[600], cfg[2000], script[2000], marker[64];
-	char		 envmark[400], *argv[12], *out, *bin, *id;
-	const char	*sshd = "/usr/sbin/sshd";
-	struct stat	 st;
-	size_t		 len;
-	int		 port, status, fd;
+	char		 path[600], script[2000], marker[64], words[800];
+	char		 envmark[400], cfg[200], *bin, *id, *cause;
+	const char	*why;
 	int64_t		 deadline;
 
 	(void)state;
-	if (access(sshd, X_OK) == -1)
-		fail_msg("%s not found: scripts/build/install-packages.sh "
-		    "installs openssh-server", sshd);
+	if ((why = sshd_missing(false)) != NULL)
+		fail_msg("%s", why);
 	assert_int_equal(pmx_prepare(cp), 0);
 	ssh.open = true;
-	/* Keys: the host's and the client's, and the client's allowed. */
-	snprintf(path, sizeof path, "%s/host_key", cp->dir);
-	argv[0] = "ssh-keygen"; argv[1] = "-q"; argv[2] = "-N"; argv[3] = "";
-	argv[4] = "-t"; argv[5] = "ed25519"; argv[6] = "-f"; argv[7] = path;
-	argv[8] = NULL;
-	free(pmx_run_capture(argv, &status));
-	assert_int_equal(status, 0);
-	snprintf(path, sizeof path, "%s/client_key", cp->dir);
-	free(pmx_run_capture(argv, &status));
-	assert_int_equal(status, 0);
-	snprintf(path, sizeof path, "%s/client_key.pub", cp->dir);
-	out = pmx_read_file(path, &len);
-	assert_non_null(out);
-	snprintf(path, sizeof path, "%s/authorized_keys", cp->dir);
-	write_file(path, out, 0600);
-	free(out);
-
-	/* sshd needs its privilege separation directory. */
-	if (stat("/run/sshd", &st) == -1) {
-		assert_int_equal(mkdir("/run/sshd", 0755), 0);
-		ssh.made_run = true;
-	}
-	port = free_port();
-	snprintf(cfg, sizeof cfg, "Port %d\nListenAddress 127.0.0.1\n"
-	    "HostKey %s/host_key\nAuthorizedKeysFile %s/authorized_keys\n"
-	    "PidFile %s/sshd.pid\nPasswordAuthentication no\n"
-	    "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
-	    "PermitRootLogin prohibit-password\nLogLevel ERROR\n"
-	    "ClientAliveInterval 1\nClientAliveCountMax 2\n", port, cp->dir,
-	    cp->dir, cp->dir);
-	snprintf(path, sizeof path, "%s/sshd_config", cp->dir);
-	write_file(path, cfg, 0600);
-	if ((ssh.sshd = fork()) == 0) {
-		fd = open("/dev/null", O_RDWR);
-		dup2(fd, 0);
-		dup2(fd, 1);
-		/* What it logs goes to a file of the test's. */
-		snprintf(cfg, sizeof cfg, "%s/sshd.log", cp->dir);
-		if ((fd = open(cfg, O_WRONLY | O_CREAT, 0600)) != -1)
-			dup2(fd, 2);
-		execl(sshd, sshd, "-D", "-e", "-f", path, (char *)NULL);
-		_exit(127);
-	}
-	assert_true(ssh.sshd > 0);
-	assert_true(wait_listening(port, 10000));
+	snprintf(path, sizeof path, "%s/sshd", cp->dir);
+	if (sshd_start(&ssh.sshd, path, NULL, NULL, "ClientAliveInterval 1\n"
+	    "ClientAliveCountMax 2\n", &cause) == -1)
+		fail_msg("%s", cause);
+	sshd_ssh(&ssh.sshd, words, sizeof words);
 
 	/* The client's command: ssh HOST progmux --robust, its runtime
 	 * directory in ours, and all it starts found by PMX_FAR. */
 	bin = realpath(getenv("PROGMUX_BIN") ? getenv("PROGMUX_BIN") :
 	    "build/progmux", NULL);
 	assert_non_null(bin);
-	snprintf(script, sizeof script, "#!/bin/sh\nexec ssh -F none -i "
-	    "%s/client_key -o IdentitiesOnly=yes -o BatchMode=yes "
-	    "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
-	    "-o LogLevel=ERROR -p %d root@127.0.0.1 env TMPDIR=%s "
-	    "PMX_FAR=%s %s --robust --tmux-bin %s\n", cp->dir, port,
-	    cp->dir, cp->dir, bin, pmx_tmux_bin());
+	snprintf(script, sizeof script, "#!/bin/sh\nexec %s env TMPDIR=%s "
+	    "PMX_FAR=%s %s --robust --tmux-bin %s\n", words, cp->dir,
+	    cp->dir, bin, pmx_tmux_bin());
 	free(bin);
 	snprintf(path, sizeof path, "%s/remote.sh", cp->dir);
 	write_file(path, script, 0700);

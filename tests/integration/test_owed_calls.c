@@ -307,7 +307,7 @@ test_cancelled_run_forgotten(void **state)
 		fail_msg("the cancelled run's program still runs");
 	for (i = 0; i < 3; i++) {
 		snprintf(needle, sizeof needle, "short%d", i);
-		rid = run_marked(&c, "", 1, needle, "");
+		rid = run_marked(&c, "", 5, needle, "");
 		cancel_request(&c, rid);
 	}
 	snprintf(needle, sizeof needle, "%s-short", mark);

@@ -52,7 +52,7 @@ import { ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@mod
 import { Client as Client2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as Stdio2 } from '@modelcontextprotocol/client/stdio';
 
-import { check, progmuxEnv, skip, step, summary, tally } from '../e2e/tap.mjs';
+import { check, finishBrowserRun, progmuxEnv, skip, step } from '../e2e/tap.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
@@ -549,13 +549,8 @@ async function main() {
   await finish(ctx);
 }
 
-async function finish(ctx) {
-  if (ctx.browser) await ctx.browser.close().catch(() => {});
-  ctx.browser = null;
-  try { execFileSync(tmuxBin, ['-S', ctx.sock, 'kill-server'], { stdio: 'ignore' }); } catch { /* gone */ }
-  rmSync(ctx.dir, { recursive: true, force: true });
-  if (tally.failed > 0) for (const l of ctx.out.stderr.split('\n').slice(-30)) console.log('#   ' + l);
-  summary();
+function finish(ctx) {
+  return finishBrowserRun(ctx, tmuxBin, ctx.out.stderr);
 }
 
 main();

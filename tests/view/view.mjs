@@ -25,7 +25,7 @@
 //
 // The page as rendered is kept as build/view/view-ERA.png.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,7 @@ import {
   AppBridge, getToolUiResourceUri, isToolVisibilityAppOnly, isToolVisibilityModelOnly, RESOURCE_MIME_TYPE,
 } from '@modelcontextprotocol/ext-apps/app-bridge';
 
-import { check, progmuxEnv, step, summary, tally } from '../e2e/tap.mjs';
+import { check, finishBrowserRun, progmuxEnv, step } from '../e2e/tap.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
@@ -304,13 +304,8 @@ async function main() {
   await finish(ctx);
 }
 
-async function finish(ctx) {
-  if (ctx.browser) await ctx.browser.close().catch(() => {});
-  ctx.browser = null;
-  try { execFileSync(tmuxBin, ['-S', ctx.sock, 'kill-server'], { stdio: 'ignore' }); } catch { /* gone */ }
-  rmSync(ctx.dir, { recursive: true, force: true });
-  if (tally.failed > 0) for (const l of ctx.stderr.split('\n').slice(-30)) console.log('#   ' + l);
-  summary();
+function finish(ctx) {
+  return finishBrowserRun(ctx, tmuxBin, ctx.stderr);
 }
 
 main();

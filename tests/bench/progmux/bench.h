@@ -189,6 +189,8 @@ void	bench_agent(void);
 
 /* ports.c */
 void	bench_ports(void);
+/* hosts.c */
+void	bench_hosts(void);
 
 /* agent_reads.c */
 void	bench_agent_logs(struct pmx *c, const struct json_doc *list);
