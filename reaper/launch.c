@@ -546,9 +546,24 @@ launch_on_ctl(void)
 }
 
 /*
+ * The front died while we wait at the gate. A reaper it started holds
+ * the control FIFO's other end, and keeps the program on its lease for
+ * a new front: a read that finds no EOF says it is there, and the spec
+ * will come. A read finding EOF says nobody holds it: no reaper will
+ * come, and we leave (launch_hangup).
+ */
+static void
+launch_front_gone(void)
+{
+	close(l.front);
+	l.front = -1;
+	launch_on_ctl();
+}
+
+/*
  * A pidfd for the front (PROGMUX_FRONT_PID, which the program must not
- * see), or -1. *gone is set if the front has exited already: then no
- * reaper will come, and the gate need not wait for one.
+ * see), or -1. *gone is set if the front has exited already: then the
+ * gate waits only if a reaper holds the control FIFO (launch_front_gone).
  */
 static int
 launch_front_pidfd(bool *gone)
@@ -720,7 +735,7 @@ launch_main(const char *dir, const char *id, const char *ctl)
 	/* Nor does a front that died before it started the reaper. */
 	l.front = launch_front_pidfd(&front_gone);
 	if (front_gone)
-		return (1);
+		launch_on_ctl();	/* (launch_front_gone) */
 
 	for (;;) {
 		if (l.state != L_GATE) {
@@ -741,7 +756,7 @@ launch_main(const char *dir, const char *id, const char *ctl)
 			_exit(1);
 		if (i_front != -1 && pfd[i_front].revents != 0 &&
 		    pfd[1].revents == 0)
-			_exit(1);	/* the front died: no reaper will come */
+			launch_front_gone();
 		if (pfd[0].revents & POLLIN)
 			launch_signals();
 		if (pfd[1].revents)

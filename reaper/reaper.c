@@ -1502,7 +1502,8 @@ reaper_lease_over(void)
  * directory (its adopt says which): we take part in that one's
  * instance too (its lock held), so that it stays while we write there,
  * and a later lease names it. Ours stays too: the program's
- * NOTIFY_SOCKET is in it.
+ * NOTIFY_SOCKET is in it. An earlier adopter's is let go of (its front
+ * is gone, its keeper could not remove it while we held it).
  */
 static void
 reaper_text_moved(struct msg *m)
@@ -1521,8 +1522,11 @@ reaper_text_moved(struct msg *m)
 		log_warn("%s: %s", r.id, cause);
 		free(cause);
 	}
-	if (r.text_lock != -1)
+	if (r.text_lock != -1) {	/* an earlier adopter's, gone: its
+					   directory goes if we were its last */
 		close(r.text_lock);
+		(void)rundir_remove_path(r.text_dir, 0);
+	}
 	r.text_lock = fd;
 	free(r.text_dir);
 	free(r.text_dir_id);
@@ -1802,8 +1806,11 @@ reaper_main(void)
 	msg_end(&m, &r.sock_out);
 
 	for (;;) {
+		/* A front that cannot be written to is gone, but what it
+		 * sent before it went (a start, its pane) is read first: the
+		 * read finds its end. */
 		if (r.sock != -1 && fd_flush(r.sock, &r.sock_out) == -1)
-			reaper_front_gone();
+			reaper_read_sock();
 		if (r.sock != -1 && r.sock_out.len == 0 && r.end_queued)
 			r.end_told = true;
 		if (r.sock == -1)
