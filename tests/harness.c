@@ -675,6 +675,106 @@ wait_spools_gone(const char *dir, int ms)
 	return (n);
 }
 
+/* --- programs outliving their front ----------------------------------- */
+
+void
+counter_args(char *buf, size_t size, const char *needle, const char *extra)
+{
+	snprintf(buf, size, "{\"argv\":[\"sh\",\"-c\",\"i=0; while :; do "
+	    "i=$((i+1)); echo line $i; sleep 0.02; done; : %s\"]%s%s}",
+	    needle, extra != NULL ? "," : "", extra != NULL ? extra : "");
+}
+
+char *
+read_now(struct pmx *c, const char *id, int64_t from, int64_t *cursor)
+{
+	struct json_doc	*d;
+	struct buf	 all = BUF_INIT;
+	char		 args[200];
+	const char	*t;
+
+	for (;;) {
+		snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":"
+		    "%lld,\"timeoutMs\":0}", id, (long long)from);
+		d = sc_call_ok(c, "read_program", args);
+		t = sc_need_str(d, "text");
+		buf_adds(&all, t);
+		from = sc_int(d, "cursor");
+		json_doc_free(d);
+		if (*t == '\0')
+			break;
+	}
+	*cursor = from;
+	return (buf_cstr(&all));
+}
+
+const struct json *
+entry_of(const struct json_doc *d, const char *id)
+{
+	const struct json	*progs = sc_get(d, "programs"), *it;
+	size_t			 i;
+
+	for (i = 0; i < json_len(progs); i++) {
+		it = json_at(progs, i);
+		if (strcmp(json_str(json_get(it, "programId"), NULL), id) == 0)
+			return (it);
+	}
+	return (NULL);
+}
+
+struct json_doc *
+list_timed(struct pmx *c, int64_t *before, int64_t *after)
+{
+	struct json_doc	*d;
+
+	*before = now_ms();
+	d = sc_call_ok(c, "list_programs", "{}");
+	*after = now_ms();
+	return (d);
+}
+
+struct deadline
+deadline_of(const struct json *entry, int64_t before, int64_t after)
+{
+	int64_t		 left = json_int(json_get(entry, "lifetimeLeftMs"));
+	struct deadline	 d = { before + left - 1, after + left + 1 };
+
+	return (d);
+}
+
+int
+foreign_panes(struct pmx *c)
+{
+	char	*out, *p, *save;
+	int	 n = 0;
+
+	if ((out = pmx_tmux(c, "list-panes", "-a", "-F", "#{session_name}",
+	    NULL)) == NULL)
+		return (0);
+	for (p = strtok_r(out, "\n", &save); p != NULL;
+	    p = strtok_r(NULL, "\n", &save))
+		if (strcmp(p, "base") != 0)
+			n++;
+	free(out);
+	return (n);
+}
+
+int
+count_rundirs(const struct pmx *c)
+{
+	struct dirent	*de;
+	DIR		*d;
+	int		 n = 0;
+
+	if ((d = opendir(c->dir)) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, "progmux-", 8) == 0)
+			n++;
+	closedir(d);
+	return (n);
+}
+
 /* --- files of the test's own ------------------------------------------- */
 
 void

@@ -184,6 +184,33 @@ int		 count_fds(pid_t pid, int (*fn)(const struct pmx_fd *));
 int		 count_spools(const char *dir);
 int		 wait_spools_gone(const char *dir, int ms);
 
+/* --- programs outliving their front (test_lease, test_death) ----------- */
+
+/* The start_program arguments of a program that prints "line N" every
+ * 20 ms, N from 1, with needle in its command line; extra (if not NULL)
+ * more fields. */
+void		 counter_args(char *buf, size_t size, const char *needle,
+		    const char *extra);
+/* All the text there is now from cursor from (page after page), and the
+ * cursor after it (allocated). */
+char		*read_now(struct pmx *, const char *id, int64_t from,
+		    int64_t *cursor);
+/* The entry of id in a list_programs document, or NULL. */
+const struct json *entry_of(const struct json_doc *, const char *id);
+/* list_programs, and when it was asked and answered. */
+struct json_doc	*list_timed(struct pmx *, int64_t *before, int64_t *after);
+/* A list entry's lifetime deadline on the monotonic clock, as a range
+ * (the list written between before and after). */
+struct deadline {
+	int64_t	lo, hi;
+};
+struct deadline	 deadline_of(const struct json *entry, int64_t before,
+		    int64_t after);
+/* Panes of sessions other than the harness's own "base". */
+int		 foreign_panes(struct pmx *);
+/* Runtime directories (progmux-*) in c's TMPDIR. */
+int		 count_rundirs(const struct pmx *);
+
 /* --- files of the test's own ------------------------------------------- */
 
 /* Write text to path with mode (the file made anew); the test fails if

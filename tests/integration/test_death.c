@@ -47,24 +47,6 @@ struct leftovers {
 	int	nkids;
 };
 
-/* Panes of sessions other than the harness's "base" (desktop mode). */
-static int
-foreign_panes(struct pmx *c)
-{
-	char	*out, *p, *save;
-	int	 n = 0;
-
-	if ((out = pmx_tmux(c, "list-panes", "-a", "-F", "#{session_name}",
-	    NULL)) == NULL)
-		return (0);
-	for (p = strtok_r(out, "\n", &save); p != NULL;
-	    p = strtok_r(NULL, "\n", &save))
-		if (strcmp(p, "base") != 0)
-			n++;
-	free(out);
-	return (n);
-}
-
 static void
 leftovers_init(struct leftovers *l, struct pmx *c, bool robust)
 {
@@ -105,32 +87,16 @@ kill_front(struct pmx *c, struct leftovers *l)
 	kill_front_as(c, l, KILL_FRONT);
 }
 
-/* Runtime directories (progmux-*) left in c's TMPDIR. */
-static int
-count_rundirs(struct pmx *c)
-{
-	DIR		*d;
-	struct dirent	*de;
-	int		 n = 0;
-
-	if ((d = opendir(c->dir)) == NULL)
-		return (0);
-	while ((de = readdir(d)) != NULL)
-		if (strncmp(de->d_name, "progmux-", 8) == 0)
-			n++;
-	closedir(d);
-	return (n);
-}
-
 /*
- * Wait (bounded) until nothing of the killed instance is left: no tmux
- * client, no child of it alive, no process started with its TMPDIR, no
- * launcher, no program, no idle process, and in desktop mode no pane
- * outside the harness's own session. Fails naming what is left.
+ * Wait until deadline (now_ms) until nothing of the killed instance is
+ * left: no tmux client, no child of it alive, no process started with
+ * its TMPDIR, no launcher, no program, no idle process, and in desktop
+ * mode no pane outside the harness's own session. Fails naming what is
+ * left; else how long it waited.
  */
-static void
-assert_all_gone(struct pmx *c, struct leftovers *l, bool robust,
-    bool dirs_too)
+static int64_t
+all_gone_by(struct pmx *c, struct leftovers *l, bool robust, bool dirs_too,
+    int64_t deadline)
 {
 	int64_t	t0 = now_ms();
 	int	progs, envs, client, launch, idle, kids, panes, dirs, spools;
@@ -150,17 +116,25 @@ assert_all_gone(struct pmx *c, struct leftovers *l, bool robust,
 		spools = dirs_too ? count_spools(c->dir) : 0;
 		if (progs + envs + client + launch + idle + kids + panes +
 		    dirs + spools == 0)
-			break;
-		if (now_ms() - t0 > GONE_MS)
-			fail_msg("%s: left after %d ms: %d programs, %d "
+			return (now_ms() - t0);
+		if (now_ms() > deadline)
+			fail_msg("%s: left after %lld ms: %d programs, %d "
 			    "processes with its TMPDIR, %d tmux clients, %d "
 			    "launchers or private servers, %d idle, %d "
 			    "children, %d panes, %d runtime directories, %d "
-			    "spools", robust ? "robust" : "desktop", GONE_MS,
-			    progs, envs, client, launch, idle, kids, panes, dirs,
-			    spools);
+			    "spools", robust ? "robust" : "desktop",
+			    (long long)(now_ms() - t0), progs, envs, client,
+			    launch, idle, kids, panes, dirs, spools);
 		usleep(20000);
 	}
+}
+
+/* The same, within GONE_MS. */
+static int64_t
+assert_all_gone(struct pmx *c, struct leftovers *l, bool robust,
+    bool dirs_too)
+{
+	return (all_gone_by(c, l, robust, dirs_too, now_ms() + GONE_MS));
 }
 
 /*
@@ -283,7 +257,7 @@ kill_trials(bool robust)
 	struct json_doc		*d;
 	uint64_t		 seed = pmx_seed();
 	int			 t, n, ms, from_spawn, nt = trials();
-	int64_t			 init;
+	int64_t			 init, took, worst = 0;
 
 	print_message("%s: %d kills, seed PMX_SEED=%llu\n", robust ?
 	    "robust" : "desktop", nt, (unsigned long long)seed);
@@ -313,13 +287,18 @@ kill_trials(bool robust)
 		    KILL_FRONT ? "the front" : t % 3 == KILL_KEEPER ?
 		    "the keeper" : "both");
 		kill_front_as(&c, &l, (enum kill_target)(t % 3));
-		assert_all_gone(&c, &l, robust, t % 3 != KILL_BOTH);
+		took = assert_all_gone(&c, &l, robust, t % 3 != KILL_BOTH);
+		if (took > worst)
+			worst = took;
 		if (t % 3 == KILL_BOTH)
 			assert_swept(&c, robust);
 		if (!robust)
 			assert_server_killable(&c);
 		pmx_close(&c);
 	}
+	print_message("%s: everything gone at most %lld ms after a kill "
+	    "(looked at every 20 ms)\n", robust ? "robust" : "desktop",
+	    (long long)worst);
 }
 
 static void
@@ -336,6 +315,234 @@ test_kill_robust(void **state)
 	(void)state;
 	PMX_NEED_PARENT_DEATH();
 	kill_trials(true);
+}
+
+/* --- programs on a lease --------------------------------------------- */
+
+#define LEASE_GRACE_MS	2000
+#define LEASE_PROGS	2
+
+static const char	*lease_env[] = { "PROGMUX_ORPHAN_GRACE_MS=2000", NULL };
+
+/* What the front is doing when a lease trial kills it. */
+enum lease_moment { DURING_OUTPUT, DURING_READ, DURING_START, DURING_STOP };
+static const char	*lease_moment_name[] = { "output", "a read",
+			    "a start", "a stop" };
+
+/* What the lease trials saw, for the figures. */
+struct lease_figures {
+	int	adoptions;	/* programs adopted */
+	size_t	compared;	/* bytes of text compared across a kill */
+	int	ended;		/* trials ended without a new front */
+	int64_t	worst_end;	/* the longest from a kill to nothing left */
+};
+
+/* Start a counter of l's needle, lifetime 10 min: its id. */
+static char *
+lease_counter(struct pmx *c, struct leftovers *l)
+{
+	char	 args[400], *id;
+
+	counter_args(args, sizeof args, l->needle, "\"lifetimeMs\":600000");
+	id = pmx_start_program(c, args, NULL);
+	assert_non_null(id);
+	return (id);
+}
+
+/* Send what the front is to be doing at the kill (no waiting for it). */
+static void
+lease_moment(struct pmx *c, struct leftovers *l, enum lease_moment m,
+    char **ids)
+{
+	char	args[600], inner[400];
+
+	switch (m) {
+	case DURING_OUTPUT:
+		break;		/* they print every 20 ms */
+	case DURING_READ:
+		snprintf(args, sizeof args, "{\"name\":\"read_program\","
+		    "\"arguments\":{\"programId\":\"%s\",\"until\":\"never "
+		    "printed\",\"timeoutMs\":20000}}", ids[0]);
+		pmx_send(c, "tools/call", args);
+		break;
+	case DURING_START:
+		counter_args(inner, sizeof inner, l->needle, NULL);
+		snprintf(args, sizeof args, "{\"name\":\"start_program\","
+		    "\"arguments\":%s}", inner);
+		pmx_send(c, "tools/call", args);
+		break;
+	case DURING_STOP:
+		snprintf(args, sizeof args, "{\"name\":\"stop_program\","
+		    "\"arguments\":{\"programId\":\"%s\"}}", ids[1]);
+		pmx_send(c, "tools/call", args);
+		break;
+	}
+}
+
+/* Programs not ended in a list document. */
+static int
+lease_running(const struct json_doc *d)
+{
+	const struct json	*progs = sc_get(d, "programs");
+	size_t			 i;
+	int			 n = 0;
+
+	for (i = 0; i < json_len(progs); i++)
+		n += !json_bool(json_get(json_at(progs, i), "ended"));
+	return (n);
+}
+
+/*
+ * A new front, within the grace, adopts every program the old one had
+ * told of (the stopped one, if its end came first, may be gone): the
+ * same argv, start and lifetime deadline, its text from cursor 0 the
+ * bytes read before the kill and more; a program still being started
+ * is adopted too, or is gone with everything of its own by the grace
+ * + 1 s. Then every program is stopped, that front ends, and nothing
+ * is left.
+ */
+static void
+lease_adopted(struct pmx *c, struct leftovers *l, enum lease_moment m,
+    char **ids, char **before, struct json_doc *l1, int64_t b1,
+    int64_t a1, int64_t killed, struct lease_figures *fig)
+{
+	struct json_doc		*l2;
+	const struct json	*e1, *e2, *progs;
+	struct deadline		 d1, d2;
+	char			*after, args[100];
+	int64_t			 b2, a2, cursor;
+	size_t			 i;
+	int			 k;
+
+	assert_int_equal(pmx_spawn(c, NULL, true), 0);
+	l2 = list_timed(c, &b2, &a2);
+	for (k = 0; k < LEASE_PROGS; k++) {
+		e1 = entry_of(l1, ids[k]);
+		e2 = entry_of(l2, ids[k]);
+		if (e2 == NULL && m == DURING_STOP && k == 1)
+			continue;	/* its end was told first */
+		if (e2 == NULL)
+			fail_msg("%s (killed during %s) was not adopted",
+			    ids[k], lease_moment_name[m]);
+		assert_true(json_bool(json_get(e2, "adopted")));
+		assert_true(json_equal(json_get(e1, "argv"),
+		    json_get(e2, "argv")));
+		assert_string_equal(json_str(json_get(e1, "startedAt"), NULL),
+		    json_str(json_get(e2, "startedAt"), NULL));
+		d1 = deadline_of(e1, b1, a1);
+		d2 = deadline_of(e2, b2, a2);
+		if (d1.hi < d2.lo || d2.hi < d1.lo)
+			fail_msg("%s: its deadline moved: [%lld, %lld] then "
+			    "[%lld, %lld]", ids[k], (long long)d1.lo,
+			    (long long)d1.hi, (long long)d2.lo,
+			    (long long)d2.hi);
+		after = read_now(c, ids[k], 0, &cursor);
+		if (strncmp(after, before[k], strlen(before[k])) != 0)
+			fail_msg("%s: the text from 0 is not what was read "
+			    "before the kill (%zu bytes): \"%.80s\"", ids[k],
+			    strlen(before[k]), after);
+		fig->compared += strlen(before[k]);
+		free(after);
+	}
+	/* Whatever is listed is adopted (a start in flight too); what is
+	 * not listed is gone by the grace + 1 s: no more processes of the
+	 * programs than programs listed not ended. */
+	progs = sc_get(l2, "programs");
+	for (i = 0; i < json_len(progs); i++)
+		assert_true(json_bool(json_get(json_at(progs, i),
+		    "adopted")));
+	fig->adoptions += (int)json_len(progs);
+	while (pmx_count_procs(l->needle) > lease_running(l2)) {
+		if (now_ms() > killed + LEASE_GRACE_MS + 1000)
+			fail_msg("%d processes of the programs, %d listed "
+			    "running, at the grace + 1 s",
+			    pmx_count_procs(l->needle), lease_running(l2));
+		usleep(20000);
+	}
+	for (i = 0; i < json_len(progs); i++) {
+		snprintf(args, sizeof args, "{\"programId\":\"%s\"}",
+		    json_str(json_get(json_at(progs, i), "programId"), NULL));
+		json_doc_free(sc_call_ok(c, "stop_program", args));
+	}
+	json_doc_free(l2);
+	close(c->to);
+	c->to = -1;
+	assert_int_equal(pmx_wait_exit(c, 10000), 0);
+	assert_all_gone(c, l, false, true);
+}
+
+/*
+ * Desktop mode with a grace of 2 s: the front killed at a random moment
+ * (0-200 ms into output, a read, a start or a stop; the moments in turn),
+ * with two programs printing; then every other time (by turns, so each
+ * moment gets both) a new front adopts them (lease_adopted), or none
+ * comes and everything is gone by the grace + 1 s.
+ */
+static void
+test_kill_lease(void **state)
+{
+	struct pmx		 c;
+	struct leftovers	 l;
+	struct lease_figures	 fig;
+	struct json_doc		*l1;
+	uint64_t		 seed = pmx_seed();
+	char			*ids[LEASE_PROGS], *before[LEASE_PROGS];
+	int64_t			 b1, a1, cursor, killed, took;
+	int			 t, k, ms, nt = trials();
+	enum lease_moment	 m;
+	bool			 adopt;
+
+	(void)state;
+	PMX_NEED_PARENT_DEATH();
+	memset(&fig, 0, sizeof fig);
+	print_message("lease: %d kills, seed PMX_SEED=%llu\n", nt,
+	    (unsigned long long)seed);
+	pmx_srand(seed);
+	for (t = 0; t < nt; t++) {
+		m = (enum lease_moment)(t % 4);
+		adopt = (t / 4 + t) % 2 == 0;
+		ms = (int)(pmx_rand() % (m == DURING_OUTPUT ? 201 : 51));
+		assert_int_equal(pmx_open(&c, lease_env), 0);
+		leftovers_init(&l, &c, false);
+		for (k = 0; k < LEASE_PROGS; k++)
+			ids[k] = lease_counter(&c, &l);
+		free(pmx_read_until(&c, ids[LEASE_PROGS - 1], "line 2\n",
+		    20000));
+		for (k = 0; k < LEASE_PROGS; k++)
+			before[k] = read_now(&c, ids[k], 0, &cursor);
+		l1 = list_timed(&c, &b1, &a1);
+		lease_moment(&c, &l, m, ids);
+		if (ms > 0)
+			usleep((useconds_t)ms * 1000);
+		print_message("trial %d: killed %d ms into %s, %s\n", t, ms,
+		    lease_moment_name[m], adopt ? "adopted" : "no new front");
+		killed = now_ms();
+		kill_front(&c, &l);
+		pmx_kill_front(&c);	/* (our ends of its pipes) */
+		if (adopt)
+			lease_adopted(&c, &l, m, ids, before, l1, b1, a1,
+			    killed, &fig);
+		else {
+			(void)all_gone_by(&c, &l, false, true, killed +
+			    LEASE_GRACE_MS + 1000);
+			took = now_ms() - killed;
+			if (took > fig.worst_end)
+				fig.worst_end = took;
+			fig.ended++;
+		}
+		json_doc_free(l1);
+		for (k = 0; k < LEASE_PROGS; k++) {
+			free(ids[k]);
+			free(before[k]);
+		}
+		assert_server_killable(&c);
+		pmx_close(&c);
+	}
+	print_message("lease: %d programs adopted, %zu bytes of text "
+	    "compared across a kill; %d trials without a new front, "
+	    "everything gone at most %lld ms after the kill (grace %d ms)\n",
+	    fig.adoptions, fig.compared, fig.ended,
+	    (long long)fig.worst_end, LEASE_GRACE_MS);
 }
 
 /* A descriptor of a reaper at rest that is not 0, 1, 2 or an exit
@@ -784,6 +991,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kill_desktop),
 		cmocka_unit_test(test_kill_robust),
+		cmocka_unit_test(test_kill_lease),
 		cmocka_unit_test(test_idle_window_desktop),
 		cmocka_unit_test(test_idle_window_robust),
 		cmocka_unit_test(test_leave_fresh_socket),

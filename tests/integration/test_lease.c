@@ -52,16 +52,6 @@
 static const char	*lease_env[] = { "PROGMUX_ORPHAN_GRACE_MS=30000",
 			    NULL };
 
-/* The start_program arguments of a program that prints "line N" every
- * 20 ms, N from 1, with needle in its command line. */
-static void
-counter_args(char *buf, size_t size, const char *needle, const char *extra)
-{
-	snprintf(buf, size, "{\"argv\":[\"sh\",\"-c\",\"i=0; while :; do "
-	    "i=$((i+1)); echo line $i; sleep 0.02; done; : %s\"]%s%s}",
-	    needle, extra != NULL ? "," : "", extra != NULL ? extra : "");
-}
-
 /* A needle of this test process, numbered. */
 static void
 needle_of(char *buf, size_t size, int n)
@@ -91,31 +81,6 @@ counted(const char *text)
 	}
 	snprintf(want, sizeof want, "line %d", k + 1);
 	return (strncmp(want, p, strlen(p)) == 0 ? k : -1);
-}
-
-/* All the text there is now from cursor from (page after page), and the
- * cursor after it. */
-static char *
-read_now(struct pmx *c, const char *id, int64_t from, int64_t *cursor)
-{
-	struct json_doc	*d;
-	struct buf	 all = BUF_INIT;
-	char		 args[200];
-	const char	*t;
-
-	for (;;) {
-		snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":"
-		    "%lld,\"timeoutMs\":0}", id, (long long)from);
-		d = sc_call_ok(c, "read_program", args);
-		t = sc_need_str(d, "text");
-		buf_adds(&all, t);
-		from = sc_int(d, "cursor");
-		json_doc_free(d);
-		if (*t == '\0')
-			break;
-	}
-	*cursor = from;
-	return (buf_cstr(&all));
 }
 
 /* Read until the text holds line n (or LONG_MS pass): the text. */
@@ -191,46 +156,11 @@ count_lease_sockets(const struct pmx *c)
 	return (n);
 }
 
-/* Runtime directories (progmux-XXXXXX) in c's TMPDIR. */
-static int
-count_rundirs(const struct pmx *c)
-{
-	struct dirent	*de;
-	DIR		*d;
-	int		 n = 0;
-
-	if ((d = opendir(c->dir)) == NULL)
-		return (0);
-	while ((de = readdir(d)) != NULL)
-		if (strncmp(de->d_name, "progmux-", 8) == 0)
-			n++;
-	closedir(d);
-	return (n);
-}
-
-/* Panes outside the harness's own session "base". */
-static int
-foreign_panes(struct pmx *c)
-{
-	char	*out, *p, *save;
-	int	 n = 0;
-
-	if ((out = pmx_tmux(c, "list-panes", "-a", "-F", "#{session_name}",
-	    NULL)) == NULL)
-		return (0);
-	for (p = strtok_r(out, "\n", &save); p != NULL;
-	    p = strtok_r(NULL, "\n", &save))
-		if (strcmp(p, "base") != 0)
-			n++;
-	free(out);
-	return (n);
-}
-
-/* Wait (bounded) until nothing of c's programs is left: no process of
- * needle, no reaper, no pane outside "base", no runtime directory, no
- * socket in the rendezvous. Fails naming what is left. */
+/* Wait until deadline (now_ms) until nothing of c's programs is left:
+ * no process of needle, no reaper, no pane outside "base", no runtime
+ * directory, no socket in the rendezvous. Fails naming what is left. */
 static void
-assert_nothing_left(struct pmx *c, const char *needle)
+nothing_left_by(struct pmx *c, const char *needle, int64_t deadline)
 {
 	int64_t	t0 = now_ms();
 	char	reapers[400];
@@ -245,54 +175,20 @@ assert_nothing_left(struct pmx *c, const char *needle)
 		socks = count_lease_sockets(c);
 		if (progs + reap + panes + dirs + socks == 0)
 			return;
-		if (now_ms() - t0 > GONE_MS)
-			fail_msg("left after %d ms: %d programs, %d reapers or "
-			    "launchers, %d panes, %d runtime directories, %d "
-			    "lease sockets", GONE_MS, progs, reap, panes, dirs,
-			    socks);
+		if (now_ms() > deadline)
+			fail_msg("left after %lld ms: %d programs, %d reapers "
+			    "or launchers, %d panes, %d runtime directories, "
+			    "%d lease sockets", (long long)(now_ms() - t0),
+			    progs, reap, panes, dirs, socks);
 		poll(NULL, 0, 20);
 	}
 }
 
-/* A list entry's lifetime deadline, on the monotonic clock, as a range:
- * the list was written between before and after. */
-struct deadline {
-	int64_t	lo, hi;
-};
-static struct deadline
-deadline_of(const struct json *entry, int64_t before, int64_t after)
+/* The same, within GONE_MS. */
+static void
+assert_nothing_left(struct pmx *c, const char *needle)
 {
-	int64_t		 left = json_int(json_get(entry, "lifetimeLeftMs"));
-	struct deadline	 d = { before + left - 1, after + left + 1 };
-
-	return (d);
-}
-
-/* List c's programs: the document, and when it was asked and answered. */
-static struct json_doc *
-list_timed(struct pmx *c, int64_t *before, int64_t *after)
-{
-	struct json_doc	*d;
-
-	*before = now_ms();
-	d = sc_call_ok(c, "list_programs", "{}");
-	*after = now_ms();
-	return (d);
-}
-
-/* The entry of id in a list document, or NULL. */
-static const struct json *
-entry_of(const struct json_doc *d, const char *id)
-{
-	const struct json	*progs = sc_get(d, "programs"), *it;
-	size_t			 i;
-
-	for (i = 0; i < json_len(progs); i++) {
-		it = json_at(progs, i);
-		if (strcmp(json_str(json_get(it, "programId"), NULL), id) == 0)
-			return (it);
-	}
-	return (NULL);
+	nothing_left_by(c, needle, now_ms() + GONE_MS);
 }
 
 /* A program that says READY=1 on its NOTIFY_SOCKET once flag exists,
@@ -529,9 +425,10 @@ test_lease_lifetime(void **state)
 
 /*
  * No new front: a program is held for its grace and never less (alive
- * whenever looked at before it), then ended with its tree and pane, its
- * runtime directory and socket gone; one started with orphanGraceMs 0
- * ends at once.
+ * whenever looked at before it), then by its grace + 1 s its whole tree
+ * (a child of its own too), its pane, its reaper, its runtime directory
+ * and its socket are gone; one started with orphanGraceMs 0 ends at
+ * once.
  */
 static void
 test_grace_ends_it(void **state)
@@ -548,8 +445,14 @@ test_grace_ends_it(void **state)
 	assert_int_equal(pmx_open(&c, env), 0);
 	needle_of(needle[0], sizeof needle[0], 5);
 	needle_of(needle[1], sizeof needle[1], 6);
-	counter_args(args, sizeof args, needle[0], NULL);
-	free(start_ok(&c, args, NULL));
+	/* Its tree: the counter and a child holding the needle too. */
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"sh -c "
+	    "'sleep 600; :' %s-child & i=0; while :; do i=$((i+1)); echo "
+	    "line $i; sleep 0.02; done; : %s\"]}", needle[0], needle[0]);
+	id = start_ok(&c, args, NULL);
+	free(read_to_line(&c, id, 2));
+	free(id);
+	assert_int_equal(wait_some(needle[0], 2, GONE_MS), 2);
 	counter_args(args, sizeof args, needle[1], "\"orphanGraceMs\":0");
 	id = start_ok(&c, args, NULL);
 	free(read_to_line(&c, id, 2));
@@ -559,9 +462,9 @@ test_grace_ends_it(void **state)
 	assert_int_equal(wait_none(needle[1], GONE_MS), 0);
 	/* Alive whenever looked at before the grace is over: a look over
 	 * before it (t0 is before the kill, the lease begins after) must
-	 * find it. */
+	 * find it, child and all. */
 	for (;;) {
-		alive = pmx_count_procs(needle[0]) > 0;
+		alive = pmx_count_procs(needle[0]) == 2;
 		t = now_ms();
 		if (t >= t0 + 2000)
 			break;
@@ -571,12 +474,11 @@ test_grace_ends_it(void **state)
 		looks++;
 		poll(NULL, 0, 100);
 	}
-	assert_int_equal(wait_none(needle[0], GONE_MS), 0);
-	print_message("held: seen alive %d times; ended %lld ms after the "
-	    "kill (grace 2000)\n", looks, (long long)(now_ms() - t0));
+	nothing_left_by(&c, needle[0], t0 + 2000 + 1000);
+	print_message("held: seen alive %d times; all gone %lld ms after "
+	    "the kill (grace 2000)\n", looks, (long long)(now_ms() - t0));
 	assert_true(looks > 0);
 	pmx_close(&c);
-	assert_int_equal(pmx_count_procs(needle[0]), 0);
 }
 
 /* Robust mode keeps nothing past progmux, whatever is asked: its grace
