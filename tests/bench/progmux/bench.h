@@ -191,6 +191,8 @@ void	bench_agent(void);
 void	bench_ports(void);
 /* hosts.c */
 void	bench_hosts(void);
+/* adopt.c */
+void	bench_adopt(void);
 
 /* agent_reads.c */
 void	bench_agent_logs(struct pmx *c, const struct json_doc *list);

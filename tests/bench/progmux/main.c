@@ -11,10 +11,10 @@
  *
  * BENCH_SMOKE=1 is --smoke; BENCH_RUNS and BENCH_TP_RUNS set the number of
  * samples; BENCH_ONLY=latency,cold,throughput,memory,scale,agent,ports,
- * output,hosts picks groups (latency.c, throughput.c, scale.c, agent.c
- * with agent_reads.c, ports.c, output.c, hosts.c). --no-page names the
- * build without ask_user_secret's page that figure 7b holds a cold start
- * against (make bench builds it).
+ * output,hosts,adopt picks groups (latency.c, throughput.c, scale.c,
+ * agent.c with agent_reads.c, ports.c, output.c, hosts.c, adopt.c).
+ * --no-page names the build without ask_user_secret's page that figure
+ * 7b holds a cold start against (make bench builds it).
  *
  * Prints a table on stdout and writes the same figures as JSON. A slow
  * machine never fails it: it exits 0 whatever the figures, and 1 only when
@@ -212,6 +212,8 @@ main(int argc, char **argv)
 		bench_output();
 	if (bench_wanted("hosts"))
 		bench_hosts();
+	if (bench_wanted("adopt"))
+		bench_adopt();
 	bench_strip_figures(strip_json);
 	secs = (double)(now_us() - t0) / 1e6;
 
