@@ -574,6 +574,28 @@ pmx_kill_front(struct pmx *c)
 }
 
 int
+pmx_lease_sockets(const struct pmx *c)
+{
+	char		 dir[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	int		 n = 0;
+
+	snprintf(dir, sizeof dir, "%s/progmux.lease.%lu", c->dir,
+	    (unsigned long)geteuid());
+	if ((d = opendir(dir)) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL) {
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+			n++;
+	}
+	closedir(d);
+	return (n);
+}
+
+int
 pmx_twin(struct pmx *twin, const struct pmx *c, const char *const *env,
     bool initialize)
 {

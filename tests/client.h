@@ -60,6 +60,9 @@ int	pmx_close(struct pmx *);
  * closed, its stderr kept in errlog): c is ready for pmx_spawn, on the
  * same directory and tmux server. */
 void	pmx_kill_front(struct pmx *);
+/* Sockets waiting in c's lease rendezvous, TMPDIR/progmux.lease.UID
+ * (programs outliving their front). */
+int	pmx_lease_sockets(const struct pmx *);
 /* Another progmux on c's directory and tmux server, driven through twin
  * (with env, initialized or not); pmx_twin_close ends only it. */
 int	pmx_twin(struct pmx *twin, const struct pmx *c,

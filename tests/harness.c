@@ -742,6 +742,35 @@ deadline_of(const struct json *entry, int64_t before, int64_t after)
 	return (d);
 }
 
+void
+assert_deadline_kept(const char *id, const struct json *e1, int64_t b1,
+    int64_t a1, const struct json *e2, int64_t b2, int64_t a2)
+{
+	struct deadline	d1 = deadline_of(e1, b1, a1), d2 = deadline_of(e2, b2,
+			    a2);
+
+	if (d1.hi < d2.lo || d2.hi < d1.lo)
+		fail_msg("%s: its deadline moved: [%lld, %lld] then [%lld, "
+		    "%lld]", id, (long long)d1.lo, (long long)d1.hi,
+		    (long long)d2.lo, (long long)d2.hi);
+}
+
+bool
+stderr_has(struct pmx *c, const char *needle)
+{
+	int64_t	deadline = now_ms() + 10000;	/* a shared machine */
+
+	for (;;) {
+		pmx_drain_err(c);
+		if (c->errlog.len > 0 && memmem(c->errlog.data, c->errlog.len,
+		    needle, strlen(needle)) != NULL)
+			return (true);
+		if (now_ms() > deadline)
+			return (false);
+		poll(NULL, 0, POLL_MS);
+	}
+}
+
 int
 foreign_panes(struct pmx *c)
 {

@@ -206,6 +206,13 @@ struct deadline {
 };
 struct deadline	 deadline_of(const struct json *entry, int64_t before,
 		    int64_t after);
+/* Fail unless a program's lifetime deadline, listed twice (e1 between
+ * b1 and a1, e2 between b2 and a2), is the same. */
+void		 assert_deadline_kept(const char *id, const struct json *e1,
+		    int64_t b1, int64_t a1, const struct json *e2, int64_t b2,
+		    int64_t a2);
+/* Wait (bounded) for progmux's stderr to hold needle; does it? */
+bool		 stderr_has(struct pmx *, const char *needle);
 /* Panes of sessions other than the harness's own "base". */
 int		 foreign_panes(struct pmx *);
 /* Runtime directories (progmux-*) in c's TMPDIR. */

@@ -408,7 +408,6 @@ lease_adopted(struct pmx *c, struct leftovers *l, enum lease_moment m,
 {
 	struct json_doc		*l2;
 	const struct json	*e1, *e2, *progs;
-	struct deadline		 d1, d2;
 	char			*after, args[100];
 	int64_t			 b2, a2, cursor;
 	size_t			 i;
@@ -429,13 +428,7 @@ lease_adopted(struct pmx *c, struct leftovers *l, enum lease_moment m,
 		    json_get(e2, "argv")));
 		assert_string_equal(json_str(json_get(e1, "startedAt"), NULL),
 		    json_str(json_get(e2, "startedAt"), NULL));
-		d1 = deadline_of(e1, b1, a1);
-		d2 = deadline_of(e2, b2, a2);
-		if (d1.hi < d2.lo || d2.hi < d1.lo)
-			fail_msg("%s: its deadline moved: [%lld, %lld] then "
-			    "[%lld, %lld]", ids[k], (long long)d1.lo,
-			    (long long)d1.hi, (long long)d2.lo,
-			    (long long)d2.hi);
+		assert_deadline_kept(ids[k], e1, b1, a1, e2, b2, a2);
 		after = read_now(c, ids[k], 0, &cursor);
 		if (strncmp(after, before[k], strlen(before[k])) != 0)
 			fail_msg("%s: the text from 0 is not what was read "
@@ -756,23 +749,6 @@ test_leave_user_sessions(void **state)
 	}
 	free(before);
 	pmx_close(&c);
-}
-
-/* Wait (bounded) for the text of progmux's stderr to hold needle. */
-static bool
-stderr_has(struct pmx *c, const char *needle)
-{
-	int64_t	t0 = now_ms();
-
-	for (;;) {
-		pmx_drain_err(c);
-		if (c->errlog.len > 0 && memmem(c->errlog.data, c->errlog.len,
-		    needle, strlen(needle)) != NULL)
-			return (true);
-		if (now_ms() - t0 > GONE_MS)
-			return (false);
-		usleep(20000);
-	}
 }
 
 /*

@@ -116,6 +116,38 @@ start_ok(struct pmx *c, const char *args, char **pane)
 	return (id);
 }
 
+/* A progmux with a lease of 30 s and a counter of needle n running on
+ * it: the counter's id. */
+static char *
+open_counter(struct pmx *c, char *needle, size_t size, int n)
+{
+	char	args[600];
+
+	assert_int_equal(pmx_open(c, lease_env), 0);
+	needle_of(needle, size, n);
+	counter_args(args, sizeof args, needle, NULL);
+	return (start_ok(c, args, NULL));
+}
+
+/* Start a counter of needle n asking for a grace of ask: the start says
+ * there is none here, and the counter ends with its front, killed. */
+static void
+no_lease_start(struct pmx *c, char *needle, size_t size, int n,
+    const char *ask)
+{
+	struct json_doc	*d;
+	char		 args[600];
+
+	needle_of(needle, size, n);
+	counter_args(args, sizeof args, needle, ask);
+	d = sc_call_ok(c, "start_program", args);
+	assert_non_null(strstr(pmx_text(d), "orphanGraceMs is 0 here"));
+	json_doc_free(d);
+	assert_int_equal(wait_some(needle, 1, GONE_MS), 1);
+	pmx_kill_front(c);
+	assert_int_equal(wait_none(needle, GONE_MS), 0);
+}
+
 /* Stop a program (by id). */
 static void
 stop_ok(struct pmx *c, const char *id)
@@ -134,28 +166,6 @@ rendezvous(const struct pmx *c, char *buf, size_t size)
 	    (unsigned long)geteuid());
 }
 
-/* Sockets in the rendezvous (its reapers'). */
-static int
-count_lease_sockets(const struct pmx *c)
-{
-	char		 dir[400], path[700];
-	struct dirent	*de;
-	struct stat	 st;
-	DIR		*d;
-	int		 n = 0;
-
-	rendezvous(c, dir, sizeof dir);
-	if ((d = opendir(dir)) == NULL)
-		return (0);
-	while ((de = readdir(d)) != NULL) {
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-			n++;
-	}
-	closedir(d);
-	return (n);
-}
-
 /* Wait until deadline (now_ms) until nothing of c's programs is left:
  * no process of needle, no reaper, no pane outside "base", no runtime
  * directory, no socket in the rendezvous. Fails naming what is left. */
@@ -172,7 +182,7 @@ nothing_left_by(struct pmx *c, const char *needle, int64_t deadline)
 		reap = pmx_count_procs(reapers);
 		panes = foreign_panes(c);
 		dirs = count_rundirs(c);
-		socks = count_lease_sockets(c);
+		socks = pmx_lease_sockets(c);
 		if (progs + reap + panes + dirs + socks == 0)
 			return;
 		if (now_ms() > deadline)
@@ -220,7 +230,6 @@ test_adopt(void **state)
 	struct pmx		 c;
 	struct json_doc		*l1, *l2, *d;
 	const struct json	*e1, *e2, *ad;
-	struct deadline		 d1, d2;
 	char			 needle[64], args[1200], flag[400], *ids[3];
 	char			*before, *after, *from_old, *pane, *t;
 	int64_t			 c1, c2, b1, a1, b2, a2;
@@ -266,13 +275,7 @@ test_adopt(void **state)
 		    json_str(json_get(e2, "startedAt"), NULL));
 		assert_string_equal(json_str(json_get(e1, "paneId"), NULL),
 		    json_str(json_get(e2, "paneId"), NULL));
-		d1 = deadline_of(e1, b1, a1);
-		d2 = deadline_of(e2, b2, a2);
-		if (d1.hi < d2.lo || d2.hi < d1.lo)
-			fail_msg("%s: its deadline moved: [%lld, %lld] then "
-			    "[%lld, %lld]", ids[i], (long long)d1.lo,
-			    (long long)d1.hi, (long long)d2.lo,
-			    (long long)d2.hi);
+		assert_deadline_kept(ids[i], e1, b1, a1, e2, b2, a2);
 	}
 	json_doc_free(l1);
 	json_doc_free(l2);
@@ -352,14 +355,11 @@ static void
 test_adopt_after_eof(void **state)
 {
 	struct pmx	 c;
-	char		 needle[64], args[600], *id, *t;
+	char		 needle[64], *id, *t;
 	int64_t		 cursor;
 
 	(void)state;
-	assert_int_equal(pmx_open(&c, lease_env), 0);
-	needle_of(needle, sizeof needle, 2);
-	counter_args(args, sizeof args, needle, NULL);
-	id = start_ok(&c, args, NULL);
+	id = open_counter(&c, needle, sizeof needle, 2);
 	free(read_to_line(&c, id, 3));
 	end_front(&c);
 	assert_true(pmx_count_procs(needle) > 0);
@@ -490,8 +490,7 @@ test_robust_no_lease(void **state)
 	static const char	*env[] = { "PROGMUX_ROBUST=1",
 				    "PROGMUX_ORPHAN_GRACE_MS=60000", NULL };
 	struct pmx		 c;
-	struct json_doc		*d;
-	char			 needle[64], args[600], dir[400], *g;
+	char			 needle[64], dir[400], *g;
 	struct stat		 st;
 
 	(void)state;
@@ -500,14 +499,8 @@ test_robust_no_lease(void **state)
 	assert_non_null(g);
 	assert_string_equal(g, "0 ms");
 	free(g);
-	needle_of(needle, sizeof needle, 7);
-	counter_args(args, sizeof args, needle, "\"orphanGraceMs\":60000");
-	d = sc_call_ok(&c, "start_program", args);
-	assert_non_null(strstr(pmx_text(d), "orphanGraceMs is 0 here"));
-	json_doc_free(d);
-	assert_int_equal(wait_some(needle, 1, GONE_MS), 1);
-	pmx_kill_front(&c);
-	assert_int_equal(wait_none(needle, GONE_MS), 0);
+	no_lease_start(&c, needle, sizeof needle, 7,
+	    "\"orphanGraceMs\":60000");
 	rendezvous(&c, dir, sizeof dir);
 	assert_int_equal(lstat(dir, &st), -1);
 	pmx_close(&c);
@@ -573,13 +566,10 @@ test_live_front_kept(void **state)
 {
 	struct pmx	 c, twin;
 	struct json_doc	*d;
-	char		 needle[64], args[600], *id;
+	char		 needle[64], *id;
 
 	(void)state;
-	assert_int_equal(pmx_open(&c, lease_env), 0);
-	needle_of(needle, sizeof needle, 9);
-	counter_args(args, sizeof args, needle, NULL);
-	id = start_ok(&c, args, NULL);
+	id = open_counter(&c, needle, sizeof needle, 9);
 	assert_int_equal(pmx_twin(&twin, &c, lease_env, true), 0);
 	d = sc_call_ok(&twin, "list_programs", "{}");
 	assert_null(sc_get(d, "adopted"));
@@ -609,10 +599,7 @@ test_task_unknown(void **state)
 	int64_t			 rid;
 
 	(void)state;
-	assert_int_equal(pmx_open(&c, lease_env), 0);
-	needle_of(needle, sizeof needle, 10);
-	counter_args(args, sizeof args, needle, NULL);
-	id = start_ok(&c, args, NULL);
+	id = open_counter(&c, needle, sizeof needle, 10);
 	pmx_kill_front(&c);
 	assert_int_equal(pmx_spawn(&c, lease_env, false), 0);
 	v = negotiate(&c, "2025-11-25");
@@ -655,23 +642,6 @@ test_task_unknown(void **state)
 	pmx_close(&c);
 }
 
-/* Wait (bounded) for progmux's stderr to hold needle. */
-static bool
-stderr_has(struct pmx *c, const char *needle)
-{
-	int64_t	t0 = now_ms();
-
-	for (;;) {
-		pmx_drain_err(c);
-		if (c->errlog.len > 0 && memmem(c->errlog.data, c->errlog.len,
-		    needle, strlen(needle)) != NULL)
-			return (true);
-		if (now_ms() - t0 > GONE_MS)
-			return (false);
-		poll(NULL, 0, 20);
-	}
-}
-
 /*
  * The rendezvous is a symbolic link, a directory others may enter, or
  * (as root) another user's: progmux says so and holds no lease (the
@@ -682,8 +652,7 @@ static void
 test_rendezvous_refused(void **state)
 {
 	struct pmx	 c;
-	struct json_doc	*d;
-	char		 dir[400], target[400], needle[64], args[600];
+	char		 dir[400], target[400], needle[64];
 	struct stat	 st;
 	int		 round;
 
@@ -712,20 +681,13 @@ test_rendezvous_refused(void **state)
 		}
 		assert_int_equal(pmx_spawn(&c, lease_env, true), 0);
 		assert_true(stderr_has(&c, "no program can outlive progmux"));
-		needle_of(needle, sizeof needle, 11 + round);
-		counter_args(args, sizeof args, needle,
+		no_lease_start(&c, needle, sizeof needle, 11 + round,
 		    "\"orphanGraceMs\":30000");
-		d = sc_call_ok(&c, "start_program", args);
-		assert_non_null(strstr(pmx_text(d), "orphanGraceMs is 0 here"));
-		json_doc_free(d);
-		assert_int_equal(wait_some(needle, 1, GONE_MS), 1);
-		pmx_kill_front(&c);
-		assert_int_equal(wait_none(needle, GONE_MS), 0);
 		if (round == 0) {
 			assert_int_equal(rmdir(target), 0);	/* empty */
 		} else {
 			assert_int_equal(stat(dir, &st), 0);
-			assert_int_equal(count_lease_sockets(&c), 0);
+			assert_int_equal(pmx_lease_sockets(&c), 0);
 		}
 		pmx_close(&c);
 	}
@@ -899,16 +861,13 @@ test_crafted_rendezvous(void **state)
 	struct json_doc	*d;
 	struct fake	 f[4];
 	struct buf	 garbage = BUF_INIT, none = BUF_INIT, lease = BUF_INIT;
-	char		 dir[400], path[700], needle[64], args[600], *id, *got;
+	char		 dir[400], path[700], needle[64], *id, *got;
 	char		 other[500], spool[600];
 	int		 nf = 0, i, fd, round;
 	bool		 root = geteuid() == 0;
 
 	(void)state;
-	assert_int_equal(pmx_open(&c, lease_env), 0);
-	needle_of(needle, sizeof needle, 14);
-	counter_args(args, sizeof args, needle, NULL);
-	id = start_ok(&c, args, NULL);
+	id = open_counter(&c, needle, sizeof needle, 14);
 	pmx_kill_front(&c);
 	rendezvous(&c, dir, sizeof dir);
 	buf_add(&garbage, "\0\0\0\x05" "garbage, no msgpack", 23);

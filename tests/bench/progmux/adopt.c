@@ -10,7 +10,6 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -35,29 +34,6 @@ static const char *const adopt_env[] = {
 	"PROGMUX_ORPHAN_GRACE_MS=60000",
 	NULL
 };
-
-/* Sockets waiting in c's rendezvous. */
-static int
-adopt_waiting(const struct pmx *c)
-{
-	char		 dir[PATH_MAX], path[PATH_MAX + 300];
-	struct dirent	*de;
-	struct stat	 st;
-	DIR		*d;
-	int		 n = 0;
-
-	snprintf(dir, sizeof dir, "%s/progmux.lease.%lu", c->dir,
-	    (unsigned long)geteuid());
-	if ((d = opendir(dir)) == NULL)
-		return (0);
-	while ((de = readdir(d)) != NULL) {
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-			n++;
-	}
-	closedir(d);
-	return (n);
-}
 
 /*
  * Start a progmux on c (spawned, not yet initialized) and time it until
@@ -142,11 +118,11 @@ bench_adopt(void)
 		pmx_kill_front(&c);
 		alive = false;
 		deadline = now_ms() + CALL_MS;
-		while (adopt_waiting(&c) < ADOPT_PROGS && now_ms() < deadline)
+		while (pmx_lease_sockets(&c) < ADOPT_PROGS && now_ms() < deadline)
 			sleep_ms(5);
-		if (adopt_waiting(&c) < ADOPT_PROGS) {
+		if (pmx_lease_sockets(&c) < ADOPT_PROGS) {
 			bench_broke("adopt: %d of %d programs waiting on a "
-			    "lease", adopt_waiting(&c), ADOPT_PROGS);
+			    "lease", pmx_lease_sockets(&c), ADOPT_PROGS);
 			break;
 		}
 		if (adopt_startup(&c, false, NULL, &ms, &got) == 0)
