@@ -367,8 +367,9 @@ pane_adopted(void *arg, bool ok, const char *out, size_t len)
 	n = ok ? sscanf(out, "%31s %ld %255s", id, &pid, tty) : 0;
 	if (n < 2 || strcmp(id, pn->id) != 0 || (pid_t)pid != pn->pid) {
 		log_warn("%s: adopted, but pane %s is %s on this tmux server: "
-		    "it is not removed or typed into by progmux", pn->spec.program_id,
-		    pn->id, ok ? "another pane's now" : "not there");
+		    "it is not removed or typed into by progmux",
+		    pn->spec.program_id, pn->id, ok ? "another pane's now" :
+		    "not there");
 		pn->foreign = true;
 		return;
 	}
