@@ -692,18 +692,18 @@ read_now(struct pmx *c, const char *id, int64_t from, int64_t *cursor)
 	struct buf	 all = BUF_INIT;
 	char		 args[200];
 	const char	*t;
+	bool		 none;
 
-	for (;;) {
+	do {
 		snprintf(args, sizeof args, "{\"programId\":\"%s\",\"cursor\":"
 		    "%lld,\"timeoutMs\":0}", id, (long long)from);
 		d = sc_call_ok(c, "read_program", args);
 		t = sc_need_str(d, "text");
 		buf_adds(&all, t);
+		none = *t == '\0';
 		from = sc_int(d, "cursor");
 		json_doc_free(d);
-		if (*t == '\0')
-			break;
-	}
+	} while (!none);
 	*cursor = from;
 	return (buf_cstr(&all));
 }
