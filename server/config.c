@@ -95,8 +95,9 @@ static const struct setting settings[] = {
 	  "what tmux may keep of it" },
 	{ "safety", "PROGMUX_SAFETY", NULL, 'y', &cfg.safety, 0, 0,
 	  "destructive", "tools offered: readonly (read_program, "
-	  "capture_pane, list_programs), mutating (also start_program, "
-	  "run_program, send_keys) or destructive (also stop_program)" },
+	  "capture_pane, list_programs, view_update), mutating (also "
+	  "start_program, run_program, send_keys, ask_user_secret) or "
+	  "destructive (also stop_program)" },
 	{ "tools", "PROGMUX_TOOLS", NULL, 't', &cfg.tools, 0, 0, NULL,
 	  "only these tools (comma-separated names), within the safety "
 	  "tier; default: all of the tier" },

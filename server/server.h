@@ -642,7 +642,7 @@ extern const char *const tmux_dirs[];
 int	tmux_search(const char *name, const char *path,
 	    const char *const *dirs, char *out, size_t size);
 /* How to install tmux here: the command of the first package manager
- * found (on PATH or where they live), else the system's usual ones. */
+ * found on PATH, else where they live, else the system's usual ones. */
 const char *tmux_install_advice(void);
 char	**tmux_client_argv(void);	/* tmux binary + socket arguments */
 const char *tmux_server_key(void);	/* which server: its socket's path */

@@ -97,6 +97,11 @@ tmux_search(const char *name, const char *path, const char *const *dirs,
 	return (-1);
 }
 
+/*
+ * How to install tmux here: the command of the first package manager
+ * found on PATH (the one this user runs), else of the first found where
+ * package managers live, else a list of them.
+ */
 const char *
 tmux_install_advice(void)
 {
@@ -118,8 +123,11 @@ tmux_install_advice(void)
 	size_t	i;
 
 	for (i = 0; i < sizeof pm / sizeof pm[0]; i++)
-		if (tmux_search(pm[i][0], getenv("PATH"), sys, path,
+		if (tmux_search(pm[i][0], getenv("PATH"), NULL, path,
 		    sizeof path) == 0)
+			return (pm[i][1]);
+	for (i = 0; i < sizeof pm / sizeof pm[0]; i++)
+		if (tmux_search(pm[i][0], NULL, sys, path, sizeof path) == 0)
 			return (pm[i][1]);
 	if (strcmp(osdep_name(), "darwin") == 0)
 		return ("brew install tmux, from https://brew.sh");

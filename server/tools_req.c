@@ -72,21 +72,29 @@ toolres_free(struct toolres *res)
 	buf_free(&res->text);
 }
 
+/* Make res a tool error with the message fmt and ap make. */
+static void
+toolres_verror(struct toolres *res, const char *fmt, va_list ap)
+{
+	char	*s;
+
+	if (vasprintf(&s, fmt, ap) == -1)
+		s = NULL;
+	buf_reset(&res->text);
+	buf_adds(&res->text, s ? s : "error");
+	free(s);
+	res->is_error = true;
+}
+
 /* Make res a tool error with this message. */
 void
 toolres_error(struct toolres *res, const char *fmt, ...)
 {
 	va_list	 ap;
-	char	*s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) == -1)
-		s = NULL;
+	toolres_verror(res, fmt, ap);
 	va_end(ap);
-	buf_reset(&res->text);
-	buf_adds(&res->text, s ? s : "error");
-	free(s);
-	res->is_error = true;
 }
 
 /* A call of tool for rpc, bound to it so that a cancellation reaches
@@ -264,15 +272,11 @@ tools_error(struct req *req, const char *fmt, ...)
 {
 	struct toolres	 res;
 	va_list		 ap;
-	char		*s;
 
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) == -1)
-		s = NULL;
-	va_end(ap);
 	toolres_init(&res);
-	toolres_error(&res, "%s", s ? s : "error");
-	free(s);
+	va_start(ap, fmt);
+	toolres_verror(&res, fmt, ap);
+	va_end(ap);
 	tools_reply(req, &res);
 	toolres_free(&res);
 }

@@ -49,8 +49,8 @@ sshd_missing(bool user)
 	if (geteuid() != 0)
 		return ("needs root to run an sshd of its own");
 	if (access(SSHD_BIN, X_OK) == -1)
-		return ("no " SSHD_BIN " (scripts/build/deps.sh installs "
-		    "openssh-server)");
+		return ("no " SSHD_BIN " (scripts/build/install-packages.sh "
+		    "installs openssh-server)");
 	if (run_words("ssh", "-V", NULL) != 0)
 		return ("no ssh (openssh-client)");
 	if (user && run_words("unshare", "-m", "true", NULL) != 0)

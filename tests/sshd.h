@@ -5,8 +5,9 @@
  * /etc/passwd and /etc/shadow with the user added, bind-mounted over the
  * machine's in a mount namespace of its own). Needs root,
  * /usr/sbin/sshd, ssh-keygen, and unshare for a throwaway user;
- * scripts/build/deps.sh installs them. Used by the integration suites
- * and the benchmarks alike: nothing here fails a test by itself.
+ * scripts/build/install-packages.sh installs them. Used by the
+ * integration suites and the benchmarks alike: nothing here fails a test
+ * by itself.
  */
 #ifndef PROGMUX_TEST_SSHD_H
 #define PROGMUX_TEST_SSHD_H

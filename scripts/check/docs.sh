@@ -10,6 +10,8 @@
 #  - a tool in schemas/*.json is missing from the README's tools table or
 #    from progmux.1's TOOLS, or the documents give another number of tools
 #    ("calls eight tools", "its eight tools") than schemas/ holds;
+#  - server.json does not offer every setting of config.c with its
+#    default, or offers another, or mcpb-manifest.mjs has no title for one;
 #  - README.md is longer than README_MAX lines (260);
 #  - a relative link in README.md or docs/*.md names a file that is not
 #    there, or a heading a Markdown file does not have.
@@ -138,6 +140,43 @@ for v in $vars; do
 		notok "$v (read by the front) is in $MAN's ENVIRONMENT"
 	fi
 done
+
+# ------------------------------------------------------------ packages
+# server.json (the MCP registry's entry) offers every setting of config.c
+# by its variable, with config.c's default, and nothing else; the MCP
+# Bundle's manifest (scripts/package/mcpb-manifest.mjs) has a title for
+# each, or make mcpb stops.
+pkg=$(node -e '
+const s = JSON.parse(require("fs").readFileSync("server.json", "utf8"));
+for (const v of s.packages[0].environmentVariables)
+	console.log(v.name, v.default === undefined ? "NULL" : v.default);
+') || notok "server.json's variables could be read (node)"
+while read -r flag env alt kind min max dflt; do
+	[ -n "$flag" ] || continue
+	got=$(echo "$pkg" | awk -v e="$env" '$1 == e { print $2 }')
+	case $kind/$got in		# a flag's default, as JSON says it
+	"'b'/false") got=0 ;;
+	"'b'/true") got=1 ;;
+	esac
+	if [ -z "$got" ]; then
+		notok "$env is offered in server.json"
+	elif [ "$got" != "$dflt" ]; then
+		notok "$env: config.c's default is $dflt, server.json's $got"
+	else
+		ok "$env is offered in server.json, default $dflt"
+	fi
+done <<EOF
+$settings
+EOF
+while read -r env dflt; do
+	[ -n "$env" ] || continue
+	echo "$settings" | awk -v e="$env" '$2 == e { f = 1 } END { exit !f }' ||
+	    notok "$env (server.json) is a setting of server/config.c"
+	grep -q "^  $env: '" scripts/package/mcpb-manifest.mjs ||
+	    notok "$env (server.json) has a title in mcpb-manifest.mjs"
+done <<EOF
+$pkg
+EOF
 
 # ------------------------------------------------------------ tools
 for f in schemas/*.json; do

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 V=$(cat VERSION)
 W=$(pwd)/build/brew-test
 
-sh scripts/build/deps.sh ruby
+sh scripts/build/install-packages.sh ruby
 sh scripts/package/dist.sh
 rm -rf "$W"
 mkdir -p "$W"

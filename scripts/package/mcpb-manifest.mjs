@@ -31,6 +31,7 @@ const TITLES = {
   PROGMUX_TMUX_BIN: 'tmux binary',
   PROGMUX_SESSION: 'tmux session',
   PROGMUX_WAIT_MAX_MS: 'Longest wait (ms)',
+  PROGMUX_SECRET_PAGE_MS: 'Secret page open (ms)',
   PROGMUX_OUTPUT_MAX_BYTES: 'Output kept per program (bytes)',
   PROGMUX_TOTAL_OUTPUT_MAX_BYTES: 'Output kept in all (bytes)',
   PROGMUX_KEEP_ENDED: 'Ended programs kept',
@@ -39,6 +40,7 @@ const TITLES = {
   PROGMUX_PANE_MAX_CELLS: 'Largest pane (cells)',
   PROGMUX_SAFETY: 'Safety tier',
   PROGMUX_TOOLS: 'Tools offered',
+  PROGMUX_HOSTS: 'Other hosts',
 };
 
 const userConfig = {};

@@ -20,7 +20,7 @@ fails=0
 ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; fails=$((fails + 1)); }
 
-sh scripts/build/deps.sh unzip procps
+sh scripts/build/install-packages.sh unzip procps
 rm -rf "$W"
 mkdir -p "$W/tmp"
 "$TMUX_BIN" -S "$W/tmux.sock" -f /dev/null new-session -d -s base

@@ -4,15 +4,15 @@
 # it inside the MCP Apps SDK's host side (@modelcontextprotocol/ext-apps'
 # AppBridge), whose official MCP client drives BUILDDIR/progmux in both
 # protocol eras. Installs what is missing first: chromium (a Debian
-# package, as scripts/build/deps.sh does) and tests/view's npm packages
-# pinned with their lockfile (scripts/clients/npm-install.sh, a cache
+# package, by scripts/build/install-packages.sh) and tests/view's npm
+# packages pinned with their lockfile (scripts/clients/npm-install.sh, a cache
 # under build/). The page as rendered is kept as build/view/view-ERA.png.
 set -eu
 B=${1:-build}
 cd "$(dirname "$0")/../.."
 CACHE=${PROGMUX_NPM_CACHE:-$(pwd)/build/npm-cache}
 
-sh scripts/build/deps.sh chromium
+sh scripts/build/install-packages.sh chromium
 if [ ! -x "$B/progmux" ]; then
 	echo "test-view.sh: $B/progmux missing: make all" >&2
 	exit 1

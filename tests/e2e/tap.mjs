@@ -56,6 +56,18 @@ export function summary() {
   process.exitCode = tally.failed > 0 ? 1 : 0;
 }
 
+// The start of a run that drives a browser (secrets.mjs, view.mjs): a
+// private tmux server at ctx.sock with a session "base", and chromium
+// launched by the caller's puppeteer, its profile in profile, as
+// ctx.browser.
+export async function startBrowserRun(ctx, { puppeteer, tmuxBin, chromium, profile }) {
+  execFileSync(tmuxBin, ['-S', ctx.sock, '-f', '/dev/null', 'new-session', '-d', '-s', 'base'], { stdio: 'ignore' });
+  ctx.browser = await puppeteer.launch({
+    executablePath: chromium, headless: true, userDataDir: profile,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-dev-shm-usage'],
+  });
+}
+
 // The end of a run that drove a browser (secrets.mjs, view.mjs): the
 // browser closed, the private tmux server at sock killed, the run's
 // directory removed, progmux's last stderr lines shown when a check

@@ -12,8 +12,8 @@
  * (PMX_FAR=...), the hub's links by their command lines.
  *
  * Needs root (the sshd, the namespaces), /usr/sbin/sshd, ssh,
- * ssh-keygen and unshare; scripts/build/deps.sh installs them. Without
- * them each test skips, saying which is missing.
+ * ssh-keygen and unshare; scripts/build/install-packages.sh installs
+ * them. Without them each test skips, saying which is missing.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>

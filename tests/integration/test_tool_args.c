@@ -495,6 +495,33 @@ expect_no_tool(struct pmx *c, const char *tool, const char *args)
 #define SECRET_TOOL	""
 #endif
 
+/* progmux --help's line on --safety must name each of names (separated
+ * by spaces), so a person choosing a tier sees what it offers. */
+static void
+expect_help_names(const char *names)
+{
+	const char	*bin = getenv("PROGMUX_BIN");
+	char		*argv[] = { (char *)(bin ? bin : "build/progmux"),
+			    (char *)"--help", NULL };
+	char		*out, *line, *nl, *copy, *name, *last;
+	int		 st;
+
+	if ((out = pmx_run_capture(argv, &st)) == NULL || st != 0)
+		fail_msg("progmux --help: exit status %d", st);
+	if ((line = strstr(out, "--safety")) == NULL)
+		fail_msg("progmux --help has no --safety line: %s", out);
+	if ((nl = strchr(line, '\n')) != NULL)
+		*nl = '\0';
+	copy = xstrdup(names);
+	for (name = strtok_r(copy, " ", &last); name != NULL;
+	    name = strtok_r(NULL, " ", &last))
+		if (strstr(line, name) == NULL)
+			fail_msg("--help's --safety line does not name %s: %s",
+			    name, line);
+	free(copy);
+	free(out);
+}
+
 /* Start progmux with env; tools/list must name exactly want (sorted). */
 static void
 open_expect_tools(struct pmx *c, const char *const *env, const char *want)
@@ -517,7 +544,9 @@ open_expect_tools(struct pmx *c, const char *const *env, const char *want)
  * read_program, capture_pane, list_programs; mutating: also start_program,
  * run_program, send_keys, ask_user_secret where it is built; destructive:
  * also stop_program), and a call to a
- * tool outside the tier gets the unknown-tool error while one inside runs.
+ * tool outside the tier gets the unknown-tool error while one inside runs;
+ * --help's --safety line names every tool, view_update (listed only to a
+ * client that shows views) too.
  */
 static void
 test_safety_tiers(void **state)
@@ -552,6 +581,9 @@ test_safety_tiers(void **state)
 	open_expect_tools(&c, de, SECRET_TOOL "capture_pane list_programs "
 	    "read_program run_program send_keys start_program stop_program");
 	assert_int_equal(pmx_close(&c), 0);
+	expect_help_names(SECRET_TOOL "capture_pane list_programs "
+	    "read_program run_program send_keys start_program stop_program "
+	    "view_update");
 }
 
 /*

@@ -52,7 +52,7 @@ import { ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@mod
 import { Client as Client2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as Stdio2 } from '@modelcontextprotocol/client/stdio';
 
-import { check, finishBrowserRun, progmuxEnv, skip, step } from '../e2e/tap.mjs';
+import { check, finishBrowserRun, progmuxEnv, skip, startBrowserRun, step } from '../e2e/tap.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
@@ -533,11 +533,7 @@ async function main() {
     finish(ctx).then(() => process.exit(1));
   }, overall);
   try {
-    execFileSync(tmuxBin, ['-S', ctx.sock, '-f', '/dev/null', 'new-session', '-d', '-s', 'base'], { stdio: 'ignore' });
-    ctx.browser = await puppeteer.launch({
-      executablePath: chromium, headless: true, userDataDir: ctx.profile,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-dev-shm-usage'],
-    });
+    await startBrowserRun(ctx, { puppeteer, tmuxBin, chromium, profile: ctx.profile });
     await legacy(ctx);
     await modern(ctx);
     await sshLogin(ctx);

@@ -3,7 +3,8 @@
  * (server/tmux_probe.c): the directories of PATH in order, then where
  * macOS's package managers put it (tmux_dirs: Homebrew on arm64 and on
  * Intel, MacPorts), which the PATH a GUI app gets from launchd lacks;
- * only an executable regular file counts. On directories made here.
+ * only an executable regular file counts; and the install advice, which
+ * names the package manager on PATH first. On directories made here.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -91,6 +92,33 @@ test_search(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* Pins: the advice names the package manager on PATH, the one the user
+ * runs, before any other the system has where package managers live (on
+ * Debian, apt-get in /usr/bin): apk alone on PATH gives "apk add tmux". */
+static void
+test_advice_path_first(void **state)
+{
+	char		 at[] = "/tmp/progmux-advice-XXXXXX";
+	char		 dir[500], cmd[600];
+	char		*old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	FILE		*f;
+
+	(void)state;
+	assert_non_null(mkdtemp(at));
+	snprintf(dir, sizeof dir, "%s/apk", at);
+	assert_non_null((f = fopen(dir, "w")));
+	fputs("#!/bin/sh\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(setenv("PATH", at, 1), 0);
+	assert_string_equal(tmux_install_advice(), "apk add tmux");
+	if (old != NULL)
+		assert_int_equal(setenv("PATH", old, 1), 0);
+	free(old);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", at);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* Pins: the fixed directories are Homebrew's (arm64, then Intel) and
  * MacPorts', in that order. */
 static void
@@ -109,6 +137,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_dirs),
+		cmocka_unit_test(test_advice_path_first),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

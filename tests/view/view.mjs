@@ -37,7 +37,7 @@ import {
   AppBridge, getToolUiResourceUri, isToolVisibilityAppOnly, isToolVisibilityModelOnly, RESOURCE_MIME_TYPE,
 } from '@modelcontextprotocol/ext-apps/app-bridge';
 
-import { check, finishBrowserRun, progmuxEnv, step } from '../e2e/tap.mjs';
+import { check, finishBrowserRun, progmuxEnv, startBrowserRun, step } from '../e2e/tap.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.resolve(root, process.env.PROGMUX_BIN || 'build/progmux');
@@ -290,11 +290,7 @@ async function main() {
     finish(ctx).then(() => process.exit(1));
   }, overall);
   try {
-    execFileSync(tmuxBin, ['-S', ctx.sock, '-f', '/dev/null', 'new-session', '-d', '-s', 'base'], { stdio: 'ignore' });
-    ctx.browser = await puppeteer.launch({
-      executablePath: chromium, headless: true, userDataDir: path.join(dir, 'chrome'),
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-dev-shm-usage'],
-    });
+    await startBrowserRun(ctx, { puppeteer, tmuxBin, chromium, profile: path.join(dir, 'chrome') });
     await run(ctx, 'legacy');
     await run(ctx, 'modern');
   } catch (e) {
