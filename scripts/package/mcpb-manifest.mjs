@@ -37,6 +37,7 @@ const TITLES = {
   PROGMUX_KEEP_ENDED: 'Ended programs kept',
   PROGMUX_MAX_PROGRAMS: 'Programs at once',
   PROGMUX_LIFETIME_MAX_MS: 'Longest lifetime (ms)',
+  PROGMUX_ORPHAN_GRACE_MS: 'Kept for adoption (ms)',
   PROGMUX_PANE_MAX_CELLS: 'Largest pane (cells)',
   PROGMUX_SAFETY: 'Safety tier',
   PROGMUX_TOOLS: 'Tools offered',
