@@ -825,7 +825,8 @@ struct pane	*pane_new(const char *program_id, const struct program_spec *,
 		     const struct pane_cb *, void *owner, char **cause);
 /* An adopted program's pane, made by a progmux before us: checked to be
  * there with its process on our server (its terminal learnt). */
-struct pane	*pane_adopt(const char *program_id, const char *id, pid_t pid);
+struct pane	*pane_adopt(const char *program_id, const char *id,
+		    pid_t pid);
 void		 pane_free(struct pane *);
 void		 pane_make(struct pane *);
 void		 pane_pipe(struct pane *);

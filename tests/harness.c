@@ -733,22 +733,30 @@ list_timed(struct pmx *c, int64_t *before, int64_t *after)
 	return (d);
 }
 
+/* When the program of a list entry ends, from lifetimeLeftMs as read
+ * between before and after (a window, on our clock). */
 struct deadline
 deadline_of(const struct json *entry, int64_t before, int64_t after)
 {
-	int64_t		 left = json_int(json_get(entry, "lifetimeLeftMs"));
-	struct deadline	 d = { before + left - 1, after + left + 1 };
+	int64_t		 left;
+	struct deadline	 d;
 
+	left = json_int(json_get(entry, "lifetimeLeftMs"));
+	d.lo = before + left - 1;
+	d.hi = after + left + 1;
 	return (d);
 }
 
+/* The program id's deadline, read twice (e1 then e2, each between its
+ * before and after), must be the same: the two windows overlap. */
 void
 assert_deadline_kept(const char *id, const struct json *e1, int64_t b1,
     int64_t a1, const struct json *e2, int64_t b2, int64_t a2)
 {
-	struct deadline	d1 = deadline_of(e1, b1, a1), d2 = deadline_of(e2, b2,
-			    a2);
+	struct deadline	d1, d2;
 
+	d1 = deadline_of(e1, b1, a1);
+	d2 = deadline_of(e2, b2, a2);
 	if (d1.hi < d2.lo || d2.hi < d1.lo)
 		fail_msg("%s: its deadline moved: [%lld, %lld] then [%lld, "
 		    "%lld]", id, (long long)d1.lo, (long long)d1.hi,

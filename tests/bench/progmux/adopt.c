@@ -118,7 +118,8 @@ bench_adopt(void)
 		pmx_kill_front(&c);
 		alive = false;
 		deadline = now_ms() + CALL_MS;
-		while (pmx_lease_sockets(&c) < ADOPT_PROGS && now_ms() < deadline)
+		while (pmx_lease_sockets(&c) < ADOPT_PROGS &&
+		    now_ms() < deadline)
 			sleep_ms(5);
 		if (pmx_lease_sockets(&c) < ADOPT_PROGS) {
 			bench_broke("adopt: %d of %d programs waiting on a "
