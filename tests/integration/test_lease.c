@@ -143,7 +143,8 @@ no_lease_start(struct pmx *c, char *needle, size_t size, int n,
 	d = sc_call_ok(c, "start_program", args);
 	assert_non_null(strstr(pmx_text(d), "orphanGraceMs is 0 here"));
 	json_doc_free(d);
-	assert_int_equal(wait_some(needle, 1, GONE_MS), 1);
+	/* (At least: its fork of sleep shows its command line a moment.) */
+	assert_true(wait_some(needle, 1, GONE_MS) >= 1);
 	pmx_kill_front(c);
 	assert_int_equal(wait_none(needle, GONE_MS), 0);
 }
