@@ -9,12 +9,15 @@
 //
 // Claude Code, Gemini CLI and Codex speak their own APIs: the model asks
 // for run_program ["echo","hi"], start_program, read_program (Gemini: with
-// its wait_for_previous field) and then ends with "finished". opencode,
-// Kilo, Qwen Code, GitHub Copilot CLI and Cline speak OpenAI Chat
-// Completions: the model starts a program that prints the prompt "name? "
-// and reads a line, reads it (read_program returns once it waits for
-// input), answers it with one send_keys carrying timeoutMs (whose reply is
-// the program's "hello progmux" and its end), and ends with "finished".
+// its wait_for_previous field) and then ends with "finished" (Claude
+// Code, besides, in desktop mode on a private tmux server of its own: a
+// program started in one run outlives it on its lease and the next run
+// adopts it; see claude.mjs). opencode, Kilo, Qwen Code, GitHub Copilot
+// CLI and Cline speak OpenAI Chat Completions: the model starts a program
+// that prints the prompt "name? " and reads a line, reads it
+// (read_program returns once it waits for input), answers it with one
+// send_keys carrying timeoutMs (whose reply is the program's "hello
+// progmux" and its end), and ends with "finished".
 // Each turn is checked twice: in the client's own output, and in the tool
 // results the client sent back to the model (model.mjs logs every
 // request); what each client sent is printed as a "#" line. progmux's

@@ -293,6 +293,25 @@ function ours(p) {
     /\/progmux(-reaper)?$/.test(p));
 }
 
+// Every process but this one whose exe, command line and environment
+// can be read: {pid, exe, cmd, env} (cmd and env NUL-separated, as /proc
+// gives them).
+export function processes() {
+  const out = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid)
+      continue;
+    try {
+      out.push({ pid: Number(d), exe: readlinkSync(`/proc/${d}/exe`),
+        cmd: readFileSync(`/proc/${d}/cmdline`, 'utf8'),
+        env: readFileSync(`/proc/${d}/environ`, 'utf8') });
+    } catch (e) {
+      continue;
+    }
+  }
+  return out;
+}
+
 // Processes left from this run: our progmux or progmux-reaper, run
 // directly or through an interpreter (qemu-user, a loader), which
 // /proc/PID/exe names instead and its command line's first words name
@@ -300,25 +319,11 @@ function ours(p) {
 // run directory (the clients' private tmux servers and their control
 // clients have TMPDIR and their socket in it).
 export function leftovers(spare) {
-  const pids = [];
   const spared = [].concat(spare);
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d) || Number(d) === process.pid || spared.includes(Number(d)))
-      continue;
-    let exe = '';
-    let cmd = '';
-    let env = '';
-    try {
-      exe = readlinkSync(`/proc/${d}/exe`);
-      cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      env = readFileSync(`/proc/${d}/environ`, 'utf8');
-    } catch (e) {
-      continue;
-    }
-    if (ours(exe) || cmd.split('\0').slice(0, 3).some(ours) || cmd.includes(run) || env.includes(run))
-      pids.push(`${d} ${cmd.replace(/\0/g, ' ').trim().slice(0, 120)}`);
-  }
-  return pids;
+  return processes().filter(({ pid, exe, cmd, env }) => !spared.includes(pid) &&
+    (ours(exe) || cmd.split('\0').slice(0, 3).some(ours) || cmd.includes(run) ||
+      env.includes(run))).map(({ pid, cmd }) =>
+    `${pid} ${cmd.replace(/\0/g, ' ').trim().slice(0, 120)}`);
 }
 
 // Wait (bounded) until nothing the clients started is left (the model

@@ -27,6 +27,20 @@
 //   1 result:  call start_program {argv: HOST_ARGV, host: "b"}
 //   2 results: call list_programs {}
 //   3 results: answer the text "finished".
+// Two more Anthropic scripts prove the lease (desktop mode): a prompt
+// naming LEASE_START_MARK starts a dev server that keeps printing and
+// leaves it running when the client exits:
+//   0 results: call start_program {argv: DEV_ARGV}
+//   1 result:  call read_program {programId, until: "^tick 3$",
+//              timeoutMs: 10000}
+//   2 results: answer the text "finished".
+// A prompt naming LEASE_READ_MARK N (a later client, whose progmux
+// adopted it) finds it, reads it to tick N and stops it:
+//   0 results: call list_programs {}
+//   1 result:  call read_program {programId: the first listed, until:
+//              "^tick N$", timeoutMs: 10000}
+//   2 results: call stop_program {programId: the same}
+//   3 results: answer the text "finished".
 // Chat Completions requests follow another script, a prompt answered:
 //   0 results: call start_program {argv: PROMPT_ARGV} (prints "name? "
 //              and reads a line)
@@ -40,8 +54,9 @@
 // request the smallest object that fits the schema.
 //
 // Every request is appended to the log as one JSON line: {api, path,
-// body, step, tools}. Usage: node model.mjs LOGFILE PORTFILE; the port it
-// listens on is written to PORTFILE once it listens. SIGTERM ends it.
+// body, step, tools, at (when it came, in ms since the epoch)}. Usage:
+// node model.mjs LOGFILE PORTFILE; the port it listens on is written to
+// PORTFILE once it listens. SIGTERM ends it.
 import http from 'node:http';
 import { appendFileSync, writeFileSync } from 'node:fs';
 
@@ -54,6 +69,12 @@ const PROMPT_TOOLS = ['start_program', 'read_program', 'send_keys'];
 const HOSTS_MARK = 'on host a and on host b';
 const HOSTS_TOOLS = ['start_program', 'list_programs'];
 const HOST_ARGV = ['sh', '-c', 'echo "on $HUBTEST_HOST"; sleep 30'];
+const LEASE_START_MARK = 'Start the dev server with progmux and leave it running';
+const LEASE_START_TOOLS = ['start_program', 'read_program'];
+const LEASE_READ_MARK = 'read the dev server until tick ';
+const LEASE_READ_TOOLS = ['list_programs', 'read_program', 'stop_program'];
+const DEV_ARGV = ['sh', '-c', 'echo started; i=0; while :; do i=$((i+1)); ' +
+  'echo tick $i; sleep 0.2; done; : progmux lease dev server'];
 const PROMPT_ARGV = ['sh', '-c', 'printf "name? "; read n; echo "hello $n"'];
 
 // The client's name for a progmux tool t among the names it offers.
@@ -104,6 +125,37 @@ function scriptedHosts(results) {
     return { tool: 'start_program', args: { argv: HOST_ARGV, host: 'b' } };
   case 2:
     return { tool: 'list_programs', args: {} };
+  default:
+    return { text: 'finished' };
+  }
+}
+
+// The lease's first script: its step after `results` progmux tool results.
+function scriptedLeaseStart(results) {
+  switch (results.length) {
+  case 0:
+    return { tool: 'start_program', args: { argv: DEV_ARGV } };
+  case 1:
+    return { tool: 'read_program', args: {
+      programId: findProgramId(results[0].content) || 'missing',
+      until: '^tick 3$', timeoutMs: 10000 } };
+  default:
+    return { text: 'finished' };
+  }
+}
+
+// The lease's second script, reading to tick n: its step after
+// `results` progmux tool results (the first is list_programs').
+function scriptedLeaseRead(results, n) {
+  const id = results.length ? findProgramId(results[0].content) || 'missing' : null;
+  switch (results.length) {
+  case 0:
+    return { tool: 'list_programs', args: {} };
+  case 1:
+    return { tool: 'read_program', args: { programId: id,
+      until: `^tick ${n}$`, timeoutMs: 10000 } };
+  case 2:
+    return { tool: 'stop_program', args: { programId: id } };
   default:
     return { text: 'finished' };
   }
@@ -169,7 +221,10 @@ function anthropic(body, res, rec) {
   const text = JSON.stringify([body.system, body.messages]);
   const listed = [...new Set(text.match(/mcp__[A-Za-z0-9_-]+/g) || [])];
   const hosts = text.includes(HOSTS_MARK);
-  const tools = hosts ? HOSTS_TOOLS : TOOLS;
+  const leaseStart = text.includes(LEASE_START_MARK);
+  const leaseRead = new RegExp(LEASE_READ_MARK + '(\\d+)').exec(text);
+  const tools = hosts ? HOSTS_TOOLS : leaseStart ? LEASE_START_TOOLS :
+    leaseRead ? LEASE_READ_TOOLS : TOOLS;
   const used = new Map();
   const results = [];
   let searched = false;
@@ -187,9 +242,15 @@ function anthropic(body, res, rec) {
   const known = [...new Set(names.concat(listed))];
   let act;
   if (toolName(names, tools[0]) || (searched && toolName(known, tools[0]))) {
-    act = hosts ? scriptedHosts(results) : scripted(results,
-      results.length ? results[results.length - 1].content : null, false,
-      text.includes(SLOW_MARK));
+    if (hosts)
+      act = scriptedHosts(results);
+    else if (leaseStart)
+      act = scriptedLeaseStart(results);
+    else if (leaseRead)
+      act = scriptedLeaseRead(results, Number(leaseRead[1]));
+    else
+      act = scripted(results, results.length ? results[results.length - 1].content : null,
+        false, text.includes(SLOW_MARK));
     rec.step = results.length;
   } else if (names.includes('ToolSearch') && toolName(known, tools[0])) {
     act = { tool: 'ToolSearch', args: { query: 'select:' +
@@ -419,6 +480,7 @@ function chat(body, res, rec) {
 // ---- the server ------------------------------------------------------------
 
 const server = http.createServer((req, res) => {
+  const at = Date.now();
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
@@ -430,7 +492,7 @@ const server = http.createServer((req, res) => {
       body = { unparsed: Buffer.concat(chunks).toString().slice(0, 2000) };
     }
     const rec = { method: req.method, path: url.pathname, search: url.search,
-      api: null, step: null, tools: [], body };
+      api: null, step: null, tools: [], body, at };
     const p = url.pathname;
     try {
       if (req.method === 'POST' && p.endsWith('/messages/count_tokens')) {
