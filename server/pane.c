@@ -350,9 +350,14 @@ pane_is(const struct pane *pn, const char *id)
 	    pn->gen == tmux_generation());
 }
 
+static void	pane_adopt_ask(struct pane *);
+
 /* tmux answered "ID PID TTY" for an adopted pane: is it the one its
  * reaper named? (display-message falls back to another pane when the
- * target is missing: the id says.) */
+ * target is missing: the id says.) The answer is the control client's
+ * of now, so the pane is of its generation; if that client was replaced
+ * under the question (one not attached in time, at start-up), ask its
+ * successor, a few times. */
 static void
 pane_adopted(void *arg, bool ok, const char *out, size_t len)
 {
@@ -364,6 +369,12 @@ pane_adopted(void *arg, bool ok, const char *out, size_t len)
 	(void)len;
 	if (pn == NULL)
 		return;
+	if (!ok && (pn->gen != tmux_generation() || !tmux_alive()) &&
+	    pn->retries++ < 3) {
+		pane_adopt_ask(pn);
+		return;
+	}
+	pn->gen = tmux_generation();
 	n = ok ? sscanf(out, "%31s %ld %255s", id, &pid, tty) : 0;
 	if (n < 2 || strcmp(id, pn->id) != 0 || (pid_t)pid != pn->pid) {
 		log_warn("%s: adopted, but pane %s is %s on this tmux server: "
@@ -383,17 +394,26 @@ struct pane *
 pane_adopt(const char *program_id, const char *id, pid_t pid)
 {
 	struct pane	*pn = pane_alloc();
-	struct buf	 b = BUF_INIT;
 
 	pn->spec.program_id = xstrdup(program_id);
 	pn->owner = pn;		/* (answers are for it: no callbacks) */
 	pane_set(pn, id, pid);
+	pane_adopt_ask(pn);
+	return (pn);
+}
+
+/* Ask tmux, over the control client of now, what pane pn's id is. */
+static void
+pane_adopt_ask(struct pane *pn)
+{
+	struct buf	 b = BUF_INIT;
+
+	pn->gen = tmux_generation();
 	buf_adds(&b, "display-message -p -t ");
-	tmux_quote(&b, id);
+	tmux_quote(&b, pn->id);
 	buf_adds(&b, " '#{pane_id} #{pane_pid} #{pane_tty}'");
 	pane_tmux(pn, buf_cstr(&b), pane_adopted);
 	buf_free(&b);
-	return (pn);
 }
 
 /* Remove the pane over the control client (errors do not matter). */

@@ -352,6 +352,64 @@ test_adopt(void **state)
 }
 
 /*
+ * The adopter's first control client does not attach in time (the tmux
+ * server stopped while it starts: it is replaced by another, a new
+ * generation): the adopted pane is still known as the program's, so
+ * send_keys reads its reply (not "not the pane of a program progmux
+ * started").
+ */
+static void
+test_adopt_client_replaced(void **state)
+{
+	static const char	*env[] = { "PROGMUX_DEBUG=1", NULL };
+	struct pmx		 c;
+	struct json_doc		*d;
+	char			 needle[64], args[600], *id, *pane, *out;
+	bool			 replaced;
+	long			 tpid;
+
+	(void)state;
+	assert_int_equal(pmx_open(&c, lease_env), 0);
+	needle_of(needle, sizeof needle, 20);
+	snprintf(args, sizeof args, "{\"argv\":[\"sh\",\"-c\",\"echo up; "
+	    "while read l; do echo got $l; done; : %s\"]}", needle);
+	id = start_ok(&c, args, &pane);
+	if ((out = pmx_read_until(&c, id, "up\n", LONG_MS)) == NULL)
+		fail_msg("%s never printed up", id);
+	free(out);
+	out = pmx_tmux(&c, "display-message", "-p", "#{pid}", NULL);
+	assert_non_null(out);
+	tpid = strtol(out, NULL, 10);
+	free(out);
+	assert_true(tpid > 1);
+	pmx_kill_front(&c);
+	assert_int_equal(kill((pid_t)tpid, SIGSTOP), 0);
+	if (pmx_spawn(&c, env, true) != 0) {
+		kill((pid_t)tpid, SIGCONT);
+		fail_msg("progmux did not start with its tmux server stopped");
+	}
+	replaced = stderr_has(&c, "did not attach");
+	assert_int_equal(kill((pid_t)tpid, SIGCONT), 0);
+	if (!replaced)
+		fail_msg("the first control client was not replaced");
+	assert_true(is_listed(&c, id));
+	snprintf(args, sizeof args, "{\"paneId\":\"%s\",\"keys\":\"hello\","
+	    "\"enter\":true,\"timeoutMs\":10000,\"until\":\"got hello\"}",
+	    pane);
+	d = sc_call_ok(&c, "send_keys", args);
+	if (strstr(pmx_text(d), "not the pane of a program") != NULL)
+		fail_msg("the adopted pane is lost: %s", pmx_text(d));
+	assert_non_null(strstr(sc_need_str(d, "text"), "got hello"));
+	json_doc_free(d);
+	stop_ok(&c, id);
+	free(id);
+	free(pane);
+	end_front(&c);
+	assert_nothing_left(&c, needle);
+	pmx_close(&c);
+}
+
+/*
  * The end of input, not a kill: progmux exits 0 at once, its program
  * running on; the next adopts it, and once it is stopped and that one
  * exits the session progmux made is gone, the person's server as it was.
@@ -976,6 +1034,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_adopt),
 		cmocka_unit_test(test_adopt_after_eof),
+		cmocka_unit_test(test_adopt_client_replaced),
 		cmocka_unit_test(test_lease_lifetime),
 		cmocka_unit_test(test_grace_ends_it),
 		cmocka_unit_test(test_robust_no_lease),
