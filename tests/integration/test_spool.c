@@ -160,7 +160,7 @@ test_ceiling_head_and_end(void **state)
 	struct buf		 kept = BUF_INIT;
 	char			*id, *nl, msg[300];
 	const char		*text, *reason;
-	int64_t			 cursor = 0, from, to;
+	int64_t			 cursor = 0, from, to, gap_lines, at;
 	long			 last = 0, next;
 
 	(void)state;
@@ -196,6 +196,7 @@ test_ceiling_head_and_end(void **state)
 	/* The reply after the head: the gap, said both ways. */
 	from = json_int(json_get(gap, "fromCursor"));
 	to = json_int(json_get(gap, "toCursor"));
+	gap_lines = json_int(json_get(gap, "lines"));
 	next = num_at(text);
 	print_message("head ends after %ld at cursor %lld; the text goes on "
 	    "with %ld at %lld; %lld lines, %lld bytes dropped\n", last,
@@ -247,10 +248,14 @@ test_ceiling_head_and_end(void **state)
 	assert_true(kept.len <= 1048576);
 	assert_true(kept.len > 1048576 / 2);
 	assert_string_equal(buf_cstr(&kept) + kept.len - 8, "1000000\n");
-	/* One filter over the head and the end, numbered as they were. */
+	/* One filter over the head and the end, numbered as they were
+	 * kept: after the head, the gap's lines (all those dropped at the
+	 * ceiling; only those read, if some were lost on the way). */
 	d = rd_on(&c, id, "\"filter\":\"^(7|%ld|999999)$\",\"timeoutMs\":0",
 	    next);
-	snprintf(msg, sizeof msg, "7:7\n%ld:%ld\n999999:999999\n", next, next);
+	at = last + 1 + gap_lines;
+	snprintf(msg, sizeof msg, "7:7\n%lld:%ld\n%lld:999999\n",
+	    (long long)at, next, (long long)(at + (999999 - next)));
 	assert_string_equal(sc_str(d, "text"), msg);
 	assert_non_null(json_get(pmx_sc(d), "outputGap"));
 	json_doc_free(d);
