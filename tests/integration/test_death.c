@@ -192,11 +192,24 @@ assert_server_killable(struct pmx *c)
 {
 	int64_t	 t0 = now_ms();
 	char	*out;
+	size_t	 n;
 
 	/* First, the person's server is still there, its session too. */
 	out = pmx_tmux(c, "has-session", "-t", "=base", NULL);
-	if (out == NULL)
-		fail_msg("the harness's tmux server or its session is gone");
+	if (out == NULL) {
+		/* Which of the two, for whoever reads the failure: the
+		 * server's processes (a crash of tmux leaves none), its
+		 * sessions, and what progmux said last. */
+		out = pmx_tmux(c, "list-sessions", "-F", "#{session_name}",
+		    NULL);
+		pmx_drain_err(c);
+		n = c->errlog.len > 600 ? 600 : c->errlog.len;
+		fail_msg("the harness's tmux server or its session is gone: "
+		    "%d processes of its directory left, sessions: %s; "
+		    "progmux's stderr ends: %.*s", pmx_count_procs(c->dir),
+		    out != NULL ? out : "(no server answers)", (int)n,
+		    n > 0 ? c->errlog.data + c->errlog.len - n : "");
+	}
 	free(out);
 	free(pmx_tmux(c, "kill-server", NULL));
 	while (pmx_count_procs(c->dir) > 0) {
