@@ -217,7 +217,8 @@ int	tools_call(struct mcp_req *, const char *name,
 	    const struct json *args);
 /* tools.c's, making a call: bound to its request, then the unknown
  * fields it was given (said at the end of its result). */
-struct req *tools_req_new(struct mcp_req *, const struct tool_entry *);
+struct req *tools_req_new(struct mcp_req *, const struct tool_entry *,
+	    bool app);
 void	tools_req_ignored(struct req *, char *said);
 void	tools_cancel(struct req *);
 /* The program a waiting call waits on (NULL: none yet), for its task. */

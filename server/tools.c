@@ -606,7 +606,7 @@ tools_call(struct mcp_req *rpc, const char *name, const struct json *args)
 			tool = &tools[t];
 	if (tool == NULL)
 		return (-1);
-	req = tools_req_new(rpc, tool->entry);
+	req = tools_req_new(rpc, tool->entry, tool->app);
 	if (args == NULL) {
 		empty = json_parse("{}", 2, NULL);
 		args = json_root(empty);

@@ -35,6 +35,7 @@ struct req {
 	struct loop_timer	*deadline;	/* its timeout */
 	struct loop_timer	*wake;		/* before it, look again */
 	struct loop_timer	*progress;	/* the next progress note */
+	bool			 app;		/* only a view calls the tool */
 };
 
 static size_t	tools_calls;	/* not yet answered or cancelled */
@@ -98,15 +99,16 @@ toolres_error(struct toolres *res, const char *fmt, ...)
 }
 
 /* A call of tool for rpc, bound to it so that a cancellation reaches
- * it; the tool runs it next. */
+ * it; the tool runs it next. app: only a view calls the tool. */
 struct req *
-tools_req_new(struct mcp_req *rpc, const struct tool_entry *tool)
+tools_req_new(struct mcp_req *rpc, const struct tool_entry *tool, bool app)
 {
 	struct req	*req;
 
 	req = xcalloc(1, sizeof *req);
 	req->rpc = rpc;
 	req->tool = tool;
+	req->app = app;
 	tools_calls++;
 	tools_rpc->bind(rpc, req);
 	return (req);
@@ -190,7 +192,7 @@ tools_tell_adopted(struct req *req, struct toolres *res)
 	struct jw	 w;
 	size_t		 i, n = tools_adoption.n;
 
-	if (n == 0 || tools_app_only(req->tool->name))
+	if (n == 0 || req->app)
 		return;
 	buf_printf(&text, "[progmux adopted %zu program%s an earlier progmux "
 	    "left running: ", n, n == 1 ? "" : "s");
