@@ -167,6 +167,23 @@ rendezvous(const struct pmx *c, char *buf, size_t size)
 	    (unsigned long)geteuid());
 }
 
+/* Kill c's front and wait (at most GONE_MS) until n of its reapers
+ * listen on their lease: a front started before that would not see
+ * them (adoption looks once, at start-up). */
+static void
+kill_to_lease(struct pmx *c, int n)
+{
+	int64_t	deadline;
+
+	pmx_kill_front(c);
+	deadline = now_ms() + GONE_MS;
+	while (pmx_lease_sockets(c) < n && now_ms() < deadline)
+		poll(NULL, 0, 10);
+	if (pmx_lease_sockets(c) < n)
+		fail_msg("%d of %d reapers on their lease", pmx_lease_sockets(c),
+		    n);
+}
+
 /* Wait until deadline (now_ms) until nothing of c's programs is left:
  * no process of needle, no reaper, no pane outside "base", no runtime
  * directory, no socket in the rendezvous. Fails naming what is left. A
@@ -255,7 +272,7 @@ test_adopt(void **state)
 	before = read_now(&c, ids[0], 0, &c1);
 	l1 = list_timed(&c, &b1, &a1);
 
-	pmx_kill_front(&c);
+	kill_to_lease(&c, 3);
 	assert_int_equal(pmx_spawn(&c, NULL, true), 0);
 
 	/* The first result says what was adopted, once. */
@@ -382,7 +399,7 @@ test_adopt_client_replaced(void **state)
 	tpid = strtol(out, NULL, 10);
 	free(out);
 	assert_true(tpid > 1);
-	pmx_kill_front(&c);
+	kill_to_lease(&c, 1);
 	assert_int_equal(kill((pid_t)tpid, SIGSTOP), 0);
 	if (pmx_spawn(&c, env, true) != 0) {
 		kill((pid_t)tpid, SIGCONT);
@@ -936,7 +953,7 @@ test_crafted_rendezvous(void **state)
 
 	(void)state;
 	id = open_counter(&c, needle, sizeof needle, 14);
-	pmx_kill_front(&c);
+	kill_to_lease(&c, 1);
 	rendezvous(&c, dir, sizeof dir);
 	buf_add(&garbage, "\0\0\0\x05" "garbage, no msgpack", 23);
 	snprintf(path, sizeof path, "%s/900001.lease", dir);
