@@ -597,6 +597,17 @@ pmx_lease_sockets(const struct pmx *c)
 }
 
 int
+pmx_wait_lease_sockets(const struct pmx *c, int n, int ms)
+{
+	int64_t	deadline = now_ms() + ms;
+	int	got;
+
+	while ((got = pmx_lease_sockets(c)) < n && now_ms() < deadline)
+		poll(NULL, 0, 5);
+	return (got);
+}
+
+int
 pmx_twin(struct pmx *twin, const struct pmx *c, const char *const *env,
     bool initialize)
 {

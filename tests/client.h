@@ -63,6 +63,8 @@ void	pmx_kill_front(struct pmx *);
 /* Sockets waiting in c's lease rendezvous, TMPDIR/progmux.lease.UID
  * (programs outliving their front). */
 int	pmx_lease_sockets(const struct pmx *);
+/* Wait (at most ms) until n sockets wait there: how many do. */
+int	pmx_wait_lease_sockets(const struct pmx *, int n, int ms);
 /* Another progmux on c's directory and tmux server, driven through twin
  * (with env, initialized or not); pmx_twin_close ends only it. */
 int	pmx_twin(struct pmx *twin, const struct pmx *c,

@@ -173,15 +173,11 @@ rendezvous(const struct pmx *c, char *buf, size_t size)
 static void
 kill_to_lease(struct pmx *c, int n)
 {
-	int64_t	deadline;
+	int	got;
 
 	pmx_kill_front(c);
-	deadline = now_ms() + GONE_MS;
-	while (pmx_lease_sockets(c) < n && now_ms() < deadline)
-		poll(NULL, 0, 10);
-	if (pmx_lease_sockets(c) < n)
-		fail_msg("%d of %d reapers on their lease", pmx_lease_sockets(c),
-		    n);
+	if ((got = pmx_wait_lease_sockets(c, n, GONE_MS)) < n)
+		fail_msg("%d of %d reapers on their lease", got, n);
 }
 
 /* Wait until deadline (now_ms) until nothing of c's programs is left:

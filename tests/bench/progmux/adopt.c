@@ -86,8 +86,7 @@ bench_adopt(void)
 	struct fig	*f;
 	char		*ids[ADOPT_PROGS];
 	double		 ms;
-	int64_t		 deadline;
-	int		 i, n = 0, got = 0, b0 = nbroke;
+	int		 i, n = 0, got = 0, waiting, b0 = nbroke;
 	bool		 alive = true;
 
 	f = fig_new("adopt_startup", "24 start-up adopting 64 programs", "ms",
@@ -117,13 +116,10 @@ bench_adopt(void)
 		/* The front killed; once all 64 wait, a new one adopts. */
 		pmx_kill_front(&c);
 		alive = false;
-		deadline = now_ms() + CALL_MS;
-		while (pmx_lease_sockets(&c) < ADOPT_PROGS &&
-		    now_ms() < deadline)
-			sleep_ms(5);
-		if (pmx_lease_sockets(&c) < ADOPT_PROGS) {
+		if ((waiting = pmx_wait_lease_sockets(&c, ADOPT_PROGS,
+		    CALL_MS)) < ADOPT_PROGS) {
 			bench_broke("adopt: %d of %d programs waiting on a "
-			    "lease", pmx_lease_sockets(&c), ADOPT_PROGS);
+			    "lease", waiting, ADOPT_PROGS);
 			break;
 		}
 		if (adopt_startup(&c, false, NULL, &ms, &got) == 0)
