@@ -46,9 +46,11 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES SAN B TMUX TMUX_PANE \
 	LIBTMUX_TMUX_BIN PROGMUX_BIN 2>/dev/null || true
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/progmux-newcomer.XXXXXX")
-# progmux's attach lock (in TMUX_TMPDIR) goes with the directory too.
+# progmux's attach lock (in TMUX_TMPDIR) and its lease rendezvous and
+# runtime directories (in TMPDIR) go with the directory too.
 TMUX_TMPDIR=$tmp
-export TMUX_TMPDIR
+TMPDIR=$tmp
+export TMUX_TMPDIR TMPDIR
 RUN_SOCK=$tmp/run.sock		# the clone's make run and --check
 INSP_SOCK=$tmp/tmux.sock	# the inspector part
 child=""
