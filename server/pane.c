@@ -11,11 +11,15 @@
  * made while the reaper starts. The pane is made over the control
  * client; its steps run as tmux callbacks that hold the pane itself:
  *
- *   FIFOs made -> display-message (history-limit; for fromPaneId also
- *   its window and directory) -> new-window or split-window -> [resize]
- *   -> made() (the start answers) -> pane_pipe -> pipe-pane answered ->
- *   piped() (the reaper is told: the launcher's gate opens once the
- *   pane's writer is there)
+ *   control FIFO made -> [fromPaneId: display-message, its window, its
+ *   directory] -> new-window or split-window (its answer says the pane's
+ *   history-limit: one too large for the pane ceiling is removed, its
+ *   launcher still at its gate) -> [resize] -> made() -> pane_pipe ->
+ *   pipe-pane answered -> piped() (the reaper is told: the launcher's
+ *   gate opens once the pane's writer is there)
+ *
+ * The output's and standard error's FIFOs (pane_fifos) are made while
+ * tmux makes the pane: nothing opens them before the pane is piped.
  *
  * The owner may let go of its pane (pane_free) while a command is in
  * flight: the pane then lives on, owned by nobody, until the last answer
@@ -153,17 +157,15 @@ pane_alloc(void)
 }
 
 /*
- * A pane for owner, not yet made: its FIFOs, in the runtime directory
- * (made again if it went away meanwhile). Whatever reaches the pane
- * before the reaper runs (the echo of keys typed at once, say) waits in
- * the output FIFO, whose reader is ours until the reaper takes it.
+ * A pane for owner, not yet made: its control FIFO, in the runtime
+ * directory (made again if it went away meanwhile), which its launcher
+ * opens first. pane_fifos makes the others.
  */
 struct pane *
 pane_new(const char *program_id, const struct program_spec *spec,
     const struct pane_cb *cb, void *owner, char **cause)
 {
 	struct pane	*pn = pane_alloc();
-	int		 i;
 
 	pn->spec.program_id = xstrdup(program_id);
 	pn->spec.argv0 = xstrdup(spec->argv[0]);
@@ -179,18 +181,31 @@ pane_new(const char *program_id, const struct program_spec *spec,
 		goto fail;
 	pn->dir = xstrdup(cfg.rundir);
 	memcpy(pn->dir_id, cfg.rundir_id, sizeof pn->dir_id);
-	for (i = 0; i < PANE_NFIFO; i++) {
-		if (i == PANE_ERR && !spec->separate_stderr)
-			break;
-		if (pane_mkfifo(pn, i, cause) == -1)
-			goto fail;
-	}
+	if (pane_mkfifo(pn, PANE_CTL, cause) == -1)
+		goto fail;
 	return (pn);
 fail:
 	pn->owner = NULL;
 	pane_unlink_fifos(pn, true);
 	pane_release(pn);
 	return (NULL);
+}
+
+/*
+ * The output's FIFO and standard error's (with separateStderr), made
+ * while tmux makes the pane: nothing opens them before it is piped.
+ * Whatever reaches the pane before the reaper runs (the echo of keys
+ * typed at once, say) waits in the output FIFO, whose reader is ours
+ * until the reaper takes it. On failure the owner drops the pane.
+ */
+int
+pane_fifos(struct pane *pn, char **cause)
+{
+	if (pane_mkfifo(pn, PANE_OUT, cause) == -1)
+		return (-1);
+	if (pn->spec.separate_stderr && pane_mkfifo(pn, PANE_ERR, cause) == -1)
+		return (-1);
+	return (0);
 }
 
 #ifdef PROGMUX_TESTING
@@ -510,16 +525,18 @@ pane_kill_stray(const char *out)
 	}
 }
 
-/* new-window or split-window answered "%N PID TTY". */
+static char	*pane_too_large(const struct pane *, const char *);
+
+/* new-window or split-window answered "%N PID HISTORY TTY". */
 static void
 pane_made(void *arg, bool ok, const char *out, size_t len)
 {
 	struct pane	*pn = pane_answered(arg);
 	struct buf	 b = BUF_INIT;
-	char		*why, id[32];
+	char		*why, id[32], history[32];
 	const char	*tty;
 	long		 pid;
-	int		 n;
+	int		 n, m;
 
 	(void)len;
 	if (pn == NULL) {
@@ -547,13 +564,25 @@ pane_made(void *arg, bool ok, const char *out, size_t len)
 		return;
 	}
 	pane_set(pn, id, (pid_t)pid);
-	/* The path of its terminal, if tmux said (a path never holds a
-	 * space, a tmux without pane_tty says nothing). */
+	/* Its history-limit, then the path of its terminal, if tmux said (a
+	 * path never holds a space, a tmux without pane_tty says nothing). */
+	history[0] = '\0';
+	if (sscanf(out + n, " %31[0-9]%n", history, &m) == 1)
+		n += m;
 	tty = out + n;
 	while (*tty == ' ')
 		tty++;
 	free(pn->tty);
 	pn->tty = *tty == '/' ? xstrndup(tty, strcspn(tty, " \r\n")) : NULL;
+	/* The one check of the pane ceiling that counts: the pane's own
+	 * history-limit. One too large goes before its launcher's gate
+	 * opens: its program never runs. */
+	if ((why = pane_too_large(pn, history)) != NULL) {
+		pane_kill(pn);
+		pn->cb->failed(pn->owner, why);
+		free(why);
+		return;
+	}
 	if (pn->spec.width > 0 || pn->spec.height > 0) {
 		buf_printf(&b, "%s -t %s", pn->spec.split ? "resize-pane" :
 		    "resize-window", pn->id);
@@ -596,7 +625,8 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
 		buf_adds(&b, "split-window");
 	else
 		buf_adds(&b, target != NULL ? "new-window -a" : "new-window");
-	buf_adds(&b, " -d -P -F '#{pane_id} #{pane_pid} #{pane_tty}'");
+	buf_adds(&b, " -d -P -F '#{pane_id} #{pane_pid} #{history_limit} "
+	    "#{pane_tty}'");
 	buf_adds(&b, " -t ");
 	if (target != NULL)
 		tmux_quote(&b, target);
@@ -630,14 +660,15 @@ pane_command(struct pane *pn, const char *target, const char *cwd)
 }
 
 /*
- * Does the pane fit the pane ceiling, counting what tmux keeps of it:
- * its width times its height and its history (the session's
- * history-limit, which tmux gives every new pane; none if tmux did not
- * say)? If not, the start fails saying so. The one check of the pane
- * ceiling: a start's pane is made only past it.
+ * Is the pane too large for the pane ceiling, counting what tmux keeps
+ * of it: its width times its height and its history (its history-limit,
+ * which tmux gives every new pane from its session; none if tmux did not
+ * say)? If so, why (for the start's error), else NULL. Checked when
+ * tmux has made the pane, before anything runs in it or it is resized;
+ * for fromPaneId before it is made too.
  */
-static bool
-pane_fits(struct pane *pn, const char *history)
+static char *
+pane_too_large(const struct pane *pn, const char *history)
 {
 	long long	 w, h, lines;
 	char		*why, *end;
@@ -648,27 +679,14 @@ pane_fits(struct pane *pn, const char *history)
 	if (end == history || lines < 0)
 		lines = 0;		/* not told: the visible cells only */
 	if (w * (h + lines) <= cfg.pane_max_cells)
-		return (true);
+		return (NULL);
 	xasprintf(&why, "pane too large: %lld columns x (%lld rows + %lld "
 	    "lines of history, the session's history-limit) is %lld cells "
 	    "tmux may keep, more than the %lld allowed (PROGMUX_PANE_MAX_CELLS "
 	    "or --pane-max-cells raises it); ask for a smaller width or "
 	    "height", w, h, lines, w * (h + lines),
 	    (long long)cfg.pane_max_cells);
-	pn->cb->failed(pn->owner, why);
-	free(why);
-	return (false);
-}
-
-/* display-message answered the history-limit of our own session. */
-static void
-pane_history(void *arg, bool ok, const char *out, size_t len)
-{
-	struct pane	*pn = pane_answered(arg);
-
-	(void)len;
-	if (pn != NULL && pane_fits(pn, ok ? out : ""))
-		pane_command(pn, NULL, NULL);
+	return (why);
 }
 
 /* display-message answered "%P<TAB>@W<TAB>history<TAB>path" for
@@ -695,30 +713,28 @@ pane_from_pane(void *arg, bool ok, const char *out, size_t len)
 		    "paneId that start_program returned", from);
 		pn->cb->failed(pn->owner, save);
 		free(save);
-	} else if (pane_fits(pn, f[2]))
+	} else if ((save = pane_too_large(pn, f[2])) != NULL) {
+		pn->cb->failed(pn->owner, save);
+		free(save);
+	} else
 		pane_command(pn, pn->spec.split ? from : f[1],
 		    f[3] != NULL ? f[3] : "");
 	free(copy);
 }
 
-/* Make the pane (beside fromPaneId if given), once its size is known to
- * fit the ceiling. */
+/* Make the pane: at once in our session, or beside fromPaneId once that
+ * pane's window and directory are known (and its size fits the ceiling). */
 void
 pane_make(struct pane *pn)
 {
 	const char	*from = pn->spec.from_pane;
-	struct buf	 b = BUF_INIT, t = BUF_INIT;
+	struct buf	 b = BUF_INIT;
 
-	buf_adds(&b, "display-message -p -t ");
 	if (from == NULL) {
-		buf_printf(&t, "=%s:", cfg.session);
-		tmux_quote(&b, buf_cstr(&t));
-		buf_free(&t);
-		buf_adds(&b, " '#{history-limit}'");
-		pane_tmux(pn, buf_cstr(&b), pane_history);
-		buf_free(&b);
+		pane_command(pn, NULL, NULL);
 		return;
 	}
+	buf_adds(&b, "display-message -p -t ");
 	tmux_quote(&b, from);
 	/* display-message falls back to another pane when the target is
 	 * missing, so ask for the pane's id too and compare. */

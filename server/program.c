@@ -869,8 +869,11 @@ static const struct reaper_cb program_reaper_cb = {
 static const char *program_local_id(const struct program *);
 
 /*
- * Start p as spec asks (p owns spec's contents from now on): its FIFOs,
- * then its pane. The reaper follows once the pane exists.
+ * Start p as spec asks (p owns spec's contents from now on): its control
+ * FIFO and its pane, asked of tmux first; then, while tmux makes the
+ * pane, its spool and its other FIFOs. The reaper follows once the pane
+ * exists. On failure (-1) the caller drops p: a pane made meanwhile is
+ * removed, its launcher never let through its gate.
  */
 int
 program_start(struct program *p, struct program_spec *spec, char **cause)
@@ -881,6 +884,12 @@ program_start(struct program *p, struct program_spec *spec, char **cause)
 	memset(spec, 0, sizeof *spec);
 	if (config_rundir_check(cause) == -1)
 		return (-1);
+	if ((p->pane = pane_new(program_local_id(p), &p->spec,
+	    &program_pane_cb, p, cause)) == NULL)
+		return (-1);
+	pane_make(p->pane);
+	if (p->state == PROGRAM_DROPPED)
+		return (0);	/* tmux failed it at once: the start is told */
 	snprintf(name, sizeof name, "%s%s", program_local_id(p),
 	    SPOOL_DIR_SUFFIX);
 	if ((p->spool_fd = spool_dir_make(cfg.rundir_fd, name)) == -1) {
@@ -897,12 +906,7 @@ program_start(struct program *p, struct program_spec *spec, char **cause)
 		    "%s: %s", cfg.rundir, fd_strerror(errno));
 		return (-1);
 	}
-	if ((p->pane = pane_new(program_local_id(p), &p->spec,
-	    &program_pane_cb, p,
-	    cause)) == NULL)
-		return (-1);
-	pane_make(p->pane);
-	return (0);
+	return (pane_fifos(p->pane, cause));
 }
 
 /*

@@ -829,6 +829,7 @@ struct pane	*pane_new(const char *program_id, const struct program_spec *,
 struct pane	*pane_adopt(const char *program_id, const char *id,
 		    pid_t pid);
 void		 pane_free(struct pane *);
+int		 pane_fifos(struct pane *, char **cause);
 void		 pane_make(struct pane *);
 void		 pane_pipe(struct pane *);
 void		 pane_kill(struct pane *);

@@ -31,6 +31,7 @@
 #include "client.h"
 #include "needs.h"
 #include "harness.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 /* Open progmux in robust mode (no tmux of the test's) or desktop mode,
@@ -807,30 +808,45 @@ test_reaper_stopped_ceiling(void **state)
 
 /*
  * Pins: the pane ceiling counts what tmux keeps for a pane, its width
- * times its height plus its history (the session's history-limit): a
- * 10000-column pane is refused, naming PROGMUX_PANE_MAX_CELLS and the
- * history-limit, and no window is made. Before, 10000 x 100 passed
- * (a million visible cells) and tmux held 125 MB for its history.
+ * times its height plus its history (the pane's history-limit, as tmux
+ * answers when it makes the pane): a 10000-column pane is refused,
+ * naming PROGMUX_PANE_MAX_CELLS and the history-limit; no window is ever
+ * resized to it, and the window made for it is removed (its program,
+ * which would write a file, never runs). Before, 10000 x 100 passed (a
+ * million visible cells) and tmux held 125 MB for its history.
  */
 static void
 test_pane_history_cells(void **state)
 {
 	struct pmx	 c;
 	struct json_doc	*d;
-	char		*out;
+	char		*out, *mark, args[512];
+	int64_t		 deadline;
+	bool		 left = true;
 
 	(void)state;
 	open_mode(&c, false, NULL);
-	d = sc_call_err(&c, "run_program", "{\"argv\":[\"true\"],"
-	    "\"width\":10000,\"height\":100}");
+	xasprintf(&mark, "%s/ran", c.dir);
+	snprintf(args, sizeof args, "{\"argv\":[\"touch\",\"%s\"],"
+	    "\"width\":10000,\"height\":100}", mark);
+	d = sc_call_err(&c, "run_program", args);
 	assert_non_null(strstr(pmx_text(d), "PROGMUX_PANE_MAX_CELLS"));
 	assert_non_null(strstr(pmx_text(d), "history-limit"));
 	json_doc_free(d);
-	out = pmx_tmux(&c, "list-windows", "-a", "-F", "#{window_width}",
-	    NULL);
-	assert_non_null(out);
-	assert_null(strstr(out, "10000"));
-	free(out);
+	deadline = now_ms() + 5000;
+	while (left && now_ms() < deadline) {
+		out = pmx_tmux(&c, "list-windows", "-a", "-F",
+		    "#{window_width} #{window_name}", NULL);
+		assert_non_null(out);
+		assert_null(strstr(out, "10000"));
+		left = strstr(out, " touch") != NULL;
+		free(out);
+		if (left)
+			poll(NULL, 0, 20);
+	}
+	assert_false(left);
+	assert_int_equal(access(mark, F_OK), -1);
+	free(mark);
 	assert_int_equal(pmx_close(&c), 0);
 }
 

@@ -72,7 +72,7 @@ struct pane {
 	bool			 make, pipe, killed, unlinked;
 };
 static struct pane	*last_pane;
-static bool		 pane_fail_new;
+static bool		 pane_fail_new, pane_fail_fifos;
 
 struct pane *
 pane_new(const char *program_id, const struct program_spec *spec,
@@ -90,6 +90,15 @@ pane_new(const char *program_id, const struct program_spec *spec,
 	pn->cb = cb;
 	pn->owner = owner;
 	return (last_pane = pn);
+}
+int
+pane_fifos(struct pane *pn, char **cause)
+{
+	assert_true(pn->make);	/* asked of tmux first */
+	if (!pane_fail_fifos)
+		return (0);
+	*cause = xstrdup("cannot make FIFO p1.out: ENOSPC");
+	return (-1);
 }
 void pane_free(struct pane *pn) { free(pn); }
 void pane_make(struct pane *pn) { pn->make = true; }
@@ -305,7 +314,7 @@ setup(void **state)
 	cfg.keep_ended = 32;
 	cfg.max_programs = 64;
 	cfg.lease_fd = -1;
-	pane_fail_new = link_fail = false;
+	pane_fail_new = pane_fail_fifos = link_fail = false;
 	programs_init();
 	return (0);
 }
@@ -465,6 +474,58 @@ test_failures(void **state)
 	assert_int_equal(last_link->quit, 1);
 	program_drop(p);
 	programs_collect();
+}
+
+/*
+ * The pane is asked of tmux before the spool and the other FIFOs are
+ * made (they are made while tmux works): one of those failing fails the
+ * start with why, and the drop that follows removes the pane (its
+ * launcher never let through), its FIFOs unlinked, no reaper spawned.
+ * No control FIFO: nothing is asked of tmux.
+ */
+static void
+test_start_order(void **state)
+{
+	struct program_spec	 spec;
+	struct program		*p;
+	char			*cause = NULL;
+
+	(void)state;
+	memset(&spec, 0, sizeof spec);
+	spec.argv = xcalloc(2, sizeof *spec.argv);
+	spec.argv[0] = xstrdup("x");
+	spec.argc = 1;
+	spec.lifetime_ms = 600000;
+	pane_fail_fifos = true;
+	p = program_new();
+	last_link = NULL;
+	assert_int_equal(program_start(p, &spec, &cause), -1);
+	assert_non_null(strstr(cause, "ENOSPC"));
+	free(cause);
+	cause = NULL;
+	assert_true(last_pane->make);
+	snprintf(last_pane->id, sizeof last_pane->id, "%%3");
+	program_drop(p);
+	assert_true(last_pane->killed);
+	assert_true(last_pane->unlinked);
+	assert_null(last_link);
+	programs_collect();
+	pane_fail_fifos = false;
+
+	memset(&spec, 0, sizeof spec);
+	spec.argv = xcalloc(2, sizeof *spec.argv);
+	spec.argv[0] = xstrdup("y");
+	spec.argc = 1;
+	pane_fail_new = true;
+	last_pane = NULL;
+	p = program_new();
+	assert_int_equal(program_start(p, &spec, &cause), -1);
+	assert_string_equal(cause, "no FIFO");
+	free(cause);
+	assert_null(last_pane);
+	program_drop(p);
+	programs_collect();
+	pane_fail_new = false;
 }
 
 /* A waiter let go of while it is told, and the others still told;
@@ -759,6 +820,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_order, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_waiters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eviction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admit, setup, teardown),
