@@ -319,25 +319,38 @@ programs_evict(void)
 	}
 }
 
-/* Ended programs kept that may not go (unread, or waited on), and the
- * ids of the first few in b. */
-static size_t
-programs_unread(struct buf *b)
+/* The admission ceilings' counts, in one pass over the programs. */
+struct programs_tally {
+	size_t	alive;		/* not ended */
+	size_t	unread;		/* ended, and may not go (unread, or
+				   waited on) */
+	size_t	text;		/* bytes of text kept, in all */
+};
+
+/* Count them, with the ids of the first few unread in ids. */
+static void
+programs_tally(struct programs_tally *t, struct buf *ids)
 {
 	struct program	*p;
 	int64_t		 now = now_ms();
-	size_t		 n = 0;
 
+	memset(t, 0, sizeof *t);
 	for (p = pt.list; p != NULL; p = p->next) {
-		if (!program_ended(p) || program_evictable(p, now))
+		t->text += p->out != NULL ? spool_kept(p->out) : p->text.len;
+		t->text += p->err != NULL ? spool_kept(p->err) : p->errtext.len;
+		if (!program_ended(p)) {
+			t->alive++;
 			continue;
-		if (n < 8)
-			buf_printf(b, "%s%s", n > 0 ? ", " : "", p->id);
-		else if (n == 8)
-			buf_adds(b, ", ...");
-		n++;
+		}
+		if (program_evictable(p, now))
+			continue;
+		if (t->unread < 8)
+			buf_printf(ids, "%s%s", t->unread > 0 ? ", " : "",
+			    p->id);
+		else if (t->unread == 8)
+			buf_adds(ids, ", ...");
+		t->unread++;
 	}
-	return (n);
 }
 
 /*
@@ -350,10 +363,12 @@ programs_unread(struct buf *b)
 int
 programs_admit(char **cause)
 {
-	struct buf	ids = BUF_INIT;
-	size_t		n;
+	struct programs_tally	 t;
+	struct buf		 ids = BUF_INIT;
 
-	if (programs_alive() >= (size_t)cfg.max_programs) {
+	programs_tally(&t, &ids);
+	if (t.alive >= (size_t)cfg.max_programs) {
+		buf_free(&ids);
 		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: "
 		    "%lld programs are running (PROGMUX_MAX_PROGRAMS)",
 		    (long long)cfg.max_programs);
@@ -364,31 +379,34 @@ programs_admit(char **cause)
 		return (-1);
 	}
 	/* (With none kept, any one unread holds starts back.) */
-	if ((n = programs_unread(&ids)) > 0 && n >= (size_t)cfg.keep_ended) {
+	if (t.unread > 0 && t.unread >= (size_t)cfg.keep_ended) {
 		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: %zu "
 		    "ended programs not read to their end (PROGMUX_KEEP_ENDED)",
-		    n);
+		    t.unread);
 		xasprintf(cause, "ceiling reached: %zu ended programs hold "
 		    "output not yet read to its end (%s), and at most %lld are "
 		    "kept (PROGMUX_KEEP_ENDED or --keep-ended raises it); read "
 		    "each to its end with read_program (tail: 1 does it in one "
 		    "call) or forget it with stop_program, then start again",
-		    n, buf_cstr(&ids), (long long)cfg.keep_ended);
+		    t.unread, buf_cstr(&ids), (long long)cfg.keep_ended);
 		buf_free(&ids);
 		return (-1);
 	}
 	buf_free(&ids);
-	programs_make_room();
-	if (programs_text_kept() >= (size_t)cfg.total_output_max_bytes) {
+	if (t.text >= (size_t)cfg.total_output_max_bytes) {
+		programs_make_room();
+		t.text = programs_text_kept();
+	}
+	if (t.text >= (size_t)cfg.total_output_max_bytes) {
 		log_notify(LOG_NOTIFY_WARNING, "ceiling", "start refused: %zu "
 		    "bytes of text kept (PROGMUX_TOTAL_OUTPUT_MAX_BYTES)",
-		    programs_text_kept());
+		    t.text);
 		xasprintf(cause, "ceiling reached: programs hold %zu bytes of "
 		    "text, the most kept in all "
 		    "(PROGMUX_TOTAL_OUTPUT_MAX_BYTES or "
 		    "--total-output-max-bytes raises it); read ended programs "
 		    "to their end or stop programs whose output you have read "
-		    "with stop_program", programs_text_kept());
+		    "with stop_program", t.text);
 		return (-1);
 	}
 	if (cfg.rundir_fd != -1 && spool_free(cfg.rundir_fd) == 0) {

@@ -95,11 +95,51 @@ scale_read(struct pmx *c, char **ids, int n)
 	return (rc);
 }
 
+/* The windows of progmux's session, or -1. */
+static int
+scale_windows(struct ctl *t)
+{
+	struct buf	out = BUF_INIT;
+	int		n = -1;
+
+	if (ctl_cmd(t, "display-message -p -t =progmux: "
+	    "'#{session_windows}'", &out, 10000, NULL) == 0)
+		n = atoi(buf_cstr(&out));
+	buf_free(&out);
+	return (n);
+}
+
+/*
+ * Wait until the session is back to want windows: the window of the
+ * start just measured (its `true` ended) has closed, and with it the
+ * work that start left (its program's end, its reaper's, tmux's). 0, or
+ * -1 if it did not within 5 s.
+ */
+static int
+scale_settle(struct ctl *t, int want)
+{
+	int64_t	deadline = now_ms() + 5000;
+	int	n;
+
+	while ((n = scale_windows(t)) != want && n != -1 &&
+	    now_ms() < deadline)
+		poll(NULL, 0, 2);
+	if (n == want)
+		return (0);
+	bench_broke("scale: the session has %d windows, not %d, 5 s after a "
+	    "start", n, want);
+	return (-1);
+}
+
 /*
  * progmux's start_program and tmux's own new-window, alternately, runs
  * times each: both measured at the same moments, with the same panes
- * live, so a busy machine weighs on both alike. tmux's window goes where
- * progmux puts its own, in the session holding the live programs
+ * live, so a busy machine weighs on both alike. Each from a settled
+ * session (scale_settle): the end of one start's `true` (for progmux:
+ * its program, its reaper, its window; for tmux: its window) must not
+ * fall into the other's measurement, which made tmux's new-window at 1
+ * live look slower by half and its slowdown smaller. tmux's window goes
+ * where progmux puts its own, in the session holding the live programs
  * (PROGMUX_SESSION's default): a new window costs tmux more in a session
  * of 200 windows than in one of 1 (measured on tmux 3.3a: 3.9 -> 9.9 ms
  * there, 5.1 -> 6.9 ms in a session of its own), and both pay that.
@@ -110,19 +150,23 @@ scale_samples(struct pmx *c, struct ctl *t, struct samples *ps,
 {
 	char	*id;
 	int64_t	 us;
-	int	 i, b0 = nbroke;
+	int	 i, w, b0 = nbroke;
 
+	if ((w = scale_windows(t)) == -1)
+		return;
 	free(bc_start(c, "[\"true\"]", NULL));
 	for (i = 0; i < sz.runs && nbroke == b0; i++) {
-		if ((id = bc_start(c, "[\"true\"]", &us)) == NULL)
+		if (scale_settle(t, w) == -1 ||
+		    (id = bc_start(c, "[\"true\"]", &us)) == NULL)
 			return;
 		free(id);
 		smp_add(ps, (double)us / 1000.0);
-		if (ctl_cmd(t, "new-window -d -t =progmux: true", NULL,
-		    10000, &us) != 0)
+		if (scale_settle(t, w) == -1 || ctl_cmd(t,
+		    "new-window -d -t =progmux: true", NULL, 10000, &us) != 0)
 			return;
 		smp_add(ts, (double)us / 1000.0);
 	}
+	(void)scale_settle(t, w);
 }
 
 /* A start latency figure and tmux's, at live programs against 1 live. */
