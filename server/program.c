@@ -225,19 +225,6 @@ program_by_pane(const char *pane)
 	return (NULL);
 }
 
-/* Programs not yet ended: the ones the max-programs ceiling counts. */
-size_t
-programs_alive(void)
-{
-	struct program	*p;
-	size_t		 n = 0;
-
-	for (p = pt.list; p != NULL; p = p->next)
-		if (!program_ended(p))
-			n++;
-	return (n);
-}
-
 /* Bytes of text kept (on disk) for every program together. */
 static size_t
 programs_text_kept(void)

@@ -746,7 +746,6 @@ struct program	*program_by_seq(uint64_t);
 struct program	*program_by_pane(const char *);
 struct program	*program_first(void);
 struct program	*program_next(struct program *);
-size_t		 programs_alive(void);
 int		 programs_admit(char **cause);
 void		 program_told_end(struct program *);
 void		 program_told_id(struct program *);

@@ -380,6 +380,7 @@ test_lifecycle(void **state)
 	struct rec		 r;
 	struct program		*p;
 	struct reaper_link	*l;
+	char			*cause = NULL;
 
 	(void)state;
 	memset(&r, 0, sizeof r);
@@ -395,11 +396,19 @@ test_lifecycle(void **state)
 	link_text(l, "hi\n");
 	assert_true(told(&r, PROGRAM_TEXT));
 	assert_int_equal(program_text(p)->len, 3);
+	/* Counted by the max-programs ceiling while it runs, not once
+	 * ended. */
+	cfg.max_programs = 1;
+	assert_int_equal(programs_admit(&cause), -1);
+	assert_non_null(strstr(cause, "1 programs are running"));
+	free(cause);
+	cause = NULL;
 	end(l, END_COMPLETED, 2);
 	assert_int_equal(program_state(p), PROGRAM_CLOSED);
 	assert_string_equal(program_outcome(p), "completed");
 	assert_int_equal(program_exit_status(p), 2);
-	assert_int_equal(programs_alive(), 0);
+	assert_int_equal(programs_admit(&cause), 0);
+	cfg.max_programs = 64;
 	program_drop(p);
 	assert_null(program_find("p1"));
 	programs_collect();
