@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -931,12 +932,60 @@ test_hosts_hub_killed(void **state)
 	hub_ended(true);
 }
 
+/*
+ * A progmux run here, not through the harness (--check, the settings),
+ * gets a TMPDIR of its own (the harness gives each progmux its own), so
+ * that what it makes there (its runtime directory, the lease rendezvous)
+ * is never left in /tmp: put in dir, taken back by tmpdir_end.
+ */
+static char	tmpdir_was[4096];	/* TMPDIR before, or "" */
+
+static void
+tmpdir_begin(char *dir, size_t len)
+{
+	const char	*was = getenv("TMPDIR");
+
+	snprintf(tmpdir_was, sizeof tmpdir_was, "%s", was != NULL ? was : "");
+	snprintf(dir, len, "/tmp/progmux-hosts-tmp-XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		fail_msg("cannot make %s: %s", dir, strerror(errno));
+	setenv("TMPDIR", dir, 1);
+}
+
+/* What progmux left in dir is only the lease rendezvous (shared by every
+ * progmux of the user, by design): its runtime directory went with it.
+ * Then dir goes, and TMPDIR is as it was. */
+static void
+tmpdir_end(const char *dir)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 lease[64], left[256] = "";
+
+	if (tmpdir_was[0] != '\0')
+		setenv("TMPDIR", tmpdir_was, 1);
+	else
+		unsetenv("TMPDIR");
+	snprintf(lease, sizeof lease, "progmux.lease.%ld", (long)getuid());
+	if ((d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (strcmp(de->d_name, ".") != 0 &&
+			    strcmp(de->d_name, "..") != 0 &&
+			    strcmp(de->d_name, lease) != 0)
+				snprintf(left, sizeof left, "%s", de->d_name);
+		closedir(d);
+	}
+	run_words("rm", "-rf", dir, NULL);
+	if (left[0] != '\0')
+		fail_msg("progmux left %s in its TMPDIR", left);
+}
+
 /* Pins: progmux --check tries each host: box and ns answer, bad does
  * not (status 127), and --check says so and exits 1; nothing is left. */
 static void
 test_hosts_check(void **state)
 {
-	char		*argv[4], *out, *bin;
+	char		*argv[4], *out, *bin, tmp[64];
 	int		 status;
 
 	(void)state;
@@ -948,7 +997,9 @@ test_hosts_check(void **state)
 	argv[0] = bin;
 	argv[1] = (char *)"--check";
 	argv[2] = NULL;
+	tmpdir_begin(tmp, sizeof tmp);
 	out = pmx_run_capture(argv, &status);
+	tmpdir_end(tmp);
 	unsetenv("PROGMUX_HOSTS");
 	assert_non_null(out);
 	assert_int_equal(status, 1);
@@ -1056,7 +1107,7 @@ test_hosts_kills(void **state)
 static char *
 settings(const char *env, int *status, ...)
 {
-	char	*argv[10], *out, *bin;
+	char	*argv[10], *out, *bin, tmp[64];
 	va_list	 ap;
 	int	 n = 3;
 
@@ -1074,7 +1125,9 @@ settings(const char *env, int *status, ...)
 	argv[n] = NULL;
 	if (env != NULL)
 		setenv("PROGMUX_HOSTS", env, 1);
+	tmpdir_begin(tmp, sizeof tmp);
 	out = pmx_run_capture(argv, status);
+	tmpdir_end(tmp);
 	unsetenv("PROGMUX_HOSTS");
 	free(bin);
 	assert_non_null(out);
