@@ -277,6 +277,9 @@ main_on_signal(int fd, int fired, void *arg)
 		else if (!mn.quit) {
 			log_debug("signal %d: exiting", signo);
 			mn.quit = true;
+			/* Decided now: an end waiting to be said, whose time
+			 * comes in this same turn, is not. */
+			quiet_exit();
 		}
 	}
 }
@@ -292,6 +295,7 @@ main_on_keeper(int fd, int fired, void *arg)
 	if (!mn.quit) {
 		log_debug("the keeper has gone: exiting");
 		mn.quit = true;
+		quiet_exit();
 	}
 }
 
