@@ -95,6 +95,10 @@ scale_read(struct pmx *c, char **ids, int n)
 	return (rc);
 }
 
+/* Samples of each at each count of live programs: three times the
+ * runs (a start is cheap, and the figure is a ratio of four medians). */
+#define SCALE_SAMPLES	(3 * sz.runs)
+
 /* The windows of progmux's session, or -1. */
 static int
 scale_windows(struct ctl *t)
@@ -132,17 +136,18 @@ scale_settle(struct ctl *t, int want)
 }
 
 /*
- * progmux's start_program and tmux's own new-window, alternately, runs
- * times each: both measured at the same moments, with the same panes
- * live, so a busy machine weighs on both alike. Each from a settled
- * session (scale_settle): the end of one start's `true` (for progmux:
- * its program, its reaper, its window; for tmux: its window) must not
- * fall into the other's measurement, which made tmux's new-window at 1
- * live look slower by half and its slowdown smaller. tmux's window goes
- * where progmux puts its own, in the session holding the live programs
- * (PROGMUX_SESSION's default): a new window costs tmux more in a session
- * of 200 windows than in one of 1 (measured on tmux 3.3a: 3.9 -> 9.9 ms
- * there, 5.1 -> 6.9 ms in a session of its own), and both pay that.
+ * progmux's start_program and tmux's own new-window, alternately,
+ * SCALE_SAMPLES times each: both measured at the same moments, with the
+ * same panes live, so a busy machine weighs on both alike. Each from a
+ * settled session (scale_settle): the end of one start's `true` (for
+ * progmux: its program, its reaper, its window; for tmux: its window)
+ * must not fall into the other's measurement, which made tmux's
+ * new-window at 1 live look slower by half and its slowdown smaller.
+ * tmux's window goes where progmux puts its own, in the session holding
+ * the live programs (PROGMUX_SESSION's default): a new window costs tmux
+ * more in a session of 200 windows than in one of 1 (measured on tmux
+ * 3.3a: 3.9 -> 9.9 ms there, 5.1 -> 6.9 ms in a session of its own),
+ * and both pay that.
  */
 static void
 scale_samples(struct pmx *c, struct ctl *t, struct samples *ps,
@@ -155,7 +160,7 @@ scale_samples(struct pmx *c, struct ctl *t, struct samples *ps,
 	if ((w = scale_windows(t)) == -1)
 		return;
 	free(bc_start(c, "[\"true\"]", NULL));
-	for (i = 0; i < sz.runs && nbroke == b0; i++) {
+	for (i = 0; i < SCALE_SAMPLES && nbroke == b0; i++) {
 		if (scale_settle(t, w) == -1 ||
 		    (id = bc_start(c, "[\"true\"]", &us)) == NULL)
 			return;
