@@ -248,6 +248,37 @@ test_tree_killed(void **state)
 }
 
 /*
+ * progmux opened (robust or not, with env), answering; then its tmux
+ * control client killed and its stderr read until it holds needle (10 s
+ * at most, looked at every ms). The front's pid; whether needle came is
+ * for the caller to check.
+ */
+static pid_t
+client_killed(struct pmx *c, bool robust, const char *const *env,
+    const char *needle)
+{
+	struct json_doc	*d;
+	pid_t		 cc, front;
+	int64_t		 deadline;
+
+	open_mode(c, robust, env);
+	d = pmx_call(c, "list_programs", "{}", 10000);
+	assert_non_null(d);
+	json_doc_free(d);
+	front = c->front > 0 ? c->front : c->pid;
+	cc = pmx_child_with(front, "-C");
+	assert_true(cc > 0);
+	kill(cc, SIGTERM);
+	deadline = now_ms() + 10000;
+	while (strstr(buf_cstr(&c->errlog), needle) == NULL &&
+	    now_ms() < deadline) {
+		poll(NULL, 0, 1);
+		pmx_drain_err(c);
+	}
+	return (front);
+}
+
+/*
  * Pins the other side: an end progmux outlives is still said. The tmux
  * control client killed while progmux runs on: within a few seconds
  * stderr has the warning, and progmux still answers.
@@ -257,25 +288,12 @@ test_end_said(void **state)
 {
 	struct pmx	 c;
 	struct json_doc	*d;
-	pid_t		 cc;
-	int64_t		 deadline;
 	int		 robust;
 
 	(void)state;
 	for (robust = 0; robust < 2; robust++) {
-		open_mode(&c, robust, NULL);
-		d = pmx_call(&c, "list_programs", "{}", 10000);
-		assert_non_null(d);
-		json_doc_free(d);
-		cc = pmx_child_with(c.front > 0 ? c.front : c.pid, "-C");
-		assert_true(cc > 0);
-		kill(cc, SIGTERM);
-		deadline = now_ms() + 10000;
-		while (strstr(buf_cstr(&c.errlog), "warning: tmux control "
-		    "client ended") == NULL && now_ms() < deadline) {
-			poll(NULL, 0, 20);
-			pmx_drain_err(&c);
-		}
+		(void)client_killed(&c, robust, NULL, "warning: tmux control "
+		    "client ended");
 		if (strstr(buf_cstr(&c.errlog), "warning: tmux control "
 		    "client ended") == NULL)
 			fail_msg("%s: the end was not said: %s", robust ?
@@ -299,25 +317,11 @@ signal_with_due(bool robust)
 {
 	static const char *const env[] = { "PROGMUX_DEBUG=1", NULL };
 	struct pmx	 c;
-	struct json_doc	*d;
-	pid_t		 cc, front;
-	int64_t		 deadline;
+	pid_t		 front;
 	int		 rc;
 
-	open_mode(&c, robust, env);
-	d = pmx_call(&c, "list_programs", "{}", 10000);
-	assert_non_null(d);
-	json_doc_free(d);
-	front = c.front > 0 ? c.front : c.pid;
-	cc = pmx_child_with(front, "-C");
-	assert_true(cc > 0);
-	kill(cc, SIGTERM);
-	deadline = now_ms() + 10000;
-	while (strstr(buf_cstr(&c.errlog), "quiet_warn: tmux control "
-	    "client ended") == NULL && now_ms() < deadline) {
-		poll(NULL, 0, 1);
-		pmx_drain_err(&c);
-	}
+	front = client_killed(&c, robust, env, "quiet_warn: tmux control "
+	    "client ended");
 	kill(front, SIGSTOP);
 	if (strstr(buf_cstr(&c.errlog), "quiet_warn: tmux control client "
 	    "ended") == NULL)
