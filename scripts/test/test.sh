@@ -163,6 +163,15 @@ for pat in ${TESTS:-}; do
 		exit 1
 	fi
 done
+# The lease rendezvous a progmux makes where its TMPDIR says: every
+# progmux a test starts gets a directory of the test's as TMPDIR, so one
+# that appears in ours during the run was left by a test (a progmux run
+# without it). Looked at only where there was none before the run.
+lease_dirs=""
+for d in "${XDG_RUNTIME_DIR:-}" "${TMPDIR:-/tmp}"; do
+	[ -n "$d" ] && [ ! -e "$d/progmux.lease.$(id -u)" ] &&
+	    lease_dirs="$lease_dirs $d/progmux.lease.$(id -u)"
+done
 echo 1 >"$work/next"
 k=0
 while [ "$k" -lt "$JOBS" ]; do
@@ -199,6 +208,13 @@ if [ -s "$work/skips" ]; then
 	echo "skipped on this port ($(wc -l <"$work/skips")):"
 	cat "$work/skips"
 fi
+for l in $lease_dirs; do
+	[ -e "$l" ] || continue
+	echo "== a test left $l (a progmux run without the TMPDIR the" \
+	    "harness gives each): removed if empty"
+	rmdir "$l" 2>/dev/null
+	failed=$((failed + 1)); failed_names="$failed_names left-in-TMPDIR"
+done
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -445,7 +445,7 @@ static void
 test_empty_flag_values(void **state)
 {
 	struct pmx	 c;
-	char		 bin[PATH_MAX], *out;
+	char		 bin[PATH_MAX], *out, *was;
 	char		*argv[] = { bin, (char *)"--tmux-bin=",
 			    (char *)"--session=", (char *)"--check", NULL };
 	int		 st;
@@ -455,7 +455,16 @@ test_empty_flag_values(void **state)
 	snprintf(bin, sizeof bin, "%s", getenv("PROGMUX_BIN") ?
 	    getenv("PROGMUX_BIN") : "build/progmux");
 	setenv("PROGMUX_SOCKET_PATH", c.sock, 1);
+	/* Its TMPDIR is the harness's directory, as every progmux's here:
+	 * the lease rendezvous it makes there goes with it. */
+	was = getenv("TMPDIR") != NULL ? xstrdup(getenv("TMPDIR")) : NULL;
+	setenv("TMPDIR", c.dir, 1);
 	out = pmx_run_capture(argv, &st);
+	if (was != NULL)
+		setenv("TMPDIR", was, 1);
+	else
+		unsetenv("TMPDIR");
+	free(was);
 	unsetenv("PROGMUX_SOCKET_PATH");
 	assert_non_null(out);
 	if (st != 0 || strstr(out, "tmux, version") == NULL ||
